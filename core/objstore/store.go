@@ -1,0 +1,81 @@
+// Package objstore defines the object-store port: the small set of blob
+// operations Tributary needs from S3 or a local directory.
+//
+// Keys are '/'-separated paths relative to the store's root. They never start
+// with '/', never contain an empty segment, and never contain a "." or ".."
+// segment; adapters refuse such keys with ErrInvalidKey. Any other byte
+// sequence that is valid UTF-8 is a legal key (spaces, '+', '%', unicode).
+package objstore
+
+import (
+	"context"
+	"errors"
+	"io"
+	"iter"
+	"time"
+)
+
+// Contract errors. Adapters wrap them (errors.Is must hold).
+var (
+	// ErrNotFound: Get, Head or Copy's source found no object at the key.
+	ErrNotFound = errors.New("objstore: object not found")
+	// ErrExists: PutIfAbsent found an object already at the key; nothing was written.
+	ErrExists = errors.New("objstore: object already exists")
+	// ErrInvalidKey: the key is empty, absolute, or has an empty, "." or ".." segment.
+	ErrInvalidKey = errors.New("objstore: invalid key")
+)
+
+// ObjectInfo describes a stored object.
+type ObjectInfo struct {
+	// Key is the object's key relative to the store root.
+	Key string
+	// Size is the object's length in bytes.
+	Size int64
+	// ETag identifies the object's content version. It changes whenever the
+	// object is overwritten with different content; adapters without a native
+	// ETag derive one (e.g. from size and modification time).
+	ETag string
+	// ModTime is the last modification time.
+	ModTime time.Time
+}
+
+// ListOptions selects the objects a listing returns.
+type ListOptions struct {
+	// Prefix restricts the listing to keys starting with it (a plain string
+	// prefix, not necessarily ending in '/').
+	Prefix string
+	// StartAfter restricts the listing to keys strictly greater than it.
+	StartAfter string
+}
+
+// Store is the object-store port.
+//
+// Contract (checked by objstoretest.RunConformanceTests):
+//   - Put replaces the object atomically: a reader sees the old or the new
+//     content, never a partial object. A Put whose reader fails or whose
+//     context is cancelled leaves no object (or the previous one) behind.
+//   - PutIfAbsent creates the object only if no object exists at the key.
+//     Among concurrent PutIfAbsent calls for one key exactly one succeeds;
+//     the others return an error wrapping ErrExists. Creation is atomic.
+//   - List yields every object under the prefix in ascending lexical (byte)
+//     order of keys, each once, and only objects (no directory entries). Keys
+//     created or deleted during a listing may or may not appear, but every key
+//     that exists for the whole listing appears exactly once.
+//   - Delete of a missing key succeeds (idempotent).
+//   - Copy copies src to dst within the store, replacing dst.
+type Store interface {
+	// Get opens the object for streaming reads. The caller closes it.
+	Get(ctx context.Context, key string) (io.ReadCloser, error)
+	// Head returns the object's metadata.
+	Head(ctx context.Context, key string) (ObjectInfo, error)
+	// Put writes the object, replacing any existing one.
+	Put(ctx context.Context, key string, r io.Reader) error
+	// PutIfAbsent writes the object only if the key is free (ErrExists otherwise).
+	PutIfAbsent(ctx context.Context, key string, r io.Reader) error
+	// List yields objects in lexical key order; iteration stops at the first error.
+	List(ctx context.Context, opts ListOptions) iter.Seq2[ObjectInfo, error]
+	// Delete removes the object; a missing object is not an error.
+	Delete(ctx context.Context, key string) error
+	// Copy copies the object at src to dst.
+	Copy(ctx context.Context, src, dst string) error
+}

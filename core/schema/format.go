@@ -1,0 +1,39 @@
+package schema
+
+import (
+	"fmt"
+	"strings"
+)
+
+func (d DecimalType) String() string { return fmt.Sprintf("decimal(%d,%d)", d.Precision, d.Scale) }
+
+func (s *StructType) String() string {
+	var b strings.Builder
+	b.WriteString("struct<")
+	for i, f := range s.Fields {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(f.Name)
+		b.WriteByte(':')
+		b.WriteString(f.Type.String())
+	}
+	b.WriteByte('>')
+	return b.String()
+}
+
+func (a *ArrayType) String() string { return "array<" + a.Element.String() + ">" }
+
+func (m *MapType) String() string {
+	return "map<" + m.Key.String() + "," + m.Value.String() + ">"
+}
+
+// FieldIndex returns the index of the field named name, or -1.
+func (s *StructType) FieldIndex(name string) int {
+	for i, f := range s.Fields {
+		if f.Name == name {
+			return i
+		}
+	}
+	return -1
+}

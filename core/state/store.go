@@ -1,0 +1,110 @@
+// Package state defines the file-state port: the cloudFiles state that records
+// every file a stream discovered, once, and which batch ingested it.
+//
+// The state store does not decide what a batch contains: the batch plan
+// (Spark's offsets log) is sealed in the stream's checkpoint location by the
+// ingest protocol. The store keeps per-file facts (for dedup and for the
+// `tributary state` listing), the pending queue in discovery order, and
+// per-batch commit times.
+package state
+
+import (
+	"context"
+	"errors"
+	"iter"
+	"time"
+)
+
+// Contract errors. Adapters wrap them (errors.Is must hold).
+var (
+	// ErrNotFound: the entry asked for does not exist.
+	ErrNotFound = errors.New("state: not found")
+)
+
+// IngestionState is a file's place in the ingest protocol.
+type IngestionState string
+
+// Ingestion states, in protocol order.
+const (
+	// Pending: discovered, not yet in any batch.
+	Pending IngestionState = "PENDING"
+	// Claimed: planned into a batch that is not yet known to be committed.
+	Claimed IngestionState = "CLAIMED"
+	// Committed: its batch is committed to the Delta table.
+	Committed IngestionState = "COMMITTED"
+)
+
+// File is a discovered source file.
+type File struct {
+	// Path is the file's key relative to the stream's source location.
+	Path string
+	// Size in bytes.
+	Size int64
+	// ETag of the discovered version.
+	ETag string
+	// ModTime is the object's last modification time (zero if unknown).
+	ModTime time.Time
+}
+
+// Entry is the recorded state of one file of one stream.
+type Entry struct {
+	File
+	// DiscoveryTime is when the file was registered (or re-registered after an
+	// allowed overwrite).
+	DiscoveryTime time.Time
+	// CommitTime is when the file's batch was committed; nil before that.
+	CommitTime *time.Time
+	// State is the file's ingestion state.
+	State IngestionState
+	// BatchID is the batch that ingested (or will ingest) the file; -1 while pending.
+	BatchID int64
+}
+
+// RegisterOptions tune Register.
+type RegisterOptions struct {
+	// AllowOverwrites (cloudFiles.allowOverwrites): a known path whose ETag
+	// differs is reset to pending (its previous batch facts are dropped) and
+	// counts as new.
+	AllowOverwrites bool
+	// ExpiresAt, when non-zero, is stored as the entry's expiry
+	// (cloudFiles.maxFileAge): after it, the adapter may forget the entry.
+	ExpiresAt time.Time
+}
+
+// Store is the file-state port. One Store serves many streams; every method
+// is scoped to one stream id and streams never see each other's entries.
+//
+// Contract (checked by statetest.RunConformanceTests):
+//   - Register is idempotent per path: registering a known path (same ETag, or
+//     any ETag without AllowOverwrites) changes nothing and reports false.
+//     Among concurrent Register calls for one new path exactly one reports
+//     true. Each file is registered independently (no all-or-nothing across a
+//     call).
+//   - Pending returns pending entries in discovery order (DiscoveryTime, then
+//     Path), oldest first, at most limit of them.
+//   - Claim moves the named files to Claimed with the batch id. It is
+//     idempotent: claiming a file already claimed by the same batch is a
+//     no-op; paths that are unknown are ignored. After Claim returns, Pending
+//     no longer returns the files.
+//   - MarkCommitted records the batch's commit time; entries of that batch
+//     then report State Committed and that CommitTime. Idempotent: a second
+//     call keeps the first time.
+//   - Get returns ErrNotFound for an unknown path.
+//   - Entries lists the stream's entries ordered by path, filtered by state
+//     when states is non-empty.
+type Store interface {
+	// Register records newly discovered files; registered[i] reports whether
+	// files[i] was new (and is now pending).
+	Register(ctx context.Context, stream string, files []File, opts RegisterOptions) (registered []bool, err error)
+	// Pending returns up to limit pending entries in discovery order.
+	Pending(ctx context.Context, stream string, limit int) ([]Entry, error)
+	// Claim assigns the files at paths to batch.
+	Claim(ctx context.Context, stream string, batch int64, paths []string) error
+	// MarkCommitted records that batch was committed at t.
+	MarkCommitted(ctx context.Context, stream string, batch int64, t time.Time) error
+	// Get returns one file's entry.
+	Get(ctx context.Context, stream, path string) (Entry, error)
+	// Entries yields entries by path, optionally only those in the given
+	// states; iteration stops at the first error.
+	Entries(ctx context.Context, stream string, states ...IngestionState) iter.Seq2[Entry, error]
+}
