@@ -81,7 +81,10 @@ type RegisterOptions struct {
 //     true. Each file is registered independently (no all-or-nothing across a
 //     call).
 //   - Pending returns pending entries in discovery order (DiscoveryTime, then
-//     Path), oldest first, at most limit of them.
+//     Path), oldest first, at most limit of them. It reads its own writes: a
+//     file whose Claim returned before Pending was called is never returned
+//     (adapters over eventually consistent indexes re-check candidates with a
+//     consistent read). The ingest protocol relies on this.
 //   - Claim moves the named files to Claimed with the batch id. It is
 //     idempotent: claiming a file already claimed by the same batch is a
 //     no-op; paths that are unknown are ignored. After Claim returns, Pending

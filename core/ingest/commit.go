@@ -1,0 +1,124 @@
+package ingest
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/tributary-io/tributary/core/delta"
+	"github.com/tributary-io/tributary/core/schema"
+)
+
+// commitResult is the outcome of the commit step.
+type commitResult struct {
+	Committed bool
+	Version   int64
+	Attempts  int
+}
+
+// commit writes the batch as one Delta commit carrying txn{stream, batch id}.
+func (e *Engine) commit(ctx context.Context, p *Plan, out *output) (commitResult, error) {
+	build := func(snap *delta.Snapshot) ([]delta.Action, error) {
+		var acts []delta.Action
+		switch {
+		case snap == nil:
+			md := e.newMetadata(out.schema)
+			proto := delta.ProtocolFor(delta.HasTimestampNTZ(out.schema), md.Configuration)
+			acts = append(acts, delta.Action{Protocol: &proto}, delta.Action{Metadata: md})
+		default:
+			if !schema.Equal(snap.Schema(), out.schema) {
+				md := snap.Metadata
+				js, err := schema.MarshalDeltaJSON(out.schema)
+				if err != nil {
+					return nil, err
+				}
+				md.SchemaString = js
+				acts = append(acts, delta.Action{Metadata: &md})
+			}
+		}
+		for i := range out.adds {
+			acts = append(acts, delta.Action{Add: &out.adds[i]})
+		}
+		skipped := make([]string, 0, len(out.skipped))
+		for _, s := range out.skipped {
+			skipped = append(skipped, s.Path)
+		}
+		acts = append(acts, delta.Action{CommitInfo: &delta.CommitInfo{
+			Timestamp: e.now().UnixMilli(),
+			Operation: "STREAMING UPDATE",
+			OperationParameters: map[string]any{
+				"outputMode": "Append",
+				"queryId":    e.Config.StreamID,
+				"epochId":    fmt.Sprint(p.BatchID),
+			},
+			OperationMetrics: map[string]any{
+				"numOutputRows":   fmt.Sprint(out.rows),
+				"numAddedFiles":   fmt.Sprint(len(out.adds)),
+				"numOutputBytes":  fmt.Sprint(out.outBytes),
+				"numSourceFiles":  fmt.Sprint(out.inputFiles),
+				"numSkippedFiles": fmt.Sprint(len(out.skipped)),
+			},
+			EngineInfo: "tributary",
+			Extra:      map[string]any{"skippedFiles": skipped},
+		}})
+		return acts, nil
+	}
+	res, err := e.Table.CommitTxn(ctx, e.Config.StreamID, p.BatchID, build)
+	if err != nil {
+		return commitResult{}, fmt.Errorf("committing to Delta table: %w", err)
+	}
+	return commitResult{Committed: !res.AlreadyCommitted, Version: res.Version, Attempts: res.Attempts}, nil
+}
+
+func (e *Engine) newMetadata(s *schema.StructType) *delta.Metadata {
+	js, _ := schema.MarshalDeltaJSON(s)
+	created := e.now().UnixMilli()
+	return &delta.Metadata{
+		ID:               uuid.NewString(),
+		Name:             e.Config.TableName,
+		Format:           delta.Format{Provider: "parquet", Options: map[string]string{}},
+		SchemaString:     js,
+		PartitionColumns: []string{},
+		Configuration:    map[string]string{},
+		CreatedTime:      &created,
+	}
+}
+
+// progress assembles the batch's progress record.
+func (e *Engine) progress(_ context.Context, p *Plan, out *output, res commitResult, start, planned, written, committed time.Time) Progress {
+	total := committed.Sub(start)
+	return Progress{
+		StreamID:               e.Config.StreamID,
+		BatchID:                p.BatchID,
+		Timestamp:              start.UTC(),
+		NumInputFiles:          out.inputFiles,
+		NumInputBytes:          out.inputBytes,
+		NumInputRows:           out.rows,
+		NumRescuedRows:         out.rescued,
+		NumSkippedFiles:        len(out.skipped),
+		InputRowsPerSecond:     perSecond(out.rows, total),
+		ProcessedRowsPerSecond: perSecond(out.rows, committed.Sub(planned)),
+		DurationMs: map[string]int64{
+			"planBatch":        planned.Sub(start).Milliseconds(),
+			"writeFiles":       written.Sub(planned).Milliseconds(),
+			"commitLog":        committed.Sub(written).Milliseconds(),
+			"triggerExecution": total.Milliseconds(),
+		},
+		NumFilesOutstanding:  out.outstanding.files,
+		NumBytesOutstanding:  out.outstanding.bytes,
+		BacklogCapped:        out.outstanding.capped,
+		ApproximateQueueSize: -1,
+		TableVersion:         res.Version,
+		NumOutputFiles:       len(out.adds),
+		NumOutputBytes:       out.outBytes,
+		CommitAttempts:       res.Attempts,
+	}
+}
+
+// backlog is what remained pending after a batch was planned.
+type backlog struct {
+	files, bytes int64
+	capped       bool
+}

@@ -1,0 +1,314 @@
+// Package ingest runs Tributary's exactly-once ingest protocol for one stream:
+// register → plan → write → commit → finish (DESIGN.md), every step
+// idempotent, so a crash at any point followed by a rerun — or two committers
+// racing — leaves every input row in the Delta table exactly once.
+//
+//  1. Register: discovered files enter the file-state store once (discovery
+//     package, or the notification path).
+//  2. Plan: the last committed batch N is read from the Delta log (the txn
+//     action of the stream's appId). If a plan for N+1 is sealed in the
+//     checkpoint location it is replayed exactly; otherwise pending files are
+//     selected within the trigger limits and sealed as plan N+1
+//     (put-if-absent: one plan per batch, whoever races). The plan's files
+//     are claimed in the state store.
+//  3. Write: the files are read, converted and written as Parquet under
+//     names unique to this attempt, so a retry never overwrites a file that a
+//     racing winner committed.
+//  4. Commit: one Delta commit (put-if-absent of the next log version) with
+//     the adds, txn{appId: stream, version: N+1} and commitInfo. A committer
+//     that finds txn ≥ N+1 already in the log stops: the batch is done.
+//  5. Finish: the batch's commit time is recorded in the state store.
+package ingest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/tributary-io/tributary/core/delta"
+	"github.com/tributary-io/tributary/core/formats"
+	"github.com/tributary-io/tributary/core/objstore"
+	"github.com/tributary-io/tributary/core/state"
+)
+
+// Step names a point in the protocol; crash-injection tests stop there.
+type Step string
+
+// Protocol steps at which a fault can be injected (after the step completed).
+const (
+	StepPlanned   Step = "planned"
+	StepWritten   Step = "written"
+	StepCommitted Step = "committed"
+	StepFinished  Step = "finished"
+)
+
+// Config is what the engine needs of a stream's options.
+type Config struct {
+	// StreamID is the stream id: the Delta txn appId and the state key.
+	StreamID string
+	// Format is the cloudFiles.format reader.
+	Format formats.Format
+	// Limits bound one batch (maxFilesPerTrigger, maxBytesPerTrigger).
+	Limits Limits
+	// Once ignores Limits (the deprecated Trigger.Once: one batch of everything).
+	Once bool
+	// Schema options.
+	Schema SchemaConfig
+	// TableName is written into a new table's metaData.name (optional).
+	TableName string
+	// TargetFileRows rolls to a new Parquet file after this many rows (default 1,000,000).
+	TargetFileRows int
+}
+
+// Engine runs the protocol for one stream. Its fields are its ports.
+type Engine struct {
+	// Config is the stream's configuration.
+	Config Config
+	// Source is the object store rooted at the stream's source location.
+	Source objstore.Store
+	// Table is the target Delta table.
+	Table *delta.Table
+	// Checkpoint is the object store rooted at the checkpoint location
+	// (batch plans); the schema history lives there too unless SchemaStore is set.
+	Checkpoint objstore.Store
+	// SchemaStore is the object store rooted at cloudFiles.schemaLocation (optional).
+	SchemaStore objstore.Store
+	// State is the file-state store.
+	State state.Store
+	// Logger receives progress records; slog.Default() when nil.
+	Logger *slog.Logger
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+	// TempDir holds Parquet files while they are written ("" = os.TempDir()).
+	TempDir string
+
+	// fault, when set (tests only), is called after each step; a non-nil
+	// error aborts the run there as a crash would.
+	fault func(Step, int64) error
+}
+
+// ErrNoWork reports that no file is outstanding.
+var ErrNoWork = errors.New("no outstanding files")
+
+func (e *Engine) now() time.Time {
+	if e.Now != nil {
+		return e.Now()
+	}
+	return time.Now()
+}
+
+func (e *Engine) log() *slog.Logger {
+	if e.Logger != nil {
+		return e.Logger
+	}
+	return slog.Default()
+}
+
+func (e *Engine) schemaStore() objstore.Store {
+	if e.SchemaStore != nil {
+		return e.SchemaStore
+	}
+	return e.Checkpoint
+}
+
+func (e *Engine) injected(step Step, batch int64) error {
+	if e.fault == nil {
+		return nil
+	}
+	return e.fault(step, batch)
+}
+
+// Summary describes a run of one or more batches.
+type Summary struct {
+	// Batches lists the progress of every batch this run committed.
+	Batches []Progress
+	// Skipped counts batches another committer had already committed.
+	Skipped int
+}
+
+// Rows is the number of rows committed by the run.
+func (s Summary) Rows() int64 {
+	var n int64
+	for _, b := range s.Batches {
+		n += b.NumInputRows
+	}
+	return n
+}
+
+// RunAvailableNow processes every outstanding file in as many batches as the
+// limits need, then returns (Trigger.AvailableNow). With Config.Once it runs a
+// single batch holding every outstanding file. keepGoing, when non-nil, is
+// asked before each batch (a Lambda stops early when its time is nearly spent).
+func (e *Engine) RunAvailableNow(ctx context.Context, keepGoing func() bool) (Summary, error) {
+	var sum Summary
+	for {
+		if keepGoing != nil && !keepGoing() {
+			return sum, nil
+		}
+		p, err := e.RunBatch(ctx)
+		if errors.Is(err, ErrNoWork) {
+			return sum, nil
+		}
+		if errors.Is(err, errAlreadyCommitted) {
+			sum.Skipped++
+			continue
+		}
+		if err != nil {
+			return sum, err
+		}
+		sum.Batches = append(sum.Batches, p)
+		if e.Config.Once {
+			return sum, nil
+		}
+	}
+}
+
+// errAlreadyCommitted: the batch was committed by someone else meanwhile.
+var errAlreadyCommitted = errors.New("batch already committed")
+
+// lastCommitted returns the table snapshot (nil for a new table) and the
+// stream's last committed batch id (-1 when none).
+func (e *Engine) lastCommitted(ctx context.Context) (*delta.Snapshot, int64, error) {
+	snap, err := e.Table.Snapshot(ctx)
+	if errors.Is(err, delta.ErrNotATable) {
+		return nil, -1, nil
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("loading Delta table: %w", err)
+	}
+	if v, ok := snap.TxnVersion(e.Config.StreamID); ok {
+		return snap, v, nil
+	}
+	return snap, -1, nil
+}
+
+// plan returns the sealed plan of batch id: replayed if it exists, otherwise
+// built from pending files and sealed. It returns ErrNoWork when nothing is pending.
+func (e *Engine) plan(ctx context.Context, id int64) (*Plan, error) {
+	if p, ok, err := readPlan(ctx, e.Checkpoint, id); err != nil || ok {
+		return p, err
+	}
+	lim := e.Config.Limits
+	if e.Config.Once {
+		lim = Limits{}
+	}
+	fetch := lim.MaxFiles
+	if fetch <= 0 || fetch > 10000 {
+		fetch = 10000
+	}
+	pending, err := e.State.Pending(ctx, e.Config.StreamID, fetch)
+	if err != nil {
+		return nil, fmt.Errorf("reading pending files: %w", err)
+	}
+	files := selectFiles(pending, lim)
+	if len(files) == 0 {
+		return nil, ErrNoWork
+	}
+	return sealPlan(ctx, e.Checkpoint, &Plan{
+		BatchID: id, Stream: e.Config.StreamID, CreatedAt: e.now().UTC(), Files: files,
+	})
+}
+
+// backlogWindow bounds how many pending entries a backlog count reads.
+const backlogWindow = 1000
+
+// backlog counts the files still pending (after this batch's claim).
+func (e *Engine) backlog(ctx context.Context) (backlog, error) {
+	pending, err := e.State.Pending(ctx, e.Config.StreamID, backlogWindow)
+	if err != nil {
+		return backlog{}, fmt.Errorf("counting outstanding files: %w", err)
+	}
+	b := backlog{files: int64(len(pending)), capped: len(pending) == backlogWindow}
+	for _, p := range pending {
+		b.bytes += p.Size
+	}
+	return b, nil
+}
+
+// finish records the commit of batch id in the state store (idempotent).
+func (e *Engine) finish(ctx context.Context, id int64, at time.Time) error {
+	if err := e.State.MarkCommitted(ctx, e.Config.StreamID, id, at); err != nil {
+		return fmt.Errorf("marking batch %d committed: %w", id, err)
+	}
+	return nil
+}
+
+// Recover completes the finish step of the stream's last committed batch,
+// which a crash between commit and finish can leave undone. It is cheap and
+// idempotent; RunBatch calls it when it finds the state behind the log.
+func (e *Engine) Recover(ctx context.Context) error {
+	_, last, err := e.lastCommitted(ctx)
+	if err != nil || last < 0 {
+		return err
+	}
+	return e.finish(ctx, last, e.now())
+}
+
+// RunBatch runs one batch through plan → write → commit → finish and returns
+// its progress record. It returns ErrNoWork when nothing is outstanding.
+func (e *Engine) RunBatch(ctx context.Context) (Progress, error) {
+	start := e.now()
+	snap, last, err := e.lastCommitted(ctx)
+	if err != nil {
+		return Progress{}, err
+	}
+	if last >= 0 {
+		// The finish step of the last batch may be missing after a crash;
+		// MarkCommitted keeps the first time, so repeating it is harmless.
+		if err := e.finish(ctx, last, e.now()); err != nil {
+			return Progress{}, err
+		}
+	}
+	id := last + 1
+	p, err := e.plan(ctx, id)
+	if err != nil {
+		return Progress{}, err
+	}
+	if err := e.State.Claim(ctx, e.Config.StreamID, id, p.Paths()); err != nil {
+		return Progress{}, fmt.Errorf("claiming files of batch %d: %w", id, err)
+	}
+	if err := e.injected(StepPlanned, id); err != nil {
+		return Progress{}, err
+	}
+	planned := e.now()
+
+	out, err := e.write(ctx, snap, p)
+	if err != nil {
+		return Progress{}, fmt.Errorf("batch %d: %w", id, err)
+	}
+	if out.outstanding, err = e.backlog(ctx); err != nil {
+		return Progress{}, err
+	}
+	if err := e.injected(StepWritten, id); err != nil {
+		return Progress{}, err
+	}
+	written := e.now()
+
+	res, err := e.commit(ctx, p, out)
+	if err != nil {
+		return Progress{}, fmt.Errorf("batch %d: %w", id, err)
+	}
+	if err := e.injected(StepCommitted, id); err != nil {
+		return Progress{}, err
+	}
+	committed := e.now()
+	if !res.Committed {
+		e.log().Info("batch already committed by another committer",
+			"stream", e.Config.StreamID, "batchId", id, "tableVersion", res.Version)
+		if err := e.finish(ctx, id, committed); err != nil {
+			return Progress{}, err
+		}
+		return Progress{}, errAlreadyCommitted
+	}
+	if err := e.finish(ctx, id, committed); err != nil {
+		return Progress{}, err
+	}
+	if err := e.injected(StepFinished, id); err != nil {
+		return Progress{}, err
+	}
+	prog := e.progress(ctx, p, out, res, start, planned, written, committed)
+	prog.Log(e.log())
+	return prog, nil
+}

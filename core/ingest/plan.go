@@ -1,0 +1,135 @@
+package ingest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/tributary-io/tributary/core/objstore"
+	"github.com/tributary-io/tributary/core/state"
+)
+
+// Plan is a sealed batch: the exact files batch BatchID ingests. It is
+// written once (put-if-absent) to the checkpoint location before any data is
+// written, like Spark's offsets log, so a retried or racing committer replays
+// exactly the same files.
+type Plan struct {
+	// BatchID is the batch number, also the Delta txn version.
+	BatchID int64 `json:"batchId"`
+	// Stream is the stream id that sealed the plan.
+	Stream string `json:"stream"`
+	// CreatedAt is when the plan was sealed.
+	CreatedAt time.Time `json:"createdAt"`
+	// Files are the batch's input files, in discovery order.
+	Files []PlanFile `json:"files"`
+}
+
+// PlanFile is one input file of a plan.
+type PlanFile struct {
+	Path string `json:"path"`
+	Size int64  `json:"size"`
+	ETag string `json:"etag,omitempty"`
+}
+
+// Bytes is the total input size of the plan.
+func (p *Plan) Bytes() int64 {
+	var n int64
+	for _, f := range p.Files {
+		n += f.Size
+	}
+	return n
+}
+
+// Paths returns the plan's file paths.
+func (p *Plan) Paths() []string {
+	out := make([]string, len(p.Files))
+	for i, f := range p.Files {
+		out[i] = f.Path
+	}
+	return out
+}
+
+// planKey is the checkpoint key of batch id's plan.
+func planKey(id int64) string { return fmt.Sprintf("offsets/%020d.json", id) }
+
+// readPlan loads a sealed plan; ok is false when none exists.
+func readPlan(ctx context.Context, cp objstore.Store, id int64) (*Plan, bool, error) {
+	rc, err := cp.Get(ctx, planKey(id))
+	if errors.Is(err, objstore.ErrNotFound) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("reading batch plan %s: %w", planKey(id), err)
+	}
+	defer rc.Close()
+	data, err := io.ReadAll(rc)
+	if err != nil {
+		return nil, false, fmt.Errorf("reading batch plan %s: %w", planKey(id), err)
+	}
+	var p Plan
+	if err := json.Unmarshal(data, &p); err != nil {
+		return nil, false, fmt.Errorf("decoding batch plan %s: %w", planKey(id), err)
+	}
+	if p.BatchID != id {
+		return nil, false, fmt.Errorf("batch plan %s holds batch %d", planKey(id), p.BatchID)
+	}
+	return &p, true, nil
+}
+
+// sealPlan writes p unless a plan for its batch exists; it returns the plan
+// that is sealed (p, or the one another committer sealed first).
+func sealPlan(ctx context.Context, cp objstore.Store, p *Plan) (*Plan, error) {
+	data, err := json.Marshal(p)
+	if err != nil {
+		return nil, err
+	}
+	err = cp.PutIfAbsent(ctx, planKey(p.BatchID), bytes.NewReader(data))
+	if errors.Is(err, objstore.ErrExists) {
+		got, ok, rerr := readPlan(ctx, cp, p.BatchID)
+		if rerr != nil {
+			return nil, rerr
+		}
+		if !ok {
+			return nil, fmt.Errorf("batch plan %s exists but cannot be read", planKey(p.BatchID))
+		}
+		return got, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("sealing batch plan %s: %w", planKey(p.BatchID), err)
+	}
+	return p, nil
+}
+
+// Limits bound one batch (cloudFiles.maxFilesPerTrigger / maxBytesPerTrigger).
+// With both set, the batch ends at whichever is reached first.
+type Limits struct {
+	// MaxFiles is the most files in a batch; <= 0 means no limit.
+	MaxFiles int
+	// MaxBytes is a soft byte limit ("soft max", seeds 000/003): files are
+	// admitted while the batch holds fewer bytes than the limit, so the file
+	// that crosses it is still taken (as Delta's admission control does) and
+	// a file larger than the limit forms a batch alone; <= 0 means no limit.
+	MaxBytes int64
+}
+
+// selectFiles takes a discovery-order prefix of pending within the limits
+// (always at least one file).
+func selectFiles(pending []state.Entry, lim Limits) []PlanFile {
+	var out []PlanFile
+	var bytes int64
+	for _, e := range pending {
+		if lim.MaxFiles > 0 && len(out) >= lim.MaxFiles {
+			break
+		}
+		if lim.MaxBytes > 0 && bytes >= lim.MaxBytes {
+			break
+		}
+		out = append(out, PlanFile{Path: e.Path, Size: e.Size, ETag: e.ETag})
+		bytes += e.Size
+	}
+	return out
+}

@@ -1,0 +1,205 @@
+package ingest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/tributary-io/tributary/core/delta"
+	"github.com/tributary-io/tributary/core/formats"
+	"github.com/tributary-io/tributary/core/objstore"
+	"github.com/tributary-io/tributary/core/schema"
+)
+
+// SchemaConfig holds the schema options of a stream.
+type SchemaConfig struct {
+	// User is a user-specified schema (no inference when set).
+	User *schema.StructType
+	// InferColumnTypes is cloudFiles.inferColumnTypes.
+	InferColumnTypes bool
+	// Hints is cloudFiles.schemaHints (SQL DDL).
+	Hints string
+	// RescuedDataColumn is cloudFiles.rescuedDataColumn ("_rescued_data" when empty).
+	RescuedDataColumn string
+	// NoRescue disables the rescued data column.
+	NoRescue bool
+	// SampleFiles and SampleBytes cap inference (1000 files, 50 GB by default).
+	SampleFiles int
+	SampleBytes int64
+}
+
+// DefaultRescuedDataColumn is Auto Loader's rescued data column name.
+const DefaultRescuedDataColumn = "_rescued_data"
+
+func (c SchemaConfig) rescuedColumn() string {
+	if c.NoRescue {
+		return ""
+	}
+	if c.RescuedDataColumn != "" {
+		return c.RescuedDataColumn
+	}
+	return DefaultRescuedDataColumn
+}
+
+// schemaRecord is one version of the schema history (cloudFiles.schemaLocation/_schemas/<n>).
+type schemaRecord struct {
+	Version int             `json:"version"`
+	Schema  json.RawMessage `json:"schema"`
+}
+
+const schemasPrefix = "_schemas/"
+
+func schemaKey(v int) string { return fmt.Sprintf("%s%d", schemasPrefix, v) }
+
+// latestSchema returns the newest schema in the history, or nil.
+func latestSchema(ctx context.Context, st objstore.Store) (*schema.StructType, int, error) {
+	best := -1
+	for info, err := range st.List(ctx, objstore.ListOptions{Prefix: schemasPrefix}) {
+		if err != nil {
+			return nil, 0, fmt.Errorf("listing schema history: %w", err)
+		}
+		v, err := strconv.Atoi(strings.TrimPrefix(info.Key, schemasPrefix))
+		if err == nil && v > best {
+			best = v
+		}
+	}
+	if best < 0 {
+		return nil, -1, nil
+	}
+	rc, err := st.Get(ctx, schemaKey(best))
+	if err != nil {
+		return nil, 0, fmt.Errorf("reading schema history %s: %w", schemaKey(best), err)
+	}
+	defer rc.Close()
+	var rec schemaRecord
+	if err := json.NewDecoder(rc).Decode(&rec); err != nil {
+		return nil, 0, fmt.Errorf("decoding schema history %s: %w", schemaKey(best), err)
+	}
+	s, err := schema.ParseDeltaJSON(string(rec.Schema))
+	if err != nil {
+		return nil, 0, fmt.Errorf("decoding schema history %s: %w", schemaKey(best), err)
+	}
+	return s, best, nil
+}
+
+// saveSchema writes version v of the history unless it exists, and returns
+// the schema that is stored at v (another committer may have won).
+func saveSchema(ctx context.Context, st objstore.Store, v int, s *schema.StructType) (*schema.StructType, error) {
+	js, err := schema.MarshalDeltaJSON(s)
+	if err != nil {
+		return nil, err
+	}
+	data, err := json.Marshal(schemaRecord{Version: v, Schema: json.RawMessage(js)})
+	if err != nil {
+		return nil, err
+	}
+	err = st.PutIfAbsent(ctx, schemaKey(v), bytes.NewReader(data))
+	if errors.Is(err, objstore.ErrExists) {
+		got, _, err := latestSchema(ctx, st)
+		return got, err
+	}
+	if err != nil {
+		return nil, fmt.Errorf("writing schema history %s: %w", schemaKey(v), err)
+	}
+	return s, nil
+}
+
+// resolveSchema returns the schema batch p is written with and whether the
+// table's metadata must be written with it (a new table or a changed schema).
+// Restarts read the latest schema history version; they never re-infer.
+func (e *Engine) resolveSchema(ctx context.Context, snap *delta.Snapshot, p *Plan) (*schema.StructType, bool, error) {
+	st := e.schemaStore()
+	sch, _, err := latestSchema(ctx, st)
+	if err != nil {
+		return nil, false, err
+	}
+	if sch == nil {
+		inferred, err := e.initialSchema(ctx, p)
+		if err != nil {
+			return nil, false, err
+		}
+		if sch, err = saveSchema(ctx, st, 0, inferred); err != nil {
+			return nil, false, err
+		}
+	}
+	if snap == nil {
+		return sch, true, nil
+	}
+	return sch, !schema.Equal(snap.Schema(), sch), nil
+}
+
+// initialSchema is the user schema, or the schema inferred from the plan's
+// files within the sample caps, with hints applied and the rescued column last.
+func (e *Engine) initialSchema(ctx context.Context, p *Plan) (*schema.StructType, error) {
+	cfg := e.Config.Schema
+	if cfg.User != nil {
+		return withRescued(cfg.User, cfg.rescuedColumn()), nil
+	}
+	var hints []schema.HintField
+	if cfg.Hints != "" {
+		h, err := schema.ParseDDL(cfg.Hints)
+		if err != nil {
+			return nil, fmt.Errorf("option cloudFiles.schemaHints: %w", err)
+		}
+		hints = h
+	}
+	inf := e.Config.Format.NewInferrer(formats.InferOptions{
+		InferColumnTypes:  cfg.InferColumnTypes,
+		Hints:             hints,
+		RescuedDataColumn: cfg.rescuedColumn(),
+		MaxBytes:          cfg.SampleBytes,
+	})
+	maxFiles := cfg.SampleFiles
+	if maxFiles <= 0 {
+		maxFiles = formats.DefaultSampleFiles
+	}
+	for i, f := range p.Files {
+		if i >= maxFiles || inf.Full() {
+			break
+		}
+		if err := e.sampleFile(ctx, inf, f); err != nil {
+			return nil, err
+		}
+	}
+	return withRescued(inf.Schema(), cfg.rescuedColumn()), nil
+}
+
+func (e *Engine) sampleFile(ctx context.Context, inf formats.Inferrer, f PlanFile) error {
+	rc, err := e.Source.Get(ctx, f.Path)
+	if err != nil {
+		return fmt.Errorf("opening source file %s for schema inference: %w", f.Path, err)
+	}
+	defer rc.Close()
+	r, err := formats.Decompress(f.Path, rc)
+	if err != nil {
+		e.log().Warn("schema inference skipped an unreadable file", "file", f.Path, "error", err.Error())
+		return nil
+	}
+	defer r.Close()
+	if err := inf.Add(ctx, f.Path, r); err != nil && !errors.Is(err, formats.ErrSampleFull) {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		e.log().Warn("schema inference skipped an unreadable file", "file", f.Path, "error", err.Error())
+	}
+	return nil
+}
+
+// withRescued appends the rescued data column (a nullable string) when
+// enabled and absent.
+func withRescued(s *schema.StructType, name string) *schema.StructType {
+	if name == "" || s.FieldIndex(name) >= 0 {
+		return s
+	}
+	out := &schema.StructType{Fields: append(append([]schema.Field(nil), s.Fields...),
+		schema.Field{Name: name, Type: schema.String, Nullable: true})}
+	return out
+}
+
+func (e *Engine) readOptions(path string) formats.ReadOptions {
+	return formats.ReadOptions{FilePath: path, RescuedDataColumn: e.Config.Schema.rescuedColumn()}
+}

@@ -1,0 +1,283 @@
+package ingest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/google/uuid"
+
+	"github.com/tributary-io/tributary/core/delta"
+	"github.com/tributary-io/tributary/core/formats"
+	"github.com/tributary-io/tributary/core/parquetio"
+	"github.com/tributary-io/tributary/core/schema"
+)
+
+// output is what the write step produced for one batch.
+type output struct {
+	schema      *schema.StructType
+	schemaNew   bool // the table's schema must be (re)written in this commit
+	adds        []delta.Add
+	rows        int64
+	rescued     int64
+	outBytes    int64
+	skipped     []skippedFile
+	inputBytes  int64
+	inputFiles  int
+	outstanding backlog
+}
+
+type skippedFile struct {
+	Path string
+	Err  error
+}
+
+// errCorruptFile marks a read error caused by the file's content (not by
+// I/O or cancellation): the file is skipped, the batch goes on.
+var errCorruptFile = errors.New("corrupt input file")
+
+const defaultTargetFileRows = 1_000_000
+
+// write converts the plan's files into Parquet data files in the table.
+func (e *Engine) write(ctx context.Context, snap *delta.Snapshot, p *Plan) (*output, error) {
+	sch, isNew, err := e.resolveSchema(ctx, snap, p)
+	if err != nil {
+		return nil, err
+	}
+	bad := map[string]error{}
+	for {
+		out, badPath, err := e.writeOnce(ctx, sch, p, bad)
+		if errors.Is(err, errCorruptFile) {
+			// Deterministic content errors: drop the partial output and
+			// redo the batch without the file, so one bad file never
+			// blocks the healthy ones (and a replay skips it again).
+			e.log().Error("skipping unreadable input file", "stream", e.Config.StreamID,
+				"batchId", p.BatchID, "file", badPath, "error", err.Error())
+			bad[badPath] = err
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out.schema, out.schemaNew = sch, isNew
+		out.inputFiles = len(p.Files)
+		out.inputBytes = p.Bytes()
+		for path, err := range bad {
+			out.skipped = append(out.skipped, skippedFile{Path: path, Err: err})
+		}
+		return out, nil
+	}
+}
+
+// writeOnce reads every plan file not in skip; on a corrupt file it returns
+// errCorruptFile and the file's path, after removing what it wrote.
+func (e *Engine) writeOnce(ctx context.Context, sch *schema.StructType, p *Plan, skip map[string]error) (*output, string, error) {
+	out := &output{}
+	fw := &fileWriter{e: e, sch: sch, batch: p.BatchID}
+	defer fw.abort()
+	for _, f := range p.Files {
+		if _, ok := skip[f.Path]; ok {
+			continue
+		}
+		rows, rescued, err := e.copyFile(ctx, fw, sch, f)
+		if errors.Is(err, errCorruptFile) {
+			fw.discardAll(ctx)
+			return nil, f.Path, err
+		}
+		if err != nil {
+			return nil, "", err
+		}
+		out.rows += rows
+		out.rescued += rescued
+	}
+	adds, err := fw.finish(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	out.adds = adds
+	for _, a := range adds {
+		out.outBytes += a.Size
+	}
+	return out, "", nil
+}
+
+// copyFile streams one input file into the writer.
+func (e *Engine) copyFile(ctx context.Context, fw *fileWriter, sch *schema.StructType, f PlanFile) (rows, rescued int64, err error) {
+	rc, err := e.Source.Get(ctx, f.Path)
+	if err != nil {
+		return 0, 0, fmt.Errorf("opening source file %s: %w", f.Path, err)
+	}
+	defer rc.Close()
+	r, err := formats.Decompress(f.Path, rc)
+	if err != nil {
+		return 0, 0, fmt.Errorf("%w %s: %v", errCorruptFile, f.Path, err)
+	}
+	defer r.Close()
+	rr, err := e.Config.Format.Open(ctx, r, sch, e.readOptions(f.Path))
+	if err != nil {
+		return 0, 0, fmt.Errorf("%w %s: %v", errCorruptFile, f.Path, err)
+	}
+	defer rr.Close()
+	rescuedIdx := -1
+	if name := e.Config.Schema.rescuedColumn(); name != "" {
+		rescuedIdx = sch.FieldIndex(name)
+	}
+	buf := make([][]any, 0, 512)
+	for {
+		row, err := rr.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return 0, 0, ctx.Err()
+			}
+			return 0, 0, fmt.Errorf("%w %s: %v", errCorruptFile, f.Path, err)
+		}
+		if rescuedIdx >= 0 && row[rescuedIdx] != nil {
+			rescued++
+		}
+		rows++
+		buf = append(buf, row)
+		if len(buf) == cap(buf) {
+			if err := fw.write(ctx, buf); err != nil {
+				return 0, 0, err
+			}
+			buf = buf[:0]
+		}
+	}
+	if err := fw.write(ctx, buf); err != nil {
+		return 0, 0, err
+	}
+	return rows, rescued, nil
+}
+
+// fileWriter rolls Parquet output files into the table directory.
+type fileWriter struct {
+	e       *Engine
+	sch     *schema.StructType
+	batch   int64
+	tmp     *os.File
+	pw      *parquetio.Writer
+	rows    int
+	adds    []delta.Add
+	part    int
+	written []string // table keys uploaded by this attempt
+}
+
+func (fw *fileWriter) target() int {
+	if fw.e.Config.TargetFileRows > 0 {
+		return fw.e.Config.TargetFileRows
+	}
+	return defaultTargetFileRows
+}
+
+func (fw *fileWriter) write(ctx context.Context, rows [][]any) error {
+	for len(rows) > 0 {
+		if fw.pw == nil {
+			if err := fw.open(); err != nil {
+				return err
+			}
+		}
+		n := min(len(rows), fw.target()-fw.rows)
+		if err := fw.pw.Write(rows[:n]); err != nil {
+			return fmt.Errorf("writing Parquet: %w", err)
+		}
+		fw.rows += n
+		rows = rows[n:]
+		if fw.rows >= fw.target() {
+			if err := fw.close(ctx); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (fw *fileWriter) open() error {
+	tmp, err := os.CreateTemp(fw.e.TempDir, "tributary-*.parquet")
+	if err != nil {
+		return fmt.Errorf("creating temporary Parquet file: %w", err)
+	}
+	pw, err := parquetio.NewWriter(tmp, fw.sch, parquetio.WriterOptions{})
+	if err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return fmt.Errorf("creating Parquet writer: %w", err)
+	}
+	fw.tmp, fw.pw, fw.rows = tmp, pw, 0
+	return nil
+}
+
+// close finishes the current file and uploads it under an attempt-unique name.
+func (fw *fileWriter) close(ctx context.Context) error {
+	if fw.pw == nil {
+		return nil
+	}
+	stats, err := fw.pw.Close()
+	fw.pw = nil
+	if err != nil {
+		return fmt.Errorf("finishing Parquet file: %w", err)
+	}
+	defer func() {
+		fw.tmp.Close()
+		os.Remove(fw.tmp.Name())
+		fw.tmp = nil
+	}()
+	size, err := fw.tmp.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return err
+	}
+	if _, err := fw.tmp.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	name := fmt.Sprintf("part-%05d-%s-c000.snappy.parquet", fw.part, uuid.NewString())
+	fw.part++
+	if err := fw.e.Table.Store().Put(ctx, name, fw.tmp); err != nil {
+		return fmt.Errorf("uploading data file %s: %w", name, err)
+	}
+	fw.written = append(fw.written, name)
+	statsJSON, err := stats.JSON()
+	if err != nil {
+		return err
+	}
+	fw.adds = append(fw.adds, delta.Add{
+		Path:             name,
+		PartitionValues:  map[string]string{},
+		Size:             size,
+		ModificationTime: fw.e.now().UnixMilli(),
+		DataChange:       true,
+		Stats:            statsJSON,
+	})
+	return nil
+}
+
+func (fw *fileWriter) finish(ctx context.Context) ([]delta.Add, error) {
+	if err := fw.close(ctx); err != nil {
+		return nil, err
+	}
+	return fw.adds, nil
+}
+
+// abort drops a file still being written (on error paths).
+func (fw *fileWriter) abort() {
+	if fw.tmp != nil {
+		fw.tmp.Close()
+		os.Remove(fw.tmp.Name())
+		fw.tmp, fw.pw = nil, nil
+	}
+}
+
+// discardAll removes the data files this attempt uploaded (best effort:
+// leftovers are orphans that VACUUM removes).
+func (fw *fileWriter) discardAll(ctx context.Context) {
+	fw.abort()
+	for _, k := range fw.written {
+		if err := fw.e.Table.Store().Delete(ctx, k); err != nil {
+			fw.e.log().Warn("could not remove orphan data file", "file", k, "error", err.Error())
+		}
+	}
+	fw.written, fw.adds = nil, nil
+}

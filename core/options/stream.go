@@ -1,0 +1,375 @@
+package options
+
+import (
+	"strings"
+	"time"
+)
+
+// SourceFormat is what spark.readStream.format(...) names: Auto Loader or a
+// Delta table read as a stream.
+type SourceFormat string
+
+// Source formats.
+const (
+	// SourceCloudFiles is Auto Loader: files under a prefix (the default).
+	SourceCloudFiles SourceFormat = "cloudFiles"
+	// SourceDelta reads a Delta table incrementally (bronze -> silver).
+	SourceDelta SourceFormat = "delta"
+)
+
+// FileFormat is a value of cloudFiles.format.
+type FileFormat string
+
+// File formats accepted by cloudFiles.format (no default, no detection).
+const (
+	FormatAvro       FileFormat = "avro"
+	FormatBinaryFile FileFormat = "binaryFile"
+	FormatCSV        FileFormat = "csv"
+	FormatJSON       FileFormat = "json"
+	FormatORC        FileFormat = "orc"
+	FormatParquet    FileFormat = "parquet"
+	FormatText       FileFormat = "text"
+	FormatXML        FileFormat = "xml"
+)
+
+// FileFormats lists every accepted cloudFiles.format value.
+func FileFormats() []FileFormat {
+	return []FileFormat{FormatAvro, FormatBinaryFile, FormatCSV, FormatJSON, FormatORC, FormatParquet, FormatText, FormatXML}
+}
+
+// HasFixedSchema reports whether the format has a fixed schema (binaryFile,
+// text): no inference, no schema location, no evolution.
+func (f FileFormat) HasFixedSchema() bool { return f == FormatBinaryFile || f == FormatText }
+
+// Untyped reports whether the format carries no types (json, csv, xml): with
+// cloudFiles.inferColumnTypes=false every inferred column is a string.
+func (f FileFormat) Untyped() bool { return f == FormatJSON || f == FormatCSV || f == FormatXML }
+
+// SchemaEvolutionMode is a value of cloudFiles.schemaEvolutionMode.
+type SchemaEvolutionMode string
+
+// Schema evolution modes.
+const (
+	// EvolveAddNewColumns: a new column is added to the schema history and
+	// the stream stops with an UnknownFieldException; the next run uses the
+	// new schema. Default without a user schema.
+	EvolveAddNewColumns SchemaEvolutionMode = "addNewColumns"
+	// EvolveAddNewColumnsWithTypeWidening: as addNewColumns, and supported
+	// type widenings evolve the column type (seed 002).
+	EvolveAddNewColumnsWithTypeWidening SchemaEvolutionMode = "addNewColumnsWithTypeWidening"
+	// EvolveRescue: never evolve, never fail; unknown and mismatched values
+	// go to the rescued data column.
+	EvolveRescue SchemaEvolutionMode = "rescue"
+	// EvolveFailOnNewColumns: fail on a new column until the schema is
+	// changed by hand.
+	EvolveFailOnNewColumns SchemaEvolutionMode = "failOnNewColumns"
+	// EvolveNone: ignore new columns; no rescue unless a rescued data column
+	// is set. Default with a user schema.
+	EvolveNone SchemaEvolutionMode = "none"
+)
+
+// Evolves reports whether the mode writes new schema versions to the schema
+// location (addNewColumns and addNewColumnsWithTypeWidening).
+func (m SchemaEvolutionMode) Evolves() bool {
+	return m == EvolveAddNewColumns || m == EvolveAddNewColumnsWithTypeWidening
+}
+
+// CleanSource is a value of cloudFiles.cleanSource.
+type CleanSource string
+
+// Clean-source modes, applied once a file's batch is committed.
+const (
+	CleanOff    CleanSource = "OFF"
+	CleanDelete CleanSource = "DELETE"
+	CleanMove   CleanSource = "MOVE"
+)
+
+// OutputMode is the sink's outputMode.
+type OutputMode string
+
+// Output modes the Delta sink supports.
+const (
+	// OutputAppend adds each batch's rows (the default).
+	OutputAppend OutputMode = "append"
+	// OutputComplete replaces the table with each batch.
+	OutputComplete OutputMode = "complete"
+)
+
+// DefaultRescuedDataColumn is the rescued data column's default name.
+const DefaultRescuedDataColumn = "_rescued_data"
+
+// MinMaxFileAge is the smallest cloudFiles.maxFileAge Auto Loader accepts.
+const MinMaxFileAge = 14 * Day
+
+// Locations are the parts of a stream that are not options: its identity,
+// where it reads and writes, and what spark.readStream.format() and .schema()
+// would say. Values given here and as options (checkpointLocation,
+// cloudFiles.schemaLocation) must agree.
+type Locations struct {
+	// StreamID keys the state, the schema history and the default txnAppId.
+	StreamID string
+	// Source is the source prefix (s3://bucket/prefix/ or a local directory);
+	// for a Delta source, the source table's directory.
+	Source string
+	// Table is the target Delta table's directory.
+	Table string
+	// CheckpointLocation is the stream's checkpoint/state location.
+	CheckpointLocation string
+	// SchemaLocation is cloudFiles.schemaLocation.
+	SchemaLocation string
+	// SourceFormat is "cloudFiles" (default when empty) or "delta",
+	// case-insensitive.
+	SourceFormat string
+	// UserSchema is the DDL given to .schema(); empty means inference.
+	UserSchema string
+}
+
+// Stream is a parsed, validated stream configuration.
+type Stream struct {
+	// ID is the stream id.
+	ID string
+	// Source is the source location as given.
+	Source string
+	// Table is the target table location as given.
+	Table string
+	// SourceFormat is cloudFiles or delta.
+	SourceFormat SourceFormat
+	// UserSchema is the user-given schema DDL ("" when inferred).
+	UserSchema string
+
+	// CloudFiles holds the Auto Loader options (SourceCloudFiles only).
+	CloudFiles CloudFiles
+	// Reader holds the plain reader options of the file format.
+	Reader Reader
+	// Delta holds the Delta-source options (SourceDelta only).
+	Delta DeltaSource
+	// Sink holds the Delta-sink (writeStream) options.
+	Sink Sink
+
+	// Raw is the options map as given (original key spelling).
+	Raw map[string]string
+	// Ignored lists option names that were not applied
+	// (cloudFiles.validateOptions=false), sorted.
+	Ignored []string
+	// Warnings are advisories for the log (deprecated or legacy options,
+	// ignored options).
+	Warnings []string
+
+	// explicit records the documented names of the options that were set.
+	explicit map[string]bool
+}
+
+// IsSet reports whether the option (any case, aliases resolved) was given
+// explicitly rather than defaulted.
+func (s *Stream) IsSet(option string) bool {
+	name := strings.ToLower(option)
+	if a, ok := aliases()[name]; ok {
+		name = strings.ToLower(a)
+	}
+	for k := range s.explicit {
+		if strings.ToLower(k) == name {
+			return true
+		}
+	}
+	return false
+}
+
+// CloudFiles are the Auto Loader options.
+type CloudFiles struct {
+	// Format is cloudFiles.format (required).
+	Format FileFormat
+	// MaxFilesPerTrigger is cloudFiles.maxFilesPerTrigger (default 1000).
+	MaxFilesPerTrigger int
+	// MaxBytesPerTrigger is cloudFiles.maxBytesPerTrigger, a soft limit (0:
+	// not set).
+	MaxBytesPerTrigger int64
+	// IncludeExistingFiles is cloudFiles.includeExistingFiles (default true).
+	IncludeExistingFiles bool
+	// UseNotifications is cloudFiles.useNotifications (default false:
+	// directory listing).
+	UseNotifications bool
+	// QueueURL is cloudFiles.queueUrl: an existing queue to read events from.
+	QueueURL string
+	// FetchParallelism is cloudFiles.fetchParallelism (default 1): threads
+	// fetching from the queue.
+	FetchParallelism int
+	// AllowOverwrites is cloudFiles.allowOverwrites (default false).
+	AllowOverwrites bool
+	// MaxFileAge is cloudFiles.maxFileAge (0: track forever; else ≥ 14 days).
+	MaxFileAge time.Duration
+	// BackfillInterval is cloudFiles.backfillInterval (0: no backfill).
+	BackfillInterval time.Duration
+	// InferColumnTypes is cloudFiles.inferColumnTypes (default false).
+	InferColumnTypes bool
+	// SchemaHints is cloudFiles.schemaHints, SQL DDL.
+	SchemaHints string
+	// SchemaLocation is cloudFiles.schemaLocation.
+	SchemaLocation string
+	// SchemaEvolutionMode is cloudFiles.schemaEvolutionMode (default
+	// addNewColumns without a user schema, none with one or with a fixed
+	// schema format).
+	SchemaEvolutionMode SchemaEvolutionMode
+	// RescuedDataColumn is cloudFiles.rescuedDataColumn ("" when no rescued
+	// column is written: mode none without the option, binaryFile, text).
+	RescuedDataColumn string
+	// PartitionColumns is cloudFiles.partitionColumns (comma-separated).
+	PartitionColumns []string
+	// ValidateOptions is cloudFiles.validateOptions (default true).
+	ValidateOptions bool
+	// CleanSource is cloudFiles.cleanSource (default OFF).
+	CleanSource CleanSource
+	// MoveDestination is cloudFiles.cleanSource.moveDestination.
+	MoveDestination string
+	// SampleSizeNumBytes is
+	// spark.databricks.cloudFiles.schemaInference.sampleSize.numBytes
+	// (default 50g).
+	SampleSizeNumBytes int64
+	// SampleSizeNumFiles is
+	// spark.databricks.cloudFiles.schemaInference.sampleSize.numFiles
+	// (default 1000).
+	SampleSizeNumFiles int
+}
+
+// Reader are the plain (non-cloudFiles) reader options of the file format.
+// The common ones are typed; Options holds every reader option that was set,
+// under its documented name, with normalised values (booleans lower case,
+// enums upper case), for the format readers.
+type Reader struct {
+	// PathGlobFilter is pathGlobFilter, a glob on file names ("*.json").
+	PathGlobFilter string
+	// RecursiveFileLookup is recursiveFileLookup (default false).
+	RecursiveFileLookup bool
+	// IgnoreCorruptFiles is ignoreCorruptFiles (default false).
+	IgnoreCorruptFiles bool
+	// IgnoreMissingFiles is ignoreMissingFiles (default false).
+	IgnoreMissingFiles bool
+	// ModifiedAfter is modifiedAfter (nil: not set).
+	ModifiedAfter *time.Time
+	// ModifiedBefore is modifiedBefore (nil: not set).
+	ModifiedBefore *time.Time
+	// MultiLine is multiLine (json, csv; default false).
+	MultiLine bool
+	// Mode is mode: PERMISSIVE (default), DROPMALFORMED or FAILFAST.
+	Mode string
+	// BadRecordsPath is badRecordsPath.
+	BadRecordsPath string
+	// ColumnNameOfCorruptRecord is columnNameOfCorruptRecord.
+	ColumnNameOfCorruptRecord string
+	// PrefersDecimal is prefersDecimal (json, csv, xml; default false, true
+	// with addNewColumnsWithTypeWidening).
+	PrefersDecimal bool
+	// Options are all reader options set, by documented name.
+	Options map[string]string
+}
+
+// StartingVersion is the Delta source's startingVersion.
+type StartingVersion struct {
+	// Latest is true for "latest": only changes after the current version.
+	Latest bool
+	// Version is the table version to start at (when not Latest).
+	Version int64
+}
+
+// DeltaSource are the options of a Delta table read as a stream.
+type DeltaSource struct {
+	// StartingVersion is startingVersion (nil: full snapshot, then changes).
+	StartingVersion *StartingVersion
+	// StartingTimestamp is startingTimestamp (nil: not set).
+	StartingTimestamp *time.Time
+	// SkipChangeCommits is skipChangeCommits (default false).
+	SkipChangeCommits bool
+	// IgnoreDeletes is ignoreDeletes (legacy; default false).
+	IgnoreDeletes bool
+	// IgnoreChanges is ignoreChanges (legacy; default false).
+	IgnoreChanges bool
+	// MaxFilesPerTrigger is maxFilesPerTrigger (default 1000).
+	MaxFilesPerTrigger int
+	// MaxBytesPerTrigger is maxBytesPerTrigger, a soft limit (0: not set).
+	MaxBytesPerTrigger int64
+	// WithEventTimeOrder is withEventTimeOrder (default false).
+	WithEventTimeOrder bool
+	// FailOnDataLoss is failOnDataLoss (default true).
+	FailOnDataLoss bool
+}
+
+// ChangePolicy says how a Delta source treats commits that update or delete
+// data.
+type ChangePolicy string
+
+// Change policies, from the Delta source options.
+const (
+	// ChangesFail fails the stream on a change commit (the default).
+	ChangesFail ChangePolicy = "fail"
+	// ChangesSkip ignores change commits entirely (skipChangeCommits).
+	ChangesSkip ChangePolicy = "skipChangeCommits"
+	// ChangesReemit re-emits rewritten files (ignoreChanges).
+	ChangesReemit ChangePolicy = "ignoreChanges"
+	// ChangesIgnorePartitionDeletes accepts whole-partition deletes only
+	// (ignoreDeletes).
+	ChangesIgnorePartitionDeletes ChangePolicy = "ignoreDeletes"
+)
+
+// ChangePolicy returns the effective change policy: skipChangeCommits wins,
+// then ignoreChanges (which takes precedence over ignoreDeletes, seed 000),
+// then ignoreDeletes.
+func (d DeltaSource) ChangePolicy() ChangePolicy {
+	switch {
+	case d.SkipChangeCommits:
+		return ChangesSkip
+	case d.IgnoreChanges:
+		return ChangesReemit
+	case d.IgnoreDeletes:
+		return ChangesIgnorePartitionDeletes
+	}
+	return ChangesFail
+}
+
+// Sink are the Delta sink (writeStream) options.
+type Sink struct {
+	// CheckpointLocation is checkpointLocation (required).
+	CheckpointLocation string
+	// OutputMode is outputMode (default append).
+	OutputMode OutputMode
+	// Trigger is the trigger (default processingTime=0 seconds: back to back).
+	Trigger Trigger
+	// MergeSchema is mergeSchema (default false).
+	MergeSchema bool
+	// TxnAppID is txnAppId (default: the stream id).
+	TxnAppID string
+	// TxnVersion is txnVersion (nil: the batch id is used).
+	TxnVersion *int64
+}
+
+// Limits returns the batch bounds of the stream's source: max files (always
+// > 0) and soft max bytes (0 when unbounded).
+func (s *Stream) Limits() (maxFiles int, maxBytes int64) {
+	if s.SourceFormat == SourceDelta {
+		return s.Delta.MaxFilesPerTrigger, s.Delta.MaxBytesPerTrigger
+	}
+	return s.CloudFiles.MaxFilesPerTrigger, s.CloudFiles.MaxBytesPerTrigger
+}
+
+// CheckpointLocation returns the stream's checkpoint location.
+func (s *Stream) CheckpointLocation() string { return s.Sink.CheckpointLocation }
+
+// defaults returns a Stream with every default applied.
+func defaults() *Stream {
+	return &Stream{
+		SourceFormat: SourceCloudFiles,
+		CloudFiles: CloudFiles{
+			MaxFilesPerTrigger:   1000,
+			IncludeExistingFiles: true,
+			FetchParallelism:     1,
+			ValidateOptions:      true,
+			CleanSource:          CleanOff,
+			SampleSizeNumBytes:   50 << 30,
+			SampleSizeNumFiles:   1000,
+		},
+		Reader: Reader{Mode: "PERMISSIVE", Options: map[string]string{}},
+		Delta: DeltaSource{
+			MaxFilesPerTrigger: 1000,
+			FailOnDataLoss:     true,
+		},
+		Sink: Sink{OutputMode: OutputAppend, Trigger: Trigger{Kind: TriggerProcessingTime}},
+	}
+}
