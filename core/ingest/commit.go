@@ -65,7 +65,7 @@ func (e *Engine) commit(ctx context.Context, p *Plan, out *output) (commitResult
 		}})
 		return acts, nil
 	}
-	res, err := e.Table.CommitTxn(ctx, e.Config.StreamID, p.BatchID, build)
+	res, err := e.Table.CommitTxn(ctx, e.appID(), p.BatchID, build)
 	if err != nil {
 		return commitResult{}, fmt.Errorf("committing to Delta table: %w", err)
 	}

@@ -46,8 +46,11 @@ const (
 
 // Config is what the engine needs of a stream's options.
 type Config struct {
-	// StreamID is the stream id: the Delta txn appId and the state key.
+	// StreamID is the stream id: the state key, and the Delta txn appId
+	// unless AppID is set.
 	StreamID string
+	// AppID is the Delta txn appId (txnAppId); StreamID when empty.
+	AppID string
 	// Format is the cloudFiles.format reader.
 	Format formats.Format
 	// Limits bound one batch (maxFilesPerTrigger, maxBytesPerTrigger).
@@ -83,6 +86,8 @@ type Engine struct {
 	Now func() time.Time
 	// TempDir holds Parquet files while they are written ("" = os.TempDir()).
 	TempDir string
+	// OnBatch, when set, receives each committed batch's progress record.
+	OnBatch func(Progress)
 
 	// fault, when set (tests only), is called after each step; a non-nil
 	// error aborts the run there as a crash would.
@@ -91,6 +96,13 @@ type Engine struct {
 
 // ErrNoWork reports that no file is outstanding.
 var ErrNoWork = errors.New("no outstanding files")
+
+func (e *Engine) appID() string {
+	if e.Config.AppID != "" {
+		return e.Config.AppID
+	}
+	return e.Config.StreamID
+}
 
 func (e *Engine) now() time.Time {
 	if e.Now != nil {
@@ -178,7 +190,7 @@ func (e *Engine) lastCommitted(ctx context.Context) (*delta.Snapshot, int64, err
 	if err != nil {
 		return nil, 0, fmt.Errorf("loading Delta table: %w", err)
 	}
-	if v, ok := snap.TxnVersion(e.Config.StreamID); ok {
+	if v, ok := snap.TxnVersion(e.appID()); ok {
 		return snap, v, nil
 	}
 	return snap, -1, nil
@@ -310,5 +322,8 @@ func (e *Engine) RunBatch(ctx context.Context) (Progress, error) {
 	}
 	prog := e.progress(ctx, p, out, res, start, planned, written, committed)
 	prog.Log(e.log())
+	if e.OnBatch != nil {
+		e.OnBatch(prog)
+	}
 	return prog, nil
 }

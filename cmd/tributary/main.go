@@ -1,0 +1,70 @@
+// Command tributary runs Tributary streams locally (the embedded default:
+// local directory → local Delta table, no AWS) or against AWS, and inspects
+// their state and tables.
+//
+//	tributary run      --source DIR --table DIR --checkpoint DIR [--option k=v]...
+//	tributary run      --config FILE [--stream ID]
+//	tributary state    CHECKPOINT_DIR [--format table|json|csv] [--state PENDING,...]
+//	tributary describe TABLE [--json]
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+const usage = `usage:
+  tributary run      --source LOC --table LOC --checkpoint LOC [--option key=value]... [--trigger availableNow|once]
+  tributary run      --config FILE [--stream ID]
+  tributary state    CHECKPOINT [--stream ID] [--format table|json|csv] [--state PENDING,CLAIMED,COMMITTED] [--path-prefix P]
+  tributary describe TABLE [--json]
+
+LOC is a local directory or an s3://bucket/prefix URL (AWS credentials and
+TRIBUTARY_STATE_TABLE are then taken from the environment).
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run executes one command and returns the process exit code.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	logger := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	var err error
+	switch args[0] {
+	case "run":
+		err = cmdRun(ctx, args[1:], stdout, stderr, logger)
+	case "state":
+		err = cmdState(ctx, args[1:], stdout, logger)
+	case "describe":
+		err = cmdDescribe(ctx, args[1:], stdout)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	default:
+		err = fmt.Errorf("%w: unknown command %q", errUsage, args[0])
+	}
+	if err == nil {
+		return 0
+	}
+	fmt.Fprintf(stderr, "tributary: %v\n", err)
+	if errors.Is(err, errUsage) {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	return 1
+}
+
+var errUsage = errors.New("usage")

@@ -1,0 +1,220 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/tributary-io/tributary/core/ingest"
+	"github.com/tributary-io/tributary/core/objstore"
+	"github.com/tributary-io/tributary/core/options"
+	"github.com/tributary-io/tributary/infra/awsclient"
+	"github.com/tributary-io/tributary/infra/streams"
+)
+
+// optionFlags collects repeated --option key=value flags.
+type optionFlags map[string]string
+
+func (o optionFlags) String() string { return fmt.Sprint(map[string]string(o)) }
+
+func (o optionFlags) Set(v string) error {
+	k, val, ok := strings.Cut(v, "=")
+	if !ok || strings.TrimSpace(k) == "" {
+		return fmt.Errorf("--option %q: want key=value", v)
+	}
+	o[strings.TrimSpace(k)] = val
+	return nil
+}
+
+// streamFlags are the flags that select one stream.
+type streamFlags struct {
+	config, streamID                    string
+	source, table, checkpoint, schemaAt string
+	opts                                optionFlags
+}
+
+func (f *streamFlags) register(fs *flag.FlagSet) {
+	f.opts = optionFlags{}
+	fs.StringVar(&f.config, "config", "", "stream configuration file (JSON)")
+	fs.StringVar(&f.streamID, "stream", "", "stream id (default: from --config's only stream, or the checkpoint's metadata)")
+	fs.StringVar(&f.source, "source", "", "source location (directory or s3:// URL)")
+	fs.StringVar(&f.table, "table", "", "target Delta table location")
+	fs.StringVar(&f.checkpoint, "checkpoint", "", "checkpointLocation (state, batch plans, schema history)")
+	fs.StringVar(&f.schemaAt, "schema-location", "", "cloudFiles.schemaLocation (default: the checkpoint location)")
+	fs.Var(f.opts, "option", "stream option key=value (repeatable), Auto Loader names")
+}
+
+// env builds the adapter environment; AWS is loaded only when a location needs it.
+func env(ctx context.Context, logger *slog.Logger, locs ...string) (streams.Env, error) {
+	e := streams.Env{Logger: logger, StateTable: os.Getenv("TRIBUTARY_STATE_TABLE")}
+	needAWS := e.StateTable != ""
+	for _, l := range locs {
+		needAWS = needAWS || streams.IsS3(l)
+	}
+	if needAWS {
+		cfg, err := awsclient.Load(ctx)
+		if err != nil {
+			return e, err
+		}
+		e.AWS = &cfg
+	}
+	return e, nil
+}
+
+// resolve parses the stream's options from a config file or from flags.
+func (f *streamFlags) resolve(ctx context.Context, e streams.Env) (*options.Stream, error) {
+	if f.config != "" {
+		file, err := os.Open(f.config)
+		if err != nil {
+			return nil, err
+		}
+		defer file.Close()
+		cfg, err := options.LoadConfig(file)
+		if err != nil {
+			return nil, fmt.Errorf("config %s: %w", f.config, err)
+		}
+		if f.streamID == "" {
+			if len(cfg.Streams) != 1 {
+				return nil, fmt.Errorf("%w: config %s has %d streams: choose one with --stream", errUsage, f.config, len(cfg.Streams))
+			}
+			return cfg.Streams[0], nil
+		}
+		s, ok := cfg.Stream(f.streamID)
+		if !ok {
+			return nil, fmt.Errorf("config %s has no stream %q", f.config, f.streamID)
+		}
+		return s, nil
+	}
+	if f.source == "" || f.table == "" || f.checkpoint == "" {
+		return nil, fmt.Errorf("%w: run needs --config, or --source, --table and --checkpoint", errUsage)
+	}
+	id := f.streamID
+	if id == "" {
+		var err error
+		if id, err = streamIDOf(ctx, e, f.checkpoint); err != nil {
+			return nil, err
+		}
+	}
+	raw := map[string]string(f.opts)
+	schemaLoc := f.schemaAt
+	if schemaLoc == "" && raw["cloudFiles.schemaLocation"] == "" {
+		// Like DLT, the schema history defaults to the checkpoint.
+		schemaLoc = f.checkpoint
+	}
+	return options.Parse(raw, options.Locations{
+		StreamID:           id,
+		Source:             f.source,
+		Table:              f.table,
+		CheckpointLocation: f.checkpoint,
+		SchemaLocation:     schemaLoc,
+	})
+}
+
+// streamIDOf reads (or creates) the stream id kept in the checkpoint's
+// metadata file, as Spark keeps a query id in checkpointLocation/metadata.
+func streamIDOf(ctx context.Context, e streams.Env, checkpoint string) (string, error) {
+	st, err := e.OpenStore(checkpoint)
+	if err != nil {
+		return "", fmt.Errorf("checkpoint %s: %w", checkpoint, err)
+	}
+	type meta struct {
+		ID string `json:"id"`
+	}
+	data, _ := json.Marshal(meta{ID: uuid.NewString()})
+	err = st.PutIfAbsent(ctx, "metadata", bytes.NewReader(data))
+	if err != nil && !errors.Is(err, objstore.ErrExists) {
+		return "", fmt.Errorf("checkpoint %s: writing metadata: %w", checkpoint, err)
+	}
+	rc, err := st.Get(ctx, "metadata")
+	if err != nil {
+		return "", fmt.Errorf("checkpoint %s: reading metadata: %w", checkpoint, err)
+	}
+	defer rc.Close()
+	var m meta
+	if err := json.NewDecoder(rc).Decode(&m); err != nil || m.ID == "" {
+		return "", fmt.Errorf("checkpoint %s: metadata holds no stream id (%v)", checkpoint, err)
+	}
+	return m.ID, nil
+}
+
+func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer, logger *slog.Logger) error {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var sf streamFlags
+	sf.register(fs)
+	trigger := fs.String("trigger", "", "availableNow (default) or once; overrides the trigger option")
+	quiet := fs.Bool("quiet", false, "no per-batch progress lines")
+	if err := fs.Parse(args); err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if *trigger != "" {
+		sf.opts["trigger"] = *trigger
+	}
+	e, err := env(ctx, logger, sf.source, sf.table, sf.checkpoint)
+	if err != nil {
+		return err
+	}
+	opts, err := sf.resolve(ctx, e)
+	if err != nil {
+		return err
+	}
+	for _, w := range opts.Warnings {
+		fmt.Fprintf(stderr, "warning: %s\n", w)
+	}
+	s, err := e.Open(ctx, opts)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	start := time.Now()
+	fmt.Fprintf(stderr, "stream %s: %s -> %s\n", opts.ID, opts.Source, opts.Table)
+	found, err := s.Discover(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "discovered %d files (%d new, %s)\n", found.Listed, found.New, humanBytes(found.Bytes))
+	if !*quiet {
+		s.Engine.OnBatch = func(p ingest.Progress) {
+			fmt.Fprintf(stderr, "batch %d: %d files, %d rows -> table version %d (%.0f rows/s, %d files outstanding)\n",
+				p.BatchID, p.NumInputFiles, p.NumInputRows, p.TableVersion, p.InputRowsPerSecond, p.NumFilesOutstanding)
+		}
+	}
+	sum, err := s.Engine.RunAvailableNow(ctx, nil)
+	if err != nil {
+		return err
+	}
+	var files, skipped int
+	for _, b := range sum.Batches {
+		files += b.NumInputFiles
+		skipped += b.NumSkippedFiles
+	}
+	fmt.Fprintf(stdout, "ingested %d rows from %d files in %d batches (%d files skipped) in %s\n",
+		sum.Rows(), files, len(sum.Batches), skipped, time.Since(start).Round(time.Millisecond))
+	if len(sum.Batches) == 0 {
+		fmt.Fprintln(stdout, "nothing new: the table is up to date")
+	}
+	return nil
+}
+
+func humanBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}

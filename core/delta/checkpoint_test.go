@@ -1,0 +1,201 @@
+package delta
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tributary-io/tributary/core/delta/internal/dirstore"
+)
+
+// copyLog copies a fixture's JSON commits (no checkpoints) into a new
+// directory.
+func copyLog(t *testing.T, src string) string {
+	t.Helper()
+	dst := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dst, "_delta_log"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ents, err := os.ReadDir(filepath.Join(src, "_delta_log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".json") || strings.Contains(e.Name(), "checkpoint") {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(src, "_delta_log", e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dst, "_delta_log", e.Name()), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dst
+}
+
+func TestCheckpointWriteRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	tables := []string{
+		"spark-golden/dv-with-columnmapping/dv-with-columnmapping/delta",
+		"spark-golden/basic-with-inserts-deletes-checkpoint/basic-with-inserts-deletes-checkpoint/delta",
+		"spark-golden/data-reader-escaped-chars/data-reader-escaped-chars/delta",
+		"kernel/app-txn-no-checkpoint",
+		"kernel/basic_partitioned",
+		"delta-rs/partition-type-primitives",
+	}
+	for _, rel := range tables {
+		t.Run(rel, func(t *testing.T) {
+			dir := copyLog(t, fixture(t, rel))
+			// Keep every tombstone: the fixtures are old.
+			tbl := NewTable(dirstore.New(dir), WithClock(func() time.Time { return time.UnixMilli(0) }))
+			snap, err := tbl.Snapshot(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := tbl.Checkpoint(ctx, snap); err != nil {
+				t.Fatalf("Checkpoint: %v", err)
+			}
+			var lc LastCheckpoint
+			b, err := os.ReadFile(filepath.Join(dir, "_delta_log", "_last_checkpoint"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(b, &lc); err != nil || lc.Version != snap.Version || lc.NumOfAddFiles != int64(snap.NumFiles()) ||
+				lc.Size != int64(2+len(snap.Txns())+snap.NumFiles()+snap.NumTombstones()) || lc.SizeInBytes <= 0 {
+				t.Fatalf("_last_checkpoint %s (err %v)", b, err)
+			}
+			// Hide the JSON commits up to the checkpoint: the reload must
+			// come from the checkpoint alone.
+			for v := int64(0); v <= snap.Version; v++ {
+				if err := os.Remove(filepath.Join(dir, filepath.FromSlash(CommitKey(v)))); err != nil {
+					t.Fatal(err)
+				}
+			}
+			back, err := NewTable(dirstore.New(dir)).Snapshot(ctx)
+			if err != nil {
+				t.Fatalf("reload: %v", err)
+			}
+			if back.CheckpointVersion() != snap.Version || back.Version != snap.Version {
+				t.Fatalf("reload: version %d from checkpoint %d", back.Version, back.CheckpointVersion())
+			}
+			if !reflect.DeepEqual(back.Protocol, snap.Protocol) && !(len(back.Protocol.ReaderFeatures)+len(snap.Protocol.ReaderFeatures) == 0) {
+				t.Errorf("protocol %+v vs %+v", back.Protocol, snap.Protocol)
+			}
+			if back.Metadata.ID != snap.Metadata.ID || back.Metadata.SchemaString != snap.Metadata.SchemaString ||
+				!slices.Equal(back.Metadata.PartitionColumns, snap.Metadata.PartitionColumns) ||
+				len(back.Metadata.Configuration) != len(snap.Metadata.Configuration) {
+				t.Errorf("metadata %+v vs %+v", back.Metadata, snap.Metadata)
+			}
+			if !slices.Equal(paths(back), paths(snap)) {
+				t.Errorf("files differ")
+			}
+			for a := range snap.Files() {
+				b, _ := back.File(a.Path)
+				if b == nil || b.Size != a.Size || b.Stats != a.Stats || b.ModificationTime != a.ModificationTime ||
+					b.DeletionVector.UniqueID() != a.DeletionVector.UniqueID() ||
+					len(a.PartitionValues) > 0 && !reflect.DeepEqual(a.PartitionValues, b.PartitionValues) {
+					t.Errorf("add %s:\n%+v\n%+v", a.Path, a, b)
+				}
+			}
+			if back.NumTombstones() != snap.NumTombstones() || !reflect.DeepEqual(back.Txns(), snap.Txns()) {
+				t.Errorf("tombstones %d vs %d, txns %v vs %v", back.NumTombstones(), snap.NumTombstones(), back.Txns(), snap.Txns())
+			}
+		})
+	}
+}
+
+func TestCheckpointManyRowGroupsAndRetention(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	now := time.UnixMilli(100 * 24 * 3600 * 1000)
+	tbl := NewTable(dirstore.New(dir), WithClock(func() time.Time { return now }))
+	if _, err := tbl.Commit(ctx, -1, createActions(t)); err != nil {
+		t.Fatal(err)
+	}
+	const files = 3*checkpointRowGroupRows + 17
+	acts := make([]Action, 0, files)
+	for i := range files {
+		acts = append(acts, addAction(fmt.Sprintf("p=x/f-%05d.parquet", i), int64(i)))
+	}
+	if _, err := tbl.Commit(ctx, 0, acts); err != nil {
+		t.Fatal(err)
+	}
+	old := now.Add(-8 * 24 * time.Hour).UnixMilli()
+	recent := now.Add(-time.Hour).UnixMilli()
+	if _, err := tbl.Commit(ctx, 1, []Action{
+		{Remove: &Remove{Path: "p=x/f-00000.parquet", DataChange: true, DeletionTimestamp: old}},
+		{Remove: &Remove{Path: "p=x/f-00001.parquet", DataChange: true, DeletionTimestamp: recent}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := tbl.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tbl.Checkpoint(ctx, snap); err != nil {
+		t.Fatal(err)
+	}
+	back, err := NewTable(noCommitsBelow{dir: dir, below: 3}.store()).Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.NumFiles() != files-2 || back.NumTombstones() != 1 {
+		t.Fatalf("files %d tombstones %d; want %d, 1 (expired one dropped)", back.NumFiles(), back.NumTombstones(), files-2)
+	}
+	var recs int64
+	for a := range back.Files() {
+		st, err := a.ParseStats()
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs += st.NumRecords
+	}
+	if want := int64(files*(files-1)/2 - 1); recs != want {
+		t.Fatalf("numRecords sum %d, want %d", recs, want)
+	}
+}
+
+// noCommitsBelow builds a store view without commits below a version.
+type noCommitsBelow struct {
+	dir   string
+	below int64
+}
+
+func (n noCommitsBelow) store() *dirstore.Store {
+	for v := int64(0); v < n.below; v++ {
+		os.Remove(filepath.Join(n.dir, filepath.FromSlash(CommitKey(v))))
+	}
+	return dirstore.New(n.dir)
+}
+
+func TestCheckpointRefusesV2Tables(t *testing.T) {
+	snap, err := openFixture(t, "spark-golden/v2-checkpoint-json/v2-checkpoint-json/delta").Snapshot(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = NewTable(dirstore.New(t.TempDir())).Checkpoint(context.Background(), snap)
+	if !errors.Is(err, ErrUnsupportedProtocol) {
+		t.Fatalf("err = %v, want ErrUnsupportedProtocol", err)
+	}
+}
+
+func TestCorruptCheckpointIsAnError(t *testing.T) {
+	dir := copyLog(t, fixture(t, "kernel/app-txn-no-checkpoint"))
+	if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(CheckpointKey(1))), []byte("not parquet"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := NewTable(dirstore.New(dir)).Snapshot(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "checkpoint 1") {
+		t.Fatalf("err = %v, want a checkpoint error", err)
+	}
+}

@@ -1,0 +1,424 @@
+package delta
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/tributary-io/tributary/core/objstore"
+)
+
+// ErrNotATable is returned (wrapped) when the store has no Delta log.
+var ErrNotATable = errors.New("delta: not a Delta table (no _delta_log commits)")
+
+// ErrVersionNotFound is wrapped by SnapshotAt and ReadCommit for a version
+// the log does not hold.
+var ErrVersionNotFound = errors.New("delta: version not found")
+
+// Table is a Delta table rooted at the store's root.
+type Table struct {
+	store          objstore.Store
+	readerFeatures map[string]bool
+	writerFeatures map[string]bool
+	maxAttempts    int
+	backoff        time.Duration
+	engineInfo     string
+	now            func() time.Time
+	log            *slog.Logger
+}
+
+// Option configures a Table.
+type Option func(*Table)
+
+// WithEngineInfo sets commitInfo.engineInfo (default "tributary").
+func WithEngineInfo(s string) Option { return func(t *Table) { t.engineInfo = s } }
+
+// WithMaxAttempts bounds CommitTxn's attempts (default 20).
+func WithMaxAttempts(n int) Option {
+	return func(t *Table) {
+		if n > 0 {
+			t.maxAttempts = n
+		}
+	}
+}
+
+// WithBackoff sets the base of CommitTxn's jittered backoff between
+// attempts (default 5ms; 0 disables sleeping).
+func WithBackoff(d time.Duration) Option { return func(t *Table) { t.backoff = d } }
+
+// WithClock sets the clock used for commit timestamps.
+func WithClock(now func() time.Time) Option { return func(t *Table) { t.now = now } }
+
+// WithLogger sets the logger (default slog.Default()).
+func WithLogger(l *slog.Logger) Option { return func(t *Table) { t.log = l } }
+
+// WithReaderFeatures replaces the set of reader features accepted when
+// loading snapshots (default DefaultReaderFeatures()).
+func WithReaderFeatures(f map[string]bool) Option { return func(t *Table) { t.readerFeatures = f } }
+
+// WithWriterFeatures replaces the set of writer features accepted by
+// commits (default DefaultWriterFeatures()).
+func WithWriterFeatures(f map[string]bool) Option { return func(t *Table) { t.writerFeatures = f } }
+
+// NewTable returns the table rooted at the store's root.
+func NewTable(store objstore.Store, opts ...Option) *Table {
+	t := &Table{
+		store:          store,
+		readerFeatures: DefaultReaderFeatures(),
+		writerFeatures: DefaultWriterFeatures(),
+		maxAttempts:    20,
+		backoff:        5 * time.Millisecond,
+		engineInfo:     "tributary",
+		now:            time.Now,
+		log:            slog.Default(),
+	}
+	for _, o := range opts {
+		o(t)
+	}
+	return t
+}
+
+// Store returns the table's object store.
+func (t *Table) Store() objstore.Store { return t.store }
+
+// LastCheckpoint is the content of _delta_log/_last_checkpoint.
+type LastCheckpoint struct {
+	Version       int64           `json:"version"`
+	Size          int64           `json:"size"`
+	Parts         *int            `json:"parts,omitempty"`
+	SizeInBytes   int64           `json:"sizeInBytes,omitempty"`
+	NumOfAddFiles int64           `json:"numOfAddFiles,omitempty"`
+	V2Checkpoint  json.RawMessage `json:"v2Checkpoint,omitempty"`
+	Checksum      string          `json:"checksum,omitempty"`
+}
+
+func (t *Table) readAll(ctx context.Context, key string) ([]byte, error) {
+	rc, err := t.store.Get(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	b, err := io.ReadAll(rc)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", key, err)
+	}
+	return b, nil
+}
+
+// readLastCheckpoint returns the hint, or ok=false when it is missing or
+// unreadable (a stale or corrupt hint is never fatal).
+func (t *Table) readLastCheckpoint(ctx context.Context) (LastCheckpoint, bool) {
+	b, err := t.readAll(ctx, LastCheckpointKey)
+	if err != nil {
+		if !errors.Is(err, objstore.ErrNotFound) {
+			t.log.WarnContext(ctx, "delta: cannot read _last_checkpoint; listing the log", "key", LastCheckpointKey, "err", err)
+		}
+		return LastCheckpoint{}, false
+	}
+	var lc LastCheckpoint
+	if err := json.Unmarshal(b, &lc); err != nil || lc.Version < 0 {
+		t.log.WarnContext(ctx, "delta: corrupt _last_checkpoint; listing the log", "key", LastCheckpointKey, "err", err)
+		return LastCheckpoint{}, false
+	}
+	return lc, true
+}
+
+// logListing is the commits and complete checkpoints found by a listing.
+type logListing struct {
+	commits     map[int64]string
+	checkpoints map[int64][]logFile // complete checkpoints: all parts, or one v2/classic file
+	maxVersion  int64
+}
+
+// listLog lists log files with versions >= from.
+func (t *Table) listLog(ctx context.Context, from int64) (*logListing, error) {
+	ll := &logListing{commits: make(map[int64]string), checkpoints: make(map[int64][]logFile), maxVersion: -1}
+	opts := objstore.ListOptions{Prefix: LogDir}
+	if from > 0 {
+		opts.StartAfter = fmt.Sprintf("%s%020d", LogDir, from)
+	}
+	multi := make(map[int64]map[int][]logFile) // version -> parts -> files
+	for info, err := range t.store.List(ctx, opts) {
+		if err != nil {
+			return nil, fmt.Errorf("delta: list %s: %w", LogDir, err)
+		}
+		name := strings.TrimPrefix(info.Key, LogDir)
+		if name != "" && name[0] > '9' {
+			break // _last_checkpoint, _sidecars/, … sort after every version
+		}
+		f, ok := parseLogKey(info.Key)
+		if !ok || f.version < from {
+			continue
+		}
+		switch f.kind {
+		case kindCommit:
+			ll.commits[f.version] = f.key
+			ll.maxVersion = max(ll.maxVersion, f.version)
+		case kindCheckpoint, kindV2Checkpoint:
+			if _, dup := ll.checkpoints[f.version]; !dup {
+				ll.checkpoints[f.version] = []logFile{f}
+			}
+			ll.maxVersion = max(ll.maxVersion, f.version)
+		case kindMultiPartCheckpoint:
+			if multi[f.version] == nil {
+				multi[f.version] = make(map[int][]logFile)
+			}
+			multi[f.version][f.parts] = append(multi[f.version][f.parts], f)
+		}
+	}
+	for v, byParts := range multi {
+		if _, have := ll.checkpoints[v]; have {
+			continue
+		}
+		for n, files := range byParts {
+			seen := make(map[int]logFile)
+			for _, f := range files {
+				seen[f.part] = f
+			}
+			if len(seen) == n {
+				parts := make([]logFile, 0, n)
+				for i := 1; i <= n; i++ {
+					parts = append(parts, seen[i])
+				}
+				ll.checkpoints[v] = parts
+				ll.maxVersion = max(ll.maxVersion, v)
+				break
+			}
+		}
+	}
+	return ll, nil
+}
+
+// Snapshot loads the latest version of the table.
+func (t *Table) Snapshot(ctx context.Context) (*Snapshot, error) {
+	return t.snapshot(ctx, -1)
+}
+
+// SnapshotAt loads the table as of version.
+func (t *Table) SnapshotAt(ctx context.Context, version int64) (*Snapshot, error) {
+	if version < 0 {
+		return nil, fmt.Errorf("%w: %d", ErrVersionNotFound, version)
+	}
+	return t.snapshot(ctx, version)
+}
+
+func (t *Table) snapshot(ctx context.Context, target int64) (*Snapshot, error) {
+	var ll *logListing
+	var err error
+	if lc, ok := t.readLastCheckpoint(ctx); ok && (target < 0 || lc.Version <= target) {
+		ll, err = t.listLog(ctx, lc.Version)
+		if err != nil {
+			return nil, err
+		}
+		if _, ok := ll.checkpoints[lc.Version]; !ok {
+			// Stale or dangling hint: fall back to a full listing.
+			t.log.WarnContext(ctx, "delta: _last_checkpoint names a missing checkpoint; listing the log", "version", lc.Version)
+			ll = nil
+		}
+	}
+	if ll == nil {
+		if ll, err = t.listLog(ctx, 0); err != nil {
+			return nil, err
+		}
+	}
+	if ll.maxVersion < 0 {
+		return nil, ErrNotATable
+	}
+	if target < 0 {
+		target = ll.maxVersion
+	} else if target > ll.maxVersion {
+		return nil, fmt.Errorf("%w: version %d (latest is %d)", ErrVersionNotFound, target, ll.maxVersion)
+	}
+	// Newest complete checkpoint at or below target.
+	ckpt := int64(-1)
+	for v := range ll.checkpoints {
+		if v <= target && v > ckpt {
+			ckpt = v
+		}
+	}
+	s := newSnapshot(t)
+	if ckpt >= 0 {
+		if err := t.loadCheckpoint(ctx, s, ll.checkpoints[ckpt]); err != nil {
+			return nil, fmt.Errorf("delta: checkpoint %d: %w", ckpt, err)
+		}
+		s.Version, s.checkpointVersion = ckpt, ckpt
+	}
+	if err := t.replay(ctx, s, ll.commits, target); err != nil {
+		return nil, err
+	}
+	if err := s.finish(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// replay applies commits s.Version+1 .. target from the listing.
+func (t *Table) replay(ctx context.Context, s *Snapshot, commits map[int64]string, target int64) error {
+	for v := s.Version + 1; v <= target; v++ {
+		key, ok := commits[v]
+		if !ok {
+			if s.Version < 0 && v == 0 {
+				return fmt.Errorf("%w: no commit 0 and no checkpoint to start from", ErrInvalidLog)
+			}
+			return fmt.Errorf("%w: versions not contiguous: %s missing (have up to %d)", ErrInvalidLog, CommitKey(v), target)
+		}
+		if err := t.applyCommit(ctx, s, key); err != nil {
+			return err
+		}
+		s.Version = v
+	}
+	return nil
+}
+
+func (t *Table) applyCommit(ctx context.Context, s *Snapshot, key string) error {
+	b, err := t.readAll(ctx, key)
+	if err != nil {
+		return fmt.Errorf("delta: read commit %s: %w", key, err)
+	}
+	err = ReadActions(bytes.NewReader(b), func(a Action) error {
+		s.apply(a)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("delta: commit %s: %w", key, err)
+	}
+	return nil
+}
+
+// loadCheckpoint applies a checkpoint's actions (all parts, and sidecars of a
+// V2 checkpoint).
+func (t *Table) loadCheckpoint(ctx context.Context, s *Snapshot, parts []logFile) error {
+	var sidecars []Sidecar
+	collect := func(a Action) error {
+		if a.Sidecar != nil {
+			sidecars = append(sidecars, *a.Sidecar)
+			return nil
+		}
+		s.apply(a)
+		return nil
+	}
+	for _, p := range parts {
+		b, err := t.readAll(ctx, p.key)
+		if err != nil {
+			return err
+		}
+		if strings.HasSuffix(p.key, ".json") {
+			err = ReadActions(bytes.NewReader(b), collect)
+		} else {
+			err = readParquetActions(b, collect)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", p.key, err)
+		}
+	}
+	for _, sc := range sidecars {
+		name, err := ObjectKey(sc.Path)
+		if err != nil {
+			return fmt.Errorf("sidecar %q: %w", sc.Path, err)
+		}
+		key := LogDir + "_sidecars/" + name[strings.LastIndex(name, "/")+1:]
+		b, err := t.readAll(ctx, key)
+		if err != nil {
+			return fmt.Errorf("sidecar: %w", err)
+		}
+		if err := readParquetActions(b, func(a Action) error { s.apply(a); return nil }); err != nil {
+			return fmt.Errorf("sidecar %s: %w", key, err)
+		}
+	}
+	return nil
+}
+
+func (t *Table) update(ctx context.Context, s *Snapshot) error {
+	ll := &logListing{commits: make(map[int64]string)}
+	opts := objstore.ListOptions{Prefix: LogDir, StartAfter: CommitKey(s.Version)}
+	maxV := s.Version
+	for info, err := range t.store.List(ctx, opts) {
+		if err != nil {
+			return fmt.Errorf("delta: list %s: %w", LogDir, err)
+		}
+		name := strings.TrimPrefix(info.Key, LogDir)
+		if name != "" && name[0] > '9' {
+			break
+		}
+		if f, ok := parseLogKey(info.Key); ok && f.kind == kindCommit && f.version > s.Version {
+			ll.commits[f.version] = f.key
+			maxV = max(maxV, f.version)
+		}
+	}
+	if maxV == s.Version {
+		return nil
+	}
+	if _, ok := ll.commits[s.Version+1]; !ok {
+		// The next commit was cleaned up: reload from a checkpoint.
+		fresh, err := t.Snapshot(ctx)
+		if err != nil {
+			return err
+		}
+		*s = *fresh
+		return nil
+	}
+	if err := t.replay(ctx, s, ll.commits, maxV); err != nil {
+		return err
+	}
+	return s.finish()
+}
+
+// Update advances snap to the latest version (see Snapshot.Update); a nil
+// snap loads a fresh snapshot.
+func (t *Table) Update(ctx context.Context, snap *Snapshot) (*Snapshot, error) {
+	if snap == nil {
+		return t.Snapshot(ctx)
+	}
+	if err := snap.Update(ctx); err != nil {
+		return nil, err
+	}
+	return snap, nil
+}
+
+// ReadCommit returns the actions of one commit file (for incremental,
+// streaming reads of the log).
+func (t *Table) ReadCommit(ctx context.Context, version int64) ([]Action, error) {
+	key := CommitKey(version)
+	b, err := t.readAll(ctx, key)
+	if err != nil {
+		if errors.Is(err, objstore.ErrNotFound) {
+			return nil, fmt.Errorf("%w: %s: %w", ErrVersionNotFound, key, err)
+		}
+		return nil, fmt.Errorf("delta: read commit %s: %w", key, err)
+	}
+	var out []Action
+	if err := ReadActions(bytes.NewReader(b), func(a Action) error {
+		out = append(out, a)
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("delta: commit %s: %w", key, err)
+	}
+	return out, nil
+}
+
+// LatestVersion lists the log and returns the newest commit version.
+func (t *Table) LatestVersion(ctx context.Context) (int64, error) {
+	from := int64(0)
+	if lc, ok := t.readLastCheckpoint(ctx); ok {
+		from = lc.Version
+	}
+	ll, err := t.listLog(ctx, from)
+	if err != nil {
+		return 0, err
+	}
+	if ll.maxVersion < 0 && from > 0 {
+		if ll, err = t.listLog(ctx, 0); err != nil {
+			return 0, err
+		}
+	}
+	if ll.maxVersion < 0 {
+		return 0, ErrNotATable
+	}
+	return ll.maxVersion, nil
+}

@@ -1,0 +1,221 @@
+// Package fileformat defines the contract between Tributary's ingest engine
+// and its file-format readers (cloudFiles.format): schema inference over
+// sample files, reading a file into rows of a schema, and the rescued-data
+// semantics of Databricks Auto Loader. It also holds the helpers every text
+// format shares: transparent decompression, value parsing (dates,
+// timestamps, decimals) and the rescued-data JSON builder.
+//
+// Package formats re-exports these types and adds the registry; format
+// implementations (formats/jsonfmt, …) import this package, which keeps the
+// registry free of import cycles.
+package fileformat
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/tributary-io/tributary/core/schema"
+)
+
+// Defaults, as in Databricks Auto Loader.
+const (
+	// DefaultRescuedDataColumn is the default cloudFiles.rescuedDataColumn.
+	DefaultRescuedDataColumn = "_rescued_data"
+	// DefaultCorruptRecordColumn is Spark's default columnNameOfCorruptRecord.
+	DefaultCorruptRecordColumn = "_corrupt_record"
+	// FilePathKey is the key under which the rescued-data JSON records the
+	// source file path of the row.
+	FilePathKey = "_file_path"
+	// DefaultSampleBytes is the default
+	// cloudFiles.schemaInference.sampleSize.numBytes (50 GB).
+	DefaultSampleBytes int64 = 50 << 30
+	// DefaultSampleFiles is the default
+	// cloudFiles.schemaInference.sampleSize.numFiles. The caller enforces
+	// it: it decides which files it passes to Inferrer.Add.
+	DefaultSampleFiles = 1000
+)
+
+// Sentinel errors.
+var (
+	// ErrSampleFull is returned by Inferrer.Add when the byte budget of the
+	// sample was already used up: the file was not read.
+	ErrSampleFull = errors.New("schema inference sample size reached")
+	// ErrMalformedRecord is wrapped by readers and inferrers in FAILFAST
+	// mode when a record cannot be parsed; the error names file and line.
+	ErrMalformedRecord = errors.New("malformed record")
+	// ErrReadSchema is wrapped by Format.Open when the schema and the read
+	// options do not fit together (e.g. the rescued data column is missing
+	// from the schema or is not a string).
+	ErrReadSchema = errors.New("invalid read schema")
+	// ErrBadOption is wrapped when an option value is invalid; the error
+	// names the option.
+	ErrBadOption = errors.New("invalid option")
+)
+
+// Format is one cloudFiles.format. Implementations are stateless and safe
+// for concurrent use; inferrers and readers they return are not.
+type Format interface {
+	// Name is the cloudFiles.format value ("json").
+	Name() string
+	// NewInferrer starts a schema inference over sample files. Invalid
+	// options are reported by every Inferrer.Add (wrapping ErrBadOption).
+	NewInferrer(opts InferOptions) Inferrer
+	// Open reads one file's decompressed content r (see Decompress) as rows
+	// of s. s is the full table schema, including the rescued data column
+	// when opts.RescuedDataColumn is set.
+	Open(ctx context.Context, r io.Reader, s *schema.StructType, opts ReadOptions) (RowReader, error)
+}
+
+// Inferrer accumulates a schema across sample files.
+type Inferrer interface {
+	// Add samples one file: path names it in errors and r yields its
+	// decompressed content (see Decompress). Bytes read from r count against
+	// InferOptions.MaxBytes; the file that crosses the budget is still read
+	// whole, and every Add after that returns ErrSampleFull without reading.
+	// A malformed record fails Add only in FAILFAST mode.
+	Add(ctx context.Context, path string, r io.Reader) error
+	// Schema returns the schema inferred so far, with the schema hints
+	// applied and the rescued data column (if any) as the last field. When
+	// nothing was sampled (Sampled().Records == 0) it holds only the hinted
+	// columns and the rescued data column; Auto Loader then fails with
+	// "unable to infer schema", which is the caller's call to make.
+	Schema() *schema.StructType
+	// Sampled reports the files, bytes and records sampled so far.
+	Sampled() Sample
+	// Full reports whether the byte budget is used up.
+	Full() bool
+}
+
+// Sample counts what an Inferrer has read.
+type Sample struct {
+	Files   int   // files passed to Add and read
+	Bytes   int64 // bytes read from those files' readers
+	Records int64 // records (JSON objects) sampled
+}
+
+// RowReader yields the rows of one file.
+type RowReader interface {
+	// Next returns the next row: one value per schema field, in field
+	// order, following the row rules of package schema. It returns io.EOF
+	// after the last row. The returned slice is the caller's to keep.
+	Next() ([]any, error)
+	// Stats reports what was read so far.
+	Stats() ReadStats
+	// Close releases the reader's resources (the decompressor); it does not
+	// close the io.Reader given to Open. Next returns io.EOF after Close.
+	Close() error
+}
+
+// InferOptions configure schema inference.
+type InferOptions struct {
+	// InferColumnTypes is cloudFiles.inferColumnTypes (default false for
+	// json, csv and xml): when false every column is a string, nested
+	// objects and arrays included (they hold their JSON text), except along
+	// the path of a schema hint.
+	InferColumnTypes bool
+	// PrefersDecimal is Spark's prefersDecimal: with InferColumnTypes,
+	// floating-point numbers infer as decimal when they fit.
+	PrefersDecimal bool
+	// Hints are the parsed cloudFiles.schemaHints (schema.ParseDDL).
+	Hints []schema.HintField
+	// RescuedDataColumn, when not empty, is appended as the last field
+	// (string) of the inferred schema. A sampled column of that name
+	// (compared case-insensitively) is left out: its values are rescued.
+	RescuedDataColumn string
+	// MaxBytes is the sample byte budget; 0 means DefaultSampleBytes.
+	MaxBytes int64
+	// Mode is the parse mode for malformed records ("" = PERMISSIVE). In
+	// PERMISSIVE mode a malformed record adds CorruptRecordColumn (string)
+	// to the inferred schema, as Spark does.
+	Mode ParseMode
+	// CorruptRecordColumn is columnNameOfCorruptRecord; "" means
+	// DefaultCorruptRecordColumn.
+	CorruptRecordColumn string
+}
+
+// ReadOptions configure reading one file.
+type ReadOptions struct {
+	// FilePath is the file's full path (s3://bucket/key or a local path):
+	// recorded under "_file_path" in the rescued data and used in error
+	// messages.
+	FilePath string
+	// RescuedDataColumn names the schema's rescued data column (a top-level
+	// string field). "" disables rescue: values that do not fit their
+	// column become null and unknown columns are ignored (schema evolution
+	// mode "none" without rescuedDataColumn); ReadStats counts them.
+	// Callers normally set DefaultRescuedDataColumn.
+	RescuedDataColumn string
+	// CaseInsensitive is the inverse of Databricks' readerCaseSensitive
+	// (default true). With rescue enabled and CaseInsensitive false, a
+	// field whose name differs from its column only by case is rescued;
+	// otherwise it fills the column. Without rescue, matching is always
+	// case-insensitive (Spark's default).
+	CaseInsensitive bool
+	// Mode is the parse mode for malformed records ("" = PERMISSIVE).
+	Mode ParseMode
+	// CorruptRecordColumn is columnNameOfCorruptRecord; "" means
+	// DefaultCorruptRecordColumn. It only matters if the schema has a
+	// top-level string field of that name.
+	CorruptRecordColumn string
+}
+
+// ReadStats counts what a RowReader read. Paths are dotted column paths
+// ("user.dob"; "element"/"key"/"value" step into collections); each list
+// holds distinct paths in first-seen order, at most MaxReportedPaths.
+type ReadStats struct {
+	// RowsRead counts rows returned by Next.
+	RowsRead int64
+	// RowsRescued counts rows whose rescued data column is not null.
+	RowsRescued int64
+	// CorruptRecords counts malformed records (returned as null rows in
+	// PERMISSIVE mode, skipped in DROPMALFORMED mode).
+	CorruptRecords int64
+	// ValuesDropped counts values that were neither stored nor rescued
+	// (rescue disabled: mismatched values set to null, unknown columns
+	// ignored, corrupt records without a corrupt-record column).
+	ValuesDropped int64
+	// UnknownFields lists paths present in the data but not in the schema:
+	// the new columns schema evolution would add.
+	UnknownFields []string
+	// MismatchedFields lists paths whose values did not fit their type.
+	MismatchedFields []string
+}
+
+// MaxReportedPaths caps ReadStats.UnknownFields and MismatchedFields.
+const MaxReportedPaths = 1000
+
+// ParseMode is Spark's mode option for malformed records.
+type ParseMode string
+
+// Parse modes.
+const (
+	// Permissive keeps a malformed record as a row of nulls, its text in the
+	// corrupt-record column when the schema has one, else in the rescued
+	// data column under the corrupt-record column's name.
+	Permissive ParseMode = "PERMISSIVE"
+	// DropMalformed skips malformed records.
+	DropMalformed ParseMode = "DROPMALFORMED"
+	// FailFast fails the read at the first malformed record.
+	FailFast ParseMode = "FAILFAST"
+)
+
+// ParseParseMode reads a mode option value, case-insensitively; "" is
+// Permissive.
+func ParseParseMode(s string) (ParseMode, error) {
+	switch ParseMode(strings.ToUpper(strings.TrimSpace(s))) {
+	case "", Permissive:
+		return Permissive, nil
+	case DropMalformed:
+		return DropMalformed, nil
+	case FailFast:
+		return FailFast, nil
+	}
+	return "", fmt.Errorf("%w: mode %q: want PERMISSIVE, DROPMALFORMED or FAILFAST", ErrBadOption, s)
+}
+
+// Normalize returns m with "" replaced by Permissive, or an error naming the
+// option when m is not a known mode.
+func (m ParseMode) Normalize() (ParseMode, error) { return ParseParseMode(string(m)) }

@@ -1,0 +1,299 @@
+package fileformat
+
+import (
+	"math/big"
+	"strings"
+	"time"
+
+	"github.com/tributary-io/tributary/core/schema"
+)
+
+// ParseDate parses a date the way Spark's lenient default date parsing
+// does: "yyyy", "yyyy-[m]m", "yyyy-[m]m-[d]d", the last optionally followed
+// by ' ' or 'T' and anything (a time part, ignored). Surrounding whitespace
+// is ignored. ok is false for anything else or an impossible date.
+func ParseDate(s string) (d schema.Date, ok bool) {
+	s = strings.TrimSpace(s)
+	y, m, dd, rest, ok := parseYMD(s, true)
+	if !ok || (rest != "" && rest[0] != ' ' && rest[0] != 'T') {
+		return 0, false
+	}
+	return schema.Date(daysSinceEpoch(y, m, dd)), true
+}
+
+// parseYMD reads yyyy[-[m]m[-[d]d]] (partial forms only when partial is
+// true) and returns the unparsed rest.
+func parseYMD(s string, partial bool) (y, m, d int, rest string, ok bool) {
+	if len(s) < 4 {
+		return 0, 0, 0, "", false
+	}
+	y, ok = digits(s[:4])
+	if !ok {
+		return 0, 0, 0, "", false
+	}
+	m, d, rest = 1, 1, s[4:]
+	var got int
+	if rest, got = dashNumber(rest, &m); got == 0 {
+		if !partial || (rest != "" && rest[0] != ' ' && rest[0] != 'T') {
+			return 0, 0, 0, "", false
+		}
+		return y, 1, 1, rest, true
+	}
+	if rest, got = dashNumber(rest, &d); got == 0 {
+		if !partial || (rest != "" && rest[0] != ' ' && rest[0] != 'T') {
+			return 0, 0, 0, "", false
+		}
+	}
+	if m < 1 || m > 12 || d < 1 || d > daysIn(y, m) {
+		return 0, 0, 0, "", false
+	}
+	return y, m, d, rest, true
+}
+
+// dashNumber reads "-" and one or two digits into *n; got is the number of
+// digits read (0: nothing consumed).
+func dashNumber(s string, n *int) (rest string, got int) {
+	if len(s) < 2 || s[0] != '-' || !isDigit(s[1]) {
+		return s, 0
+	}
+	end := 2
+	if len(s) > 2 && isDigit(s[2]) {
+		end = 3
+	}
+	v, _ := digits(s[1:end])
+	*n = v
+	return s[end:], end - 1
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+func digits(s string) (int, bool) {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if !isDigit(s[i]) {
+			return 0, false
+		}
+		n = n*10 + int(s[i]-'0')
+	}
+	return n, s != ""
+}
+
+func daysIn(y, m int) int {
+	return time.Date(y, time.Month(m)+1, 0, 0, 0, 0, 0, time.UTC).Day()
+}
+
+func daysSinceEpoch(y, m, d int) int64 {
+	return time.Date(y, time.Month(m), d, 0, 0, 0, 0, time.UTC).Unix() / 86400
+}
+
+// ParseTimestamp parses an ISO-8601-like timestamp as Spark's default
+// timestamp parsing accepts it:
+//
+//	yyyy-[m]m-[d]d[(T| )[h]h:[m]m[:[s]s[.fraction]]][zone]
+//
+// (also "yyyy" and "yyyy-[m]m"), fraction up to 9 digits (truncated to
+// microseconds), zone "Z", "UTC", "GMT", "UT", [+-]h, [+-]hh, [+-]hh:mm or
+// [+-]hhmm, optionally after a space or after UTC/GMT/UT. A timestamp with
+// no zone is read in UTC (Tributary's session time zone). With ntz
+// (timestamp_ntz) a zone is not allowed and the wall clock is returned as
+// UTC. The result is in UTC.
+func ParseTimestamp(s string, ntz bool) (time.Time, bool) {
+	s = strings.TrimSpace(s)
+	y, mo, d, rest, ok := parseYMD(s, true)
+	if !ok {
+		return time.Time{}, false
+	}
+	var h, mi, sec, nanos int
+	if rest != "" && (rest[0] == 'T' || rest[0] == ' ') {
+		r := rest[1:]
+		var n int
+		if r, n = number12(r); n == 0 {
+			// Only a zone may follow a date and a space ("2021-01-01 UTC").
+			if rest[0] == 'T' {
+				return time.Time{}, false
+			}
+			r = rest
+		} else {
+			h = n - 1
+			if len(r) == 0 || r[0] != ':' {
+				return time.Time{}, false
+			}
+			if r, n = number12(r[1:]); n == 0 {
+				return time.Time{}, false
+			}
+			mi = n - 1
+			if len(r) > 0 && r[0] == ':' {
+				if r, n = number12(r[1:]); n == 0 {
+					return time.Time{}, false
+				}
+				sec = n - 1
+				if len(r) > 0 && r[0] == '.' {
+					i := 1
+					for i < len(r) && isDigit(r[i]) {
+						i++
+					}
+					frac := r[1:i]
+					if frac == "" || len(frac) > 9 {
+						return time.Time{}, false
+					}
+					v, _ := digits(frac)
+					for k := len(frac); k < 9; k++ {
+						v *= 10
+					}
+					nanos = v / 1000 * 1000
+					r = r[i:]
+				}
+			}
+		}
+		rest = r
+	}
+	if h > 23 || mi > 59 || sec > 59 {
+		return time.Time{}, false
+	}
+	offset, hasZone, ok := parseZone(rest)
+	if !ok || (ntz && hasZone) {
+		return time.Time{}, false
+	}
+	t := time.Date(y, time.Month(mo), d, h, mi, sec, nanos, time.UTC)
+	return t.Add(-time.Duration(offset) * time.Second), true
+}
+
+// number12 reads one or two digits; n is the value plus one (0: none).
+func number12(s string) (rest string, n int) {
+	if len(s) == 0 || !isDigit(s[0]) {
+		return s, 0
+	}
+	end := 1
+	if len(s) > 1 && isDigit(s[1]) {
+		end = 2
+	}
+	v, _ := digits(s[:end])
+	return s[end:], v + 1
+}
+
+// parseZone reads an optional zone suffix; offset is in seconds east of UTC.
+func parseZone(s string) (offset int, has, ok bool) {
+	s = strings.TrimLeft(s, " ")
+	if s == "" {
+		return 0, false, true
+	}
+	if s == "Z" {
+		return 0, true, true
+	}
+	for _, name := range []string{"UTC", "GMT", "UT"} {
+		if strings.HasPrefix(s, name) {
+			s = s[len(name):]
+			if s == "" {
+				return 0, true, true
+			}
+			break
+		}
+	}
+	if s[0] != '+' && s[0] != '-' {
+		return 0, false, false
+	}
+	sign := 1
+	if s[0] == '-' {
+		sign = -1
+	}
+	s = s[1:]
+	var hh, mm int
+	switch {
+	case len(s) == 1 || len(s) == 2:
+		hh, ok = digits(s)
+	case len(s) == 4:
+		hh, ok = digits(s[:2])
+		if ok {
+			mm, ok = digits(s[2:])
+		}
+	case len(s) == 5 && s[2] == ':':
+		hh, ok = digits(s[:2])
+		if ok {
+			mm, ok = digits(s[3:])
+		}
+	}
+	if !ok || hh > 18 || mm > 59 {
+		return 0, false, false
+	}
+	return sign * (hh*3600 + mm*60), true, true
+}
+
+var bigTen = big.NewInt(10)
+
+// ParseDecimal parses a decimal number ([+-]digits[.digits][(e|E)[+-]digits],
+// surrounding whitespace ignored) into t: rounded half-up to t.Scale, ok false
+// when the result needs more than t.Precision digits or s is not a number.
+func ParseDecimal(s string, t schema.DecimalType) (schema.Decimal, bool) {
+	s = strings.TrimSpace(s)
+	neg := false
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		neg = s[0] == '-'
+		s = s[1:]
+	}
+	mant, frac := s, ""
+	exp := 0
+	if i := strings.IndexAny(s, "eE"); i >= 0 {
+		mant = s[:i]
+		e := s[i+1:]
+		esign := 1
+		if e != "" && (e[0] == '+' || e[0] == '-') {
+			if e[0] == '-' {
+				esign = -1
+			}
+			e = e[1:]
+		}
+		if e == "" || len(e) > 6 {
+			return schema.Decimal{}, false
+		}
+		v, ok := digits(e)
+		if !ok {
+			return schema.Decimal{}, false
+		}
+		exp = esign * v
+	}
+	if i := strings.IndexByte(mant, '.'); i >= 0 {
+		mant, frac = mant[:i], mant[i+1:]
+	}
+	if mant == "" && frac == "" {
+		return schema.Decimal{}, false
+	}
+	all := mant + frac
+	for i := 0; i < len(all); i++ {
+		if !isDigit(all[i]) {
+			return schema.Decimal{}, false
+		}
+	}
+	all = strings.TrimLeft(all, "0")
+	u := new(big.Int)
+	if all != "" {
+		u.SetString(all, 10)
+	}
+	// value = u × 10^(exp - len(frac)); want unscaled = value × 10^scale.
+	shift := exp - len(frac) + t.Scale
+	switch {
+	case u.Sign() == 0:
+	case shift > 0:
+		if len(all)+shift > t.Precision {
+			return schema.Decimal{}, false
+		}
+		u.Mul(u, new(big.Int).Exp(bigTen, big.NewInt(int64(shift)), nil))
+	case shift < 0:
+		if -shift > len(all)+1 {
+			u.SetInt64(0) // far below half a unit: rounds to zero
+			break
+		}
+		div := new(big.Int).Exp(bigTen, big.NewInt(int64(-shift)), nil)
+		q, r := new(big.Int).QuoRem(u, div, new(big.Int))
+		if r.Lsh(r, 1).Cmp(div) >= 0 {
+			q.Add(q, big.NewInt(1))
+		}
+		u = q
+	}
+	if len(u.String()) > t.Precision && u.Sign() != 0 {
+		return schema.Decimal{}, false
+	}
+	if neg {
+		u.Neg(u)
+	}
+	return schema.Decimal{Unscaled: u, Scale: t.Scale}, true
+}

@@ -1,0 +1,478 @@
+package jsonfmt
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/tributary-io/tributary/core/formats/fileformat"
+	"github.com/tributary-io/tributary/core/schema"
+)
+
+// ikind is a type of the inference lattice (Spark's JsonInferSchema).
+type ikind uint8
+
+const (
+	iNull ikind = iota // only nulls seen so far
+	iBool
+	iLong
+	iDecimal
+	iDouble
+	iString
+	iStruct
+	iArray
+)
+
+// itype is an inferred type, widened in place as records are added.
+type itype struct {
+	kind        ikind
+	prec, scale int            // iDecimal
+	fields      []ifield       // iStruct, in first-seen order
+	index       map[string]int // lower-cased name -> field
+	exact       map[string]int // name as seen -> field
+	elem        *itype         // iArray
+}
+
+type ifield struct {
+	name string
+	t    *itype
+}
+
+// field returns the field named name (matched case-insensitively: the
+// first-seen spelling wins), adding it when new.
+func (it *itype) field(name string) *itype {
+	key := strings.ToLower(name)
+	if i, ok := it.index[key]; ok {
+		return it.fields[i].t
+	}
+	if it.index == nil {
+		it.index = map[string]int{}
+		it.exact = map[string]int{}
+	}
+	it.index[key] = len(it.fields)
+	it.exact[name] = len(it.fields)
+	f := &itype{}
+	it.fields = append(it.fields, ifield{name: name, t: f})
+	return f
+}
+
+func (it *itype) toString() {
+	*it = itype{kind: iString}
+}
+
+// hintTrie holds the schema-hint paths, lower-cased, so that inference in
+// string mode keeps structs (and arrays) along them.
+type hintTrie struct {
+	children map[string]*hintTrie
+}
+
+func newHintTrie(hints []schema.HintField) *hintTrie {
+	root := &hintTrie{}
+	for _, h := range hints {
+		n := root
+		for _, seg := range h.Path {
+			key := strings.ToLower(seg)
+			if n.children == nil {
+				n.children = map[string]*hintTrie{}
+			}
+			c := n.children[key]
+			if c == nil {
+				c = &hintTrie{}
+				n.children[key] = c
+			}
+			n = c
+		}
+	}
+	return root
+}
+
+// child returns the trie below segment seg, nil when no hint continues there.
+func (h *hintTrie) child(seg string) *hintTrie {
+	if h == nil || h.children == nil {
+		return nil
+	}
+	c := h.children[strings.ToLower(seg)]
+	if c == nil || len(c.children) == 0 {
+		return nil
+	}
+	return c
+}
+
+// inferrer implements fileformat.Inferrer for JSON lines.
+type inferrer struct {
+	opts    fileformat.InferOptions
+	optErr  error
+	mode    fileformat.ParseMode
+	corrupt string
+	hints   *hintTrie
+	root    itype
+	sample  fileformat.Sample
+	max     int64
+	tape    tape
+}
+
+func newInferrer(opts fileformat.InferOptions) *inferrer {
+	mode, err := opts.Mode.Normalize()
+	if err != nil {
+		err = fmt.Errorf("jsonfmt: %w", err)
+	}
+	if opts.MaxBytes < 0 {
+		err = fmt.Errorf("jsonfmt: %w: cloudFiles.schemaInference.sampleSize.numBytes %d is negative", fileformat.ErrBadOption, opts.MaxBytes)
+	}
+	in := &inferrer{
+		optErr:  err,
+		opts:    opts,
+		mode:    mode,
+		corrupt: opts.CorruptRecordColumn,
+		hints:   newHintTrie(opts.Hints),
+		root:    itype{kind: iStruct},
+		max:     opts.MaxBytes,
+	}
+	if in.corrupt == "" {
+		in.corrupt = fileformat.DefaultCorruptRecordColumn
+	}
+	if in.max == 0 {
+		in.max = fileformat.DefaultSampleBytes
+	}
+	return in
+}
+
+// Full reports whether the byte budget is used up.
+func (in *inferrer) Full() bool { return in.sample.Bytes >= in.max }
+
+// Sampled reports what was sampled so far.
+func (in *inferrer) Sampled() fileformat.Sample { return in.sample }
+
+// Add samples one file.
+func (in *inferrer) Add(ctx context.Context, path string, r io.Reader) error {
+	if in.optErr != nil {
+		return in.optErr
+	}
+	if in.Full() {
+		return fmt.Errorf("jsonfmt: %s: %w (%d bytes)", path, fileformat.ErrSampleFull, in.max)
+	}
+	cr := &countingReader{r: r}
+	lr := newLineReader(cr)
+	defer func() { in.sample.Bytes += cr.n }()
+	in.sample.Files++
+	for {
+		line, err := lr.next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("jsonfmt: read %s: %w", path, err)
+		}
+		if lr.line%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		if isBlank(line) {
+			continue
+		}
+		if err := in.record(line); err != nil {
+			switch in.mode {
+			case fileformat.FailFast:
+				return fmt.Errorf("jsonfmt: %s line %d: %w: %v", path, lr.line, fileformat.ErrMalformedRecord, err)
+			case fileformat.DropMalformed:
+				continue
+			}
+			in.root.field(in.corrupt).merge(&itype{kind: iString})
+		}
+	}
+}
+
+// record adds one line to the inferred root struct. An error means the line
+// is malformed (nothing was added).
+func (in *inferrer) record(line []byte) error {
+	t := &in.tape
+	if err := t.parse(line); err != nil {
+		return err
+	}
+	switch t.nodes[0].kind {
+	case kObject:
+	case kArray:
+		// A top-level array holds records: each element must be an object.
+		for c := 1; c < t.nodes[0].next; c = t.nodes[c].next {
+			if t.nodes[c].kind != kObject {
+				return errors.New("top-level array element is not an object")
+			}
+		}
+	default:
+		return errors.New("record is not a JSON object")
+	}
+	if t.nodes[0].kind == kObject {
+		in.sample.Records++
+		in.addObject(&in.root, 0, in.hints)
+		return nil
+	}
+	for c := 1; c < t.nodes[0].next; c = t.nodes[c].next {
+		in.sample.Records++
+		in.addObject(&in.root, c, in.hints)
+	}
+	return nil
+}
+
+// addObject merges the members of object node n into struct it.
+func (in *inferrer) addObject(it *itype, n int, h *hintTrie) {
+	t := &in.tape
+	for k := n + 1; k < t.nodes[n].next; {
+		v := k + 1
+		if kn := &t.nodes[k]; !kn.esc && kn.end-kn.start > 2 && h == nil {
+			// Fast path: a field seen before under this exact spelling.
+			if i, ok := it.exact[string(t.b[kn.start+1:kn.end-1])]; ok {
+				in.add(it.fields[i].t, v, nil)
+				k = t.nodes[v].next
+				continue
+			}
+		}
+		name := t.text(k)
+		if name != "" { // Spark drops fields with an empty name
+			in.add(it.field(name), v, h.child(name))
+		}
+		k = t.nodes[v].next
+	}
+}
+
+// add widens it with value node n; h is the hint trie at this path.
+func (in *inferrer) add(it *itype, n int, h *hintTrie) {
+	t := &in.tape
+	nd := &t.nodes[n]
+	if nd.kind == kNull {
+		return
+	}
+	if it.kind == iString {
+		return
+	}
+	if h != nil && ((it.kind == iStruct && nd.kind != kObject) || (it.kind == iArray && nd.kind != kArray)) {
+		// A schema hint reaches into this struct (array): its shape is
+		// decided by the hint, and a conflicting value will be rescued
+		// when read rather than turn the column into a string.
+		return
+	}
+	if !in.opts.InferColumnTypes {
+		// String mode: everything is a string, except structs and arrays
+		// that a schema hint reaches into.
+		switch {
+		case h != nil && nd.kind == kObject && (it.kind == iNull || it.kind == iStruct):
+			it.kind = iStruct
+			in.addObject(it, n, h)
+		case h != nil && nd.kind == kArray && h.child("element") != nil && (it.kind == iNull || it.kind == iArray):
+			in.addArray(it, n, h.child("element"))
+		default:
+			it.toString()
+		}
+		return
+	}
+	switch nd.kind {
+	case kObject:
+		if it.kind != iNull && it.kind != iStruct {
+			it.toString()
+			return
+		}
+		it.kind = iStruct
+		in.addObject(it, n, h)
+	case kArray:
+		if it.kind != iNull && it.kind != iArray {
+			it.toString()
+			return
+		}
+		in.addArray(it, n, h.child("element"))
+	default:
+		it.merge(in.scalarType(n))
+	}
+}
+
+func (in *inferrer) addArray(it *itype, n int, h *hintTrie) {
+	t := &in.tape
+	it.kind = iArray
+	if it.elem == nil {
+		it.elem = &itype{}
+	}
+	for c := n + 1; c < t.nodes[n].next; c = t.nodes[c].next {
+		in.add(it.elem, c, h)
+	}
+}
+
+// scalarType infers a JSON scalar as Spark does: integers are long (decimal
+// beyond long, double beyond decimal(38)), other numbers double (or decimal
+// with PrefersDecimal), an empty string is like null.
+func (in *inferrer) scalarType(n int) *itype {
+	t := &in.tape
+	switch t.nodes[n].kind {
+	case kTrue, kFalse:
+		return &itype{kind: iBool}
+	case kString:
+		if t.nodes[n].end-t.nodes[n].start == 2 {
+			return &itype{kind: iNull}
+		}
+		return &itype{kind: iString}
+	case kNumber:
+		raw := string(t.raw(n))
+		if t.isIntegral(n) {
+			if fitsInt64(raw) {
+				return &itype{kind: iLong}
+			}
+			return decimalOrDouble(raw)
+		}
+		if in.opts.PrefersDecimal && raw[0] != 'N' && raw[0] != 'I' && raw[len(raw)-1] != 'y' {
+			return decimalOrDouble(raw)
+		}
+		return &itype{kind: iDouble}
+	}
+	return &itype{kind: iNull}
+}
+
+func fitsInt64(raw string) bool {
+	_, err := strconv.ParseInt(raw, 10, 64)
+	return err == nil
+}
+
+// decimalOrDouble gives a number Java BigDecimal's precision and scale, as
+// Spark does: decimal(max(p,s), s) when that fits 38 digits and the scale is
+// not negative, else double.
+func decimalOrDouble(raw string) *itype {
+	s := strings.TrimLeft(raw, "-+")
+	exp := 0
+	if i := strings.IndexAny(s, "eE"); i >= 0 {
+		e, err := strconv.Atoi(s[i+1:])
+		if err != nil || e < -1000 || e > 1000 {
+			return &itype{kind: iDouble}
+		}
+		exp, s = e, s[:i]
+	}
+	intPart, frac := s, ""
+	if i := strings.IndexByte(s, '.'); i >= 0 {
+		intPart, frac = s[:i], s[i+1:]
+	}
+	scale := len(frac) - exp
+	digits := strings.TrimLeft(intPart+frac, "0")
+	prec := max(len(digits), 1)
+	if scale < 0 {
+		return &itype{kind: iDouble}
+	}
+	if p := max(prec, scale); p <= 38 {
+		return &itype{kind: iDecimal, prec: p, scale: scale}
+	}
+	return &itype{kind: iDouble}
+}
+
+// merge widens it (a scalar or null type, or any type when o is null) with
+// scalar type o, following Spark's compatibleType for JSON.
+func (it *itype) merge(o *itype) {
+	switch {
+	case o.kind == iNull || it.kind == iString:
+		return
+	case it.kind == iNull:
+		*it = *o
+		return
+	case it.kind == o.kind && it.kind != iDecimal:
+		return
+	}
+	numeric := func(k ikind) bool { return k == iLong || k == iDecimal || k == iDouble }
+	if !numeric(it.kind) || !numeric(o.kind) {
+		it.toString()
+		return
+	}
+	if it.kind == iDouble || o.kind == iDouble {
+		*it = itype{kind: iDouble}
+		return
+	}
+	// long and decimals: long counts as decimal(20,0).
+	ap, as := it.prec, it.scale
+	if it.kind == iLong {
+		ap, as = 20, 0
+	}
+	bp, bs := o.prec, o.scale
+	if o.kind == iLong {
+		bp, bs = 20, 0
+	}
+	scale := max(as, bs)
+	digits := max(ap-as, bp-bs)
+	if digits+scale > 38 {
+		*it = itype{kind: iDouble}
+		return
+	}
+	*it = itype{kind: iDecimal, prec: digits + scale, scale: scale}
+}
+
+// Schema returns the inferred schema: fields sorted by name at every level
+// (as Spark's JSON inference does), null-only columns as string, empty
+// structs dropped; then the hints applied and the rescued data column
+// appended.
+func (in *inferrer) Schema() *schema.StructType {
+	st := &schema.StructType{Fields: structFields(&in.root)}
+	if in.opts.RescuedDataColumn != "" {
+		st.Fields = slices.DeleteFunc(st.Fields, func(f schema.Field) bool {
+			return strings.EqualFold(f.Name, in.opts.RescuedDataColumn)
+		})
+	}
+	st = schema.ApplyHints(st, in.opts.Hints)
+	if in.opts.RescuedDataColumn != "" {
+		st.Fields = slices.DeleteFunc(st.Fields, func(f schema.Field) bool {
+			return strings.EqualFold(f.Name, in.opts.RescuedDataColumn)
+		})
+		st.Fields = append(st.Fields, schema.Field{Name: in.opts.RescuedDataColumn, Type: schema.String, Nullable: true})
+	}
+	return st
+}
+
+// structFields converts an inferred struct's fields, sorted by name.
+func structFields(it *itype) []schema.Field {
+	var out []schema.Field
+	for _, f := range it.fields {
+		if t := toSchemaType(f.t); t != nil {
+			out = append(out, schema.Field{Name: f.name, Type: t, Nullable: true})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b schema.Field) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// toSchemaType converts an inferred type (Spark's canonicalizeType): nil
+// when the type is dropped (an empty struct, or an array of one).
+func toSchemaType(it *itype) schema.Type {
+	switch it.kind {
+	case iBool:
+		return schema.Boolean
+	case iLong:
+		return schema.Long
+	case iDouble:
+		return schema.Double
+	case iDecimal:
+		return schema.DecimalType{Precision: it.prec, Scale: it.scale}
+	case iArray:
+		el := schema.Type(schema.String)
+		if it.elem != nil {
+			el = toSchemaType(it.elem)
+		}
+		if el == nil {
+			return nil
+		}
+		return &schema.ArrayType{Element: el, ContainsNull: true}
+	case iStruct:
+		fields := structFields(it)
+		if len(fields) == 0 {
+			return nil
+		}
+		return &schema.StructType{Fields: fields}
+	}
+	return schema.String // null-only and string
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}

@@ -1,0 +1,720 @@
+package jsonfmt
+
+import (
+	"bufio"
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tributary-io/tributary/core/formats/fileformat"
+	"github.com/tributary-io/tributary/core/schema"
+)
+
+// lineReader splits a stream into lines of any length.
+type lineReader struct {
+	br   *bufio.Reader
+	buf  []byte
+	line int64 // number of the line last returned, from 1
+}
+
+func newLineReader(r io.Reader) *lineReader {
+	return &lineReader{br: bufio.NewReaderSize(r, 64<<10)}
+}
+
+// next returns the next line without its "\n" or "\r\n" (and, on line 1,
+// without a UTF-8 byte order mark). The slice is valid until the next call.
+// It returns io.EOF when the stream is exhausted.
+func (l *lineReader) next() ([]byte, error) {
+	l.buf = l.buf[:0]
+	for {
+		chunk, err := l.br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			l.buf = append(l.buf, chunk...)
+			continue
+		}
+		if err != nil && !errors.Is(err, io.EOF) {
+			return nil, err
+		}
+		if err != nil && len(chunk) == 0 && len(l.buf) == 0 {
+			return nil, io.EOF
+		}
+		line := chunk
+		if len(l.buf) > 0 {
+			l.buf = append(l.buf, chunk...)
+			line = l.buf
+		}
+		l.line++
+		line = trimEOL(line)
+		if l.line == 1 && len(line) >= 3 && line[0] == 0xEF && line[1] == 0xBB && line[2] == 0xBF {
+			line = line[3:]
+		}
+		return line, nil
+	}
+}
+
+func trimEOL(b []byte) []byte {
+	if n := len(b); n > 0 && b[n-1] == '\n' {
+		b = b[:n-1]
+		if n := len(b); n > 0 && b[n-1] == '\r' {
+			b = b[:n-1]
+		}
+	}
+	return b
+}
+
+func isBlank(b []byte) bool {
+	for _, c := range b {
+		if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
+			return false
+		}
+	}
+	return true
+}
+
+// plan is a schema type compiled for decoding.
+type plan struct {
+	t      schema.Type
+	prim   schema.PrimitiveType // for primitives
+	dec    schema.DecimalType   // for decimals
+	isDec  bool
+	fields []*plan        // struct
+	exact  map[string]int // struct: name -> field index
+	fold   map[string]int // struct: lower-cased name -> first field index
+	elem   *plan          // array
+	key    *plan          // map
+	val    *plan          // map
+}
+
+func compile(t schema.Type, skip map[int]bool) *plan {
+	p := &plan{t: t}
+	switch tt := t.(type) {
+	case schema.PrimitiveType:
+		p.prim = tt
+	case schema.DecimalType:
+		p.dec, p.isDec = tt, true
+	case *schema.StructType:
+		p.exact = make(map[string]int, len(tt.Fields))
+		p.fold = make(map[string]int, len(tt.Fields))
+		p.fields = make([]*plan, len(tt.Fields))
+		for i, f := range tt.Fields {
+			p.fields[i] = compile(f.Type, nil)
+			if skip[i] {
+				continue
+			}
+			if _, dup := p.exact[f.Name]; !dup {
+				p.exact[f.Name] = i
+			}
+			if _, dup := p.fold[strings.ToLower(f.Name)]; !dup {
+				p.fold[strings.ToLower(f.Name)] = i
+			}
+		}
+	case *schema.ArrayType:
+		p.elem = compile(tt.Element, nil)
+	case *schema.MapType:
+		p.key = compile(tt.Key, nil)
+		p.val = compile(tt.Value, nil)
+	}
+	return p
+}
+
+// reader implements fileformat.RowReader for JSON lines.
+type reader struct {
+	ctx       context.Context
+	file      string
+	lr        *lineReader
+	width     int
+	root      *plan
+	rescueIdx int // -1: rescue disabled
+	corrupt   string
+	corIdx    int // -1: no corrupt-record column
+	foldMatch bool
+	mode      fileformat.ParseMode
+
+	tape    tape
+	rescue  fileformat.Rescue
+	path    []int // key node indices, or segElement/segKey/segValue
+	inColl  int
+	pending [][]any
+	stats   fileformat.ReadStats
+	seenU   map[string]bool
+	seenM   map[string]bool
+	done    bool
+}
+
+func open(ctx context.Context, r io.Reader, s *schema.StructType, opts fileformat.ReadOptions) (*reader, error) {
+	if s == nil {
+		return nil, fmt.Errorf("jsonfmt: %s: %w: no schema", opts.FilePath, fileformat.ErrReadSchema)
+	}
+	mode, err := opts.Mode.Normalize()
+	if err != nil {
+		return nil, fmt.Errorf("jsonfmt: %w", err)
+	}
+	rd := &reader{
+		ctx: ctx, file: opts.FilePath, width: len(s.Fields),
+		rescueIdx: -1, corIdx: -1, mode: mode, corrupt: opts.CorruptRecordColumn,
+		seenU: map[string]bool{}, seenM: map[string]bool{},
+	}
+	if rd.corrupt == "" {
+		rd.corrupt = fileformat.DefaultCorruptRecordColumn
+	}
+	skip := map[int]bool{}
+	if opts.RescuedDataColumn != "" {
+		i := s.FieldIndex(opts.RescuedDataColumn)
+		if i < 0 {
+			return nil, fmt.Errorf("jsonfmt: %s: %w: rescued data column %q is not in the schema %s",
+				opts.FilePath, fileformat.ErrReadSchema, opts.RescuedDataColumn, s)
+		}
+		if s.Fields[i].Type != schema.String {
+			return nil, fmt.Errorf("jsonfmt: %s: %w: rescued data column %q is %s, want string",
+				opts.FilePath, fileformat.ErrReadSchema, opts.RescuedDataColumn, s.Fields[i].Type)
+		}
+		rd.rescueIdx = i
+		skip[i] = true
+	}
+	if i := s.FieldIndex(rd.corrupt); i >= 0 && s.Fields[i].Type == schema.String && i != rd.rescueIdx {
+		rd.corIdx = i
+	}
+	rd.foldMatch = opts.CaseInsensitive || rd.rescueIdx < 0
+	rd.root = compile(s, skip)
+	rd.lr = newLineReader(r)
+	return rd, nil
+}
+
+// Stats reports what was read so far.
+func (rd *reader) Stats() fileformat.ReadStats {
+	st := rd.stats
+	st.UnknownFields = slices.Clone(st.UnknownFields)
+	st.MismatchedFields = slices.Clone(st.MismatchedFields)
+	return st
+}
+
+// Close ends the read; it does not close the source reader.
+func (rd *reader) Close() error {
+	rd.done = true
+	rd.pending = nil
+	return nil
+}
+
+// Next returns the next row, or io.EOF.
+func (rd *reader) Next() ([]any, error) {
+	for {
+		if len(rd.pending) > 0 {
+			row := rd.pending[0]
+			rd.pending = rd.pending[1:]
+			rd.stats.RowsRead++
+			return row, nil
+		}
+		if rd.done {
+			return nil, io.EOF
+		}
+		line, err := rd.lr.next()
+		if errors.Is(err, io.EOF) {
+			rd.done = true
+			return nil, io.EOF
+		}
+		if err != nil {
+			return nil, fmt.Errorf("jsonfmt: read %s: %w", rd.file, err)
+		}
+		if rd.lr.line%1024 == 0 {
+			if err := rd.ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		if isBlank(line) {
+			continue
+		}
+		if perr := rd.decodeLine(line); perr != nil {
+			rd.stats.CorruptRecords++
+			switch rd.mode {
+			case fileformat.FailFast:
+				return nil, fmt.Errorf("jsonfmt: %s line %d: %w: %v", rd.file, rd.lr.line, fileformat.ErrMalformedRecord, perr)
+			case fileformat.DropMalformed:
+				continue
+			}
+			rd.pending = append(rd.pending[:0], rd.corruptRow(line))
+		}
+	}
+}
+
+// corruptRow is PERMISSIVE mode's row for a malformed line.
+func (rd *reader) corruptRow(line []byte) []any {
+	row := make([]any, rd.width)
+	text := strings.ToValidUTF8(string(line), "\uFFFD")
+	switch {
+	case rd.corIdx >= 0:
+		row[rd.corIdx] = text
+	case rd.rescueIdx >= 0:
+		rd.rescue.Reset()
+		rd.rescue.AddString([]string{rd.corrupt}, text)
+		row[rd.rescueIdx], _ = rd.rescue.JSON(rd.file)
+		rd.stats.RowsRescued++
+	default:
+		rd.stats.ValuesDropped++
+	}
+	return row
+}
+
+// decodeLine parses one line into rd.pending; an error means the line is
+// malformed and nothing was queued.
+func (rd *reader) decodeLine(line []byte) error {
+	t := &rd.tape
+	if err := t.parse(line); err != nil {
+		return err
+	}
+	rd.pending = rd.pending[:0]
+	switch t.nodes[0].kind {
+	case kObject:
+		rd.pending = append(rd.pending, rd.topRow(0))
+	case kArray:
+		for c := 1; c < t.nodes[0].next; c = t.nodes[c].next {
+			if t.nodes[c].kind != kObject {
+				return errors.New("top-level array element is not an object")
+			}
+		}
+		for c := 1; c < t.nodes[0].next; c = t.nodes[c].next {
+			rd.pending = append(rd.pending, rd.topRow(c))
+		}
+	default:
+		return errors.New("record is not a JSON object")
+	}
+	return nil
+}
+
+// topRow converts object node n into a table row.
+func (rd *reader) topRow(n int) []any {
+	rd.rescue.Reset()
+	rd.path = rd.path[:0]
+	row, _ := rd.convStruct(rd.root, n)
+	if rd.rescueIdx >= 0 {
+		if js, ok := rd.rescue.JSON(rd.file); ok {
+			row[rd.rescueIdx] = js
+			rd.stats.RowsRescued++
+		}
+	}
+	return row
+}
+
+// Path segments that are not object keys.
+const (
+	segElement = -1 - iota
+	segKey
+	segValue
+)
+
+// pathStrings materialises rd.path.
+func (rd *reader) pathStrings() []string {
+	out := make([]string, len(rd.path))
+	for i, seg := range rd.path {
+		switch seg {
+		case segElement:
+			out[i] = "element"
+		case segKey:
+			out[i] = "key"
+		case segValue:
+			out[i] = "value"
+		default:
+			out[i] = rd.tape.text(seg)
+		}
+	}
+	return out
+}
+
+func (rd *reader) note(seen map[string]bool, list *[]string) {
+	if len(*list) >= fileformat.MaxReportedPaths {
+		return
+	}
+	p := strings.Join(rd.pathStrings(), ".")
+	if !seen[p] {
+		seen[p] = true
+		*list = append(*list, p)
+	}
+}
+
+// convStruct converts object node n to a struct value. ok is false when,
+// inside a collection, something did not fit (the collection then fails as
+// a whole).
+func (rd *reader) convStruct(p *plan, n int) ([]any, bool) {
+	t := &rd.tape
+	row := make([]any, len(p.fields))
+	ok := true
+	for k := n + 1; k < t.nodes[n].next; {
+		v := k + 1
+		var idx int
+		var found bool
+		if kn := &t.nodes[k]; !kn.esc {
+			idx, found = p.exact[string(t.b[kn.start+1:kn.end-1])] // no allocation
+		} else {
+			idx, found = p.exact[t.text(k)]
+		}
+		caseOnly := false
+		if !found {
+			if i, f := p.fold[strings.ToLower(t.text(k))]; f {
+				if rd.foldMatch {
+					idx, found = i, true
+				} else {
+					caseOnly = true
+				}
+			}
+		}
+		rd.path = append(rd.path, k)
+		switch {
+		case !found:
+			if !caseOnly {
+				rd.note(rd.seenU, &rd.stats.UnknownFields)
+			}
+			switch {
+			case t.nodes[v].kind == kNull:
+			case rd.rescueIdx < 0:
+				rd.stats.ValuesDropped++
+			case rd.inColl > 0:
+				ok = false
+			default:
+				rd.rescue.AddJSON(rd.pathStrings(), t.raw(v))
+			}
+		default:
+			val, good := rd.conv(p.fields[idx], v)
+			if !good {
+				rd.note(rd.seenM, &rd.stats.MismatchedFields)
+				switch {
+				case rd.inColl > 0:
+					ok = false
+				case rd.rescueIdx >= 0:
+					rd.rescue.AddJSON(rd.pathStrings(), t.raw(v))
+				default:
+					rd.stats.ValuesDropped++
+				}
+			}
+			row[idx] = val
+		}
+		rd.path = rd.path[:len(rd.path)-1]
+		k = t.nodes[v].next
+	}
+	return row, ok
+}
+
+// conv converts value node n to p's type; ok is false when it does not fit
+// (the value is then nil).
+func (rd *reader) conv(p *plan, n int) (any, bool) {
+	t := &rd.tape
+	nd := &t.nodes[n]
+	if nd.kind == kNull {
+		return nil, true
+	}
+	switch tt := p.t.(type) {
+	case *schema.StructType:
+		if nd.kind != kObject {
+			return nil, false
+		}
+		v, ok := rd.convStruct(p, n)
+		if !ok {
+			return nil, false
+		}
+		return v, true
+	case *schema.ArrayType:
+		if nd.kind != kArray {
+			return nil, false
+		}
+		rd.inColl++
+		rd.path = append(rd.path, segElement)
+		out := make([]any, 0, 4)
+		ok := true
+		for c := n + 1; c < nd.next; c = t.nodes[c].next {
+			v, good := rd.conv(p.elem, c)
+			if !good {
+				rd.note(rd.seenM, &rd.stats.MismatchedFields)
+				ok = false
+				break
+			}
+			out = append(out, v)
+		}
+		rd.inColl--
+		rd.path = rd.path[:len(rd.path)-1]
+		if !ok {
+			return nil, false
+		}
+		return out, true
+	case *schema.MapType:
+		if nd.kind != kObject {
+			return nil, false
+		}
+		rd.inColl++
+		out, ok := rd.convMap(p, n)
+		rd.inColl--
+		if !ok {
+			return nil, false
+		}
+		if out == nil {
+			out = []schema.MapEntry{}
+		}
+		return out, true
+	case schema.DecimalType:
+		switch nd.kind {
+		case kNumber:
+			if !t.isIntegral(n) && !isFiniteText(t.raw(n)) {
+				return nil, false
+			}
+			d, ok := fileformat.ParseDecimal(string(t.raw(n)), tt)
+			return decimalOrNil(d, ok)
+		case kString:
+			d, ok := fileformat.ParseDecimal(t.text(n), tt)
+			return decimalOrNil(d, ok)
+		}
+		return nil, false
+	case schema.PrimitiveType:
+		return rd.prim(tt, n)
+	}
+	return nil, false
+}
+
+// convMap converts the members of object node n to map entries.
+func (rd *reader) convMap(p *plan, n int) ([]schema.MapEntry, bool) {
+	t := &rd.tape
+	var out []schema.MapEntry
+	pos := map[any]int{}
+	for k := n + 1; k < t.nodes[n].next; {
+		v := k + 1
+		key, ok := convKey(p.key, t.text(k))
+		if !ok {
+			rd.path = append(rd.path, segKey)
+			rd.note(rd.seenM, &rd.stats.MismatchedFields)
+			rd.path = rd.path[:len(rd.path)-1]
+			return nil, false
+		}
+		rd.path = append(rd.path, segValue)
+		val, ok := rd.conv(p.val, v)
+		if !ok {
+			rd.note(rd.seenM, &rd.stats.MismatchedFields)
+		}
+		rd.path = rd.path[:len(rd.path)-1]
+		if !ok {
+			return nil, false
+		}
+		mk := mapKey(key)
+		if i, dup := pos[mk]; dup {
+			out[i].Value = val // last wins
+		} else {
+			pos[mk] = len(out)
+			out = append(out, schema.MapEntry{Key: key, Value: val})
+		}
+		k = t.nodes[v].next
+	}
+	return out, true
+}
+
+func decimalOrNil(d schema.Decimal, ok bool) (any, bool) {
+	if !ok {
+		return nil, false
+	}
+	return d, true
+}
+
+// mapKey makes a comparable key for duplicate detection.
+func mapKey(k any) any {
+	switch v := k.(type) {
+	case schema.Decimal:
+		return v.Unscaled.String()
+	case []byte:
+		return string(v)
+	}
+	return k
+}
+
+// isFiniteText reports whether a non-integral number token is not NaN/±Infinity.
+func isFiniteText(raw []byte) bool {
+	c := raw[len(raw)-1]
+	return c != 'N' && c != 'y'
+}
+
+// prim converts value node n to primitive type pt.
+func (rd *reader) prim(pt schema.PrimitiveType, n int) (any, bool) {
+	t := &rd.tape
+	nd := &t.nodes[n]
+	switch pt {
+	case schema.String:
+		switch nd.kind {
+		case kString:
+			return t.text(n), true
+		case kObject, kArray:
+			return string(fileformat.CompactJSON(nil, t.raw(n))), true
+		default:
+			return string(t.raw(n)), true
+		}
+	case schema.Long, schema.Integer, schema.Short, schema.Byte:
+		if nd.kind != kNumber || !t.isIntegral(n) {
+			return nil, false
+		}
+		return parseIntegral(pt, string(t.raw(n)))
+	case schema.Double, schema.Float:
+		var f float64
+		switch nd.kind {
+		case kNumber:
+			f = parseNumber(string(t.raw(n)))
+		case kString:
+			var ok bool
+			if f, ok = specialFloat(t.text(n)); !ok {
+				return nil, false
+			}
+		default:
+			return nil, false
+		}
+		if pt == schema.Float {
+			return float32(f), true
+		}
+		return f, true
+	case schema.Boolean:
+		switch nd.kind {
+		case kTrue:
+			return true, true
+		case kFalse:
+			return false, true
+		}
+		return nil, false
+	case schema.Binary:
+		if nd.kind != kString {
+			return nil, false
+		}
+		s := t.text(n)
+		b, err := base64.StdEncoding.DecodeString(s)
+		if err != nil {
+			if b, err = base64.RawStdEncoding.DecodeString(s); err != nil {
+				return nil, false
+			}
+		}
+		return b, true
+	case schema.DateType:
+		if nd.kind != kString {
+			return nil, false
+		}
+		d, ok := fileformat.ParseDate(t.text(n))
+		if !ok {
+			return nil, false
+		}
+		return d, true
+	case schema.Timestamp, schema.TimestampNTZ:
+		switch nd.kind {
+		case kString:
+			ts, ok := fileformat.ParseTimestamp(t.text(n), pt == schema.TimestampNTZ)
+			if !ok {
+				return nil, false
+			}
+			return ts, true
+		case kNumber:
+			// Spark reads an integer as seconds since the epoch (timestamp only).
+			if pt != schema.Timestamp || !t.isIntegral(n) {
+				return nil, false
+			}
+			sec, err := strconv.ParseInt(string(t.raw(n)), 10, 64)
+			if err != nil || sec > math.MaxInt64/1_000_000 || sec < math.MinInt64/1_000_000 {
+				return nil, false
+			}
+			return time.Unix(sec, 0).UTC(), true
+		}
+		return nil, false
+	}
+	return nil, false
+}
+
+func parseIntegral(pt schema.PrimitiveType, s string) (any, bool) {
+	bits := 64
+	switch pt {
+	case schema.Integer:
+		bits = 32
+	case schema.Short:
+		bits = 16
+	case schema.Byte:
+		bits = 8
+	}
+	v, err := strconv.ParseInt(s, 10, bits)
+	if err != nil {
+		return nil, false
+	}
+	switch pt {
+	case schema.Integer:
+		return int32(v), true
+	case schema.Short:
+		return int16(v), true
+	case schema.Byte:
+		return int8(v), true
+	}
+	return v, true
+}
+
+// parseNumber converts a validated JSON number token (NaN and ±Infinity
+// included); magnitudes beyond float64 become ±Inf, as Jackson reads them.
+func parseNumber(s string) float64 {
+	switch s {
+	case "NaN":
+		return math.NaN()
+	case "Infinity", "+Infinity":
+		return math.Inf(1)
+	case "-Infinity":
+		return math.Inf(-1)
+	}
+	f, _ := strconv.ParseFloat(s, 64) // range errors return ±Inf or 0
+	return f
+}
+
+// specialFloat reads the strings Spark accepts for a double column.
+func specialFloat(s string) (float64, bool) {
+	switch s {
+	case "NaN", "+NaN", "-NaN":
+		return math.NaN(), true
+	case "Infinity", "+Infinity", "INF", "+INF":
+		return math.Inf(1), true
+	case "-Infinity", "-INF":
+		return math.Inf(-1), true
+	}
+	return 0, false
+}
+
+// convKey converts a JSON object key to a map key type.
+func convKey(p *plan, s string) (any, bool) {
+	if p.isDec {
+		d, ok := fileformat.ParseDecimal(s, p.dec)
+		if !ok {
+			return nil, false
+		}
+		return d, true
+	}
+	switch p.prim {
+	case schema.String:
+		return s, true
+	case schema.Long, schema.Integer, schema.Short, schema.Byte:
+		return parseIntegral(p.prim, s)
+	case schema.Double, schema.Float:
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			var ok bool
+			if f, ok = specialFloat(s); !ok {
+				return nil, false
+			}
+		}
+		if p.prim == schema.Float {
+			return float32(f), true
+		}
+		return f, true
+	case schema.Boolean:
+		switch s {
+		case "true":
+			return true, true
+		case "false":
+			return false, true
+		}
+	case schema.DateType:
+		if d, ok := fileformat.ParseDate(s); ok {
+			return d, true
+		}
+	case schema.Timestamp, schema.TimestampNTZ:
+		if ts, ok := fileformat.ParseTimestamp(s, p.prim == schema.TimestampNTZ); ok {
+			return ts, true
+		}
+	}
+	return nil, false
+}

@@ -1,0 +1,366 @@
+package jsonfmt
+
+import (
+	"fmt"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// kind is the kind of a JSON value.
+type kind uint8
+
+const (
+	kNull kind = iota + 1
+	kFalse
+	kTrue
+	kNumber
+	kString
+	kObject
+	kArray
+)
+
+// maxDepth bounds nesting, like Jackson's default maximum nesting depth.
+const maxDepth = 1000
+
+// node is one value of a parsed record. The values of a record are stored in
+// document order on a tape; a container's children follow it, and next is
+// the index just after the container's last descendant (for a leaf,
+// index+1). An object's children alternate key (a string node) and value.
+type node struct {
+	kind       kind
+	esc        bool // string node contains a backslash escape
+	start, end int  // byte span in the record (strings include the quotes)
+	next       int
+}
+
+// tape is a reusable parser for one record.
+type tape struct {
+	b     []byte
+	nodes []node
+}
+
+// syntaxError is a malformed-JSON error at a byte offset of the record.
+type syntaxError struct {
+	off int
+	msg string
+}
+
+func (e *syntaxError) Error() string { return fmt.Sprintf("offset %d: %s", e.off, e.msg) }
+
+// parse parses b as exactly one JSON value surrounded by optional whitespace.
+// The nodes refer to b, which must stay unchanged while they are used.
+// Beyond RFC 8259, the unquoted numbers NaN, Infinity, +Infinity and
+// -Infinity are accepted (as Spark's allowNonNumericNumbers does and
+// Python's json module writes them).
+func (t *tape) parse(b []byte) error {
+	t.b = b
+	t.nodes = t.nodes[:0]
+	i := skipWS(b, 0)
+	if i == len(b) {
+		return &syntaxError{i, "empty record"}
+	}
+	i, err := t.value(i, 0)
+	if err != nil {
+		return err
+	}
+	if i = skipWS(b, i); i != len(b) {
+		return &syntaxError{i, "unexpected data after the JSON value"}
+	}
+	return nil
+}
+
+func skipWS(b []byte, i int) int {
+	for i < len(b) {
+		switch b[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+func (t *tape) push(k kind, start int) int {
+	t.nodes = append(t.nodes, node{kind: k, start: start})
+	return len(t.nodes) - 1
+}
+
+// value parses the value at b[i] (no leading whitespace) and returns the
+// offset after it.
+func (t *tape) value(i, depth int) (int, error) {
+	b := t.b
+	if i >= len(b) {
+		return i, &syntaxError{i, "unexpected end of record"}
+	}
+	switch c := b[i]; {
+	case c == '{':
+		return t.container(i, depth, kObject)
+	case c == '[':
+		return t.container(i, depth, kArray)
+	case c == '"':
+		return t.str(i)
+	case c == 't':
+		return t.literal(i, "true", kTrue)
+	case c == 'f':
+		return t.literal(i, "false", kFalse)
+	case c == 'n':
+		return t.literal(i, "null", kNull)
+	case c == 'N':
+		return t.literal(i, "NaN", kNumber)
+	case c == 'I':
+		return t.literal(i, "Infinity", kNumber)
+	case c == '+':
+		return t.literal(i, "+Infinity", kNumber)
+	case c == '-' && i+1 < len(b) && b[i+1] == 'I':
+		return t.literal(i, "-Infinity", kNumber)
+	case c == '-' || (c >= '0' && c <= '9'):
+		return t.number(i)
+	default:
+		return i, &syntaxError{i, fmt.Sprintf("invalid character %q looking for a value", c)}
+	}
+}
+
+func (t *tape) literal(i int, lit string, k kind) (int, error) {
+	if len(t.b)-i < len(lit) || string(t.b[i:i+len(lit)]) != lit {
+		return i, &syntaxError{i, "invalid literal, want " + strconv.Quote(lit)}
+	}
+	n := t.push(k, i)
+	t.nodes[n].end = i + len(lit)
+	t.nodes[n].next = n + 1
+	return i + len(lit), nil
+}
+
+func (t *tape) number(i int) (int, error) {
+	b, start := t.b, i
+	if b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && b[i] >= '1' && b[i] <= '9':
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+	default:
+		return i, &syntaxError{i, "invalid number"}
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		d := i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		if i == d {
+			return i, &syntaxError{i, "invalid number: no digits after the decimal point"}
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		d := i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		if i == d {
+			return i, &syntaxError{i, "invalid number: no digits in the exponent"}
+		}
+	}
+	n := t.push(kNumber, start)
+	t.nodes[n].end = i
+	t.nodes[n].next = n + 1
+	return i, nil
+}
+
+func (t *tape) str(i int) (int, error) {
+	b, start := t.b, i
+	i++
+	esc := false
+	for {
+		if i >= len(b) {
+			return i, &syntaxError{start, "unterminated string"}
+		}
+		c := b[i]
+		switch {
+		case c == '"':
+			n := t.push(kString, start)
+			t.nodes[n].end = i + 1
+			t.nodes[n].esc = esc
+			t.nodes[n].next = n + 1
+			return i + 1, nil
+		case c == '\\':
+			esc = true
+			if i+1 >= len(b) {
+				return i, &syntaxError{i, "unterminated escape"}
+			}
+			switch b[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+6 > len(b) || !isHex4(b[i+2:i+6]) {
+					return i, &syntaxError{i, `invalid \u escape`}
+				}
+				i += 6
+			default:
+				return i, &syntaxError{i, fmt.Sprintf("invalid escape %q", b[i+1])}
+			}
+		case c < 0x20:
+			return i, &syntaxError{i, "control character in string"}
+		default:
+			i++
+		}
+	}
+}
+
+func isHex4(b []byte) bool {
+	for _, c := range b {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+func (t *tape) container(i, depth int, k kind) (int, error) {
+	if depth >= maxDepth {
+		return i, &syntaxError{i, fmt.Sprintf("nesting deeper than %d", maxDepth)}
+	}
+	b := t.b
+	n := t.push(k, i)
+	closer := byte('}')
+	if k == kArray {
+		closer = ']'
+	}
+	i = skipWS(b, i+1)
+	if i < len(b) && b[i] == closer {
+		t.nodes[n].end = i + 1
+		t.nodes[n].next = len(t.nodes)
+		return i + 1, nil
+	}
+	for {
+		var err error
+		if k == kObject {
+			if i >= len(b) || b[i] != '"' {
+				return i, &syntaxError{i, "expected a string object key"}
+			}
+			if i, err = t.str(i); err != nil {
+				return i, err
+			}
+			i = skipWS(b, i)
+			if i >= len(b) || b[i] != ':' {
+				return i, &syntaxError{i, "expected ':' after object key"}
+			}
+			i = skipWS(b, i+1)
+		}
+		if i, err = t.value(i, depth+1); err != nil {
+			return i, err
+		}
+		i = skipWS(b, i)
+		if i >= len(b) {
+			return i, &syntaxError{i, "unexpected end of record"}
+		}
+		if b[i] == closer {
+			t.nodes[n].end = i + 1
+			t.nodes[n].next = len(t.nodes)
+			return i + 1, nil
+		}
+		if b[i] != ',' {
+			return i, &syntaxError{i, fmt.Sprintf("expected ',' or %q", closer)}
+		}
+		i = skipWS(b, i+1)
+	}
+}
+
+// raw is the JSON text of node n.
+func (t *tape) raw(n int) []byte { return t.b[t.nodes[n].start:t.nodes[n].end] }
+
+// text returns the decoded value of string node n. Invalid UTF-8 and
+// unpaired surrogates become U+FFFD, as encoding/json does.
+func (t *tape) text(n int) string {
+	nd := &t.nodes[n]
+	s := t.b[nd.start+1 : nd.end-1]
+	if !nd.esc {
+		if utf8.Valid(s) {
+			return string(s)
+		}
+		return string([]rune(string(s))) // replaces invalid bytes with U+FFFD
+	}
+	out := make([]byte, 0, len(s))
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c != '\\' {
+			if c < utf8.RuneSelf {
+				out = append(out, c)
+				i++
+				continue
+			}
+			r, size := utf8.DecodeRune(s[i:])
+			out = utf8.AppendRune(out, r)
+			i += size
+			continue
+		}
+		switch s[i+1] {
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			r := hex4(s[i+2 : i+6])
+			i += 6
+			if utf16.IsSurrogate(r) {
+				r2 := rune(-1)
+				if i+6 <= len(s) && s[i] == '\\' && s[i+1] == 'u' {
+					r2 = hex4(s[i+2 : i+6])
+				}
+				if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+					i += 6
+					r = dec
+				} else {
+					r = utf8.RuneError
+				}
+			}
+			out = utf8.AppendRune(out, r)
+			continue
+		default: // '"', '\\', '/'
+			out = append(out, s[i+1])
+		}
+		i += 2
+	}
+	return string(out)
+}
+
+func hex4(b []byte) rune {
+	var r rune
+	for _, c := range b {
+		r <<= 4
+		switch {
+		case c >= '0' && c <= '9':
+			r |= rune(c - '0')
+		case c >= 'a' && c <= 'f':
+			r |= rune(c - 'a' + 10)
+		default:
+			r |= rune(c - 'A' + 10)
+		}
+	}
+	return r
+}
+
+// isIntegral reports whether number node n is written as an integer.
+func (t *tape) isIntegral(n int) bool {
+	for _, c := range t.raw(n) {
+		if c == '.' || c == 'e' || c == 'E' || c == 'N' || c == 'I' {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,48 @@
+package ingest
+
+import (
+	"fmt"
+
+	"github.com/tributary-io/tributary/core/formats"
+	"github.com/tributary-io/tributary/core/options"
+	"github.com/tributary-io/tributary/core/schema"
+)
+
+// ConfigFromOptions maps a validated stream configuration to the engine's
+// Config. It fails, naming the option, when an option cannot be honoured.
+func ConfigFromOptions(s *options.Stream) (Config, error) {
+	if s.SourceFormat != options.SourceCloudFiles {
+		return Config{}, fmt.Errorf("stream %q: source format %q is not supported by the file ingest engine", s.ID, s.SourceFormat)
+	}
+	f, err := formats.Lookup(string(s.CloudFiles.Format))
+	if err != nil {
+		return Config{}, fmt.Errorf("stream %q: option cloudFiles.format: %w", s.ID, err)
+	}
+	if s.Sink.OutputMode == options.OutputComplete {
+		return Config{}, fmt.Errorf("stream %q: option outputMode=complete is not supported yet for file sources", s.ID)
+	}
+	maxFiles, maxBytes := s.Limits()
+	cfg := Config{
+		StreamID: s.ID,
+		AppID:    s.Sink.TxnAppID,
+		Format:   f,
+		Limits:   Limits{MaxFiles: maxFiles, MaxBytes: maxBytes},
+		Once:     s.Sink.Trigger.Kind == options.TriggerOnce,
+		Schema: SchemaConfig{
+			InferColumnTypes:  s.CloudFiles.InferColumnTypes,
+			Hints:             s.CloudFiles.SchemaHints,
+			RescuedDataColumn: s.CloudFiles.RescuedDataColumn,
+			NoRescue:          s.CloudFiles.RescuedDataColumn == "",
+			SampleFiles:       s.CloudFiles.SampleSizeNumFiles,
+			SampleBytes:       s.CloudFiles.SampleSizeNumBytes,
+		},
+	}
+	if s.UserSchema != "" {
+		hints, err := schema.ParseDDL(s.UserSchema)
+		if err != nil {
+			return Config{}, fmt.Errorf("stream %q: schema: %w", s.ID, err)
+		}
+		cfg.Schema.User = schema.ApplyHints(&schema.StructType{}, hints)
+	}
+	return cfg, nil
+}

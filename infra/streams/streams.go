@@ -1,0 +1,202 @@
+// Package streams opens the adapters a stream configuration names — object
+// stores for its source, table and checkpoint locations (local directories
+// or s3:// URLs) and its file-state store (embedded bbolt or DynamoDB) — and
+// assembles the ingest engine and discovery for it. The CLI and the Lambda
+// functions both start here, so they run the same wiring.
+package streams
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/tributary-io/tributary/core/delta"
+	"github.com/tributary-io/tributary/core/discovery"
+	"github.com/tributary-io/tributary/core/ingest"
+	"github.com/tributary-io/tributary/core/objstore"
+	"github.com/tributary-io/tributary/core/options"
+	"github.com/tributary-io/tributary/core/state"
+	"github.com/tributary-io/tributary/infra/awsclient"
+	"github.com/tributary-io/tributary/infra/boltstate"
+	"github.com/tributary-io/tributary/infra/dynamostate"
+	"github.com/tributary-io/tributary/infra/localfs"
+	"github.com/tributary-io/tributary/infra/s3store"
+)
+
+// StateFileName is the embedded state store's file inside a local
+// checkpoint directory.
+const StateFileName = "state.db"
+
+// Env holds what is shared by every stream a process opens.
+type Env struct {
+	// AWS is the SDK config; required for s3:// locations and DynamoDB.
+	AWS *aws.Config
+	// StateTable is the DynamoDB table of the file state; empty selects the
+	// embedded store in the (local) checkpoint directory.
+	StateTable string
+	// Logger receives the engine's records.
+	Logger *slog.Logger
+	// TempDir holds Parquet files while they are written.
+	TempDir string
+}
+
+// Stream is an opened stream: its adapters and engine.
+type Stream struct {
+	// Options is the parsed configuration.
+	Options *options.Stream
+	// Source is the store rooted at the source location.
+	Source objstore.Store
+	// Table is the target Delta table.
+	Table *delta.Table
+	// State is the file-state store.
+	State state.Store
+	// Filter selects input keys (pathGlobFilter, hidden files, folder markers).
+	Filter discovery.Filter
+	// Registrar records discovered files.
+	Registrar *discovery.Registrar
+	// Engine runs batches.
+	Engine *ingest.Engine
+
+	closers []func() error
+}
+
+// Close releases the stream's resources (the embedded state store's lock).
+func (s *Stream) Close() error {
+	var errs []error
+	for _, c := range s.closers {
+		errs = append(errs, c())
+	}
+	return errors.Join(errs...)
+}
+
+// IsS3 reports whether loc is an s3:// URL.
+func IsS3(loc string) bool { return strings.HasPrefix(loc, "s3://") }
+
+// OpenStore opens the object store rooted at loc.
+func (env Env) OpenStore(loc string) (objstore.Store, error) {
+	if IsS3(loc) {
+		if env.AWS == nil {
+			return nil, fmt.Errorf("location %s needs AWS configuration", loc)
+		}
+		bucket, prefix, err := s3store.ParseURL(loc)
+		if err != nil {
+			return nil, fmt.Errorf("location %s: %w", loc, err)
+		}
+		return s3store.New(awsclient.NewS3(*env.AWS), bucket, prefix)
+	}
+	if strings.Contains(loc, "://") {
+		return nil, fmt.Errorf("location %s: unsupported scheme (want a local path or s3://)", loc)
+	}
+	return localfs.New(loc)
+}
+
+// Open opens every adapter of the stream and builds its engine.
+func (env Env) Open(ctx context.Context, opts *options.Stream) (*Stream, error) {
+	cfg, err := ingest.ConfigFromOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	s := &Stream{Options: opts}
+	ok := false
+	defer func() {
+		if !ok {
+			s.Close()
+		}
+	}()
+	if s.Source, err = env.OpenStore(opts.Source); err != nil {
+		return nil, fmt.Errorf("stream %q source: %w", opts.ID, err)
+	}
+	tableStore, err := env.OpenStore(opts.Table)
+	if err != nil {
+		return nil, fmt.Errorf("stream %q table: %w", opts.ID, err)
+	}
+	s.Table = delta.NewTable(tableStore, delta.WithLogger(env.logger()), delta.WithEngineInfo("tributary"))
+	cpLoc := opts.CheckpointLocation()
+	cp, err := env.OpenStore(cpLoc)
+	if err != nil {
+		return nil, fmt.Errorf("stream %q checkpointLocation: %w", opts.ID, err)
+	}
+	var schemaStore objstore.Store
+	if loc := opts.CloudFiles.SchemaLocation; loc != "" && loc != cpLoc {
+		if schemaStore, err = env.OpenStore(loc); err != nil {
+			return nil, fmt.Errorf("stream %q cloudFiles.schemaLocation: %w", opts.ID, err)
+		}
+	}
+	if s.State, err = env.openState(ctx, cpLoc); err != nil {
+		return nil, fmt.Errorf("stream %q state: %w", opts.ID, err)
+	}
+	if c, ok := s.State.(interface{ Close() error }); ok {
+		s.closers = append(s.closers, c.Close)
+	}
+	if g := opts.Reader.PathGlobFilter; g != "" {
+		glob, err := discovery.CompileGlob(g)
+		if err != nil {
+			return nil, fmt.Errorf("stream %q option pathGlobFilter: %w", opts.ID, err)
+		}
+		s.Filter.Glob = glob
+	}
+	s.Registrar = &discovery.Registrar{
+		State:      s.State,
+		Stream:     opts.ID,
+		Options:    state.RegisterOptions{AllowOverwrites: opts.CloudFiles.AllowOverwrites},
+		MaxFileAge: opts.CloudFiles.MaxFileAge,
+	}
+	s.Engine = &ingest.Engine{
+		Config:      cfg,
+		Source:      s.Source,
+		Table:       s.Table,
+		Checkpoint:  cp,
+		SchemaStore: schemaStore,
+		State:       s.State,
+		Logger:      env.logger(),
+		TempDir:     env.TempDir,
+	}
+	ok = true
+	return s, nil
+}
+
+func (env Env) logger() *slog.Logger {
+	if env.Logger != nil {
+		return env.Logger
+	}
+	return slog.Default()
+}
+
+// OpenState opens the file-state store of a checkpoint location and returns
+// a function that releases it.
+func (env Env) OpenState(checkpoint string) (state.Store, func() error, error) {
+	st, err := env.openState(context.Background(), checkpoint)
+	if err != nil {
+		return nil, nil, err
+	}
+	if c, ok := st.(interface{ Close() error }); ok {
+		return st, c.Close, nil
+	}
+	return st, func() error { return nil }, nil
+}
+
+func (env Env) openState(_ context.Context, checkpoint string) (state.Store, error) {
+	if env.StateTable != "" {
+		if env.AWS == nil {
+			return nil, fmt.Errorf("state table %s needs AWS configuration", env.StateTable)
+		}
+		return dynamostate.New(dynamodb.NewFromConfig(*env.AWS), env.StateTable), nil
+	}
+	if IsS3(checkpoint) {
+		return nil, fmt.Errorf("checkpoint %s is on S3: set a DynamoDB state table (TRIBUTARY_STATE_TABLE)", checkpoint)
+	}
+	return boltstate.Open(filepath.Join(checkpoint, StateFileName), boltstate.WithLockTimeout(10*time.Second))
+}
+
+// Discover lists the source and registers unseen files (directory listing
+// mode: the initial load, useNotifications=false and backfill).
+func (s *Stream) Discover(ctx context.Context) (discovery.Result, error) {
+	return s.Registrar.RegisterAll(ctx, discovery.List(ctx, s.Source, s.Filter))
+}
