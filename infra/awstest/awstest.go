@@ -66,6 +66,13 @@ func Start() (*Server, error) {
 	l.Close()
 	cmd := exec.Command(bin, "-H", "127.0.0.1", "-p", fmt.Sprint(port))
 	cmd.Stdout, cmd.Stderr = nil, nil
+	// The emulator must not see the tests' AWS settings (a t.Setenv made
+	// before the first Endpoint call would otherwise leak into it).
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "AWS_") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("awstest: starting moto_server: %w", err)
 	}

@@ -35,7 +35,7 @@ func New() *Store { return &Store{objects: map[string]object{}} }
 
 var _ objstore.Store = (*Store)(nil)
 
-// Get returns a reader over a copy-free snapshot of the object.
+// Get returns a reader over the object's content (stored bytes are never mutated).
 func (s *Store) Get(ctx context.Context, key string) (io.ReadCloser, error) {
 	o, err := s.lookup(ctx, key)
 	if err != nil {
@@ -141,13 +141,16 @@ func (s *Store) List(ctx context.Context, opts objstore.ListOptions) iter.Seq2[o
 
 // Delete removes the object.
 func (s *Store) Delete(ctx context.Context, key string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	if err := objstore.ValidateKey(key); err != nil {
 		return err
 	}
 	s.mu.Lock()
 	delete(s.objects, key)
 	s.mu.Unlock()
-	return ctx.Err()
+	return nil
 }
 
 // Copy copies src to dst.

@@ -1,0 +1,14 @@
+package memstore_test
+
+import (
+	"testing"
+
+	"github.com/tributary-io/tributary/core/objstore/memstore"
+	"github.com/tributary-io/tributary/core/objstore/objstoretest"
+)
+
+func TestConformance(t *testing.T) {
+	objstoretest.RunConformanceTests(t, func(t *testing.T) objstoretest.Harness {
+		return objstoretest.Harness{Store: memstore.New()}
+	})
+}

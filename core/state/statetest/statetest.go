@@ -1,0 +1,872 @@
+// Package statetest provides the conformance suite that every state.Store
+// adapter must pass (in the style of gocloud's drivertest).
+//
+// An adapter's test calls RunConformanceTests with a function that makes a
+// fresh, empty store for each subtest:
+//
+//	func TestConformance(t *testing.T) {
+//		statetest.RunConformanceTests(t, func(t *testing.T) statetest.Harness {
+//			s := memstate.New()
+//			return statetest.NewHarness(s, func() {})
+//		})
+//	}
+//
+// Besides the clauses written on state.Store, the suite pins down a few
+// choices every adapter of this project makes alike:
+//   - Pending with limit <= 0 returns no entries.
+//   - Claim of a file that is already claimed by (or committed in) another
+//     batch leaves the file where it is and returns an error naming the path;
+//     the other files of the call are still claimed.
+//   - Times round-trip exactly (nanoseconds) except ExpiresAt, which is kept
+//     at second precision (DynamoDB TTL is in epoch seconds).
+//   - Stores that implement ExpiryReader report the ExpiresAt they stored.
+package statetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tributary-io/tributary/core/state"
+)
+
+// Harness gives the suite one store under test.
+type Harness interface {
+	// Store returns the store under test; it holds no entries when the
+	// harness is new.
+	Store() state.Store
+	// Close releases the store and everything the harness started.
+	Close()
+}
+
+// ExpiryReader is implemented by stores that can report the expiry
+// (RegisterOptions.ExpiresAt) they stored for a file; the suite checks it
+// when the store under test implements it.
+type ExpiryReader interface {
+	// ExpiresAt returns the stored expiry of the file at path, the zero time
+	// if none was stored, or an error wrapping state.ErrNotFound.
+	ExpiresAt(ctx context.Context, stream, path string) (time.Time, error)
+}
+
+// NewHarness returns a Harness serving s and calling cleanup on Close.
+func NewHarness(s state.Store, cleanup func()) Harness {
+	return &simpleHarness{s: s, cleanup: cleanup}
+}
+
+type simpleHarness struct {
+	s       state.Store
+	cleanup func()
+}
+
+func (h *simpleHarness) Store() state.Store { return h.s }
+
+func (h *simpleHarness) Close() {
+	if h.cleanup != nil {
+		h.cleanup()
+	}
+}
+
+// LargeCount is the number of files the pagination test registers by
+// default; it is larger than any page size the adapters use internally
+// (DynamoDB pages of 100 keys or 1000 index entries, bbolt pages of 256, the
+// committer's 1000-file batches).
+const LargeCount = 2500
+
+// LargeCounter is implemented by harnesses whose store is too slow for
+// LargeCount files (emulators answer DynamoDB queries at milliseconds per
+// item); such a harness must shrink its store's page sizes accordingly so
+// that the test still crosses many pages.
+type LargeCounter interface {
+	// LargeCount is the number of files the pagination test registers
+	// (at least 10).
+	LargeCount() int
+}
+
+// RunConformanceTests runs the suite; newHarness is called once per subtest
+// and must return a harness with a fresh, empty store.
+func RunConformanceTests(t *testing.T, newHarness func(t *testing.T) Harness) {
+	t.Helper()
+	tests := []struct {
+		name string
+		fn   func(t *testing.T, s state.Store)
+	}{
+		{"RegisterOnce", testRegisterOnce},
+		{"RegisterEmpty", testRegisterEmpty},
+		{"RegisterDuplicateInOneCall", testRegisterDuplicateInOneCall},
+		{"RegisterConcurrent", testRegisterConcurrent},
+		{"RegisterOverwrites", testRegisterOverwrites},
+		{"PendingOrder", testPendingOrder},
+		{"PendingLimit", testPendingLimit},
+		{"Claim", testClaim},
+		{"ClaimOtherBatch", testClaimOtherBatch},
+		{"MarkCommitted", testMarkCommitted},
+		{"GetNotFound", testGetNotFound},
+		{"Entries", testEntries},
+		{"EntriesEarlyStop", testEntriesEarlyStop},
+		{"StreamsIsolated", testStreamsIsolated},
+		{"WeirdPaths", testWeirdPaths},
+		{"ExpiresAt", testExpiresAt},
+		{"Large", nil}, // needs the harness: see below
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t)
+			defer h.Close()
+			if tc.name == "Large" {
+				large := LargeCount
+				if lc, ok := h.(LargeCounter); ok {
+					large = max(lc.LargeCount(), 10)
+				}
+				testLarge(t, h.Store(), large)
+				return
+			}
+			tc.fn(t, h.Store())
+		})
+	}
+}
+
+const stream = "stream-1"
+
+// file returns a File with a deterministic size, ETag and ModTime.
+func file(path string) state.File {
+	return state.File{
+		Path:    path,
+		Size:    int64(len(path)) * 7,
+		ETag:    fmt.Sprintf("\"etag-%d\"", len(path)),
+		ModTime: time.Date(2024, 5, 6, 7, 8, 9, 123456789, time.UTC),
+	}
+}
+
+func files(paths ...string) []state.File {
+	out := make([]state.File, len(paths))
+	for i, p := range paths {
+		out[i] = file(p)
+	}
+	return out
+}
+
+func register(t *testing.T, s state.Store, strm string, fs []state.File, opts state.RegisterOptions) []bool {
+	t.Helper()
+	got, err := s.Register(context.Background(), strm, fs, opts)
+	if err != nil {
+		t.Fatalf("Register(%q, %d files): %v", strm, len(fs), err)
+	}
+	if len(got) != len(fs) {
+		t.Fatalf("Register(%q, %d files) returned %d results", strm, len(fs), len(got))
+	}
+	return got
+}
+
+func mustGet(t *testing.T, s state.Store, strm, path string) state.Entry {
+	t.Helper()
+	e, err := s.Get(context.Background(), strm, path)
+	if err != nil {
+		t.Fatalf("Get(%q, %q): %v", strm, path, err)
+	}
+	return e
+}
+
+func pending(t *testing.T, s state.Store, strm string, limit int) []state.Entry {
+	t.Helper()
+	es, err := s.Pending(context.Background(), strm, limit)
+	if err != nil {
+		t.Fatalf("Pending(%q, %d): %v", strm, limit, err)
+	}
+	return es
+}
+
+func claim(t *testing.T, s state.Store, strm string, batch int64, paths ...string) {
+	t.Helper()
+	if err := s.Claim(context.Background(), strm, batch, paths); err != nil {
+		t.Fatalf("Claim(%q, %d, %d paths): %v", strm, batch, len(paths), err)
+	}
+}
+
+func markCommitted(t *testing.T, s state.Store, strm string, batch int64, at time.Time) {
+	t.Helper()
+	if err := s.MarkCommitted(context.Background(), strm, batch, at); err != nil {
+		t.Fatalf("MarkCommitted(%q, %d): %v", strm, batch, err)
+	}
+}
+
+func entries(t *testing.T, s state.Store, strm string, states ...state.IngestionState) []state.Entry {
+	t.Helper()
+	var out []state.Entry
+	for e, err := range s.Entries(context.Background(), strm, states...) {
+		if err != nil {
+			t.Fatalf("Entries(%q, %v): %v", strm, states, err)
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func paths(es []state.Entry) []string {
+	out := make([]string, len(es))
+	for i, e := range es {
+		out[i] = e.Path
+	}
+	return out
+}
+
+// checkFile compares the File facts of an entry.
+func checkFile(t *testing.T, got state.Entry, want state.File) {
+	t.Helper()
+	if got.Path != want.Path || got.Size != want.Size || got.ETag != want.ETag || !got.ModTime.Equal(want.ModTime) {
+		t.Errorf("entry file = {%q %d %q %v}, want {%q %d %q %v}",
+			got.Path, got.Size, got.ETag, got.ModTime, want.Path, want.Size, want.ETag, want.ModTime)
+	}
+}
+
+// checkState compares the protocol facts of an entry.
+func checkState(t *testing.T, got state.Entry, st state.IngestionState, batch int64, commit *time.Time) {
+	t.Helper()
+	if got.State != st || got.BatchID != batch {
+		t.Errorf("%q: state %s batch %d, want %s batch %d", got.Path, got.State, got.BatchID, st, batch)
+	}
+	switch {
+	case commit == nil && got.CommitTime != nil:
+		t.Errorf("%q: CommitTime = %v, want nil", got.Path, *got.CommitTime)
+	case commit != nil && got.CommitTime == nil:
+		t.Errorf("%q: CommitTime = nil, want %v", got.Path, *commit)
+	case commit != nil && !got.CommitTime.Equal(*commit):
+		t.Errorf("%q: CommitTime = %v, want %v", got.Path, *got.CommitTime, *commit)
+	}
+	if got.DiscoveryTime.IsZero() {
+		t.Errorf("%q: DiscoveryTime is zero", got.Path)
+	}
+}
+
+// checkDiscoveryOrder fails unless es is sorted by (DiscoveryTime, Path).
+func checkDiscoveryOrder(t *testing.T, es []state.Entry) {
+	t.Helper()
+	for i := 1; i < len(es); i++ {
+		a, b := es[i-1], es[i]
+		if a.DiscoveryTime.After(b.DiscoveryTime) ||
+			(a.DiscoveryTime.Equal(b.DiscoveryTime) && a.Path >= b.Path) {
+			t.Fatalf("pending not in discovery order at %d: (%v, %q) before (%v, %q)",
+				i, a.DiscoveryTime, a.Path, b.DiscoveryTime, b.Path)
+		}
+	}
+}
+
+func testRegisterOnce(t *testing.T, s state.Store) {
+	got := register(t, s, stream, files("a.json", "b.json"), state.RegisterOptions{})
+	if !slices.Equal(got, []bool{true, true}) {
+		t.Fatalf("first Register = %v, want [true true]", got)
+	}
+	got = register(t, s, stream, files("a.json", "c.json", "b.json"), state.RegisterOptions{})
+	if !slices.Equal(got, []bool{false, true, false}) {
+		t.Fatalf("second Register = %v, want [false true false]", got)
+	}
+	for _, p := range []string{"a.json", "b.json", "c.json"} {
+		e := mustGet(t, s, stream, p)
+		checkFile(t, e, file(p))
+		checkState(t, e, state.Pending, -1, nil)
+	}
+	// A zero ModTime round-trips as zero.
+	f := state.File{Path: "zero-mod", Size: 0, ETag: ""}
+	if got := register(t, s, stream, []state.File{f}, state.RegisterOptions{}); !got[0] {
+		t.Fatalf("Register(zero-mod) = false, want true")
+	}
+	checkFile(t, mustGet(t, s, stream, "zero-mod"), f)
+}
+
+func testRegisterEmpty(t *testing.T, s state.Store) {
+	got := register(t, s, stream, nil, state.RegisterOptions{})
+	if len(got) != 0 {
+		t.Fatalf("Register(nil) = %v, want empty", got)
+	}
+	if es := entries(t, s, stream); len(es) != 0 {
+		t.Fatalf("entries after empty Register = %v", paths(es))
+	}
+}
+
+func testRegisterDuplicateInOneCall(t *testing.T, s state.Store) {
+	got := register(t, s, stream, files("dup", "dup", "other"), state.RegisterOptions{})
+	if n := count(got[:2]); n != 1 || !got[2] {
+		t.Fatalf("Register(dup, dup, other) = %v, want exactly one of the dups and other", got)
+	}
+	if es := entries(t, s, stream); !slices.Equal(paths(es), []string{"dup", "other"}) {
+		t.Fatalf("entries = %v, want [dup other]", paths(es))
+	}
+}
+
+func count(bs []bool) int {
+	n := 0
+	for _, b := range bs {
+		if b {
+			n++
+		}
+	}
+	return n
+}
+
+func testRegisterConcurrent(t *testing.T, s state.Store) {
+	for _, tc := range []struct {
+		name string
+		opts state.RegisterOptions
+	}{
+		{"plain", state.RegisterOptions{}},
+		{"allowOverwrites", state.RegisterOptions{AllowOverwrites: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			const n = 16
+			path := "concurrent-" + tc.name
+			results := make([]bool, n)
+			errs := make([]error, n)
+			var wg sync.WaitGroup
+			start := make(chan struct{})
+			for i := range n {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					<-start
+					// Each caller also registers a path of its own.
+					fs := []state.File{file(path), file(fmt.Sprintf("%s-own-%02d", path, i))}
+					got, err := s.Register(context.Background(), stream, fs, tc.opts)
+					errs[i] = err
+					if err == nil && len(got) == 2 {
+						results[i] = got[0]
+						if !got[1] {
+							errs[i] = fmt.Errorf("own path %d not registered", i)
+						}
+					}
+				}()
+			}
+			close(start)
+			wg.Wait()
+			for i, err := range errs {
+				if err != nil {
+					t.Fatalf("caller %d: %v", i, err)
+				}
+			}
+			if c := count(results); c != 1 {
+				t.Fatalf("%d concurrent Register calls reported true for one path, want exactly 1", c)
+			}
+		})
+	}
+}
+
+func testRegisterOverwrites(t *testing.T, s state.Store) {
+	ctx := context.Background()
+	commitAt := time.Date(2024, 1, 2, 3, 4, 5, 6, time.UTC)
+	changed := func(f state.File) state.File {
+		f.ETag += "-v2"
+		f.Size += 10
+		f.ModTime = f.ModTime.Add(time.Hour)
+		return f
+	}
+	tests := []struct {
+		name      string
+		committed bool // the first version was ingested before re-registering
+		allow     bool
+		change    bool
+		wantNew   bool
+	}{
+		{"committed/allow/changed", true, true, true, true},
+		{"committed/allow/same", true, true, false, false},
+		{"committed/deny/changed", true, false, true, false},
+		{"committed/deny/same", true, false, false, false},
+		{"pending/allow/changed", false, true, true, true},
+		{"pending/allow/same", false, true, false, false},
+		{"pending/deny/changed", false, false, true, false},
+	}
+	for i, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := fmt.Sprintf("ow-%d.json", i)
+			orig := file(path)
+			register(t, s, stream, []state.File{orig}, state.RegisterOptions{})
+			batch := int64(100 + i)
+			if tc.committed {
+				claim(t, s, stream, batch, path)
+				markCommitted(t, s, stream, batch, commitAt)
+			}
+			before := mustGet(t, s, stream, path)
+			again := orig
+			if tc.change {
+				again = changed(orig)
+			}
+			got := register(t, s, stream, []state.File{again}, state.RegisterOptions{AllowOverwrites: tc.allow})
+			if got[0] != tc.wantNew {
+				t.Fatalf("re-Register = %v, want %v", got[0], tc.wantNew)
+			}
+			after := mustGet(t, s, stream, path)
+			if !tc.wantNew {
+				checkFile(t, after, orig)
+				if !after.DiscoveryTime.Equal(before.DiscoveryTime) || after.State != before.State || after.BatchID != before.BatchID {
+					t.Fatalf("unchanged entry moved: before %+v after %+v", before, after)
+				}
+				return
+			}
+			checkFile(t, after, again)
+			checkState(t, after, state.Pending, -1, nil)
+			if !after.DiscoveryTime.After(before.DiscoveryTime) {
+				t.Errorf("DiscoveryTime %v not after the first one %v", after.DiscoveryTime, before.DiscoveryTime)
+			}
+			ps := pending(t, s, stream, 1000)
+			if !slices.Contains(paths(ps), path) {
+				t.Fatalf("reset file %q not pending: %v", path, paths(ps))
+			}
+			// The reset file is pending again and can be claimed into a new batch.
+			if err := s.Claim(ctx, stream, batch+1000, []string{path}); err != nil {
+				t.Fatalf("Claim of reset file: %v", err)
+			}
+			checkState(t, mustGet(t, s, stream, path), state.Claimed, batch+1000, nil)
+		})
+	}
+}
+
+func testPendingOrder(t *testing.T, s state.Store) {
+	// Three calls; within a call, stores may give every file the same
+	// DiscoveryTime (then Path orders them) or increasing ones.
+	calls := [][]string{
+		{"z.json", "m.json", "b.json"},
+		{"a.json", "y.json"},
+		{"c.json"},
+	}
+	for _, c := range calls {
+		register(t, s, stream, files(c...), state.RegisterOptions{})
+	}
+	got := pending(t, s, stream, 100)
+	if len(got) != 6 {
+		t.Fatalf("Pending = %v, want 6 entries", paths(got))
+	}
+	checkDiscoveryOrder(t, got)
+	// Files of an earlier call come first.
+	pos := map[string]int{}
+	for i, e := range got {
+		pos[e.Path] = i
+	}
+	for ci := 1; ci < len(calls); ci++ {
+		for _, early := range calls[ci-1] {
+			for _, late := range calls[ci] {
+				if pos[early] > pos[late] {
+					t.Errorf("%q (call %d) after %q (call %d)", early, ci-1, late, ci)
+				}
+			}
+		}
+	}
+	for _, e := range got {
+		checkFile(t, e, file(e.Path))
+		checkState(t, e, state.Pending, -1, nil)
+	}
+}
+
+func testPendingLimit(t *testing.T, s state.Store) {
+	var all []string
+	for i := range 7 {
+		p := fmt.Sprintf("f%02d", i)
+		all = append(all, p)
+		register(t, s, stream, files(p), state.RegisterOptions{})
+	}
+	for _, tc := range []struct {
+		limit int
+		want  []string
+	}{
+		{0, nil},
+		{-1, nil},
+		{1, all[:1]},
+		{3, all[:3]},
+		{7, all},
+		{100, all},
+	} {
+		got := paths(pending(t, s, stream, tc.limit))
+		if len(got) == 0 {
+			got = nil
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("Pending(limit %d) = %v, want %v", tc.limit, got, tc.want)
+		}
+	}
+	if got := pending(t, s, "no-such-stream", 10); len(got) != 0 {
+		t.Errorf("Pending of an unknown stream = %v", paths(got))
+	}
+}
+
+func testClaim(t *testing.T, s state.Store) {
+	ctx := context.Background()
+	register(t, s, stream, files("a", "b", "c", "d"), state.RegisterOptions{})
+	claim(t, s, stream, 0, "a", "c", "unknown")
+	if got := paths(pending(t, s, stream, 10)); !slices.Equal(got, []string{"b", "d"}) {
+		t.Fatalf("Pending after Claim = %v, want [b d]", got)
+	}
+	for _, p := range []string{"a", "c"} {
+		e := mustGet(t, s, stream, p)
+		checkFile(t, e, file(p))
+		checkState(t, e, state.Claimed, 0, nil)
+	}
+	checkState(t, mustGet(t, s, stream, "b"), state.Pending, -1, nil)
+	if _, err := s.Get(ctx, stream, "unknown"); !errors.Is(err, state.ErrNotFound) {
+		t.Fatalf("Claim created the unknown path: Get err = %v", err)
+	}
+	// Idempotent: the same claim again (and a subset) changes nothing.
+	claim(t, s, stream, 0, "a", "c", "unknown")
+	claim(t, s, stream, 0, "c")
+	checkState(t, mustGet(t, s, stream, "a"), state.Claimed, 0, nil)
+	if got := paths(pending(t, s, stream, 10)); !slices.Equal(got, []string{"b", "d"}) {
+		t.Fatalf("Pending after repeated Claim = %v, want [b d]", got)
+	}
+	// No paths: nothing happens.
+	claim(t, s, stream, 1)
+	// Registering a claimed path again does not make it pending.
+	if got := register(t, s, stream, files("a"), state.RegisterOptions{}); got[0] {
+		t.Fatalf("Register of a claimed path = true")
+	}
+	checkState(t, mustGet(t, s, stream, "a"), state.Claimed, 0, nil)
+	claim(t, s, stream, 1, "b", "d")
+	if got := pending(t, s, stream, 10); len(got) != 0 {
+		t.Fatalf("Pending after claiming all = %v", paths(got))
+	}
+}
+
+func testClaimOtherBatch(t *testing.T, s state.Store) {
+	ctx := context.Background()
+	register(t, s, stream, files("a", "b", "c"), state.RegisterOptions{})
+	claim(t, s, stream, 1, "a")
+	claim(t, s, stream, 2, "c")
+	markCommitted(t, s, stream, 2, time.Unix(1700000000, 0))
+	err := s.Claim(ctx, stream, 3, []string{"a", "b", "c"})
+	if err == nil {
+		t.Fatalf("Claim into batch 3 of files of batches 1 and 2 succeeded, want an error")
+	}
+	if !strings.Contains(err.Error(), `"a"`) || !strings.Contains(err.Error(), `"c"`) {
+		t.Errorf("Claim error %q does not name the paths \"a\" and \"c\"", err)
+	}
+	checkState(t, mustGet(t, s, stream, "a"), state.Claimed, 1, nil)
+	at := time.Unix(1700000000, 0)
+	checkState(t, mustGet(t, s, stream, "c"), state.Committed, 2, &at)
+	// The pending file of the same call was claimed.
+	checkState(t, mustGet(t, s, stream, "b"), state.Claimed, 3, nil)
+}
+
+func testMarkCommitted(t *testing.T, s state.Store) {
+	ctx := context.Background()
+	register(t, s, stream, files("a", "b", "c", "d"), state.RegisterOptions{})
+	claim(t, s, stream, 1, "a", "b")
+	claim(t, s, stream, 2, "c")
+	t1 := time.Date(2025, 3, 4, 5, 6, 7, 891011121, time.FixedZone("X", 3600))
+	t2 := t1.Add(time.Minute)
+	markCommitted(t, s, stream, 1, t1)
+	for _, p := range []string{"a", "b"} {
+		checkState(t, mustGet(t, s, stream, p), state.Committed, 1, &t1)
+	}
+	checkState(t, mustGet(t, s, stream, "c"), state.Claimed, 2, nil)
+	checkState(t, mustGet(t, s, stream, "d"), state.Pending, -1, nil)
+	// A second call keeps the first time.
+	markCommitted(t, s, stream, 1, t2)
+	checkState(t, mustGet(t, s, stream, "a"), state.Committed, 1, &t1)
+	// A replayed Claim after the commit changes nothing.
+	claim(t, s, stream, 1, "a", "b")
+	checkState(t, mustGet(t, s, stream, "b"), state.Committed, 1, &t1)
+	// A batch that claimed nothing can be marked.
+	markCommitted(t, s, stream, 9, t2)
+	// A file claimed into an already committed batch reports Committed.
+	claim(t, s, stream, 9, "d")
+	checkState(t, mustGet(t, s, stream, "d"), state.Committed, 9, &t2)
+	if got := pending(t, s, stream, 10); len(got) != 0 {
+		t.Fatalf("Pending = %v, want none", paths(got))
+	}
+	if err := s.MarkCommitted(ctx, stream, 2, t2); err != nil {
+		t.Fatal(err)
+	}
+	checkState(t, mustGet(t, s, stream, "c"), state.Committed, 2, &t2)
+}
+
+func testGetNotFound(t *testing.T, s state.Store) {
+	ctx := context.Background()
+	register(t, s, stream, files("known"), state.RegisterOptions{})
+	for _, tc := range []struct{ stream, path string }{
+		{stream, "unknown"},
+		{stream, "know"},
+		{stream, "known/"},
+		{"other-stream", "known"},
+	} {
+		_, err := s.Get(ctx, tc.stream, tc.path)
+		if !errors.Is(err, state.ErrNotFound) {
+			t.Errorf("Get(%q, %q) err = %v, want ErrNotFound", tc.stream, tc.path, err)
+		}
+	}
+}
+
+func testEntries(t *testing.T, s state.Store) {
+	register(t, s, stream, files("p2", "c1", "k1"), state.RegisterOptions{})
+	register(t, s, stream, files("p1", "c2", "k2"), state.RegisterOptions{})
+	claim(t, s, stream, 1, "c1", "c2")
+	claim(t, s, stream, 2, "k1", "k2")
+	at := time.Date(2025, 1, 1, 0, 0, 0, 5, time.UTC)
+	markCommitted(t, s, stream, 1, at)
+	tests := []struct {
+		states []state.IngestionState
+		want   []string
+	}{
+		{nil, []string{"c1", "c2", "k1", "k2", "p1", "p2"}},
+		{[]state.IngestionState{state.Pending}, []string{"p1", "p2"}},
+		{[]state.IngestionState{state.Claimed}, []string{"k1", "k2"}},
+		{[]state.IngestionState{state.Committed}, []string{"c1", "c2"}},
+		{[]state.IngestionState{state.Committed, state.Pending}, []string{"c1", "c2", "p1", "p2"}},
+		{[]state.IngestionState{state.Pending, state.Claimed, state.Committed}, []string{"c1", "c2", "k1", "k2", "p1", "p2"}},
+	}
+	for _, tc := range tests {
+		t.Run(fmt.Sprint(tc.states), func(t *testing.T) {
+			got := entries(t, s, stream, tc.states...)
+			if !slices.Equal(paths(got), tc.want) {
+				t.Fatalf("Entries(%v) = %v, want %v", tc.states, paths(got), tc.want)
+			}
+			for _, e := range got {
+				checkFile(t, e, file(e.Path))
+				switch e.Path[0] {
+				case 'c':
+					checkState(t, e, state.Committed, 1, &at)
+				case 'k':
+					checkState(t, e, state.Claimed, 2, nil)
+				default:
+					checkState(t, e, state.Pending, -1, nil)
+				}
+			}
+		})
+	}
+	if got := entries(t, s, "empty-stream"); len(got) != 0 {
+		t.Fatalf("Entries of an unknown stream = %v", paths(got))
+	}
+}
+
+func testEntriesEarlyStop(t *testing.T, s state.Store) {
+	var ps []string
+	for i := range 30 {
+		ps = append(ps, fmt.Sprintf("e%03d", i))
+	}
+	register(t, s, stream, files(ps...), state.RegisterOptions{})
+	var got []string
+	for e, err := range s.Entries(context.Background(), stream) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, e.Path)
+		if len(got) == 3 {
+			break
+		}
+	}
+	if !slices.Equal(got, ps[:3]) {
+		t.Fatalf("first three entries = %v, want %v", got, ps[:3])
+	}
+	// The store is still usable after an abandoned iteration.
+	claim(t, s, stream, 0, ps[0])
+	if n := len(entries(t, s, stream, state.Pending)); n != 29 {
+		t.Fatalf("pending entries = %d, want 29", n)
+	}
+}
+
+func testStreamsIsolated(t *testing.T, s state.Store) {
+	// Stream ids that an adapter joining strings naively might confuse.
+	streams := []string{"s1", "s1#f", "s1#b", "s", "s1/x", "s2"}
+	for _, strm := range streams {
+		got := register(t, s, strm, files("shared.json", "only-"+strm), state.RegisterOptions{})
+		if !slices.Equal(got, []bool{true, true}) {
+			t.Fatalf("Register in %q = %v, want [true true]", strm, got)
+		}
+	}
+	at := time.Unix(1710000000, 42)
+	claim(t, s, "s1", 5, "shared.json", "only-s1#f")
+	markCommitted(t, s, "s1", 5, at)
+	checkState(t, mustGet(t, s, "s1", "shared.json"), state.Committed, 5, &at)
+	for _, strm := range streams[1:] {
+		checkState(t, mustGet(t, s, strm, "shared.json"), state.Pending, -1, nil)
+		if got := paths(entries(t, s, strm)); !slices.Equal(got, []string{"only-" + strm, "shared.json"}) {
+			t.Errorf("Entries(%q) = %v", strm, got)
+		}
+		if got := paths(pending(t, s, strm, 10)); len(got) != 2 {
+			t.Errorf("Pending(%q) = %v, want 2 entries", strm, got)
+		}
+	}
+	// The same batch id in another stream has its own commit state.
+	claim(t, s, "s2", 5, "shared.json")
+	checkState(t, mustGet(t, s, "s2", "shared.json"), state.Claimed, 5, nil)
+	if got := paths(pending(t, s, "s1", 10)); !slices.Equal(got, []string{"only-s1"}) {
+		t.Errorf("Pending(s1) = %v, want [only-s1]", got)
+	}
+}
+
+// WeirdPaths are paths with characters that URL-, key- or separator-based
+// encodings tend to mangle, and lengths near S3's 1024-byte key limit.
+func WeirdPaths() []string {
+	long := strings.Repeat("d/", 400) + strings.Repeat("x", 1000-800-5) + ".json"
+	// 1024 bytes with a three-byte rune across byte 1004 (where an index
+	// key with a 20-byte prefix must cut).
+	uni := strings.Repeat("ü", 491) + strings.Repeat("日", 10) + "e.json"
+	uni += strings.Repeat("z", 1024-len(uni))
+	return []string{
+		"a",
+		"a b",
+		"a/b",
+		"a+b.csv",
+		"a%2Fb.csv",
+		"100%.json",
+		"has space/and+plus/%41.json",
+		"#",
+		"a#b#f",
+		"trailing/",
+		"/leading",
+		"dir//double",
+		"日本語/ファイル.json",
+		"ümlaut/ß.csv",
+		"emoji/🙂.json",
+		"quote\"and'apos",
+		"back\\slash",
+		"tab\there",
+		"?query=1&x=y",
+		long,
+		long[:len(long)-1],
+		uni,
+		strings.Repeat("x", 1024),
+		strings.Repeat("x", 1020) + "yyyy", // shares 1020 bytes with the one above
+	}
+}
+
+func testWeirdPaths(t *testing.T, s state.Store) {
+	ps := WeirdPaths()
+	got := register(t, s, stream, files(ps...), state.RegisterOptions{})
+	if count(got) != len(ps) {
+		t.Fatalf("Register(weird paths) = %v, want all true", got)
+	}
+	if got := register(t, s, stream, files(ps...), state.RegisterOptions{}); count(got) != 0 {
+		t.Fatalf("second Register(weird paths) = %v, want all false", got)
+	}
+	for _, p := range ps {
+		e := mustGet(t, s, stream, p)
+		checkFile(t, e, file(p))
+	}
+	sorted := slices.Clone(ps)
+	sort.Strings(sorted)
+	if got := paths(entries(t, s, stream)); !slices.Equal(got, sorted) {
+		t.Fatalf("Entries order = %q, want %q", got, sorted)
+	}
+	pend := pending(t, s, stream, 1000)
+	checkDiscoveryOrder(t, pend)
+	gotPending := paths(pend)
+	sort.Strings(gotPending)
+	if !slices.Equal(gotPending, sorted) {
+		t.Fatalf("Pending = %q, want every path", paths(pend))
+	}
+	claim(t, s, stream, 7, ps...)
+	if got := pending(t, s, stream, 1000); len(got) != 0 {
+		t.Fatalf("Pending after claiming every weird path = %q", paths(got))
+	}
+	for _, p := range ps {
+		checkState(t, mustGet(t, s, stream, p), state.Claimed, 7, nil)
+	}
+}
+
+func testExpiresAt(t *testing.T, s state.Store) {
+	ctx := context.Background()
+	exp := time.Date(2030, 6, 7, 8, 9, 10, 0, time.UTC)
+	register(t, s, stream, files("expiring"), state.RegisterOptions{ExpiresAt: exp})
+	register(t, s, stream, files("forever"), state.RegisterOptions{})
+	e := mustGet(t, s, stream, "expiring")
+	checkFile(t, e, file("expiring"))
+	checkState(t, e, state.Pending, -1, nil)
+	claim(t, s, stream, 3, "expiring", "forever")
+	markCommitted(t, s, stream, 3, exp.Add(-time.Hour))
+	if got := entries(t, s, stream, state.Committed); len(got) != 2 {
+		t.Fatalf("committed entries = %v, want 2", paths(got))
+	}
+	// An allowed overwrite stores the new expiry.
+	exp2 := exp.Add(48 * time.Hour)
+	changed := file("expiring")
+	changed.ETag = "v2"
+	if got := register(t, s, stream, []state.File{changed}, state.RegisterOptions{AllowOverwrites: true, ExpiresAt: exp2}); !got[0] {
+		t.Fatalf("overwrite of expiring = false")
+	}
+	er, ok := s.(ExpiryReader)
+	if !ok {
+		return
+	}
+	for _, tc := range []struct {
+		path string
+		want time.Time
+	}{
+		{"expiring", exp2},
+		{"forever", time.Time{}},
+	} {
+		got, err := er.ExpiresAt(ctx, stream, tc.path)
+		if err != nil {
+			t.Fatalf("ExpiresAt(%q): %v", tc.path, err)
+		}
+		if got.IsZero() != tc.want.IsZero() || (!got.IsZero() && got.Unix() != tc.want.Unix()) {
+			t.Errorf("ExpiresAt(%q) = %v, want %v", tc.path, got, tc.want)
+		}
+	}
+	if _, err := er.ExpiresAt(ctx, stream, "unknown"); !errors.Is(err, state.ErrNotFound) {
+		t.Errorf("ExpiresAt(unknown) err = %v, want ErrNotFound", err)
+	}
+}
+
+func testLarge(t *testing.T, s state.Store, large int) {
+	// Five Register calls (so discovery order is not path order), then
+	// batches of two fifths (1000 of 2500, like the committer's default).
+	perCall := (large + 4) / 5
+	batchSize := max(large*2/5, 1)
+	var all []string
+	for i := range large {
+		// 7919 is prime, so this permutes [0, large) unless large is a multiple of it.
+		all = append(all, fmt.Sprintf("large/part-%05d.json", (i*7919)%large))
+	}
+	for i := 0; i < len(all); i += perCall {
+		chunk := all[i:min(i+perCall, len(all))]
+		got := register(t, s, stream, files(chunk...), state.RegisterOptions{})
+		if count(got) != len(chunk) {
+			t.Fatalf("Register chunk %d: %d new, want %d", i/perCall, count(got), len(chunk))
+		}
+	}
+	full := pending(t, s, stream, large+10)
+	if len(full) != large {
+		t.Fatalf("Pending(all) = %d entries, want %d", len(full), large)
+	}
+	checkDiscoveryOrder(t, full)
+	// Claim in committer-sized batches, the way the ingest protocol does.
+	seen := map[string]bool{}
+	var batch int64
+	for {
+		next := pending(t, s, stream, batchSize)
+		if len(next) == 0 {
+			break
+		}
+		want := full[len(seen):min(len(seen)+batchSize, len(full))]
+		if !slices.Equal(paths(next), paths(want)) {
+			t.Fatalf("batch %d: Pending differs from the full pending order", batch)
+		}
+		for _, e := range next {
+			if seen[e.Path] {
+				t.Fatalf("batch %d: %q returned again after Claim", batch, e.Path)
+			}
+			seen[e.Path] = true
+		}
+		claim(t, s, stream, batch, paths(next)...)
+		markCommitted(t, s, stream, batch, time.Unix(1700000000+batch, 0))
+		batch++
+	}
+	if len(seen) != large || batch != int64((large+batchSize-1)/batchSize) {
+		t.Fatalf("claimed %d files in %d batches, want %d", len(seen), batch, large)
+	}
+	es := entries(t, s, stream)
+	if len(es) != large {
+		t.Fatalf("Entries = %d, want %d", len(es), large)
+	}
+	for i, e := range es {
+		if i > 0 && es[i-1].Path >= e.Path {
+			t.Fatalf("Entries not ordered at %d: %q, %q", i, es[i-1].Path, e.Path)
+		}
+		if e.State != state.Committed || e.CommitTime == nil || e.CommitTime.Unix() != 1700000000+e.BatchID {
+			t.Fatalf("entry %q: state %s batch %d commit %v", e.Path, e.State, e.BatchID, e.CommitTime)
+		}
+	}
+	if n := len(entries(t, s, stream, state.Pending, state.Claimed)); n != 0 {
+		t.Fatalf("%d entries still pending or claimed", n)
+	}
+}

@@ -1,0 +1,528 @@
+// Package boltstate provides the embedded, crash-safe state.Store of
+// Tributary's local mode, kept in one bbolt file.
+//
+// # Why bbolt (and not SQLite)
+//
+// go.etcd.io/bbolt is pure Go (no cgo, so the CLI cross-compiles and stays a
+// single static binary), keeps everything in one file, and writes through a
+// copy-on-write B+tree: a transaction's pages are written to free space, the
+// file is fsync'd, then the meta page is switched and fsync'd again, so a
+// crash at any point leaves either the old or the new tree, never a torn one.
+// The file is flock'd while open, so two processes cannot write one state
+// file. SQLite would give the same durability but needs cgo (or a large
+// transpiled driver) and SQL for what is a handful of sorted key spaces; the
+// store needs only ordered keys, prefix scans and serialised writers.
+//
+// # Layout
+//
+// Bucket "meta" holds "last_discovery" (8-byte big-endian unix nanos), so
+// discovery times keep increasing across restarts even if the clock steps
+// back. Bucket "streams" holds one sub-bucket per stream id with:
+//
+//	files    path -> JSON record {size, etag, mod_time, discovery_time, batch, expires_at}
+//	pending  discovery nanos (8 bytes, big-endian, sign bit flipped) + path -> empty
+//	batches  batch id (8 bytes, big-endian, sign bit flipped) -> commit time (RFC 3339, nanos)
+//
+// A file is in "pending" exactly while its record's batch is -1; a claimed
+// file's state and commit time are derived from its batch's row in
+// "batches" (so MarkCommitted writes one key per batch, not one per file).
+//
+// Every method runs in one bbolt transaction: atomic and fsync'd on commit.
+// Entries reads in pages of short read transactions, so callers may write to
+// the store while iterating. Expired entries (RegisterOptions.ExpiresAt) are
+// kept and reported by ExpiresAt; nothing purges them yet.
+package boltstate
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"iter"
+	"slices"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/tributary-io/tributary/core/state"
+)
+
+var (
+	bucketMeta    = []byte("meta")
+	bucketStreams = []byte("streams")
+	bucketFiles   = []byte("files")
+	bucketPending = []byte("pending")
+	bucketBatches = []byte("batches")
+	keyLastDisc   = []byte("last_discovery")
+)
+
+// entriesPage is how many entries one read transaction of Entries loads.
+const entriesPage = 256
+
+// Option configures Open.
+type Option func(*options)
+
+type options struct {
+	now         func() time.Time
+	lockTimeout time.Duration
+}
+
+// WithClock makes the store take discovery times from now instead of
+// time.Now (they are still forced to increase strictly).
+func WithClock(now func() time.Time) Option {
+	return func(o *options) { o.now = now }
+}
+
+// WithLockTimeout sets how long Open waits for another process to release
+// the file lock (default 1s) before failing.
+func WithLockTimeout(d time.Duration) Option {
+	return func(o *options) { o.lockTimeout = d }
+}
+
+// Store is a state.Store in a bbolt file, safe for concurrent use.
+type Store struct {
+	db  *bolt.DB
+	now func() time.Time
+}
+
+var _ state.Store = (*Store)(nil)
+
+// Open opens (creating if needed) the state file at path.
+func Open(path string, opts ...Option) (*Store, error) {
+	o := options{now: time.Now, lockTimeout: time.Second}
+	for _, f := range opts {
+		f(&o)
+	}
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: o.lockTimeout})
+	if err != nil {
+		return nil, fmt.Errorf("boltstate: open %s (locked by another process?): %w", path, err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bucketMeta, bucketStreams} {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("boltstate: initialise %s: %w", path, err)
+	}
+	return &Store{db: db, now: o.now}, nil
+}
+
+// Close releases the file (and its lock).
+func (s *Store) Close() error {
+	if err := s.db.Close(); err != nil {
+		return fmt.Errorf("boltstate: close %s: %w", s.db.Path(), err)
+	}
+	return nil
+}
+
+// record is a file's row in the "files" bucket.
+type record struct {
+	Size      int64     `json:"size"`
+	ETag      string    `json:"etag"`
+	ModTime   time.Time `json:"mod_time"`
+	Discovery time.Time `json:"discovery_time"`
+	Batch     int64     `json:"batch"`
+	ExpiresAt time.Time `json:"expires_at,omitzero"`
+}
+
+// orderedInt encodes n so that byte order is numeric order.
+func orderedInt(n int64) []byte {
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], uint64(n)^(1<<63))
+	return b[:]
+}
+
+// decodeOrderedInt reverses orderedInt.
+func decodeOrderedInt(b []byte) int64 {
+	return int64(binary.BigEndian.Uint64(b) ^ (1 << 63))
+}
+
+// pendingKey is the "pending" index key: discovery nanos then path.
+func pendingKey(discovery time.Time, path string) []byte {
+	return append(orderedInt(discovery.UnixNano()), path...)
+}
+
+// parsePendingKey splits a "pending" index key.
+func parsePendingKey(k []byte) (nanos int64, path string, err error) {
+	if len(k) < 8 {
+		return 0, "", fmt.Errorf("boltstate: pending key %x shorter than 8 bytes", k)
+	}
+	return decodeOrderedInt(k[:8]), string(k[8:]), nil
+}
+
+// streamBuckets are one stream's buckets (nil when the stream has none and
+// the transaction is read-only).
+type streamBuckets struct {
+	files, pending, batches *bolt.Bucket
+}
+
+func openStream(tx *bolt.Tx, stream string, create bool) (*streamBuckets, error) {
+	if stream == "" {
+		return nil, errors.New("boltstate: empty stream id")
+	}
+	root := tx.Bucket(bucketStreams)
+	if root == nil {
+		return nil, errors.New("boltstate: missing streams bucket")
+	}
+	sb := root.Bucket([]byte(stream))
+	if sb == nil {
+		if !create {
+			return nil, nil
+		}
+		var err error
+		if sb, err = root.CreateBucket([]byte(stream)); err != nil {
+			return nil, fmt.Errorf("boltstate: create stream %q: %w", stream, err)
+		}
+	}
+	out := &streamBuckets{}
+	for _, p := range []struct {
+		name []byte
+		dst  **bolt.Bucket
+	}{{bucketFiles, &out.files}, {bucketPending, &out.pending}, {bucketBatches, &out.batches}} {
+		b := sb.Bucket(p.name)
+		if b == nil && create {
+			var err error
+			if b, err = sb.CreateBucket(p.name); err != nil {
+				return nil, fmt.Errorf("boltstate: create %s of stream %q: %w", p.name, stream, err)
+			}
+		}
+		if b == nil {
+			return nil, fmt.Errorf("boltstate: stream %q lacks bucket %s", stream, p.name)
+		}
+		*p.dst = b
+	}
+	return out, nil
+}
+
+func (b *streamBuckets) get(stream, path string) (*record, error) {
+	v := b.files.Get([]byte(path))
+	if v == nil {
+		return nil, nil
+	}
+	var r record
+	if err := json.Unmarshal(v, &r); err != nil {
+		return nil, fmt.Errorf("boltstate: decode %q in stream %q: %w", path, stream, err)
+	}
+	return &r, nil
+}
+
+func (b *streamBuckets) put(stream, path string, r *record) error {
+	v, err := json.Marshal(r)
+	if err != nil {
+		return fmt.Errorf("boltstate: encode %q in stream %q: %w", path, stream, err)
+	}
+	if err := b.files.Put([]byte(path), v); err != nil {
+		return fmt.Errorf("boltstate: write %q in stream %q: %w", path, stream, err)
+	}
+	return nil
+}
+
+// entry builds the public view of a record.
+func (b *streamBuckets) entry(path string, r *record) (state.Entry, error) {
+	e := state.Entry{
+		File:          state.File{Path: path, Size: r.Size, ETag: r.ETag, ModTime: r.ModTime},
+		DiscoveryTime: r.Discovery,
+		State:         state.Pending,
+		BatchID:       r.Batch,
+	}
+	if r.Batch < 0 {
+		e.BatchID = -1
+		return e, nil
+	}
+	e.State = state.Claimed
+	if v := b.batches.Get(orderedInt(r.Batch)); v != nil {
+		var t time.Time
+		if err := t.UnmarshalText(v); err != nil {
+			return e, fmt.Errorf("boltstate: decode commit time of batch %d: %w", r.Batch, err)
+		}
+		e.State, e.CommitTime = state.Committed, &t
+	}
+	return e, nil
+}
+
+// discoveryTime returns the clock's time forced past the stored last one,
+// and records it.
+func (s *Store) discoveryTime(tx *bolt.Tx) (time.Time, error) {
+	meta := tx.Bucket(bucketMeta)
+	t := s.now()
+	if v := meta.Get(keyLastDisc); len(v) == 8 {
+		if last := decodeOrderedInt(v); t.UnixNano() <= last {
+			t = time.Unix(0, last+1)
+		}
+	}
+	return t, meta.Put(keyLastDisc, orderedInt(t.UnixNano()))
+}
+
+// Register implements state.Store; the whole call is one transaction.
+func (s *Store) Register(ctx context.Context, stream string, files []state.File, opts state.RegisterOptions) ([]bool, error) {
+	out := make([]bool, len(files))
+	if len(files) == 0 {
+		return out, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		b, err := openStream(tx, stream, true)
+		if err != nil {
+			return err
+		}
+		now, err := s.discoveryTime(tx)
+		if err != nil {
+			return fmt.Errorf("boltstate: record discovery time: %w", err)
+		}
+		for i, f := range files {
+			if f.Path == "" {
+				return fmt.Errorf("boltstate: register in stream %q: empty path", stream)
+			}
+			old, err := b.get(stream, f.Path)
+			if err != nil {
+				return err
+			}
+			if old != nil {
+				if !opts.AllowOverwrites || old.ETag == f.ETag {
+					continue
+				}
+				if old.Batch < 0 {
+					if err := b.pending.Delete(pendingKey(old.Discovery, f.Path)); err != nil {
+						return err
+					}
+				}
+			}
+			r := &record{Size: f.Size, ETag: f.ETag, ModTime: f.ModTime, Discovery: now, Batch: -1, ExpiresAt: opts.ExpiresAt}
+			if err := b.put(stream, f.Path, r); err != nil {
+				return err
+			}
+			if err := b.pending.Put(pendingKey(now, f.Path), nil); err != nil {
+				return fmt.Errorf("boltstate: index %q in stream %q: %w", f.Path, stream, err)
+			}
+			out[i] = true
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Pending implements state.Store.
+func (s *Store) Pending(ctx context.Context, stream string, limit int) ([]state.Entry, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var out []state.Entry
+	err := s.db.View(func(tx *bolt.Tx) error {
+		b, err := openStream(tx, stream, false)
+		if err != nil || b == nil {
+			return err
+		}
+		c := b.pending.Cursor()
+		for k, _ := c.First(); k != nil && len(out) < limit; k, _ = c.Next() {
+			_, path, err := parsePendingKey(k)
+			if err != nil {
+				return err
+			}
+			r, err := b.get(stream, path)
+			if err != nil {
+				return err
+			}
+			if r == nil {
+				return fmt.Errorf("boltstate: pending index names %q in stream %q but it has no record", path, stream)
+			}
+			e, err := b.entry(path, r)
+			if err != nil {
+				return err
+			}
+			out = append(out, e)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Claim implements state.Store. Files already in another batch stay there
+// and are named in the returned error; the others are still claimed.
+func (s *Store) Claim(ctx context.Context, stream string, batch int64, paths []string) error {
+	if batch < 0 {
+		return fmt.Errorf("boltstate: claim in stream %q: negative batch id %d", stream, batch)
+	}
+	if len(paths) == 0 {
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	var conflicts []error
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		conflicts = nil
+		b, err := openStream(tx, stream, false)
+		if err != nil || b == nil {
+			return err
+		}
+		for _, p := range paths {
+			r, err := b.get(stream, p)
+			if err != nil {
+				return err
+			}
+			switch {
+			case r == nil || r.Batch == batch:
+			case r.Batch >= 0:
+				conflicts = append(conflicts, fmt.Errorf("boltstate: claim %q into batch %d in stream %q: already in batch %d", p, batch, stream, r.Batch))
+			default:
+				if err := b.pending.Delete(pendingKey(r.Discovery, p)); err != nil {
+					return err
+				}
+				r.Batch = batch
+				if err := b.put(stream, p, r); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return errors.Join(conflicts...)
+}
+
+// MarkCommitted implements state.Store: one key per batch, first time kept.
+func (s *Store) MarkCommitted(ctx context.Context, stream string, batch int64, t time.Time) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	v, err := t.MarshalText()
+	if err != nil {
+		return fmt.Errorf("boltstate: commit time of batch %d: %w", batch, err)
+	}
+	return s.db.Update(func(tx *bolt.Tx) error {
+		b, err := openStream(tx, stream, true)
+		if err != nil {
+			return err
+		}
+		k := orderedInt(batch)
+		if b.batches.Get(k) != nil {
+			return nil
+		}
+		return b.batches.Put(k, v)
+	})
+}
+
+// lookup runs fn on the record of path, or returns ErrNotFound.
+func (s *Store) lookup(stream, path string, fn func(b *streamBuckets, r *record) error) error {
+	return s.db.View(func(tx *bolt.Tx) error {
+		b, err := openStream(tx, stream, false)
+		if err != nil {
+			return err
+		}
+		var r *record
+		if b != nil {
+			if r, err = b.get(stream, path); err != nil {
+				return err
+			}
+		}
+		if r == nil {
+			return fmt.Errorf("boltstate: %q in stream %q: %w", path, stream, state.ErrNotFound)
+		}
+		return fn(b, r)
+	})
+}
+
+// Get implements state.Store.
+func (s *Store) Get(ctx context.Context, stream, path string) (state.Entry, error) {
+	if err := ctx.Err(); err != nil {
+		return state.Entry{}, err
+	}
+	var e state.Entry
+	err := s.lookup(stream, path, func(b *streamBuckets, r *record) (err error) {
+		e, err = b.entry(path, r)
+		return err
+	})
+	return e, err
+}
+
+// ExpiresAt returns the expiry stored for the file at path (zero if none);
+// it implements statetest.ExpiryReader.
+func (s *Store) ExpiresAt(ctx context.Context, stream, path string) (time.Time, error) {
+	if err := ctx.Err(); err != nil {
+		return time.Time{}, err
+	}
+	var t time.Time
+	err := s.lookup(stream, path, func(_ *streamBuckets, r *record) error {
+		t = r.ExpiresAt
+		return nil
+	})
+	return t, err
+}
+
+// Entries implements state.Store, reading entriesPage entries per read
+// transaction.
+func (s *Store) Entries(ctx context.Context, stream string, states ...state.IngestionState) iter.Seq2[state.Entry, error] {
+	return func(yield func(state.Entry, error) bool) {
+		var after []byte
+		for {
+			if err := ctx.Err(); err != nil {
+				yield(state.Entry{}, err)
+				return
+			}
+			var page []state.Entry
+			more := false
+			err := s.db.View(func(tx *bolt.Tx) error {
+				b, err := openStream(tx, stream, false)
+				if err != nil || b == nil {
+					return err
+				}
+				c := b.files.Cursor()
+				k, v := c.First()
+				if after != nil {
+					k, v = c.Seek(after)
+					if k != nil && bytes.Equal(k, after) {
+						k, v = c.Next()
+					}
+				}
+				for ; k != nil; k, v = c.Next() {
+					if len(page) == entriesPage {
+						more = true
+						return nil
+					}
+					var r record
+					if err := json.Unmarshal(v, &r); err != nil {
+						return fmt.Errorf("boltstate: decode %q in stream %q: %w", k, stream, err)
+					}
+					e, err := b.entry(string(k), &r)
+					if err != nil {
+						return err
+					}
+					after = append(after[:0], k...)
+					if len(states) == 0 || slices.Contains(states, e.State) {
+						page = append(page, e)
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				yield(state.Entry{}, err)
+				return
+			}
+			for _, e := range page {
+				if !yield(e, nil) {
+					return
+				}
+			}
+			if !more {
+				return
+			}
+		}
+	}
+}

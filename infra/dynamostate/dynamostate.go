@@ -1,0 +1,843 @@
+// Package dynamostate provides the DynamoDB state.Store used on AWS: one
+// table holds the file state of every stream.
+//
+// # Table schema
+//
+// Keys: partition key "pk" (S), sort key "sk" (S). On-demand billing. TTL on
+// "expires_at". One global secondary index, "pending", sparse, KEYS_ONLY:
+// partition key "gsi1pk" (S), sort key "gsi1sk" (S). TableSchema returns the
+// CreateTableInput and TemplateSnippet the CloudFormation/SAM resource.
+//
+// File item (one per stream and path):
+//
+//	pk          S  "<stream>#f"
+//	sk          S  path (relative to the source location; at most 1024 bytes)
+//	size        N  bytes
+//	etag        S  ETag of the discovered version
+//	mod_ns      N  modification time, unix nanoseconds (absent when unknown)
+//	disc_ns     N  discovery time, unix nanoseconds
+//	batch       N  batch id (absent while pending)
+//	expires_at  N  expiry, unix epoch seconds (absent: kept forever) — the TTL attribute
+//	gsi1pk      S  "<stream>"                          (only while pending)
+//	gsi1sk      S  "%019d" of disc_ns + "#" + path     (only while pending;
+//	               the path is cut at a rune boundary to keep the key within 1024 bytes)
+//
+// Batch item (one per committed batch):
+//
+//	pk          S  "<stream>#b"
+//	sk          S  "%019d" of the batch id
+//	commit_ns   N  commit time, unix nanoseconds
+//
+// A file's state is derived: no batch -> PENDING; a batch without a batch
+// item -> CLAIMED; a batch with a batch item -> COMMITTED at its commit_ns.
+// Stream ids cannot collide: "<a>#f" = "<b>#f" only if a = b, and a file key
+// never equals a batch key (the last byte differs).
+//
+// # Calls per file
+//
+//   - Register: one conditional PutItem per file (attribute_not_exists(pk), or
+//     with AllowOverwrites "attribute_not_exists(pk) OR etag <> :etag"); a
+//     duplicate fails the condition (it still costs one write unit). Plus one
+//     GSI write (the pending index entry).
+//   - Claim: one conditional UpdateItem per file (SET batch, REMOVE the GSI
+//     attributes; one more GSI write for the index delete). A replayed claim
+//     fails the condition and costs no extra call when DynamoDB returns the old
+//     item (ReturnValuesOnConditionCheckFailure); emulators that do not return
+//     it cost one GetItem.
+//   - MarkCommitted: one conditional PutItem per batch, whatever its size.
+//   - Pending: one GSI Query per page plus one strongly consistent
+//     BatchGetItem per 100 candidates: the index is eventually consistent, so
+//     every candidate is checked against its base item (still without batch,
+//     same gsi1sk) before it is returned — a file claimed a moment ago is
+//     never handed out again.
+//   - Get: one GetItem, plus one for the batch item of a claimed file.
+//     Entries: one Query page per 1 MB plus one GetItem per distinct batch.
+//
+// Register and Claim send their per-file calls from a bounded pool of
+// goroutines (WithConcurrency). No transactions are used, so there are no
+// transaction conflicts; throttling (ProvisionedThroughputExceeded,
+// ThrottlingException, RequestLimitExceeded) is retried with backoff by the
+// SDK's standard retryer that the client is built with — raise its attempts
+// with retry.AddWithMaxAttempts for bursty streams. Unprocessed keys of
+// BatchGetItem are retried here with exponential backoff.
+//
+// All items of a stream share a partition key; DynamoDB's adaptive capacity
+// splits hot item collections by sort key (the table has no local secondary
+// index, so collections are not limited to 10 GB).
+package dynamostate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/tributary-io/tributary/core/state"
+)
+
+// Attribute and index names of the table (see the package doc).
+const (
+	AttrPK        = "pk"
+	AttrSK        = "sk"
+	AttrSize      = "size"
+	AttrETag      = "etag"
+	AttrModNanos  = "mod_ns"
+	AttrDiscNanos = "disc_ns"
+	AttrBatch     = "batch"
+	AttrExpiresAt = "expires_at"
+	AttrGSI1PK    = "gsi1pk"
+	AttrGSI1SK    = "gsi1sk"
+	AttrCommitNs  = "commit_ns"
+	// IndexPending is the sparse GSI of pending files in discovery order.
+	IndexPending = "pending"
+)
+
+const (
+	// maxKeyBytes is DynamoDB's limit on a sort key (table or index).
+	maxKeyBytes = 1024
+	// maxStreamBytes keeps "<stream>#f" within the 2048-byte partition key limit.
+	maxStreamBytes = 2000
+	// nanosWidth is the zero-padded width of a non-negative int64.
+	nanosWidth = 19
+	// gsiPathBytes is the most path bytes gsi1sk can hold.
+	gsiPathBytes = maxKeyBytes - nanosWidth - 1
+	// orderPrefix is a path prefix length every gsi1sk keeps whole (a cut at a
+	// rune boundary loses at most 3 bytes); comparing (disc, path[:orderPrefix])
+	// never contradicts the index order.
+	orderPrefix = gsiPathBytes - utf8.UTFMax + 1
+	// batchGetMax is BatchGetItem's per-call key limit.
+	batchGetMax = 100
+	// defaultConcurrency is the default number of concurrent per-file calls.
+	defaultConcurrency = 16
+)
+
+// Client is the part of *dynamodb.Client the store uses.
+type Client interface {
+	GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
+	PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error)
+	UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
+	Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error)
+	BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error)
+}
+
+// Option configures a Store.
+type Option func(*Store)
+
+// WithClock makes the store take discovery times from now instead of
+// time.Now (they are still forced to increase strictly within one Store).
+func WithClock(now func() time.Time) Option {
+	return func(s *Store) { s.now = now }
+}
+
+// WithConcurrency sets how many per-file calls Register and Claim have in
+// flight at once (default 16; values below 1 mean 1).
+func WithConcurrency(n int) Option {
+	return func(s *Store) { s.concurrency = max(n, 1) }
+}
+
+// WithPageSize caps the items per Query page of Pending and Entries (default:
+// 1000 index entries for Pending, DynamoDB's 1 MB pages for Entries). Small
+// values make tests exercise pagination with few items.
+func WithPageSize(n int) Option {
+	return func(s *Store) { s.pageSize = max(n, 1) }
+}
+
+// Store is a state.Store on one DynamoDB table, safe for concurrent use.
+type Store struct {
+	client      Client
+	table       string
+	now         func() time.Time
+	concurrency int
+	pageSize    int // 0: defaults
+
+	mu   sync.Mutex
+	last time.Time
+}
+
+var _ state.Store = (*Store)(nil)
+
+// New returns a Store on the existing table (see CreateTable).
+func New(client Client, table string, opts ...Option) *Store {
+	s := &Store{client: client, table: table, now: time.Now, concurrency: defaultConcurrency}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
+}
+
+func filePK(stream string) string  { return stream + "#f" }
+func batchPK(stream string) string { return stream + "#b" }
+func batchSK(batch int64) string   { return fmt.Sprintf("%0*d", nanosWidth, batch) }
+
+// gsiSortKey is the pending index sort key of a file: discovery nanos, then
+// the path cut (at a rune boundary) to fit the key limit.
+func gsiSortKey(discNanos int64, path string) string {
+	p := path
+	if len(p) > gsiPathBytes {
+		cut := gsiPathBytes
+		for cut > 0 && !utf8.RuneStart(p[cut]) {
+			cut--
+		}
+		p = p[:cut]
+	}
+	return fmt.Sprintf("%0*d#%s", nanosWidth, discNanos, p)
+}
+
+// orderKey is the part of a pending file's (discovery, path) order that the
+// index sort key is guaranteed to preserve.
+type orderKey struct {
+	nanos  int64
+	prefix string
+}
+
+func orderKeyOf(discNanos int64, path string) orderKey {
+	return orderKey{discNanos, path[:min(len(path), orderPrefix)]}
+}
+
+// parseGSISortKey reads the orderKey of a pending index sort key.
+func parseGSISortKey(sk string) (orderKey, error) {
+	if len(sk) < nanosWidth+1 || sk[nanosWidth] != '#' {
+		return orderKey{}, fmt.Errorf("dynamostate: malformed %s %q", AttrGSI1SK, sk)
+	}
+	for i := range nanosWidth {
+		if sk[i] < '0' || sk[i] > '9' {
+			return orderKey{}, fmt.Errorf("dynamostate: malformed %s %q: bad discovery nanos", AttrGSI1SK, sk)
+		}
+	}
+	n, err := strconv.ParseInt(sk[:nanosWidth], 10, 64)
+	if err != nil {
+		return orderKey{}, fmt.Errorf("dynamostate: malformed %s %q: bad discovery nanos", AttrGSI1SK, sk)
+	}
+	return orderKeyOf(n, sk[nanosWidth+1:]), nil
+}
+
+func (a orderKey) less(b orderKey) bool {
+	if a.nanos != b.nanos {
+		return a.nanos < b.nanos
+	}
+	return a.prefix < b.prefix
+}
+
+func checkStream(stream string) error {
+	if stream == "" {
+		return errors.New("dynamostate: empty stream id")
+	}
+	if len(stream) > maxStreamBytes {
+		return fmt.Errorf("dynamostate: stream id %.40q... longer than %d bytes", stream, maxStreamBytes)
+	}
+	return nil
+}
+
+func checkPath(stream, path string) error {
+	if path == "" {
+		return fmt.Errorf("dynamostate: empty path in stream %q", stream)
+	}
+	if len(path) > maxKeyBytes {
+		return fmt.Errorf("dynamostate: path %.60q... in stream %q longer than %d bytes", path, stream, maxKeyBytes)
+	}
+	if !utf8.ValidString(path) {
+		return fmt.Errorf("dynamostate: path %q in stream %q is not valid UTF-8", path, stream)
+	}
+	return nil
+}
+
+// attrS is a string attribute value.
+func attrS(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
+
+// attrN is a number attribute value.
+func attrN(v int64) types.AttributeValue {
+	return &types.AttributeValueMemberN{Value: strconv.FormatInt(v, 10)}
+}
+
+func fileKey(stream, path string) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{AttrPK: attrS(filePK(stream)), AttrSK: attrS(path)}
+}
+
+// discoveryTime returns the clock's time forced past the last one this Store
+// gave out.
+func (st *Store) discoveryTime() time.Time {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	t := st.now()
+	if !t.After(st.last) {
+		t = st.last.Add(time.Nanosecond)
+	}
+	st.last = t
+	return t
+}
+
+// forEach runs fn(i) for i in [0, count) on up to st.concurrency goroutines
+// and returns the errors joined; it stops starting work once ctx is done.
+func (st *Store) forEach(ctx context.Context, count int, fn func(i int) error) error {
+	errs := make([]error, count)
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for range min(st.concurrency, count) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				errs[i] = fn(i)
+			}
+		}()
+	}
+	var ctxErr error
+	for i := range count {
+		if ctxErr = ctx.Err(); ctxErr != nil {
+			break
+		}
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	return errors.Join(append(errs, ctxErr)...)
+}
+
+func isConditionFailed(err error) (*types.ConditionalCheckFailedException, bool) {
+	var ccf *types.ConditionalCheckFailedException
+	ok := errors.As(err, &ccf)
+	return ccf, ok
+}
+
+// Register implements state.Store: one conditional PutItem per file.
+func (st *Store) Register(ctx context.Context, stream string, files []state.File, opts state.RegisterOptions) ([]bool, error) {
+	if err := checkStream(stream); err != nil {
+		return nil, err
+	}
+	for _, f := range files {
+		if err := checkPath(stream, f.Path); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]bool, len(files))
+	if len(files) == 0 {
+		return out, nil
+	}
+	disc := st.discoveryTime().UnixNano()
+	if disc < 0 {
+		return nil, fmt.Errorf("dynamostate: discovery time %d before 1970", disc)
+	}
+	cond := "attribute_not_exists(#pk)"
+	names := map[string]string{"#pk": AttrPK}
+	if opts.AllowOverwrites {
+		cond = "attribute_not_exists(#pk) OR #etag <> :etag"
+		names["#etag"] = AttrETag
+	}
+	err := st.forEach(ctx, len(files), func(i int) error {
+		f := files[i]
+		item := map[string]types.AttributeValue{
+			AttrPK:        attrS(filePK(stream)),
+			AttrSK:        attrS(f.Path),
+			AttrSize:      attrN(f.Size),
+			AttrETag:      attrS(f.ETag),
+			AttrDiscNanos: attrN(disc),
+			AttrGSI1PK:    attrS(stream),
+			AttrGSI1SK:    attrS(gsiSortKey(disc, f.Path)),
+		}
+		if !f.ModTime.IsZero() {
+			item[AttrModNanos] = attrN(f.ModTime.UnixNano())
+		}
+		if !opts.ExpiresAt.IsZero() {
+			item[AttrExpiresAt] = attrN(opts.ExpiresAt.Unix())
+		}
+		in := &dynamodb.PutItemInput{
+			TableName:                aws.String(st.table),
+			Item:                     item,
+			ConditionExpression:      aws.String(cond),
+			ExpressionAttributeNames: names,
+		}
+		if opts.AllowOverwrites {
+			in.ExpressionAttributeValues = map[string]types.AttributeValue{":etag": attrS(f.ETag)}
+		}
+		_, err := st.client.PutItem(ctx, in)
+		if _, ok := isConditionFailed(err); ok {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("dynamostate: register %q in stream %q (table %s): %w", f.Path, stream, st.table, err)
+		}
+		out[i] = true
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// fileItem is a decoded file item.
+type fileItem struct {
+	path      string
+	size      int64
+	etag      string
+	modNanos  *int64
+	discNanos int64
+	batch     *int64
+	expiresAt *int64
+	gsi1sk    string
+}
+
+func getS(item map[string]types.AttributeValue, name string) (string, bool) {
+	v, ok := item[name].(*types.AttributeValueMemberS)
+	if !ok {
+		return "", false
+	}
+	return v.Value, true
+}
+
+func getN(item map[string]types.AttributeValue, name string) (*int64, error) {
+	v, ok := item[name]
+	if !ok {
+		return nil, nil
+	}
+	nv, ok := v.(*types.AttributeValueMemberN)
+	if !ok {
+		return nil, fmt.Errorf("attribute %s is %T, want a number", name, v)
+	}
+	x, err := strconv.ParseInt(nv.Value, 10, 64)
+	if err != nil {
+		return nil, fmt.Errorf("attribute %s: %w", name, err)
+	}
+	return &x, nil
+}
+
+// decodeFile decodes a file item.
+func decodeFile(item map[string]types.AttributeValue) (fileItem, error) {
+	var f fileItem
+	var ok bool
+	if f.path, ok = getS(item, AttrSK); !ok {
+		return f, fmt.Errorf("dynamostate: file item without %s", AttrSK)
+	}
+	f.etag, _ = getS(item, AttrETag)
+	f.gsi1sk, _ = getS(item, AttrGSI1SK)
+	var err error
+	wrap := func(e error) error { return fmt.Errorf("dynamostate: decode %q: %w", f.path, e) }
+	size, err := getN(item, AttrSize)
+	if err != nil {
+		return f, wrap(err)
+	}
+	if size != nil {
+		f.size = *size
+	}
+	disc, err := getN(item, AttrDiscNanos)
+	if err != nil {
+		return f, wrap(err)
+	}
+	if disc == nil {
+		return f, wrap(fmt.Errorf("missing %s", AttrDiscNanos))
+	}
+	f.discNanos = *disc
+	if f.modNanos, err = getN(item, AttrModNanos); err != nil {
+		return f, wrap(err)
+	}
+	if f.batch, err = getN(item, AttrBatch); err != nil {
+		return f, wrap(err)
+	}
+	if f.expiresAt, err = getN(item, AttrExpiresAt); err != nil {
+		return f, wrap(err)
+	}
+	return f, nil
+}
+
+// entry builds the public view; commit is the batch's commit time (nil if
+// the batch is not committed or the file is pending).
+func (f fileItem) entry(commit *time.Time) state.Entry {
+	e := state.Entry{
+		File:          state.File{Path: f.path, Size: f.size, ETag: f.etag},
+		DiscoveryTime: time.Unix(0, f.discNanos),
+		State:         state.Pending,
+		BatchID:       -1,
+	}
+	if f.modNanos != nil {
+		e.ModTime = time.Unix(0, *f.modNanos)
+	}
+	if f.batch != nil {
+		e.BatchID = *f.batch
+		e.State = state.Claimed
+		if commit != nil {
+			c := *commit
+			e.State, e.CommitTime = state.Committed, &c
+		}
+	}
+	return e
+}
+
+// pendingPage is the most index entries one Query of Pending reads.
+func (st *Store) pendingPage() int {
+	if st.pageSize > 0 {
+		return st.pageSize
+	}
+	return 1000
+}
+
+// Pending implements state.Store: the pending index, each candidate checked
+// against its base item with a strongly consistent read.
+func (st *Store) Pending(ctx context.Context, stream string, limit int) ([]state.Entry, error) {
+	if err := checkStream(stream); err != nil {
+		return nil, err
+	}
+	if limit <= 0 {
+		return nil, nil
+	}
+	type candidate struct {
+		f   fileItem
+		key orderKey
+	}
+	var cands []candidate
+	var start map[string]types.AttributeValue
+	for {
+		out, err := st.client.Query(ctx, &dynamodb.QueryInput{
+			TableName:                 aws.String(st.table),
+			IndexName:                 aws.String(IndexPending),
+			KeyConditionExpression:    aws.String("#p = :s"),
+			ExpressionAttributeNames:  map[string]string{"#p": AttrGSI1PK},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":s": attrS(stream)},
+			Limit:                     aws.Int32(int32(min(max(limit-len(cands)+1, 10), st.pendingPage()))),
+			ExclusiveStartKey:         start,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("dynamostate: query pending of stream %q (table %s): %w", stream, st.table, err)
+		}
+		// Index entries: the path and the sort key they were indexed under.
+		indexed := map[string]string{}
+		var keys []string
+		var lastKey orderKey
+		for _, it := range out.Items {
+			p, ok1 := getS(it, AttrSK)
+			sk, ok2 := getS(it, AttrGSI1SK)
+			if !ok1 || !ok2 {
+				return nil, fmt.Errorf("dynamostate: pending index item of stream %q without %s/%s", stream, AttrSK, AttrGSI1SK)
+			}
+			if lastKey, err = parseGSISortKey(sk); err != nil {
+				return nil, err
+			}
+			if _, dup := indexed[p]; !dup {
+				keys = append(keys, p)
+			}
+			indexed[p] = sk
+		}
+		items, err := st.batchGetFiles(ctx, stream, keys)
+		if err != nil {
+			return nil, err
+		}
+		for _, it := range items {
+			f, err := decodeFile(it)
+			if err != nil {
+				return nil, err
+			}
+			// Still pending, and the same incarnation the index listed.
+			if f.batch == nil && f.gsi1sk != "" && f.gsi1sk == indexed[f.path] {
+				cands = append(cands, candidate{f, orderKeyOf(f.discNanos, f.path)})
+			}
+		}
+		if out.LastEvaluatedKey == nil {
+			break
+		}
+		if len(cands) >= limit {
+			slices.SortFunc(cands, func(a, b candidate) int { return cmpPending(a.f, b.f) })
+			// Unread index entries sort at or after lastKey; stop once the
+			// limit-th candidate sorts strictly before it.
+			if cands[limit-1].key.less(lastKey) {
+				break
+			}
+		}
+		start = out.LastEvaluatedKey
+	}
+	slices.SortFunc(cands, func(a, b candidate) int { return cmpPending(a.f, b.f) })
+	if len(cands) > limit {
+		cands = cands[:limit]
+	}
+	es := make([]state.Entry, len(cands))
+	for i, c := range cands {
+		es[i] = c.f.entry(nil)
+	}
+	return es, nil
+}
+
+func cmpPending(a, b fileItem) int {
+	if a.discNanos != b.discNanos {
+		if a.discNanos < b.discNanos {
+			return -1
+		}
+		return 1
+	}
+	return strings.Compare(a.path, b.path)
+}
+
+// batchGetFiles reads the file items at paths with strongly consistent
+// BatchGetItem calls, retrying unprocessed keys with backoff. Missing items
+// are left out; order is not preserved.
+func (st *Store) batchGetFiles(ctx context.Context, stream string, paths []string) ([]map[string]types.AttributeValue, error) {
+	var out []map[string]types.AttributeValue
+	for chunk := range slices.Chunk(paths, batchGetMax) {
+		keys := make([]map[string]types.AttributeValue, len(chunk))
+		for i, p := range chunk {
+			keys[i] = fileKey(stream, p)
+		}
+		req := map[string]types.KeysAndAttributes{st.table: {Keys: keys, ConsistentRead: aws.Bool(true)}}
+		for attempt := 0; len(req) > 0; attempt++ {
+			if attempt > 0 {
+				if err := sleep(ctx, backoff(attempt)); err != nil {
+					return nil, err
+				}
+			}
+			if attempt > 10 {
+				return nil, fmt.Errorf("dynamostate: batch get of stream %q (table %s): keys still unprocessed after %d attempts", stream, st.table, attempt)
+			}
+			res, err := st.client.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: req})
+			if err != nil {
+				return nil, fmt.Errorf("dynamostate: batch get of stream %q (table %s): %w", stream, st.table, err)
+			}
+			out = append(out, res.Responses[st.table]...)
+			req = res.UnprocessedKeys
+		}
+	}
+	return out, nil
+}
+
+// backoff is the wait before retry attempt (1-based): 25ms doubling, at most 2s.
+func backoff(attempt int) time.Duration {
+	return min(25*time.Millisecond<<min(attempt-1, 10), 2*time.Second)
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// Claim implements state.Store: one conditional UpdateItem per file. Files
+// already in another batch stay there and are named in the returned error.
+func (st *Store) Claim(ctx context.Context, stream string, batch int64, paths []string) error {
+	if err := checkStream(stream); err != nil {
+		return err
+	}
+	if batch < 0 {
+		return fmt.Errorf("dynamostate: claim in stream %q: negative batch id %d", stream, batch)
+	}
+	return st.forEach(ctx, len(paths), func(i int) error {
+		p := paths[i]
+		if p == "" || len(p) > maxKeyBytes || !utf8.ValidString(p) {
+			return nil // cannot be a registered path
+		}
+		_, err := st.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+			TableName:                           aws.String(st.table),
+			Key:                                 fileKey(stream, p),
+			UpdateExpression:                    aws.String("SET #b = :b REMOVE #gpk, #gsk"),
+			ConditionExpression:                 aws.String("attribute_exists(#pk) AND attribute_not_exists(#b)"),
+			ExpressionAttributeNames:            map[string]string{"#b": AttrBatch, "#gpk": AttrGSI1PK, "#gsk": AttrGSI1SK, "#pk": AttrPK},
+			ExpressionAttributeValues:           map[string]types.AttributeValue{":b": attrN(batch)},
+			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+		})
+		ccf, failed := isConditionFailed(err)
+		if !failed {
+			if err != nil {
+				return fmt.Errorf("dynamostate: claim %q into batch %d in stream %q (table %s): %w", p, batch, stream, st.table, err)
+			}
+			return nil
+		}
+		old := ccf.Item
+		if old == nil {
+			got, err := st.client.GetItem(ctx, &dynamodb.GetItemInput{
+				TableName: aws.String(st.table), Key: fileKey(stream, p), ConsistentRead: aws.Bool(true),
+			})
+			if err != nil {
+				return fmt.Errorf("dynamostate: claim %q into batch %d in stream %q (table %s): %w", p, batch, stream, st.table, err)
+			}
+			old = got.Item
+		}
+		if old == nil {
+			return nil // unknown path
+		}
+		b, err := getN(old, AttrBatch)
+		if err != nil {
+			return fmt.Errorf("dynamostate: claim %q in stream %q: %w", p, stream, err)
+		}
+		if b == nil {
+			// Reset to pending (allowed overwrite) between our update and read.
+			return fmt.Errorf("dynamostate: claim %q into batch %d in stream %q: changed concurrently, retry", p, batch, stream)
+		}
+		if *b != batch {
+			return fmt.Errorf("dynamostate: claim %q into batch %d in stream %q: already in batch %d", p, batch, stream, *b)
+		}
+		return nil
+	})
+}
+
+// MarkCommitted implements state.Store: one conditional PutItem of the batch
+// item; a second call keeps the first time.
+func (st *Store) MarkCommitted(ctx context.Context, stream string, batch int64, t time.Time) error {
+	if err := checkStream(stream); err != nil {
+		return err
+	}
+	if batch < 0 {
+		return fmt.Errorf("dynamostate: mark committed in stream %q: negative batch id %d", stream, batch)
+	}
+	_, err := st.client.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName: aws.String(st.table),
+		Item: map[string]types.AttributeValue{
+			AttrPK:       attrS(batchPK(stream)),
+			AttrSK:       attrS(batchSK(batch)),
+			AttrCommitNs: attrN(t.UnixNano()),
+		},
+		ConditionExpression:      aws.String("attribute_not_exists(#pk)"),
+		ExpressionAttributeNames: map[string]string{"#pk": AttrPK},
+	})
+	if _, ok := isConditionFailed(err); ok {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("dynamostate: mark batch %d committed in stream %q (table %s): %w", batch, stream, st.table, err)
+	}
+	return nil
+}
+
+// commitTime reads a batch's commit time (nil if not committed).
+func (st *Store) commitTime(ctx context.Context, stream string, batch int64) (*time.Time, error) {
+	out, err := st.client.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:      aws.String(st.table),
+		Key:            map[string]types.AttributeValue{AttrPK: attrS(batchPK(stream)), AttrSK: attrS(batchSK(batch))},
+		ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("dynamostate: read batch %d of stream %q (table %s): %w", batch, stream, st.table, err)
+	}
+	if out.Item == nil {
+		return nil, nil
+	}
+	c, err := getN(out.Item, AttrCommitNs)
+	if err != nil || c == nil {
+		return nil, fmt.Errorf("dynamostate: batch %d of stream %q: bad %s: %v", batch, stream, AttrCommitNs, err)
+	}
+	t := time.Unix(0, *c)
+	return &t, nil
+}
+
+// getFile reads one file item or returns ErrNotFound.
+func (st *Store) getFile(ctx context.Context, stream, path string) (fileItem, error) {
+	if err := checkStream(stream); err != nil {
+		return fileItem{}, err
+	}
+	if path == "" || len(path) > maxKeyBytes || !utf8.ValidString(path) {
+		return fileItem{}, fmt.Errorf("dynamostate: %q in stream %q: %w", path, stream, state.ErrNotFound)
+	}
+	out, err := st.client.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName: aws.String(st.table), Key: fileKey(stream, path), ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return fileItem{}, fmt.Errorf("dynamostate: get %q in stream %q (table %s): %w", path, stream, st.table, err)
+	}
+	if out.Item == nil {
+		return fileItem{}, fmt.Errorf("dynamostate: %q in stream %q: %w", path, stream, state.ErrNotFound)
+	}
+	return decodeFile(out.Item)
+}
+
+// Get implements state.Store.
+func (st *Store) Get(ctx context.Context, stream, path string) (state.Entry, error) {
+	f, err := st.getFile(ctx, stream, path)
+	if err != nil {
+		return state.Entry{}, err
+	}
+	var commit *time.Time
+	if f.batch != nil {
+		if commit, err = st.commitTime(ctx, stream, *f.batch); err != nil {
+			return state.Entry{}, err
+		}
+	}
+	return f.entry(commit), nil
+}
+
+// ExpiresAt returns the expiry stored for the file at path (zero if none), at
+// second precision; it implements statetest.ExpiryReader.
+func (st *Store) ExpiresAt(ctx context.Context, stream, path string) (time.Time, error) {
+	f, err := st.getFile(ctx, stream, path)
+	if err != nil || f.expiresAt == nil {
+		return time.Time{}, err
+	}
+	return time.Unix(*f.expiresAt, 0), nil
+}
+
+// Entries implements state.Store: a strongly consistent Query of the
+// stream's file items (ordered by path, the sort key), joined to the batch
+// items, which are cached for the iteration.
+func (st *Store) Entries(ctx context.Context, stream string, states ...state.IngestionState) iter.Seq2[state.Entry, error] {
+	return func(yield func(state.Entry, error) bool) {
+		if err := checkStream(stream); err != nil {
+			yield(state.Entry{}, err)
+			return
+		}
+		in := &dynamodb.QueryInput{
+			TableName:                 aws.String(st.table),
+			KeyConditionExpression:    aws.String("#pk = :pk"),
+			ExpressionAttributeNames:  map[string]string{"#pk": AttrPK},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":pk": attrS(filePK(stream))},
+			ConsistentRead:            aws.Bool(true),
+		}
+		if st.pageSize > 0 {
+			in.Limit = aws.Int32(int32(st.pageSize))
+		}
+		wantPending := len(states) == 0 || slices.Contains(states, state.Pending)
+		wantBatched := len(states) == 0 || slices.Contains(states, state.Claimed) || slices.Contains(states, state.Committed)
+		switch {
+		case !wantPending && !wantBatched:
+			return
+		case !wantPending:
+			in.FilterExpression = aws.String("attribute_exists(#b)")
+			in.ExpressionAttributeNames["#b"] = AttrBatch
+		case !wantBatched:
+			in.FilterExpression = aws.String("attribute_not_exists(#b)")
+			in.ExpressionAttributeNames["#b"] = AttrBatch
+		}
+		commits := map[int64]*time.Time{}
+		pages := dynamodb.NewQueryPaginator(st.client, in)
+		for pages.HasMorePages() {
+			page, err := pages.NextPage(ctx)
+			if err != nil {
+				yield(state.Entry{}, fmt.Errorf("dynamostate: list stream %q (table %s): %w", stream, st.table, err))
+				return
+			}
+			for _, it := range page.Items {
+				f, err := decodeFile(it)
+				if err != nil {
+					yield(state.Entry{}, err)
+					return
+				}
+				var commit *time.Time
+				if f.batch != nil {
+					c, ok := commits[*f.batch]
+					if !ok {
+						if c, err = st.commitTime(ctx, stream, *f.batch); err != nil {
+							yield(state.Entry{}, err)
+							return
+						}
+						commits[*f.batch] = c
+					}
+					commit = c
+				}
+				e := f.entry(commit)
+				if len(states) > 0 && !slices.Contains(states, e.State) {
+					continue
+				}
+				if !yield(e, nil) {
+					return
+				}
+			}
+		}
+	}
+}
