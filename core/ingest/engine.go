@@ -138,6 +138,8 @@ type Summary struct {
 	Batches []Progress
 	// Skipped counts batches another committer had already committed.
 	Skipped int
+	// Stopped is true when keepGoing ended the run with work possibly left.
+	Stopped bool
 }
 
 // Rows is the number of rows committed by the run.
@@ -157,6 +159,7 @@ func (e *Engine) RunAvailableNow(ctx context.Context, keepGoing func() bool) (Su
 	var sum Summary
 	for {
 		if keepGoing != nil && !keepGoing() {
+			sum.Stopped = true
 			return sum, nil
 		}
 		p, err := e.RunBatch(ctx)

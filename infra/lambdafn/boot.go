@@ -1,0 +1,60 @@
+package lambdafn
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/tributary-io/tributary/infra/awsclient"
+	"github.com/tributary-io/tributary/infra/sqskick"
+	"github.com/tributary-io/tributary/infra/streams"
+)
+
+// Boot builds the App from the environment: configuration, AWS clients,
+// state table and kick queue. Every configuration error surfaces here, at
+// cold start, naming the variable or option.
+func Boot(ctx context.Context) (*App, error) {
+	logger := slog.New(slog.NewJSONHandler(os.Stderr, nil))
+	cfg, err := LoadConfig()
+	if err != nil {
+		return nil, err
+	}
+	awsCfg, err := awsclient.Load(ctx)
+	if err != nil {
+		return nil, err
+	}
+	app := &App{
+		Config:  cfg,
+		Env:     streams.Env{AWS: &awsCfg, StateTable: os.Getenv(EnvStateTable), Logger: logger, TempDir: os.TempDir()},
+		Logger:  logger,
+		Metrics: os.Stdout,
+	}
+	if app.Env.StateTable == "" {
+		return nil, fmt.Errorf("%s is not set: the functions keep the file state in DynamoDB", EnvStateTable)
+	}
+	if q := os.Getenv(EnvKickQueueURL); q != "" {
+		app.Kicker = &sqskick.Kicker{Client: sqs.NewFromConfig(awsCfg), QueueURL: q}
+	}
+	if m := os.Getenv(EnvTimeMargin); m != "" {
+		d, err := time.ParseDuration(m)
+		if err != nil {
+			return nil, fmt.Errorf("%s=%q: %w", EnvTimeMargin, m, err)
+		}
+		app.TimeMargin = d
+	}
+	return app, nil
+}
+
+// MustBoot is Boot for a function's main: it logs the error and exits.
+func MustBoot() *App {
+	app, err := Boot(context.Background())
+	if err != nil {
+		slog.New(slog.NewJSONHandler(os.Stderr, nil)).Error("tributary function cannot start", "error", err.Error())
+		os.Exit(1)
+	}
+	return app
+}

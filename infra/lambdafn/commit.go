@@ -1,0 +1,90 @@
+package lambdafn
+
+import (
+	"context"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/tributary-io/tributary/core/ingest"
+	tevents "github.com/tributary-io/tributary/events"
+)
+
+// DefaultTimeMargin is kept free before the invocation deadline.
+const DefaultTimeMargin = 2 * time.Minute
+
+// HandleCommit runs availableNow batches for each stream named by the kicks
+// until its backlog is empty or the invocation's time is nearly spent; then
+// it kicks the stream again so another invocation carries on. A kick that
+// cannot be parsed is reported as failed (it reaches the kick DLQ); a stream
+// whose run fails is reported as failed so SQS retries it.
+func (a *App) HandleCommit(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
+	var resp events.SQSEventResponse
+	seen := map[string]bool{}
+	for _, m := range ev.Records {
+		k, err := tevents.UnmarshalKick([]byte(m.Body))
+		if err != nil {
+			a.Logger.Error("malformed kick message", "messageId", m.MessageId, "error", err.Error())
+			resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: m.MessageId})
+			continue
+		}
+		if seen[k.Stream] {
+			continue // one run drains the backlog for every kick of the batch
+		}
+		seen[k.Stream] = true
+		if err := a.commitStream(ctx, k.Stream); err != nil {
+			a.Logger.Error("commit run failed; the kick will be retried", "stream", k.Stream, "error", err.Error())
+			resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: m.MessageId})
+		}
+	}
+	return resp, nil
+}
+
+func (a *App) commitStream(ctx context.Context, id string) error {
+	s, err := a.stream(ctx, id)
+	if err != nil {
+		return err
+	}
+	margin := a.TimeMargin
+	if margin <= 0 {
+		margin = DefaultTimeMargin
+	}
+	deadline, hasDeadline := ctx.Deadline()
+	s.Engine.OnBatch = func(p ingest.Progress) {
+		if a.Metrics != nil {
+			if err := p.WriteEMF(a.Metrics); err != nil {
+				a.Logger.Warn("writing metrics failed", "error", err.Error())
+			}
+		}
+	}
+	var slowest time.Duration
+	keepGoing := func() bool {
+		if !hasDeadline {
+			return true
+		}
+		// Leave the margin, and room for one more batch as slow as the slowest so far.
+		return time.Until(deadline) > margin+slowest
+	}
+	s.Engine.OnBatch = chain(s.Engine.OnBatch, func(p ingest.Progress) {
+		if d := time.Duration(p.DurationMs["triggerExecution"]) * time.Millisecond; d > slowest {
+			slowest = d
+		}
+	})
+	sum, err := s.Engine.RunAvailableNow(ctx, keepGoing)
+	a.Logger.Info("commit run done", "stream", id, "batches", len(sum.Batches), "rows", sum.Rows(),
+		"skippedBatches", sum.Skipped, "stoppedForTime", sum.Stopped)
+	if err != nil {
+		return err
+	}
+	if sum.Stopped {
+		return a.kick(ctx, id, tevents.ReasonContinue)
+	}
+	return nil
+}
+
+func chain(a, b func(ingest.Progress)) func(ingest.Progress) {
+	return func(p ingest.Progress) {
+		a(p)
+		b(p)
+	}
+}
