@@ -1,0 +1,166 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+type cli struct {
+	t              *testing.T
+	src, table, cp string
+	extra          []string
+}
+
+func newCLI(t *testing.T) *cli {
+	dir := t.TempDir()
+	c := &cli{t: t, src: filepath.Join(dir, "in"), table: filepath.Join(dir, "table"), cp: filepath.Join(dir, "cp")}
+	if err := os.MkdirAll(c.src, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func (c *cli) file(name, body string) {
+	c.t.Helper()
+	p := filepath.Join(c.src, name)
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+func (c *cli) exec(args ...string) (string, string, int) {
+	var out, errb bytes.Buffer
+	code := run(context.Background(), args, &out, &errb)
+	return out.String(), errb.String(), code
+}
+
+func (c *cli) run(opts ...string) (string, string, int) {
+	args := []string{"run", "--source", c.src, "--table", c.table, "--checkpoint", c.cp,
+		"--option", "cloudFiles.format=json", "--option", "cloudFiles.inferColumnTypes=true"}
+	for _, o := range opts {
+		args = append(args, "--option", o)
+	}
+	return c.exec(append(args, c.extra...)...)
+}
+
+func (c *cli) describe() tableDetail {
+	c.t.Helper()
+	out, errs, code := c.exec("describe", c.table, "--json")
+	if code != 0 {
+		c.t.Fatalf("describe: %s", errs)
+	}
+	var d tableDetail
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		c.t.Fatal(err)
+	}
+	return d
+}
+
+func TestRunIsIdempotentAndIncremental(t *testing.T) {
+	c := newCLI(t)
+	c.file("a.json", `{"id":1,"v":"x"}`+"\n"+`{"id":2,"v":"y"}`+"\n")
+	c.file("sub/b.json", `{"id":3,"v":"z"}`+"\n")
+	out, errs, code := c.run()
+	if code != 0 {
+		t.Fatalf("run: %d %s", code, errs)
+	}
+	if !strings.Contains(out, "ingested 3 rows from 2 files in 1 batches") {
+		t.Fatalf("summary: %q", out)
+	}
+	d := c.describe()
+	if d.Version != 0 || d.NumRecords != 3 || d.NumFiles != 1 {
+		t.Fatalf("after first run: %+v", d)
+	}
+	out, _, code = c.run()
+	if code != 0 || !strings.Contains(out, "nothing new") {
+		t.Fatalf("second run: %d %q", code, out)
+	}
+	if d2 := c.describe(); d2.Version != 0 {
+		t.Fatalf("second run wrote version %d", d2.Version)
+	}
+	c.file("c.json", `{"id":4,"v":"w"}`+"\n")
+	out, _, code = c.run()
+	if code != 0 || !strings.Contains(out, "ingested 1 rows from 1 files in 1 batches") {
+		t.Fatalf("third run: %d %q", code, out)
+	}
+	if d3 := c.describe(); d3.Version != 1 || d3.NumRecords != 4 {
+		t.Fatalf("after new file: %+v", d3)
+	}
+}
+
+func TestStateFormats(t *testing.T) {
+	c := newCLI(t)
+	c.file("a.json", `{"id":1}`+"\n")
+	c.file("b.json", `{"id":2}`+"\n")
+	if _, errs, code := c.run("cloudFiles.maxFilesPerTrigger=1"); code != 0 {
+		t.Fatal(errs)
+	}
+	out, errs, code := c.exec("state", c.cp, "--format", "json")
+	if code != 0 {
+		t.Fatal(errs)
+	}
+	var rows []stateRow
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 2 || rows[0].Path != "a.json" || rows[0].IngestionState != "COMMITTED" ||
+		rows[0].CommitTime == nil || *rows[0].BatchID != 0 || *rows[1].BatchID != 1 {
+		t.Fatalf("state rows: %+v", rows)
+	}
+	out, _, _ = c.exec("state", c.cp, "--format", "csv")
+	if !strings.HasPrefix(out, "path,size,etag,discovery_time,commit_time,ingestion_state,batch_id\n") || strings.Count(out, "\n") != 3 {
+		t.Fatalf("csv: %q", out)
+	}
+	out, _, _ = c.exec("state", c.cp)
+	if !strings.Contains(out, "INGESTION_STATE") || !strings.Contains(out, "(2 files)") {
+		t.Fatalf("table: %q", out)
+	}
+	out, _, _ = c.exec("state", c.cp, "--state", "pending", "--format", "json")
+	if strings.TrimSpace(out) != "[]" {
+		t.Fatalf("pending filter: %q", out)
+	}
+	if _, errs, code := c.exec("state", c.cp, "--format", "xml"); code != 2 || !strings.Contains(errs, "--format") {
+		t.Fatalf("bad format: %d %q", code, errs)
+	}
+}
+
+func TestConfigErrorsNameTheOption(t *testing.T) {
+	tests := []struct {
+		opts []string
+		want string
+	}{
+		{[]string{"cloudFiles.ignoreCorruptFiles=true"}, "ignoreCorruptFiles"},
+		{[]string{"cloudFiles.maxFileAge=1 day"}, "cloudFiles.maxFileAge"},
+		{[]string{"cloudFiles.maxFilesPerTriger=5"}, "cloudFiles.maxFilesPerTrigger"},
+	}
+	for _, tc := range tests {
+		c := newCLI(t)
+		_, errs, code := c.run(tc.opts...)
+		if code == 0 || !strings.Contains(errs, tc.want) {
+			t.Errorf("%v: code %d, stderr %q; want the error to name %s", tc.opts, code, errs, tc.want)
+		}
+	}
+	c := newCLI(t)
+	_, errs, code := c.exec("run", "--source", c.src, "--table", c.table, "--checkpoint", c.cp)
+	if code == 0 || !strings.Contains(errs, "cloudFiles.format") {
+		t.Errorf("missing format: %d %q", code, errs)
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	c := newCLI(t)
+	for _, args := range [][]string{{}, {"bogus"}, {"run"}, {"describe"}} {
+		if _, _, code := c.exec(args...); code != 2 {
+			t.Errorf("%v: exit %d, want 2", args, code)
+		}
+	}
+	if _, errs, code := c.exec("describe", c.table); code != 1 || !strings.Contains(errs, c.table) {
+		t.Errorf("describe of a missing table: %d %q", code, errs)
+	}
+}

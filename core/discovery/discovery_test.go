@@ -1,0 +1,121 @@
+package discovery
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/tributary-io/tributary/core/objstore/memstore"
+	"github.com/tributary-io/tributary/core/state/memstate"
+)
+
+func TestGlob(t *testing.T) {
+	tests := []struct {
+		pattern string
+		match   []string
+		reject  []string
+	}{
+		{"*.json", []string{"a.json", ".json", "x y.json"}, []string{"a.json.gz", "a.csv", "json"}},
+		{"*.{json,csv}", []string{"a.json", "b.csv"}, []string{"c.txt"}},
+		{"part-?.json", []string{"part-1.json"}, []string{"part-10.json"}},
+		{"[ab]*", []string{"apple", "banana"}, []string{"cherry"}},
+		{"[!ab]*", []string{"cherry"}, []string{"apple"}},
+		{"[^ab]*", []string{"cherry"}, []string{"banana"}},
+		{"{a,b{c,d}}.txt", []string{"a.txt", "bc.txt", "bd.txt"}, []string{"b.txt", "abc.txt"}},
+		{`\*.txt`, []string{"*.txt"}, []string{"a.txt"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.pattern, func(t *testing.T) {
+			g, err := CompileGlob(tc.pattern)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range tc.match {
+				if !g.Match(m) {
+					t.Errorf("%q should match %q", tc.pattern, m)
+				}
+			}
+			for _, r := range tc.reject {
+				if g.Match(r) {
+					t.Errorf("%q should not match %q", tc.pattern, r)
+				}
+			}
+		})
+	}
+}
+
+func TestGlobErrors(t *testing.T) {
+	for _, p := range []string{"{a,b", "a}", "[a", "{[}"} {
+		_, err := CompileGlob(p)
+		if !errors.Is(err, ErrBadGlob) || !strings.Contains(err.Error(), p) {
+			t.Errorf("CompileGlob(%q) = %v, want ErrBadGlob naming the pattern", p, err)
+		}
+	}
+}
+
+func FuzzCompileGlob(f *testing.F) {
+	for _, s := range []string{"*.json", "{a,b}", "[!x]?", `\{`, "{{{{a}}}}", "{a,b}{c,d}{e,f}"} {
+		f.Add(s, "a.json")
+	}
+	f.Fuzz(func(t *testing.T, pattern, name string) {
+		g, err := CompileGlob(pattern)
+		if err != nil {
+			if !errors.Is(err, ErrBadGlob) {
+				t.Fatalf("error does not wrap ErrBadGlob: %v", err)
+			}
+			return
+		}
+		g.Match(name)
+	})
+}
+
+func TestFilterAccept(t *testing.T) {
+	g, _ := CompileGlob("*.json")
+	tests := []struct {
+		key  string
+		glob bool
+		want bool
+	}{
+		{"a.json", false, true},
+		{"dir/", false, false},
+		{"_SUCCESS", false, false},
+		{"dir/_tmp/a.json", false, false},
+		{".hidden/a.json", false, false},
+		{"2026/11/a b+c.json", true, true},
+		{"2026/11/a.csv", true, false},
+		{"x.json/y.csv", true, false},
+	}
+	for _, tc := range tests {
+		f := Filter{}
+		if tc.glob {
+			f.Glob = g
+		}
+		if got := f.Accept(tc.key); got != tc.want {
+			t.Errorf("Accept(%q, glob=%v) = %v, want %v", tc.key, tc.glob, got, tc.want)
+		}
+	}
+}
+
+func TestRegisterAllCountsAndDedups(t *testing.T) {
+	ctx := context.Background()
+	src := memstore.New()
+	for _, k := range []string{"a.json", "b.json", "c.csv", "_SUCCESS", "d/e.json"} {
+		if err := src.Put(ctx, k, strings.NewReader(k)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g, _ := CompileGlob("*.json")
+	r := &Registrar{State: memstate.New(), Stream: "s", ChunkSize: 2}
+	res, err := r.RegisterAll(ctx, List(ctx, src, Filter{Glob: g}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Listed != 3 || res.New != 3 || res.Bytes != int64(len("a.json")+len("b.json")+len("d/e.json")) {
+		t.Fatalf("first pass = %+v", res)
+	}
+	res, err = r.RegisterAll(ctx, List(ctx, src, Filter{Glob: g}))
+	if err != nil || res.Listed != 3 || res.New != 0 {
+		t.Fatalf("second pass = %+v, %v", res, err)
+	}
+}
