@@ -1,10 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -13,10 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/tributary-io/tributary/core/ingest"
-	"github.com/tributary-io/tributary/core/objstore"
 	"github.com/tributary-io/tributary/core/options"
 	"github.com/tributary-io/tributary/infra/awsclient"
 	"github.com/tributary-io/tributary/infra/streams"
@@ -127,22 +121,9 @@ func streamIDOf(ctx context.Context, e streams.Env, checkpoint string) (string, 
 	if err != nil {
 		return "", fmt.Errorf("checkpoint %s: %w", checkpoint, err)
 	}
-	type meta struct {
-		ID string `json:"id"`
-	}
-	data, _ := json.Marshal(meta{ID: uuid.NewString()})
-	err = st.PutIfAbsent(ctx, "metadata", bytes.NewReader(data))
-	if err != nil && !errors.Is(err, objstore.ErrExists) {
-		return "", fmt.Errorf("checkpoint %s: writing metadata: %w", checkpoint, err)
-	}
-	rc, err := st.Get(ctx, "metadata")
+	m, err := streams.CheckpointMetadata(ctx, st, "", time.Now())
 	if err != nil {
-		return "", fmt.Errorf("checkpoint %s: reading metadata: %w", checkpoint, err)
-	}
-	defer rc.Close()
-	var m meta
-	if err := json.NewDecoder(rc).Decode(&m); err != nil || m.ID == "" {
-		return "", fmt.Errorf("checkpoint %s: metadata holds no stream id (%v)", checkpoint, err)
+		return "", fmt.Errorf("checkpoint %s: %w", checkpoint, err)
 	}
 	return m.ID, nil
 }

@@ -64,6 +64,9 @@ func List(ctx context.Context, src objstore.Store, f Filter) iter.Seq2[state.Fil
 type Result struct {
 	// Listed is the number of accepted files seen.
 	Listed int
+	// Existing counts files ignored because they predate the stream's start
+	// (includeExistingFiles=false).
+	Existing int
 	// New is the number registered for the first time (numNewListedFiles).
 	New int
 	// Bytes is the total size of the new files.
@@ -84,6 +87,10 @@ type Registrar struct {
 	Now func() time.Time
 	// ChunkSize bounds one Register call (default 500).
 	ChunkSize int
+	// NotBefore, when set, ignores files modified before it: with
+	// cloudFiles.includeExistingFiles=false it is the stream's first start,
+	// so files that existed then are never ingested.
+	NotBefore time.Time
 }
 
 // RegisterAll registers every file the sequence yields and counts the new ones.
@@ -109,6 +116,10 @@ func (r *Registrar) RegisterAll(ctx context.Context, files iter.Seq2[state.File,
 			return res, err
 		}
 		res.Listed++
+		if !r.NotBefore.IsZero() && !f.ModTime.IsZero() && f.ModTime.Before(r.NotBefore) {
+			res.Existing++
+			continue
+		}
 		chunk = append(chunk, f)
 		if len(chunk) == size {
 			if err := flush(); err != nil {
@@ -119,8 +130,21 @@ func (r *Registrar) RegisterAll(ctx context.Context, files iter.Seq2[state.File,
 	return res, flush()
 }
 
-// Register records one group of files and returns how many were new and their bytes.
+// Register records one group of files and returns how many were new and
+// their bytes. Files older than NotBefore are left out (not counted as new).
 func (r *Registrar) Register(ctx context.Context, files []state.File) (int, int64, error) {
+	if !r.NotBefore.IsZero() {
+		kept := make([]state.File, 0, len(files))
+		for _, f := range files {
+			if f.ModTime.IsZero() || !f.ModTime.Before(r.NotBefore) {
+				kept = append(kept, f)
+			}
+		}
+		files = kept
+		if len(files) == 0 {
+			return 0, 0, nil
+		}
+	}
 	opts := r.Options
 	if r.MaxFileAge > 0 {
 		now := time.Now

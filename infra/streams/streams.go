@@ -123,6 +123,10 @@ func (env Env) Open(ctx context.Context, opts *options.Stream) (*Stream, error) 
 	if err != nil {
 		return nil, fmt.Errorf("stream %q checkpointLocation: %w", opts.ID, err)
 	}
+	meta, err := CheckpointMetadata(ctx, cp, opts.ID, time.Now())
+	if err != nil {
+		return nil, fmt.Errorf("stream %q checkpointLocation %s: %w", opts.ID, cpLoc, err)
+	}
 	var schemaStore objstore.Store
 	if loc := opts.CloudFiles.SchemaLocation; loc != "" && loc != cpLoc {
 		if schemaStore, err = env.OpenStore(loc); err != nil {
@@ -147,6 +151,9 @@ func (env Env) Open(ctx context.Context, opts *options.Stream) (*Stream, error) 
 		Stream:     opts.ID,
 		Options:    state.RegisterOptions{AllowOverwrites: opts.CloudFiles.AllowOverwrites},
 		MaxFileAge: opts.CloudFiles.MaxFileAge,
+	}
+	if !opts.CloudFiles.IncludeExistingFiles {
+		s.Registrar.NotBefore = meta.StartedAt
 	}
 	s.Engine = &ingest.Engine{
 		Config:      cfg,
