@@ -273,10 +273,23 @@ type CommitResult struct {
 // for appID. If build returns a commitInfo it is kept, with timestamp and
 // readVersion filled in.
 func (t *Table) CommitTxn(ctx context.Context, appID string, txnVersion int64, build func(snap *Snapshot) ([]Action, error)) (CommitResult, error) {
+	return t.CommitTxnFrom(ctx, nil, appID, txnVersion, build)
+}
+
+// CommitTxnFrom is CommitTxn starting from snap, a snapshot of this table
+// the caller keeps across commits: it is brought up to date incrementally
+// (only new commits are read) instead of being reloaded, and is updated in
+// place while retrying. A nil snap loads the latest snapshot.
+func (t *Table) CommitTxnFrom(ctx context.Context, snap *Snapshot, appID string, txnVersion int64, build func(snap *Snapshot) ([]Action, error)) (CommitResult, error) {
 	if appID == "" {
 		return CommitResult{}, fmt.Errorf("%w: empty appId", ErrInvalidCommit)
 	}
-	snap, err := t.Snapshot(ctx)
+	var err error
+	if snap != nil {
+		err = snap.Update(ctx)
+	} else {
+		snap, err = t.Snapshot(ctx)
+	}
 	if err != nil && !errors.Is(err, ErrNotATable) {
 		return CommitResult{}, err
 	}

@@ -65,11 +65,46 @@ func (e *Engine) commit(ctx context.Context, p *Plan, out *output) (commitResult
 		}})
 		return acts, nil
 	}
-	res, err := e.Table.CommitTxn(ctx, e.appID(), p.BatchID, build)
+	res, err := e.Table.CommitTxnFrom(ctx, e.snap, e.appID(), p.BatchID, build)
 	if err != nil {
+		e.snap = nil // may be half-advanced; reload next time
 		return commitResult{}, fmt.Errorf("committing to Delta table: %w", err)
 	}
+	if !res.AlreadyCommitted {
+		e.maybeCheckpoint(ctx, res.Version)
+	}
 	return commitResult{Committed: !res.AlreadyCommitted, Version: res.Version, Attempts: res.Attempts}, nil
+}
+
+// maybeCheckpoint writes a checkpoint when version is a multiple of the
+// table's delta.checkpointInterval (default 10), so snapshot loading stays
+// bounded. The batch is already committed: a failure is only logged, the
+// next multiple tries again.
+func (e *Engine) maybeCheckpoint(ctx context.Context, version int64) {
+	if e.snap == nil {
+		snap, err := e.Table.Snapshot(ctx)
+		if err != nil {
+			e.log().Warn("checkpoint skipped: cannot load snapshot", "error", err.Error())
+			return
+		}
+		e.snap = snap
+	}
+	interval, err := e.snap.CheckpointInterval()
+	if err != nil || interval <= 0 || version == 0 || version%interval != 0 {
+		return
+	}
+	snap := e.snap
+	if err := snap.Update(ctx); err != nil || snap.Version != version {
+		if snap, err = e.Table.SnapshotAt(ctx, version); err != nil {
+			e.log().Warn("checkpoint skipped: cannot load snapshot", "version", version, "error", err.Error())
+			return
+		}
+	}
+	if err := e.Table.Checkpoint(ctx, snap); err != nil {
+		e.log().Warn("writing checkpoint failed", "version", version, "error", err.Error())
+		return
+	}
+	e.log().Info("checkpoint written", "stream", e.Config.StreamID, "version", version)
 }
 
 func (e *Engine) newMetadata(s *schema.StructType) *delta.Metadata {

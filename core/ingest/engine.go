@@ -89,6 +89,10 @@ type Engine struct {
 	// OnBatch, when set, receives each committed batch's progress record.
 	OnBatch func(Progress)
 
+	// snap caches the table snapshot between batches; it is advanced
+	// incrementally rather than reloaded from the log.
+	snap *delta.Snapshot
+
 	// fault, when set (tests only), is called after each step; a non-nil
 	// error aborts the run there as a crash would.
 	fault func(Step, int64) error
@@ -186,13 +190,21 @@ var errAlreadyCommitted = errors.New("batch already committed")
 // lastCommitted returns the table snapshot (nil for a new table) and the
 // stream's last committed batch id (-1 when none).
 func (e *Engine) lastCommitted(ctx context.Context) (*delta.Snapshot, int64, error) {
-	snap, err := e.Table.Snapshot(ctx)
+	var err error
+	if e.snap != nil {
+		err = e.snap.Update(ctx)
+	} else {
+		e.snap, err = e.Table.Snapshot(ctx)
+	}
 	if errors.Is(err, delta.ErrNotATable) {
+		e.snap = nil
 		return nil, -1, nil
 	}
 	if err != nil {
+		e.snap = nil
 		return nil, 0, fmt.Errorf("loading Delta table: %w", err)
 	}
+	snap := e.snap
 	if v, ok := snap.TxnVersion(e.appID()); ok {
 		return snap, v, nil
 	}

@@ -380,3 +380,30 @@ func TestCorruptFileIsSkippedNotBlocking(t *testing.T) {
 	}
 	checkExactlyOnce(t, tableIDs(t, w.table), w.rows)
 }
+
+func TestCheckpointEveryTenCommits(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld()
+	for i := 0; i < 12; i++ {
+		w.addFile(t, 3)
+	}
+	w.discover(t)
+	sum, err := w.engine(t, Limits{MaxFiles: 1}).RunAvailableNow(ctx, nil)
+	if err != nil || len(sum.Batches) != 12 {
+		t.Fatalf("%d batches, err %v", len(sum.Batches), err)
+	}
+	if _, err := w.table.Head(ctx, "_delta_log/00000000000000000010.checkpoint.parquet"); err != nil {
+		t.Fatalf("no checkpoint at version 10: %v", err)
+	}
+	snap, err := delta.NewTable(w.table).Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap.CheckpointVersion() != 10 || snap.Version != 11 {
+		t.Fatalf("snapshot version %d from checkpoint %d", snap.Version, snap.CheckpointVersion())
+	}
+	if v, _ := snap.TxnVersion("stream-1"); v != 11 {
+		t.Fatalf("txn version from checkpoint + log = %d", v)
+	}
+	checkExactlyOnce(t, tableIDs(t, w.table), w.rows)
+}
