@@ -407,3 +407,47 @@ func TestCheckpointEveryTenCommits(t *testing.T) {
 	}
 	checkExactlyOnce(t, tableIDs(t, w.table), w.rows)
 }
+
+// TestInferenceSamplesBeyondTheFirstBatch: a column that first appears in a
+// later file is part of the inferred schema even with maxFilesPerTrigger=1.
+func TestInferenceSamplesBeyondTheFirstBatch(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld()
+	w.addFile(t, 2)
+	if err := w.src.Put(ctx, "in/zz-late.json", strings.NewReader(`{"id": 1000, "late": true}`+"\n")); err != nil {
+		t.Fatal(err)
+	}
+	w.discover(t)
+	if _, err := w.engine(t, Limits{MaxFiles: 1}).RunAvailableNow(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := delta.NewTable(w.table).Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap.Schema().FieldIndex("late") < 0 {
+		t.Fatalf("schema %s lacks the column of the second file", snap.Schema())
+	}
+}
+
+func TestFileDeletedAfterDiscoveryIsSkipped(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld()
+	w.addFile(t, 4)
+	if err := w.src.Put(ctx, "in/gone.json", strings.NewReader(`{"id": 999}`+"\n")); err != nil {
+		t.Fatal(err)
+	}
+	w.addFile(t, 4)
+	w.discover(t)
+	if err := w.src.Delete(ctx, "in/gone.json"); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := w.engine(t, Limits{MaxFiles: 1000}).RunAvailableNow(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Batches) != 1 || sum.Batches[0].NumSkippedFiles != 1 {
+		t.Fatalf("batches %+v", sum.Batches)
+	}
+	checkExactlyOnce(t, tableIDs(t, w.table), w.rows)
+}

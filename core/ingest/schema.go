@@ -157,7 +157,19 @@ func (e *Engine) initialSchema(ctx context.Context, p *Plan) (*schema.StructType
 	if maxFiles <= 0 {
 		maxFiles = formats.DefaultSampleFiles
 	}
-	for i, f := range p.Files {
+	// Sample like Auto Loader: the first files discovered, not only this
+	// batch's (a small maxFilesPerTrigger must not shrink the sample).
+	sample := append([]PlanFile(nil), p.Files...)
+	if len(sample) < maxFiles {
+		more, err := e.State.Pending(ctx, e.Config.StreamID, maxFiles-len(sample))
+		if err != nil {
+			return nil, fmt.Errorf("listing files for schema inference: %w", err)
+		}
+		for _, m := range more {
+			sample = append(sample, PlanFile{Path: m.Path, Size: m.Size, ETag: m.ETag})
+		}
+	}
+	for i, f := range sample {
 		if i >= maxFiles || inf.Full() {
 			break
 		}
@@ -170,6 +182,10 @@ func (e *Engine) initialSchema(ctx context.Context, p *Plan) (*schema.StructType
 
 func (e *Engine) sampleFile(ctx context.Context, inf formats.Inferrer, f PlanFile) error {
 	rc, err := e.Source.Get(ctx, f.Path)
+	if errors.Is(err, objstore.ErrNotFound) {
+		e.log().Warn("schema inference skipped a file deleted since discovery", "file", f.Path)
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("opening source file %s for schema inference: %w", f.Path, err)
 	}

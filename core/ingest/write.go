@@ -11,6 +11,7 @@ import (
 
 	"github.com/tributary-io/tributary/core/delta"
 	"github.com/tributary-io/tributary/core/formats"
+	"github.com/tributary-io/tributary/core/objstore"
 	"github.com/tributary-io/tributary/core/parquetio"
 	"github.com/tributary-io/tributary/core/schema"
 )
@@ -106,6 +107,11 @@ func (e *Engine) writeOnce(ctx context.Context, sch *schema.StructType, p *Plan,
 // copyFile streams one input file into the writer.
 func (e *Engine) copyFile(ctx context.Context, fw *fileWriter, sch *schema.StructType, f PlanFile) (rows, rescued int64, err error) {
 	rc, err := e.Source.Get(ctx, f.Path)
+	if errors.Is(err, objstore.ErrNotFound) {
+		// Deleted since discovery: skipped like a corrupt file, so it
+		// cannot block the batch (and a replay skips it again).
+		return 0, 0, fmt.Errorf("%w %s: deleted since it was discovered", errCorruptFile, f.Path)
+	}
 	if err != nil {
 		return 0, 0, fmt.Errorf("opening source file %s: %w", f.Path, err)
 	}
