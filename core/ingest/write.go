@@ -245,6 +245,9 @@ func (fw *fileWriter) close(ctx context.Context) error {
 		return fmt.Errorf("uploading data file %s: %w", name, err)
 	}
 	fw.written = append(fw.written, name)
+	// tightBounds is only meaningful with deletion vectors; Spark leaves
+	// it out of plain appends, and so do we.
+	stats.TightBounds = false
 	statsJSON, err := stats.JSON()
 	if err != nil {
 		return err

@@ -1,0 +1,193 @@
+package parquetio
+
+import (
+	"fmt"
+	"io"
+	"math/big"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/tributary-io/tributary/core/schema"
+)
+
+// flatSchema is 10 columns: strings, longs and doubles.
+func flatSchema() *schema.StructType {
+	s := &schema.StructType{}
+	types := []schema.PrimitiveType{schema.String, schema.Long, schema.Double}
+	for i := range 10 {
+		s.Fields = append(s.Fields, schema.Field{Name: fmt.Sprintf("c%d", i), Type: types[i%3], Nullable: true})
+	}
+	return s
+}
+
+func flatRows(n int) [][]any {
+	rows := make([][]any, n)
+	for i := range rows {
+		r := make([]any, 10)
+		for c := range r {
+			switch c % 3 {
+			case 0:
+				r[c] = fmt.Sprintf("value-%d-%d-some-padding", c, i%1000)
+			case 1:
+				r[c] = int64(i * c)
+			default:
+				r[c] = float64(i) / float64(c+1)
+			}
+		}
+		if i%10 == 0 {
+			r[i%10] = nil
+		}
+		rows[i] = r
+	}
+	return rows
+}
+
+func benchNestedSchema() *schema.StructType {
+	item := structOf(field("sku", schema.String, false), field("qty", schema.Integer, true), field("price", schema.DecimalType{Precision: 10, Scale: 2}, true))
+	return structOf(
+		field("id", schema.Long, false),
+		field("ts", schema.Timestamp, true),
+		field("customer", structOf(field("name", schema.String, true), field("tier", schema.Byte, true)), true),
+		field("items", &schema.ArrayType{Element: item, ContainsNull: true}, true),
+		field("tags", &schema.MapType{Key: schema.String, Value: schema.String, ValueContainsNull: true}, true),
+	)
+}
+
+func benchNestedRows(n int) [][]any {
+	base := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	rows := make([][]any, n)
+	for i := range rows {
+		items := make([]any, i%4)
+		for j := range items {
+			items[j] = []any{fmt.Sprintf("sku-%d", j), int32(j), schema.Decimal{Unscaled: big.NewInt(int64(i*100 + j)), Scale: 2}}
+		}
+		rows[i] = []any{
+			int64(i), base.Add(time.Duration(i) * time.Millisecond),
+			[]any{fmt.Sprintf("customer-%d", i%500), int8(i % 3)},
+			items,
+			[]schema.MapEntry{{Key: "src", Value: "web"}, {Key: "ab", Value: nil}},
+		}
+	}
+	return rows
+}
+
+// rowBytes estimates the in-memory payload of rows, for MB/s.
+func rowBytes(rows [][]any) int64 {
+	var n int64
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case string:
+			n += int64(len(v))
+		case []byte:
+			n += int64(len(v))
+		case []any:
+			for _, e := range v {
+				walk(e)
+			}
+		case []schema.MapEntry:
+			for _, e := range v {
+				walk(e.Key)
+				walk(e.Value)
+			}
+		case nil:
+			n++
+		case int8, bool:
+			n++
+		case int16:
+			n += 2
+		case int32, float32, schema.Date:
+			n += 4
+		case schema.Decimal:
+			n += 8
+		default:
+			n += 8
+		}
+	}
+	for _, r := range rows {
+		walk(r)
+	}
+	return n
+}
+
+// peakHeap samples the live heap while f runs.
+func peakHeap(f func()) uint64 {
+	var peak atomic.Uint64
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		var ms runtime.MemStats
+		for {
+			runtime.ReadMemStats(&ms)
+			if ms.HeapAlloc > peak.Load() {
+				peak.Store(ms.HeapAlloc)
+			}
+			select {
+			case <-done:
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
+	}()
+	f()
+	close(done)
+	wg.Wait()
+	return peak.Load()
+}
+
+func benchWrite(b *testing.B, s *schema.StructType, batch [][]any, batches int, opts WriterOptions) {
+	bytesPerRun := rowBytes(batch) * int64(batches)
+	b.SetBytes(bytesPerRun)
+	b.ReportAllocs()
+	var peak uint64
+	runtime.GC()
+	for b.Loop() {
+		p := peakHeap(func() {
+			w, err := NewWriter(io.Discard, s, opts)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for range batches {
+				if err := w.Write(batch); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if _, err := w.Close(); err != nil {
+				b.Fatal(err)
+			}
+		})
+		peak = max(peak, p)
+	}
+	rows := float64(len(batch) * batches)
+	b.ReportMetric(rows*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
+}
+
+// BenchmarkWriteFlat streams 200k rows of a 10-column flat schema in
+// batches of 1000.
+func BenchmarkWriteFlat(b *testing.B) {
+	benchWrite(b, flatSchema(), flatRows(1000), 200, WriterOptions{})
+}
+
+// BenchmarkWriteFlatZstd is BenchmarkWriteFlat with zstd.
+func BenchmarkWriteFlatZstd(b *testing.B) {
+	benchWrite(b, flatSchema(), flatRows(1000), 200, WriterOptions{Compression: "zstd"})
+}
+
+// BenchmarkWriteNested streams 100k rows with a struct, a list of structs
+// and a map.
+func BenchmarkWriteNested(b *testing.B) {
+	benchWrite(b, benchNestedSchema(), benchNestedRows(1000), 100, WriterOptions{})
+}
+
+// BenchmarkWriteFlatBounded streams 1M flat rows (about 80 MB of values)
+// with 16 MB row groups: peak heap must stay near one row group, not grow
+// with the file.
+func BenchmarkWriteFlatBounded(b *testing.B) {
+	benchWrite(b, flatSchema(), flatRows(1000), 1000, WriterOptions{RowGroupBytes: 16 << 20})
+}

@@ -1,0 +1,550 @@
+// Package parquetio writes table rows (the row representation of package
+// schema) to Parquet files that Delta Lake readers accept — Spark, delta-rs,
+// DuckDB, Athena — and collects the per-file statistics a Delta add action
+// carries. It also reads Parquet files back into the same row
+// representation.
+//
+// The Parquet layout follows what Spark writes: fields in schema order,
+// nullable fields OPTIONAL, 3-level LIST groups (list/element), MAP groups
+// (key_value/key/value), timestamps as INT64 TIMESTAMP(MICROS) (adjusted to
+// UTC for timestamp, not adjusted for timestamp_ntz), decimals as INT32,
+// INT64 or FIXED_LEN_BYTE_ARRAY by precision. Rows are shredded into Parquet
+// repetition and definition levels here rather than through parquet-go's
+// reflection, which mishandles []any values.
+package parquetio
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math/big"
+	"time"
+	"unsafe"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress"
+
+	"github.com/tributary-io/tributary/core/schema"
+)
+
+// Contract errors.
+var (
+	// ErrInvalidValue means a row value does not match the schema: wrong Go
+	// type, null in a non-nullable column, wrong struct width, decimal out of
+	// range.
+	ErrInvalidValue = errors.New("parquetio: value does not match schema")
+	// ErrUnsupportedSchema means a schema cannot be written to or read from
+	// Parquet.
+	ErrUnsupportedSchema = errors.New("parquetio: unsupported schema")
+	// ErrInvalidOption means a WriterOptions field is out of range.
+	ErrInvalidOption = errors.New("parquetio: invalid writer option")
+	// ErrClosed means the Writer was used after Close or after a failed
+	// write to its output.
+	ErrClosed = errors.New("parquetio: writer closed")
+	// ErrCorrupt means a Parquet file could not be decoded.
+	ErrCorrupt = errors.New("parquetio: corrupt parquet file")
+)
+
+// Defaults of WriterOptions.
+const (
+	// DefaultRowGroupBytes is the target uncompressed size of a row group.
+	DefaultRowGroupBytes = 128 << 20
+	// DefaultPageBytes is the target uncompressed size of a data page.
+	DefaultPageBytes = 1 << 20
+	// DefaultNumIndexedCols is delta.dataSkippingNumIndexedCols' default.
+	DefaultNumIndexedCols = 32
+	// DefaultStringPrefixLength is delta.dataSkippingStringPrefixLength's
+	// default.
+	DefaultStringPrefixLength = 32
+)
+
+// WriterOptions configures a Writer. The zero value is valid.
+type WriterOptions struct {
+	// Compression is the page codec: "snappy" (default), "zstd", "gzip" or
+	// "uncompressed" ("none").
+	Compression string
+	// RowGroupRows caps the rows in one row group; 0 means no cap besides
+	// RowGroupBytes.
+	RowGroupRows int
+	// RowGroupBytes is the target uncompressed size of a row group
+	// (estimated from the values written); 0 means DefaultRowGroupBytes. The
+	// writer holds at most about one row group of compressed pages in
+	// memory.
+	RowGroupBytes int64
+	// PageBytes is the target uncompressed size of a data page; 0 means
+	// DefaultPageBytes.
+	PageBytes int
+	// NumIndexedCols is the number of leaf columns, in schema order, that
+	// get statistics (delta.dataSkippingNumIndexedCols): 0 means
+	// DefaultNumIndexedCols, negative means all columns.
+	NumIndexedCols int
+	// NoStats disables minValues, maxValues and nullCount (numRecords is
+	// still counted), as delta.dataSkippingNumIndexedCols = 0 does.
+	NoStats bool
+	// StringPrefixLength is the length, in UTF-16 code units as Spark counts,
+	// that string min/max statistics are truncated to; 0 means
+	// DefaultStringPrefixLength.
+	StringPrefixLength int
+	// Metadata is written to the file footer's key/value metadata.
+	Metadata map[string]string
+}
+
+// Writer streams rows into one Parquet file. It is not safe for concurrent
+// use.
+type Writer struct {
+	tree    *tnode
+	pw      *parquet.Writer
+	opts    WriterOptions
+	stats   *statsCollector
+	cols    [][]parquet.Value // per-column values of the row being shredded
+	buf     []parquet.Value   // shredded values of the batch, row after row
+	ends    []int             // end offset in buf of each row of the batch
+	sizes   []int64           // estimated uncompressed bytes of each row
+	rows    []parquet.Row
+	rowSize int64
+	row     int64 // index of the row being shredded, counted over the file
+	rgRows  int64
+	rgBytes int64
+	closed  bool
+	err     error
+}
+
+// NewWriter returns a Writer of rows of schema s to w.
+func NewWriter(w io.Writer, s *schema.StructType, opts WriterOptions) (*Writer, error) {
+	if s == nil || len(s.Fields) == 0 {
+		return nil, fmt.Errorf("%w: schema has no fields", ErrUnsupportedSchema)
+	}
+	if opts.RowGroupRows < 0 || opts.RowGroupBytes < 0 || opts.PageBytes < 0 || opts.StringPrefixLength < 0 {
+		return nil, fmt.Errorf("%w: negative size in %+v", ErrInvalidOption, opts)
+	}
+	if opts.RowGroupBytes == 0 {
+		opts.RowGroupBytes = DefaultRowGroupBytes
+	}
+	if opts.PageBytes == 0 {
+		opts.PageBytes = DefaultPageBytes
+	}
+	if opts.NumIndexedCols == 0 {
+		opts.NumIndexedCols = DefaultNumIndexedCols
+	}
+	if opts.StringPrefixLength == 0 {
+		opts.StringPrefixLength = DefaultStringPrefixLength
+	}
+	codec, err := codecOf(opts.Compression)
+	if err != nil {
+		return nil, err
+	}
+	ps, err := parquetSchema(s)
+	if err != nil {
+		return nil, err
+	}
+	tree, err := buildTree(ps)
+	if err != nil {
+		return nil, err
+	}
+	wopts := []parquet.WriterOption{
+		ps,
+		parquet.Compression(codec),
+		parquet.PageBufferSize(opts.PageBytes),
+		parquet.CreatedBy("tributary", "1", ""),
+	}
+	for k, v := range opts.Metadata {
+		wopts = append(wopts, parquet.KeyValueMetadata(k, v))
+	}
+	pw := parquet.NewWriter(w, wopts...)
+	return &Writer{
+		tree:  tree,
+		pw:    pw,
+		opts:  opts,
+		stats: newStatsCollector(s, opts),
+		cols:  make([][]parquet.Value, len(tree.leaves)),
+	}, nil
+}
+
+func codecOf(name string) (compress.Codec, error) {
+	switch name {
+	case "", "snappy":
+		return &parquet.Snappy, nil
+	case "zstd":
+		return &parquet.Zstd, nil
+	case "gzip":
+		return &parquet.Gzip, nil
+	case "uncompressed", "none":
+		return &parquet.Uncompressed, nil
+	}
+	return nil, fmt.Errorf("%w: Compression %q (want snappy, zstd, gzip or uncompressed)", ErrInvalidOption, name)
+}
+
+// Write appends rows. Each row is validated against the schema first; on a
+// mismatch Write returns an error wrapping ErrInvalidValue that names the row
+// (counted from the start of the file) and the column path, and writes none
+// of the rows of this call. After an output error the Writer is unusable.
+func (w *Writer) Write(rows [][]any) error {
+	if w.closed {
+		return ErrClosed
+	}
+	if w.err != nil {
+		return w.err
+	}
+	w.buf, w.ends, w.sizes = w.buf[:0], w.ends[:0], w.sizes[:0]
+	first := w.row
+	for i, r := range rows {
+		w.row = first + int64(i)
+		if err := w.shredRow(r); err != nil {
+			for c := range w.cols {
+				w.cols[c] = w.cols[c][:0]
+			}
+			w.row = first
+			return err
+		}
+	}
+	w.row = first + int64(len(rows))
+	for _, r := range rows {
+		w.stats.add(r)
+	}
+	w.rows = w.rows[:0]
+	start := 0
+	for _, end := range w.ends {
+		w.rows = append(w.rows, parquet.Row(w.buf[start:end:end]))
+		start = end
+	}
+	// Write in runs that end where a row group fills up.
+	from := 0
+	for i := range w.rows {
+		w.rgRows++
+		w.rgBytes += w.sizes[i]
+		full := w.rgBytes >= w.opts.RowGroupBytes ||
+			(w.opts.RowGroupRows > 0 && w.rgRows >= int64(w.opts.RowGroupRows))
+		if !full && i < len(w.rows)-1 {
+			continue
+		}
+		if _, err := w.pw.WriteRows(w.rows[from : i+1]); err != nil {
+			w.err = fmt.Errorf("parquetio: writing rows: %w", err)
+			return w.err
+		}
+		from = i + 1
+		if full {
+			if err := w.pw.Flush(); err != nil {
+				w.err = fmt.Errorf("parquetio: flushing row group: %w", err)
+				return w.err
+			}
+			w.rgRows, w.rgBytes = 0, 0
+		}
+	}
+	clear(w.rows)
+	return nil
+}
+
+// Close flushes the last row group, writes the footer and returns the
+// file's statistics. It does not close the underlying io.Writer.
+func (w *Writer) Close() (FileStats, error) {
+	if w.closed {
+		return FileStats{}, ErrClosed
+	}
+	w.closed = true
+	if w.err != nil {
+		return FileStats{}, w.err
+	}
+	if err := w.pw.Close(); err != nil {
+		return FileStats{}, fmt.Errorf("parquetio: closing parquet file: %w", err)
+	}
+	return w.stats.result(), nil
+}
+
+// shredRow turns one row into column values with repetition and definition
+// levels (Dremel encoding), appending them to w.buf in column order.
+func (w *Writer) shredRow(r []any) error {
+	if len(r) != len(w.tree.children) {
+		return fmt.Errorf("%w: row %d has %d values, schema has %d fields", ErrInvalidValue, w.row, len(r), len(w.tree.children))
+	}
+	w.rowSize = 0
+	for i, c := range w.tree.children {
+		if err := w.shred(c, r[i], 0, 0); err != nil {
+			return err
+		}
+	}
+	for c := range w.cols {
+		w.buf = append(w.buf, w.cols[c]...)
+		w.cols[c] = w.cols[c][:0]
+	}
+	w.ends = append(w.ends, len(w.buf))
+	w.sizes = append(w.sizes, w.rowSize)
+	return nil
+}
+
+func (w *Writer) fail(t *tnode, format string, args ...any) error {
+	return fmt.Errorf("%w: row %d, column %s (%s): %s", ErrInvalidValue, w.row, t.path, t.typ, fmt.Sprintf(format, args...))
+}
+
+// shred writes value v of node t; r is the repetition level of its first
+// value and d the definition level of its parent.
+func (w *Writer) shred(t *tnode, v any, r, d int) error {
+	if v == nil {
+		if !t.nullable {
+			return w.fail(t, "null in a non-nullable column")
+		}
+		w.nulls(t, r, d)
+		return nil
+	}
+	switch t.kind {
+	case kindLeaf:
+		pv, n, err := leafValue(t, v)
+		if err != nil {
+			return w.fail(t, "%v", err)
+		}
+		w.cols[t.col] = append(w.cols[t.col], pv.Level(r, t.def, t.col))
+		w.rowSize += n + 1
+	case kindStruct:
+		fields, ok := v.([]any)
+		if !ok {
+			return w.fail(t, "want []any, got %T", v)
+		}
+		if len(fields) != len(t.children) {
+			return w.fail(t, "struct value has %d fields, want %d", len(fields), len(t.children))
+		}
+		for i, c := range t.children {
+			if err := w.shred(c, fields[i], r, t.def); err != nil {
+				return err
+			}
+		}
+	case kindList:
+		elems, ok := v.([]any)
+		if !ok {
+			return w.fail(t, "want []any, got %T", v)
+		}
+		if len(elems) == 0 {
+			w.nulls(t, r, t.def)
+			return nil
+		}
+		e := t.children[0]
+		for i, x := range elems {
+			rr := r
+			if i > 0 {
+				rr = t.elemRep
+			}
+			if err := w.shred(e, x, rr, t.elemDef); err != nil {
+				return err
+			}
+		}
+	case kindMap:
+		entries, ok := v.([]schema.MapEntry)
+		if !ok {
+			return w.fail(t, "want []schema.MapEntry, got %T", v)
+		}
+		if len(entries) == 0 {
+			w.nulls(t, r, t.def)
+			return nil
+		}
+		k, val := t.children[0], t.children[1]
+		for i, me := range entries {
+			rr := r
+			if i > 0 {
+				rr = t.elemRep
+			}
+			if me.Key == nil {
+				return w.fail(k, "null map key")
+			}
+			if err := w.shred(k, me.Key, rr, t.elemDef); err != nil {
+				return err
+			}
+			if err := w.shred(val, me.Value, rr, t.elemDef); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// nulls writes one null at levels (r, d) to every leaf column under t.
+func (w *Writer) nulls(t *tnode, r, d int) {
+	for _, c := range t.leaves {
+		w.cols[c] = append(w.cols[c], parquet.NullValue().Level(r, d, c))
+	}
+	w.rowSize += int64(len(t.leaves))
+}
+
+// unsafeBytes views s as a byte slice without copying; parquet-go copies
+// the bytes into its column buffers and never writes through them.
+func unsafeBytes(s string) []byte {
+	if len(s) == 0 {
+		return []byte{}
+	}
+	return unsafe.Slice(unsafe.StringData(s), len(s))
+}
+
+// leafValue converts a row value to a Parquet value and its estimated
+// uncompressed size.
+func leafValue(t *tnode, v any) (parquet.Value, int64, error) {
+	switch t.conv {
+	case convBool:
+		if x, ok := v.(bool); ok {
+			return parquet.BooleanValue(x), 1, nil
+		}
+	case convInt8:
+		if x, ok := v.(int8); ok {
+			return parquet.Int32Value(int32(x)), 4, nil
+		}
+	case convInt16:
+		if x, ok := v.(int16); ok {
+			return parquet.Int32Value(int32(x)), 4, nil
+		}
+	case convInt32:
+		if x, ok := v.(int32); ok {
+			return parquet.Int32Value(x), 4, nil
+		}
+	case convInt64:
+		if x, ok := v.(int64); ok {
+			return parquet.Int64Value(x), 8, nil
+		}
+	case convFloat:
+		if x, ok := v.(float32); ok {
+			return parquet.FloatValue(x), 4, nil
+		}
+	case convDouble:
+		if x, ok := v.(float64); ok {
+			return parquet.DoubleValue(x), 8, nil
+		}
+	case convString:
+		if x, ok := v.(string); ok {
+			return parquet.ByteArrayValue(unsafeBytes(x)), int64(len(x)) + 4, nil
+		}
+	case convBinary:
+		if x, ok := v.([]byte); ok {
+			if x == nil {
+				x = []byte{}
+			}
+			return parquet.ByteArrayValue(x), int64(len(x)) + 4, nil
+		}
+	case convDate:
+		if x, ok := v.(schema.Date); ok {
+			return parquet.Int32Value(int32(x)), 4, nil
+		}
+	case convTimestampMicros:
+		if x, ok := v.(time.Time); ok {
+			return parquet.Int64Value(x.UnixMicro()), 8, nil
+		}
+	case convDecimal32, convDecimal64, convDecimalBytes:
+		x, ok := v.(schema.Decimal)
+		if !ok {
+			break
+		}
+		u, err := rescale(x, t.scale, t.limit)
+		if err != nil {
+			return parquet.Value{}, 0, err
+		}
+		switch t.conv {
+		case convDecimal32:
+			return parquet.Int32Value(int32(u.Int64())), 4, nil
+		case convDecimal64:
+			return parquet.Int64Value(u.Int64()), 8, nil
+		default:
+			return parquet.FixedLenByteArrayValue(twosComplement(u, t.width)), int64(t.width), nil
+		}
+	}
+	return parquet.Value{}, 0, fmt.Errorf("want %s, got %T", goTypeName(t), v)
+}
+
+func goTypeName(t *tnode) string {
+	switch t.conv {
+	case convBool:
+		return "bool"
+	case convInt8:
+		return "int8"
+	case convInt16:
+		return "int16"
+	case convInt32:
+		return "int32"
+	case convInt64:
+		return "int64"
+	case convFloat:
+		return "float32"
+	case convDouble:
+		return "float64"
+	case convString:
+		return "string"
+	case convBinary:
+		return "[]byte"
+	case convDate:
+		return "schema.Date"
+	case convTimestampMicros:
+		return "time.Time"
+	}
+	return "schema.Decimal"
+}
+
+var bigTen = big.NewInt(10)
+
+// pow10 returns 10^n.
+func pow10(n int) *big.Int {
+	return new(big.Int).Exp(bigTen, big.NewInt(int64(n)), nil)
+}
+
+// rescale returns d's unscaled value at scale, refusing values that would
+// lose digits or whose magnitude reaches limit (10^precision).
+func rescale(d schema.Decimal, scale int, limit *big.Int) (*big.Int, error) {
+	if d.Unscaled == nil {
+		return nil, errors.New("decimal with nil Unscaled")
+	}
+	u := d.Unscaled
+	switch {
+	case d.Scale < scale:
+		u = new(big.Int).Mul(u, pow10(scale-d.Scale))
+	case d.Scale > scale:
+		q, m := new(big.Int).QuoRem(u, pow10(d.Scale-scale), new(big.Int))
+		if m.Sign() != 0 {
+			return nil, fmt.Errorf("decimal %s has more than %d fractional digits", decimalString(d.Unscaled, d.Scale), scale)
+		}
+		u = q
+	}
+	if u.CmpAbs(limit) >= 0 {
+		return nil, fmt.Errorf("decimal %s does not fit precision %d", decimalString(d.Unscaled, d.Scale), len(limit.String())-1)
+	}
+	return u, nil
+}
+
+// twosComplement encodes u big-endian in width bytes.
+func twosComplement(u *big.Int, width int) []byte {
+	b := make([]byte, width)
+	if u.Sign() >= 0 {
+		u.FillBytes(b)
+		return b
+	}
+	m := new(big.Int).Lsh(big.NewInt(1), uint(8*width))
+	m.Add(m, u)
+	m.FillBytes(b)
+	return b
+}
+
+// fromTwosComplement decodes a big-endian two's complement integer.
+func fromTwosComplement(b []byte) *big.Int {
+	u := new(big.Int).SetBytes(b)
+	if len(b) > 0 && b[0]&0x80 != 0 {
+		u.Sub(u, new(big.Int).Lsh(big.NewInt(1), uint(8*len(b))))
+	}
+	return u
+}
+
+// decimalString formats unscaled × 10^-scale in plain notation.
+func decimalString(u *big.Int, scale int) string {
+	s := new(big.Int).Abs(u).String()
+	neg := u.Sign() < 0
+	if scale > 0 {
+		if len(s) <= scale {
+			s = string(make0(scale-len(s)+1)) + s
+		}
+		s = s[:len(s)-scale] + "." + s[len(s)-scale:]
+	} else if scale < 0 && u.Sign() != 0 {
+		s += string(make0(-scale))
+	}
+	if neg {
+		s = "-" + s
+	}
+	return s
+}
+
+func make0(n int) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = '0'
+	}
+	return b
+}
