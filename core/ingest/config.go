@@ -21,6 +21,9 @@ func ConfigFromOptions(s *options.Stream) (Config, error) {
 	if s.Sink.OutputMode == options.OutputComplete {
 		return Config{}, fmt.Errorf("stream %q: option outputMode=complete is not supported yet for file sources", s.ID)
 	}
+	if s.CloudFiles.SchemaEvolutionMode == options.EvolveAddNewColumnsWithTypeWidening {
+		return Config{}, fmt.Errorf("stream %q: option cloudFiles.schemaEvolutionMode=addNewColumnsWithTypeWidening is not supported yet (use addNewColumns or rescue)", s.ID)
+	}
 	maxFiles, maxBytes := s.Limits()
 	cfg := Config{
 		StreamID: s.ID,
@@ -35,6 +38,7 @@ func ConfigFromOptions(s *options.Stream) (Config, error) {
 			NoRescue:          s.CloudFiles.RescuedDataColumn == "",
 			SampleFiles:       s.CloudFiles.SampleSizeNumFiles,
 			SampleBytes:       s.CloudFiles.SampleSizeNumBytes,
+			EvolutionMode:     s.CloudFiles.SchemaEvolutionMode,
 		},
 	}
 	if s.UserSchema != "" {

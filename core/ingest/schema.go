@@ -12,6 +12,7 @@ import (
 	"github.com/tributary-io/tributary/core/delta"
 	"github.com/tributary-io/tributary/core/formats"
 	"github.com/tributary-io/tributary/core/objstore"
+	"github.com/tributary-io/tributary/core/options"
 	"github.com/tributary-io/tributary/core/schema"
 )
 
@@ -30,6 +31,9 @@ type SchemaConfig struct {
 	// SampleFiles and SampleBytes cap inference (1000 files, 50 GB by default).
 	SampleFiles int
 	SampleBytes int64
+	// EvolutionMode is cloudFiles.schemaEvolutionMode; "" behaves as rescue
+	// (never evolve, never fail: unknown values go to the rescued column).
+	EvolutionMode options.SchemaEvolutionMode
 }
 
 // DefaultRescuedDataColumn is Auto Loader's rescued data column name.
@@ -111,25 +115,26 @@ func saveSchema(ctx context.Context, st objstore.Store, v int, s *schema.StructT
 // resolveSchema returns the schema batch p is written with and whether the
 // table's metadata must be written with it (a new table or a changed schema).
 // Restarts read the latest schema history version; they never re-infer.
-func (e *Engine) resolveSchema(ctx context.Context, snap *delta.Snapshot, p *Plan) (*schema.StructType, bool, error) {
+func (e *Engine) resolveSchema(ctx context.Context, snap *delta.Snapshot, p *Plan) (*schema.StructType, int, bool, error) {
 	st := e.schemaStore()
-	sch, _, err := latestSchema(ctx, st)
+	sch, v, err := latestSchema(ctx, st)
 	if err != nil {
-		return nil, false, err
+		return nil, 0, false, err
 	}
 	if sch == nil {
 		inferred, err := e.initialSchema(ctx, p)
 		if err != nil {
-			return nil, false, err
+			return nil, 0, false, err
 		}
 		if sch, err = saveSchema(ctx, st, 0, inferred); err != nil {
-			return nil, false, err
+			return nil, 0, false, err
 		}
+		v = 0
 	}
 	if snap == nil {
-		return sch, true, nil
+		return sch, v, true, nil
 	}
-	return sch, !schema.Equal(snap.Schema(), sch), nil
+	return sch, v, !schema.Equal(snap.Schema(), sch), nil
 }
 
 // initialSchema is the user schema, or the schema inferred from the plan's

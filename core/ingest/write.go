@@ -43,13 +43,21 @@ const defaultTargetFileRows = 1_000_000
 
 // write converts the plan's files into Parquet data files in the table.
 func (e *Engine) write(ctx context.Context, snap *delta.Snapshot, p *Plan) (*output, error) {
-	sch, isNew, err := e.resolveSchema(ctx, snap, p)
+	sch, version, isNew, err := e.resolveSchema(ctx, snap, p)
 	if err != nil {
 		return nil, err
 	}
 	bad := map[string]error{}
+	evolve := e.Config.Schema.evolves()
 	for {
-		out, badPath, err := e.writeOnce(ctx, sch, p, bad)
+		out, badPath, err := e.writeOnce(ctx, sch, p, bad, evolve)
+		if nc := (*newColumns)(nil); errors.As(err, &nc) {
+			if err := e.onNewColumns(ctx, sch, version, nc, p); err != nil {
+				return nil, err
+			}
+			evolve = false // nothing to add: keep the values rescued
+			continue
+		}
 		if errors.Is(err, errCorruptFile) {
 			// Deterministic content errors: drop the partial output and
 			// redo the batch without the file, so one bad file never
@@ -74,7 +82,7 @@ func (e *Engine) write(ctx context.Context, snap *delta.Snapshot, p *Plan) (*out
 
 // writeOnce reads every plan file not in skip; on a corrupt file it returns
 // errCorruptFile and the file's path, after removing what it wrote.
-func (e *Engine) writeOnce(ctx context.Context, sch *schema.StructType, p *Plan, skip map[string]error) (*output, string, error) {
+func (e *Engine) writeOnce(ctx context.Context, sch *schema.StructType, p *Plan, skip map[string]error, evolve bool) (*output, string, error) {
 	out := &output{}
 	fw := &fileWriter{e: e, sch: sch, batch: p.BatchID}
 	defer fw.abort()
@@ -82,7 +90,11 @@ func (e *Engine) writeOnce(ctx context.Context, sch *schema.StructType, p *Plan,
 		if _, ok := skip[f.Path]; ok {
 			continue
 		}
-		rows, rescued, err := e.copyFile(ctx, fw, sch, f)
+		rows, rescued, err := e.copyFile(ctx, fw, sch, f, evolve)
+		if nc := (*newColumns)(nil); errors.As(err, &nc) {
+			fw.discardAll(ctx)
+			return nil, "", err
+		}
 		if errors.Is(err, errCorruptFile) {
 			fw.discardAll(ctx)
 			return nil, f.Path, err
@@ -105,7 +117,7 @@ func (e *Engine) writeOnce(ctx context.Context, sch *schema.StructType, p *Plan,
 }
 
 // copyFile streams one input file into the writer.
-func (e *Engine) copyFile(ctx context.Context, fw *fileWriter, sch *schema.StructType, f PlanFile) (rows, rescued int64, err error) {
+func (e *Engine) copyFile(ctx context.Context, fw *fileWriter, sch *schema.StructType, f PlanFile, evolve bool) (rows, rescued int64, err error) {
 	rc, err := e.Source.Get(ctx, f.Path)
 	if errors.Is(err, objstore.ErrNotFound) {
 		// Deleted since discovery: skipped like a corrupt file, so it
@@ -153,6 +165,9 @@ func (e *Engine) copyFile(ctx context.Context, fw *fileWriter, sch *schema.Struc
 			}
 			buf = buf[:0]
 		}
+	}
+	if st := rr.Stats(); evolve && len(st.UnknownFields) > 0 {
+		return 0, 0, &newColumns{file: f.Path, paths: st.UnknownFields}
 	}
 	if err := fw.write(ctx, buf); err != nil {
 		return 0, 0, err
