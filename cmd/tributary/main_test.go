@@ -164,3 +164,22 @@ func TestUsageErrors(t *testing.T) {
 		t.Errorf("describe of a missing table: %d %q", code, errs)
 	}
 }
+
+func TestRunStopsOnNewColumnThenContinues(t *testing.T) {
+	c := newCLI(t)
+	c.file("a.json", `{"id":1}`+"\n")
+	if _, errs, code := c.run(); code != 0 {
+		t.Fatal(errs)
+	}
+	c.file("b.json", `{"id":2,"extra":"x"}`+"\n")
+	_, errs, code := c.run()
+	if code != 1 || !strings.Contains(errs, "extra") || !strings.Contains(errs, "next run continues") {
+		t.Fatalf("second run: %d %q", code, errs)
+	}
+	if _, errs, code := c.run(); code != 0 {
+		t.Fatalf("third run: %s", errs)
+	}
+	if d := c.describe(); d.NumRecords != 2 || !strings.Contains(string(d.Schema), `"extra"`) {
+		t.Fatalf("after evolution: %+v", d)
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -171,6 +172,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer, logger
 		}
 	}
 	sum, err := s.Engine.RunAvailableNow(ctx, nil)
+	if errors.Is(err, ingest.ErrSchemaEvolved) {
+		return fmt.Errorf("%w\n(%d batches were committed before; like Auto Loader after an UnknownFieldException, the next run continues with the new schema)", err, len(sum.Batches))
+	}
 	if err != nil {
 		return err
 	}
