@@ -77,7 +77,7 @@ func (p Progress) WriteEMF(w io.Writer) error {
 		{"numInputRows", "Count"}, {"numInputFiles", "Count"}, {"numInputBytes", "Bytes"},
 		{"numRescuedRows", "Count"}, {"numSkippedFiles", "Count"},
 		{"inputRowsPerSecond", "Count/Second"}, {"processedRowsPerSecond", "Count/Second"},
-		{"batchDurationMs", "Milliseconds"},
+		{"triggerExecutionMs", "Milliseconds"},
 		{"numFilesOutstanding", "Count"}, {"numBytesOutstanding", "Bytes"},
 	}
 	doc := map[string]any{
@@ -99,7 +99,7 @@ func (p Progress) WriteEMF(w io.Writer) error {
 		"numSkippedFiles":        p.NumSkippedFiles,
 		"inputRowsPerSecond":     p.InputRowsPerSecond,
 		"processedRowsPerSecond": p.ProcessedRowsPerSecond,
-		"batchDurationMs":        p.DurationMs["triggerExecution"],
+		"triggerExecutionMs":        p.DurationMs["triggerExecution"],
 		"numFilesOutstanding":    p.NumFilesOutstanding,
 		"numBytesOutstanding":    p.NumBytesOutstanding,
 	}

@@ -7,6 +7,7 @@ package lambdafn
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -62,18 +63,85 @@ type App struct {
 	opened map[string]*streams.Stream
 }
 
-// LoadConfig parses the streams configuration from EnvConfig, failing at
-// start-up (not on the first event) when it is missing or invalid.
+// The one-stream variables template.yaml sets (used when EnvConfig is unset).
+const (
+	EnvStreamID           = "TRIBUTARY_STREAM_ID"
+	EnvSourceBucket       = "TRIBUTARY_SOURCE_BUCKET"
+	EnvSourcePrefix       = "TRIBUTARY_SOURCE_PREFIX"
+	EnvTableBucket        = "TRIBUTARY_TABLE_BUCKET"
+	EnvTablePrefix        = "TRIBUTARY_TABLE_PREFIX"
+	EnvCheckpointLocation = "TRIBUTARY_CHECKPOINT_LOCATION"
+	EnvOptions            = "TRIBUTARY_OPTIONS"
+	EnvExtraOptions       = "TRIBUTARY_EXTRA_OPTIONS"
+)
+
+// CheckpointFolder is where a stream deployed by template.yaml keeps its
+// checkpoint, inside the table: a '_' folder, which VACUUM never touches.
+const CheckpointFolder = "_tributary/checkpoint/"
+
+// LoadConfig reads the streams configuration from the environment — the
+// JSON of EnvConfig, or the one-stream variables of template.yaml — failing
+// at start-up (not on the first event) with an error that names the variable
+// or option.
 func LoadConfig() (*options.Config, error) {
-	raw := os.Getenv(EnvConfig)
-	if strings.TrimSpace(raw) == "" {
-		return nil, fmt.Errorf("%s is not set: the function has no stream configuration", EnvConfig)
+	return LoadConfigFrom(os.Getenv)
+}
+
+// LoadConfigFrom is LoadConfig over a lookup function (os.Getenv).
+func LoadConfigFrom(getenv func(string) string) (*options.Config, error) {
+	if raw := getenv(EnvConfig); strings.TrimSpace(raw) != "" {
+		cfg, err := options.LoadConfig(strings.NewReader(raw))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", EnvConfig, err)
+		}
+		return cfg, nil
 	}
-	cfg, err := options.LoadConfig(strings.NewReader(raw))
+	id := getenv(EnvStreamID)
+	if id == "" {
+		return nil, fmt.Errorf("neither %s nor %s is set: the function has no stream configuration", EnvConfig, EnvStreamID)
+	}
+	for _, v := range []string{EnvSourceBucket, EnvTableBucket, EnvTablePrefix} {
+		if getenv(v) == "" {
+			return nil, fmt.Errorf("%s is not set (stream %q)", v, id)
+		}
+	}
+	raw := map[string]string{}
+	for _, v := range []string{EnvOptions, EnvExtraOptions} {
+		js := strings.TrimSpace(getenv(v))
+		if js == "" {
+			continue
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(js), &m); err != nil {
+			return nil, fmt.Errorf("%s: not a JSON object of options: %w", v, err)
+		}
+		for k, val := range m {
+			if _, dup := raw[k]; dup {
+				return nil, fmt.Errorf("%s: option %s is also set by %s", v, k, EnvOptions)
+			}
+			raw[k] = fmt.Sprint(val)
+		}
+	}
+	if _, ok := raw["cloudFiles.useNotifications"]; !ok {
+		raw["cloudFiles.useNotifications"] = "true" // this deployment is fed by S3 events
+	}
+	table := "s3://" + getenv(EnvTableBucket) + "/" + strings.TrimSuffix(getenv(EnvTablePrefix), "/")
+	cp := getenv(EnvCheckpointLocation)
+	if cp == "" {
+		cp = table + "/" + CheckpointFolder
+	}
+	s, err := options.Parse(raw, options.Locations{
+		StreamID:           id,
+		Source:             "s3://" + getenv(EnvSourceBucket) + "/" + getenv(EnvSourcePrefix),
+		Table:              table,
+		CheckpointLocation: cp,
+		SchemaLocation:     cp,
+	})
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", EnvConfig, err)
+		return nil, err
 	}
-	return cfg, nil
+	cfg := &options.Config{Streams: []*options.Stream{s}}
+	return cfg, cfg.Validate()
 }
 
 func (a *App) now() time.Time {

@@ -123,10 +123,6 @@ func (env Env) Open(ctx context.Context, opts *options.Stream) (*Stream, error) 
 	if err != nil {
 		return nil, fmt.Errorf("stream %q checkpointLocation: %w", opts.ID, err)
 	}
-	meta, err := CheckpointMetadata(ctx, cp, opts.ID, time.Now())
-	if err != nil {
-		return nil, fmt.Errorf("stream %q checkpointLocation %s: %w", opts.ID, cpLoc, err)
-	}
 	var schemaStore objstore.Store
 	if loc := opts.CloudFiles.SchemaLocation; loc != "" && loc != cpLoc {
 		if schemaStore, err = env.OpenStore(loc); err != nil {
@@ -153,6 +149,12 @@ func (env Env) Open(ctx context.Context, opts *options.Stream) (*Stream, error) 
 		MaxFileAge: opts.CloudFiles.MaxFileAge,
 	}
 	if !opts.CloudFiles.IncludeExistingFiles {
+		// Only then is the stream's first start needed (the functions'
+		// least-privilege roles allow just this one checkpoint object).
+		meta, err := CheckpointMetadata(ctx, cp, opts.ID, time.Now())
+		if err != nil {
+			return nil, fmt.Errorf("stream %q checkpointLocation %s: %w", opts.ID, cpLoc, err)
+		}
 		s.Registrar.NotBefore = meta.StartedAt
 	}
 	s.Engine = &ingest.Engine{
