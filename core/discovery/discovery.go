@@ -53,7 +53,7 @@ func List(ctx context.Context, src objstore.Store, f Filter) iter.Seq2[state.Fil
 			if !f.Accept(info.Key) {
 				continue
 			}
-			if !yield(state.File{Path: info.Key, Size: info.Size, ETag: info.ETag, ModTime: info.ModTime}, nil) {
+			if !yield(fileOf(info), nil) {
 				return
 			}
 		}

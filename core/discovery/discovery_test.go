@@ -3,6 +3,7 @@ package discovery
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -117,5 +118,47 @@ func TestRegisterAllCountsAndDedups(t *testing.T) {
 	res, err = r.RegisterAll(ctx, List(ctx, src, Filter{Glob: g}))
 	if err != nil || res.Listed != 3 || res.New != 0 {
 		t.Fatalf("second pass = %+v, %v", res, err)
+	}
+}
+
+func TestListParallelSeesEveryFileOnce(t *testing.T) {
+	ctx := context.Background()
+	src := memstore.New()
+	want := map[string]bool{}
+	keys := []string{"top.json", "_hidden/x.json", ".tmp/y.json", "2026/11/_SUCCESS"}
+	for d := 0; d < 5; d++ {
+		for h := 0; h < 7; h++ {
+			keys = append(keys, fmt.Sprintf("2026/11/%02d/%02d/part %d.json", d, h, h))
+		}
+	}
+	keys = append(keys, "2026/loose.json", "other/a+b.json")
+	for _, k := range keys {
+		if err := src.Put(ctx, k, strings.NewReader(k)); err != nil {
+			t.Fatal(err)
+		}
+		if (Filter{}).Accept(k) {
+			want[k] = true
+		}
+	}
+	for _, workers := range []int{1, 2, 8, 64} {
+		got := map[string]int{}
+		for f, err := range ListParallel(ctx, src, Filter{}, workers) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			got[f.Path]++
+		}
+		if len(got) != len(want) {
+			t.Fatalf("workers %d: %d files, want %d", workers, len(got), len(want))
+		}
+		for k, n := range got {
+			if n != 1 || !want[k] {
+				t.Fatalf("workers %d: %s seen %d times (wanted: %v)", workers, k, n, want[k])
+			}
+		}
+	}
+	// Stopping early must not leak or block.
+	for range ListParallel(ctx, src, Filter{}, 8) {
+		break
 	}
 }

@@ -48,6 +48,15 @@ type ListOptions struct {
 	StartAfter string
 }
 
+// LevelLister is an optional capability of a Store: listing one level of
+// the key hierarchy at a time ('/' as the delimiter), so that a large
+// prefix can be listed by several workers in parallel. prefix is "" or ends
+// in '/'. It returns the objects directly at that level and the distinct
+// sub-prefixes below it (each ending in '/'), both in lexical order.
+type LevelLister interface {
+	ListLevel(ctx context.Context, prefix string) (objects []ObjectInfo, prefixes []string, err error)
+}
+
 // Store is the object-store port.
 //
 // Contract (checked by objstoretest.RunConformanceTests):

@@ -182,7 +182,7 @@ func (s *Store) Head(ctx context.Context, key string) (objstore.ObjectInfo, erro
 	return objstore.ObjectInfo{
 		Key:     key,
 		Size:    aws.ToInt64(out.ContentLength),
-		ETag:    aws.ToString(out.ETag),
+		ETag:    etag(out.ETag),
 		ModTime: aws.ToTime(out.LastModified),
 	}, nil
 }
@@ -438,7 +438,7 @@ func (s *Store) List(ctx context.Context, opts objstore.ListOptions) iter.Seq2[o
 				info := objstore.ObjectInfo{
 					Key:     key,
 					Size:    aws.ToInt64(obj.Size),
-					ETag:    aws.ToString(obj.ETag),
+					ETag:    etag(obj.ETag),
 					ModTime: aws.ToTime(obj.LastModified),
 				}
 				if !yield(info, nil) {
@@ -453,6 +453,63 @@ func (s *Store) List(ctx context.Context, opts objstore.ListOptions) iter.Seq2[o
 				return
 			}
 		}
+	}
+}
+
+// etag returns an S3 ETag without its surrounding quotes, the form S3 event
+// notifications carry, so a file seen by an event and by a listing has one
+// ETag (allowOverwrites compares them).
+func etag(s *string) string { return strings.Trim(aws.ToString(s), `"`) }
+
+// ListLevel lists the level directly below prefix (which is "" or ends in
+// '/'): the objects at that level and the sub-prefixes ("directories",
+// ending in '/') below it, using S3's delimiter listing.
+func (s *Store) ListLevel(ctx context.Context, prefix string) ([]objstore.ObjectInfo, []string, error) {
+	var objs []objstore.ObjectInfo
+	var prefixes []string
+	var token *string
+	for {
+		out, err := s.client.ListObjectsV2(ctx, &s3.ListObjectsV2Input{
+			Bucket:            &s.bucket,
+			Prefix:            aws.String(s.prefix + prefix),
+			Delimiter:         aws.String("/"),
+			ContinuationToken: token,
+			MaxKeys:           aws.Int32(s.pageSize),
+			EncodingType:      types.EncodingTypeUrl,
+		})
+		if err != nil {
+			return nil, nil, fmt.Errorf("s3store: list level %q: %w", prefix, err)
+		}
+		decode := func(raw string) (string, error) {
+			if out.EncodingType == types.EncodingTypeUrl {
+				return url.QueryUnescape(raw)
+			}
+			return raw, nil
+		}
+		for _, cp := range out.CommonPrefixes {
+			raw, err := decode(aws.ToString(cp.Prefix))
+			if err != nil {
+				return nil, nil, fmt.Errorf("s3store: list level %q: decoding %q: %w", prefix, aws.ToString(cp.Prefix), err)
+			}
+			if p, ok := strings.CutPrefix(raw, s.prefix); ok {
+				prefixes = append(prefixes, p)
+			}
+		}
+		for _, obj := range out.Contents {
+			raw, err := decode(aws.ToString(obj.Key))
+			if err != nil {
+				return nil, nil, fmt.Errorf("s3store: list level %q: decoding %q: %w", prefix, aws.ToString(obj.Key), err)
+			}
+			key, ok := strings.CutPrefix(raw, s.prefix)
+			if !ok || objstore.ValidateKey(key) != nil {
+				continue
+			}
+			objs = append(objs, objstore.ObjectInfo{Key: key, Size: aws.ToInt64(obj.Size), ETag: etag(obj.ETag), ModTime: aws.ToTime(obj.LastModified)})
+		}
+		if !aws.ToBool(out.IsTruncated) || out.NextContinuationToken == nil {
+			return objs, prefixes, nil
+		}
+		token = out.NextContinuationToken
 	}
 }
 

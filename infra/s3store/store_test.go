@@ -113,3 +113,7 @@ func TestConformance(t *testing.T) {
 func TestConformanceWholeBucket(t *testing.T) {
 	objstoretest.RunConformanceTests(t, harness(""))
 }
+
+func TestLevelLister(t *testing.T) {
+	objstoretest.RunLevelListerTests(t, harness("root"))
+}

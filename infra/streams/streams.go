@@ -204,8 +204,12 @@ func (env Env) openState(_ context.Context, checkpoint string) (state.Store, err
 	return boltstate.Open(filepath.Join(checkpoint, StateFileName), boltstate.WithLockTimeout(10*time.Second))
 }
 
+// ListWorkers is how many prefixes a listing reads in parallel (on stores
+// that can list by level, i.e. S3).
+const ListWorkers = 8
+
 // Discover lists the source and registers unseen files (directory listing
 // mode: the initial load, useNotifications=false and backfill).
 func (s *Stream) Discover(ctx context.Context) (discovery.Result, error) {
-	return s.Registrar.RegisterAll(ctx, discovery.List(ctx, s.Source, s.Filter))
+	return s.Registrar.RegisterAll(ctx, discovery.ListParallel(ctx, s.Source, s.Filter, ListWorkers))
 }

@@ -12,3 +12,9 @@ func TestConformance(t *testing.T) {
 		return objstoretest.Harness{Store: memstore.New()}
 	})
 }
+
+func TestLevelLister(t *testing.T) {
+	objstoretest.RunLevelListerTests(t, func(t *testing.T) objstoretest.Harness {
+		return objstoretest.Harness{Store: memstore.New()}
+	})
+}

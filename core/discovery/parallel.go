@@ -1,0 +1,122 @@
+package discovery
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"strings"
+	"sync"
+
+	"github.com/tributary-io/tributary/core/objstore"
+	"github.com/tributary-io/tributary/core/state"
+)
+
+// maxFanOutDepth bounds how many levels ListParallel descends to find
+// enough prefixes to share among its workers.
+const maxFanOutDepth = 4
+
+// ListParallel yields the same files as List, listed by up to workers
+// goroutines when the store is an objstore.LevelLister: the key hierarchy
+// is expanded level by level ('/' delimiter) until there are at least as
+// many sub-prefixes as workers (or maxFanOutDepth levels), then each
+// sub-prefix is listed in full by one worker. Hidden sub-prefixes ('_' or
+// '.') are pruned. Files come in lexical order within a prefix, not across
+// prefixes. Stores without the capability, or workers <= 1, list sequentially.
+func ListParallel(ctx context.Context, src objstore.Store, f Filter, workers int) iter.Seq2[state.File, error] {
+	ll, ok := src.(objstore.LevelLister)
+	if !ok || workers <= 1 {
+		return List(ctx, src, f)
+	}
+	return func(yield func(state.File, error) bool) {
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		var top []objstore.ObjectInfo
+		frontier := []string{""}
+		for depth := 0; depth < maxFanOutDepth && len(frontier) > 0 && len(frontier) < workers; depth++ {
+			var next []string
+			for _, p := range frontier {
+				objs, subs, err := ll.ListLevel(ctx, p)
+				if err != nil {
+					yield(state.File{}, fmt.Errorf("listing source level %q: %w", p, err))
+					return
+				}
+				top = append(top, objs...)
+				for _, s := range subs {
+					if !hiddenPrefix(s) {
+						next = append(next, s)
+					}
+				}
+			}
+			frontier = next
+		}
+		for _, info := range top {
+			if f.Accept(info.Key) && !yield(fileOf(info), nil) {
+				return
+			}
+		}
+		type item struct {
+			f   state.File
+			err error
+		}
+		out := make(chan item, 256)
+		work := make(chan string)
+		var wg sync.WaitGroup
+		for i := 0; i < min(workers, len(frontier)); i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for p := range work {
+					for info, err := range src.List(ctx, objstore.ListOptions{Prefix: p}) {
+						if err != nil {
+							select {
+							case out <- item{err: fmt.Errorf("listing source prefix %q: %w", p, err)}:
+							case <-ctx.Done():
+							}
+							return
+						}
+						if !f.Accept(info.Key) {
+							continue
+						}
+						select {
+						case out <- item{f: fileOf(info)}:
+						case <-ctx.Done():
+							return
+						}
+					}
+				}
+			}()
+		}
+		go func() {
+			defer close(out)
+			defer wg.Wait()
+			defer close(work)
+			for _, p := range frontier {
+				select {
+				case work <- p:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}()
+		for it := range out {
+			if it.err != nil {
+				yield(state.File{}, it.err)
+				return
+			}
+			if !yield(it.f, nil) {
+				return
+			}
+		}
+	}
+}
+
+func fileOf(info objstore.ObjectInfo) state.File {
+	return state.File{Path: info.Key, Size: info.Size, ETag: info.ETag, ModTime: info.ModTime}
+}
+
+// hiddenPrefix reports a sub-prefix whose last segment starts with '_' or '.'.
+func hiddenPrefix(p string) bool {
+	p = strings.TrimSuffix(p, "/")
+	seg := p[strings.LastIndexByte(p, '/')+1:]
+	return seg == "" || seg[0] == '_' || seg[0] == '.'
+}
