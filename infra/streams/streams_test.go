@@ -1,0 +1,114 @@
+package streams
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/tributary-io/tributary/core/options"
+)
+
+func parse(t *testing.T, dir, id string, raw map[string]string) *options.Stream {
+	t.Helper()
+	if raw["cloudFiles.format"] == "" {
+		raw["cloudFiles.format"] = "json"
+	}
+	s, err := options.Parse(raw, options.Locations{
+		StreamID:           id,
+		Source:             filepath.Join(dir, "in"),
+		Table:              filepath.Join(dir, "table"),
+		CheckpointLocation: filepath.Join(dir, "cp"),
+		SchemaLocation:     filepath.Join(dir, "cp"),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func write(t *testing.T, path, body string, mod time.Time) {
+	t.Helper()
+	os.MkdirAll(filepath.Dir(path), 0o755)
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if !mod.IsZero() {
+		os.Chtimes(path, mod, mod)
+	}
+}
+
+func TestOpenLocalRunsAndGlobFilters(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "in", "a.json"), `{"x":1}`+"\n", time.Time{})
+	write(t, filepath.Join(dir, "in", "b.txt"), `{"x":2}`+"\n", time.Time{})
+	s, err := Env{}.Open(ctx, parse(t, dir, "s1", map[string]string{"pathGlobFilter": "*.json"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	res, err := s.Discover(ctx)
+	if err != nil || res.New != 1 {
+		t.Fatalf("discover: %+v %v", res, err)
+	}
+	sum, err := s.Engine.RunAvailableNow(ctx, nil)
+	if err != nil || sum.Rows() != 1 {
+		t.Fatalf("run: %+v %v", sum, err)
+	}
+}
+
+func TestIncludeExistingFilesFalse(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "in", "old.json"), `{"x":1}`+"\n", time.Now().Add(-time.Hour))
+	opts := parse(t, dir, "s1", map[string]string{"cloudFiles.includeExistingFiles": "false"})
+	s, err := Env{}.Open(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Discover(ctx)
+	if err != nil || res.New != 0 || res.Existing != 1 {
+		t.Fatalf("first discovery: %+v %v", res, err)
+	}
+	s.Close()
+	write(t, filepath.Join(dir, "in", "new.json"), `{"x":2}`+"\n", time.Now().Add(time.Second))
+	s, err = Env{}.Open(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	res, err = s.Discover(ctx)
+	if err != nil || res.New != 1 || res.Existing != 1 {
+		t.Fatalf("second discovery: %+v %v", res, err)
+	}
+}
+
+func TestCheckpointOfAnotherStreamIsRefused(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	cp, err := Env{}.OpenStore(filepath.Join(dir, "cp"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := CheckpointMetadata(ctx, cp, "first", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	m, err := CheckpointMetadata(ctx, cp, "", time.Now())
+	if err != nil || m.ID != "first" {
+		t.Fatalf("reading back: %+v %v", m, err)
+	}
+	if _, err := CheckpointMetadata(ctx, cp, "second", time.Now()); !errors.Is(err, ErrForeignCheckpoint) {
+		t.Fatalf("want ErrForeignCheckpoint, got %v", err)
+	}
+}
+
+func TestOpenStoreRefusesUnknownSchemes(t *testing.T) {
+	for _, loc := range []string{"gs://bucket/x", "s3://bucket/x"} {
+		if _, err := (Env{}).OpenStore(loc); err == nil {
+			t.Errorf("OpenStore(%q) without AWS config succeeded", loc)
+		}
+	}
+}
