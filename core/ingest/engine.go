@@ -92,6 +92,9 @@ type Engine struct {
 	// snap caches the table snapshot between batches; it is advanced
 	// incrementally rather than reloaded from the log.
 	snap *delta.Snapshot
+	// finished is the last batch this engine recorded as committed (+1, so
+	// the zero value means none).
+	finished int64
 
 	// fault, when set (tests only), is called after each step; a non-nil
 	// error aborts the run there as a crash would.
@@ -259,6 +262,7 @@ func (e *Engine) finish(ctx context.Context, id int64, at time.Time) error {
 	if err := e.State.MarkCommitted(ctx, e.Config.StreamID, id, at); err != nil {
 		return fmt.Errorf("marking batch %d committed: %w", id, err)
 	}
+	e.finished = id + 1
 	return nil
 }
 
@@ -281,7 +285,7 @@ func (e *Engine) RunBatch(ctx context.Context) (Progress, error) {
 	if err != nil {
 		return Progress{}, err
 	}
-	if last >= 0 {
+	if last >= 0 && e.finished != last+1 {
 		// The finish step of the last batch may be missing after a crash;
 		// MarkCommitted keeps the first time, so repeating it is harmless.
 		if err := e.finish(ctx, last, e.now()); err != nil {
