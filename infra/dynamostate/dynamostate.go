@@ -83,6 +83,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/tributary-io/tributary/core/state"
+	"github.com/tributary-io/tributary/infra/internal/ctxio"
 )
 
 // Attribute and index names of the table (see the package doc).
@@ -587,7 +588,7 @@ func (st *Store) batchGetFiles(ctx context.Context, stream string, paths []strin
 		req := map[string]types.KeysAndAttributes{st.table: {Keys: keys, ConsistentRead: aws.Bool(true)}}
 		for attempt := 0; len(req) > 0; attempt++ {
 			if attempt > 0 {
-				if err := sleep(ctx, backoff(attempt)); err != nil {
+				if err := ctxio.Sleep(ctx, backoff(attempt)); err != nil {
 					return nil, err
 				}
 			}
@@ -608,17 +609,6 @@ func (st *Store) batchGetFiles(ctx context.Context, stream string, paths []strin
 // backoff is the wait before retry attempt (1-based): 25ms doubling, at most 2s.
 func backoff(attempt int) time.Duration {
 	return min(25*time.Millisecond<<min(attempt-1, 10), 2*time.Second)
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 // Claim implements state.Store: one conditional UpdateItem per file. Files

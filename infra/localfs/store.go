@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tributary-io/tributary/core/objstore"
+	"github.com/tributary-io/tributary/infra/internal/ctxio"
 )
 
 // TempPrefix starts the names of the temporary files writes go through. List
@@ -292,7 +293,7 @@ func (s *Store) writeTemp(ctx context.Context, key string, r io.Reader) (string,
 		s.root.Remove(tmp)
 		return "", err
 	}
-	if _, err := copyCtx(ctx, f, r); err != nil {
+	if _, err := ctxio.Copy(ctx, f, r, copyBufSize); err != nil {
 		return fail(err)
 	}
 	if s.sync {
@@ -343,31 +344,6 @@ func (s *Store) syncDir(dir string) error {
 		return fmt.Errorf("syncing directory %q: %w", dir, err)
 	}
 	return nil
-}
-
-// copyCtx copies src to dst, checking ctx between chunks.
-func copyCtx(ctx context.Context, dst io.Writer, src io.Reader) (int64, error) {
-	buf := make([]byte, copyBufSize)
-	var n int64
-	for {
-		if err := ctx.Err(); err != nil {
-			return n, err
-		}
-		k, rerr := src.Read(buf)
-		if k > 0 {
-			w, werr := dst.Write(buf[:k])
-			n += int64(w)
-			if werr != nil {
-				return n, fmt.Errorf("writing: %w", werr)
-			}
-		}
-		if rerr == io.EOF {
-			return n, ctx.Err()
-		}
-		if rerr != nil {
-			return n, fmt.Errorf("reading source: %w", rerr)
-		}
-	}
 }
 
 // List yields the objects matching opts in byte order of their keys.

@@ -20,6 +20,7 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/tributary-io/tributary/core/objstore"
+	"github.com/tributary-io/tributary/infra/internal/ctxio"
 )
 
 // Defaults for the options.
@@ -237,23 +238,12 @@ func (s *Store) PutIfAbsent(ctx context.Context, key string, r io.Reader) error 
 			if _, serr := body.Seek(start, io.SeekStart); serr != nil {
 				return fmt.Errorf("s3store: put-if-absent %q: rewinding body: %w", key, serr)
 			}
-			if werr := sleep(ctx, time.Duration(10<<attempt)*time.Millisecond); werr != nil {
+			if werr := ctxio.Sleep(ctx, time.Duration(10<<attempt)*time.Millisecond); werr != nil {
 				return fmt.Errorf("s3store: put-if-absent %q: %w", key, werr)
 			}
 			continue
 		}
 		return fmt.Errorf("s3store: put-if-absent %q: %w", key, err)
-	}
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
 	}
 }
 
@@ -278,7 +268,7 @@ func (s *Store) rewindable(ctx context.Context, r io.Reader) (io.ReadSeeker, int
 		// Not really seekable (e.g. a pipe behind *os.File): spool it.
 	}
 	var buf bytes.Buffer
-	n, err := copyCtx(ctx, &buf, io.LimitReader(r, s.spoolThreshold+1))
+	n, err := ctxio.Copy(ctx, &buf, io.LimitReader(r, s.spoolThreshold+1), 64<<10)
 	if err != nil {
 		return nil, 0, nop, err
 	}
@@ -294,7 +284,7 @@ func (s *Store) rewindable(ctx context.Context, r io.Reader) (io.ReadSeeker, int
 		cleanup()
 		return nil, 0, nop, fmt.Errorf("writing spool file %s: %w", f.Name(), err)
 	}
-	m, err := copyCtx(ctx, f, r)
+	m, err := ctxio.Copy(ctx, f, r, 64<<10)
 	if err != nil {
 		cleanup()
 		return nil, 0, nop, err
@@ -304,32 +294,6 @@ func (s *Store) rewindable(ctx context.Context, r io.Reader) (io.ReadSeeker, int
 		return nil, 0, nop, fmt.Errorf("rewinding spool file %s: %w", f.Name(), err)
 	}
 	return f, n + m, cleanup, nil
-}
-
-// copyCtx copies src to dst, checking ctx between chunks, and wraps read
-// errors so callers can tell them from write errors.
-func copyCtx(ctx context.Context, dst io.Writer, src io.Reader) (int64, error) {
-	buf := make([]byte, 64<<10)
-	var n int64
-	for {
-		if err := ctx.Err(); err != nil {
-			return n, err
-		}
-		k, rerr := src.Read(buf)
-		if k > 0 {
-			w, werr := dst.Write(buf[:k])
-			n += int64(w)
-			if werr != nil {
-				return n, fmt.Errorf("spooling body: %w", werr)
-			}
-		}
-		if rerr == io.EOF {
-			return n, ctx.Err()
-		}
-		if rerr != nil {
-			return n, fmt.Errorf("reading body: %w", rerr)
-		}
-	}
 }
 
 // Copy copies the object at src to dst with CopyObject.

@@ -1,0 +1,299 @@
+"""Reads Delta tables with an independent engine and reports what it sees as JSON.
+
+Usage: read_delta.py ENGINE SPEC_JSON OUT_JSON
+
+ENGINE is "deltalake" (delta-rs), "duckdb" (DuckDB's delta extension, which
+is delta-kernel-rs) or "spark" (PySpark + delta-spark). SPEC_JSON
+lists the tables to read:
+
+    {"tables": [{"path": "/abs/table", "key": "id",
+                 "probes": [{"column": "name", "value": "Ann"}]}],
+     "ivy": "/abs/ivy/cache"}
+
+For every table OUT_JSON gets: the version, the schema (column name and Delta
+type string), every row (decimals as strings), the history (version,
+operation, operationParameters), the streaming txn versions of the appIds
+seen in the history, and for each probe the key values of the rows that the
+engine returns for `column = value` (exercising its file skipping on the
+table's stats). DuckDB reports no version, history or txn. deltalake also reports every data file with its add-action
+stats and the key values read from the file itself with pyarrow.parquet.
+
+All tables are read in one process, so Spark starts once.
+"""
+
+import base64
+import decimal
+import json
+import math
+import os
+import sys
+
+
+def delta_type(t):
+    """Renders a Delta/Spark JSON schema type as Delta's simple string."""
+    if isinstance(t, str):
+        return t
+    kind = t["type"]
+    if kind == "struct":
+        return "struct<" + ",".join(f["name"] + ":" + delta_type(f["type"]) for f in t["fields"]) + ">"
+    if kind == "array":
+        return "array<" + delta_type(t["elementType"]) + ">"
+    if kind == "map":
+        return "map<" + delta_type(t["keyType"]) + "," + delta_type(t["valueType"]) + ">"
+    raise ValueError(f"unknown schema type {t!r}")
+
+
+def schema_columns(schema_json):
+    return [{"name": f["name"], "type": delta_type(f["type"]), "nullable": f.get("nullable", True)}
+            for f in schema_json["fields"]]
+
+
+def plain(v):
+    """Converts an engine value to plain JSON (decimals as strings)."""
+    if v is None or isinstance(v, (bool, int, str)):
+        return v
+    if isinstance(v, float):
+        if math.isnan(v) or math.isinf(v):
+            return {"float": repr(v)}
+        return v
+    if isinstance(v, decimal.Decimal):
+        return str(v)
+    if isinstance(v, (bytes, bytearray)):
+        return {"binary": base64.b64encode(bytes(v)).decode()}
+    if isinstance(v, dict):
+        return {k: plain(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [plain(x) for x in v]
+    if hasattr(v, "asDict"):
+        return plain(v.asDict(recursive=True))
+    if hasattr(v, "isoformat"):
+        return v.isoformat()
+    raise TypeError(f"cannot render {type(v).__name__} {v!r}")
+
+
+def sql_literal(v):
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return repr(v)
+    if isinstance(v, str):
+        return "'" + v.replace("'", "''") + "'"
+    raise TypeError(f"no SQL literal for {v!r}")
+
+
+def app_ids(history):
+    ids = set()
+    for h in history:
+        q = (h.get("operationParameters") or {}).get("queryId")
+        if q:
+            ids.add(q)
+    return sorted(ids)
+
+
+def read_deltalake(spec):
+    import deltalake
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from deltalake import DeltaTable, QueryBuilder
+
+    out = {"engine": "deltalake " + deltalake.__version__, "tables": []}
+    for t in spec["tables"]:
+        dt = DeltaTable(t["path"])
+        rows = dt.to_pyarrow_table().to_pylist()
+        history = [{"version": h.get("version"), "operation": h.get("operation"),
+                    "operationParameters": h.get("operationParameters") or {}} for h in dt.history()]
+        adds = pa.table(dt.get_add_actions(flatten=True)).to_pylist()
+        files = []
+        for a in adds:
+            full = os.path.join(t["path"], a["path"])
+            keys = pq.read_table(full, columns=[t["key"]]).column(0).to_pylist()
+            stats = {k: plain(v) for k, v in a.items()
+                     if k == "num_records" or k.startswith(("min.", "max.", "null_count."))}
+            files.append({"path": a["path"], "keys": plain(keys), "stats": stats})
+        probes = []
+        for p in t.get("probes", []):
+            qb = QueryBuilder().register("t", dt)
+            sql = f'SELECT "{t["key"]}" FROM t WHERE "{p["column"]}" = {sql_literal(p["value"])}'
+            res = qb.execute(sql).read_all()
+            probes.append({"column": p["column"], "value": p["value"],
+                           "keys": plain(pa.table(res).column(0).to_pylist())})
+        proto = dt.protocol()
+        out["tables"].append({
+            "path": t["path"],
+            "version": dt.version(),
+            "protocol": {"minReaderVersion": proto.min_reader_version,
+                         "minWriterVersion": proto.min_writer_version},
+            "schema": schema_columns(json.loads(dt.schema().to_json())),
+            "rows": plain(rows),
+            "history": history,
+            "txn": {a: dt.transaction_version(a) for a in app_ids(history)},
+            "files": files,
+            "probes": probes,
+        })
+    return out
+
+
+def arrow_type(t):
+    """Renders an Arrow type as the Delta simple string it stands for."""
+    import pyarrow as pa
+    import pyarrow.types as pt
+
+    if pt.is_struct(t):
+        return "struct<" + ",".join(t.field(i).name + ":" + arrow_type(t.field(i).type)
+                                    for i in range(t.num_fields)) + ">"
+    if pt.is_list(t) or pt.is_large_list(t) or pt.is_list_view(t):
+        return "array<" + arrow_type(t.value_type) + ">"
+    if pt.is_map(t):
+        return "map<" + arrow_type(t.key_type) + "," + arrow_type(t.item_type) + ">"
+    if pt.is_decimal(t):
+        return f"decimal({t.precision},{t.scale})"
+    simple = {pa.int64(): "long", pa.int32(): "integer", pa.int16(): "short", pa.int8(): "byte",
+              pa.float64(): "double", pa.float32(): "float", pa.bool_(): "boolean",
+              pa.string(): "string", pa.large_string(): "string", pa.string_view(): "string",
+              pa.binary(): "binary", pa.large_binary(): "binary", pa.date32(): "date"}
+    if t in simple:
+        return simple[t]
+    raise ValueError(f"no Delta type for Arrow {t}")
+
+
+def read_duckdb(spec):
+    """Reads with DuckDB's delta extension, loaded from its PyPI wheel by path."""
+    import duckdb
+    import duckdb_extension_delta
+
+    ext_dir = os.path.join(os.path.dirname(duckdb_extension_delta.__file__), "extensions")
+    ext = [os.path.join(root, f) for root, _, files in os.walk(ext_dir) for f in files
+           if f == "delta.duckdb_extension"]
+    if len(ext) != 1:
+        raise SystemExit(f"delta.duckdb_extension not found (once) under {ext_dir}: {ext}")
+    con = duckdb.connect(config={"autoinstall_known_extensions": False,
+                                 "autoload_known_extensions": False})
+    con.execute(f"LOAD '{ext[0]}'")
+    out = {"engine": f"duckdb {duckdb.__version__} delta extension", "tables": []}
+    for t in spec["tables"]:
+        scan = "delta_scan(" + sql_literal(t["path"]) + ")"
+        tbl = con.execute(f"SELECT * FROM {scan}").arrow()
+        if hasattr(tbl, "read_all"):
+            tbl = tbl.read_all()
+        probes = []
+        for p in t.get("probes", []):
+            got = con.execute(f'SELECT "{t["key"]}" FROM {scan} WHERE "{p["column"]}" = {sql_literal(p["value"])}').fetchall()
+            probes.append({"column": p["column"], "value": p["value"], "keys": plain([r[0] for r in got])})
+        out["tables"].append({
+            "path": t["path"],
+            "schema": [{"name": f.name, "type": arrow_type(f.type), "nullable": f.nullable} for f in tbl.schema],
+            "rows": plain(tbl.to_pylist()),
+            "probes": probes,
+        })
+    return out
+
+
+def read_spark(spec):
+    import pyspark
+    from pyspark.sql import SparkSession
+    from pyspark.sql import functions as F
+
+    import importlib.metadata as md
+
+    delta_version = md.version("delta-spark")
+    mm = ".".join(pyspark.__version__.split(".")[:2])
+    artifact = f"io.delta:delta-spark_{mm}_2.13:{delta_version}"
+    ivy = spec["ivy"]
+    os.environ["SPARK_LOCAL_IP"] = "127.0.0.1"
+    b = (SparkSession.builder.master("local[1]").appName("tributary-readers")
+         .config("spark.ui.enabled", "false")
+         .config("spark.driver.host", "127.0.0.1")
+         .config("spark.driver.bindAddress", "127.0.0.1")
+         .config("spark.driver.memory", "768m")
+         .config("spark.sql.shuffle.partitions", "1")
+         .config("spark.default.parallelism", "1")
+         .config("spark.databricks.delta.snapshotPartitions", "1")
+         .config("spark.ui.showConsoleProgress", "false")
+         # A few tiny tables: interpreting beats compiling on a 2-core machine.
+         .config("spark.sql.codegen.wholeStage", "false")
+         .config("spark.driver.extraJavaOptions", "-XX:+UseSerialGC -XX:TieredStopAtLevel=1")
+         .config("spark.sql.session.timeZone", "UTC")
+         .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
+         .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
+         .config("spark.jars.ivy", ivy))
+    # Once ivy has resolved the Delta jars, use them directly: no resolution,
+    # no network.
+    jars_dir = os.path.join(ivy, "jars")
+    want = [f"io.delta_delta-spark_{mm}_2.13-{delta_version}.jar", f"io.delta_delta-storage-{delta_version}.jar"]
+    if all(os.path.exists(os.path.join(jars_dir, j)) for j in want):
+        # Spark ships its own log4j and slf4j.
+        jars = sorted(os.path.join(jars_dir, j) for j in os.listdir(jars_dir)
+                      if j.endswith(".jar") and not j.startswith(("org.apache.logging", "org.slf4j")))
+        b = b.config("spark.jars", ",".join(jars))
+    else:
+        b = b.config("spark.jars.packages", artifact)
+    log("starting Spark")
+    spark = b.getOrCreate()
+    log("Spark started")
+    spark.sparkContext.setLogLevel("ERROR")
+    out = {"engine": f"spark {pyspark.__version__} delta-spark {delta_version}", "tables": []}
+    try:
+        jvm = spark._jvm
+        for t in spec["tables"]:
+            path = t["path"]
+            log(f"reading {path}")
+            df = spark.read.format("delta").load(path)
+            rows = [r.asDict(recursive=True) for r in df.collect()]
+            log("collected rows")
+            hist = spark.sql(f"DESCRIBE HISTORY delta.`{path}`").collect()
+            history = [{"version": h["version"], "operation": h["operation"],
+                        "operationParameters": dict(h["operationParameters"] or {})} for h in hist]
+            log("history read")
+            detail = spark.sql(f"DESCRIBE DETAIL delta.`{path}`").collect()[0].asDict(recursive=True)
+            log("detail read")
+            delta_log = jvm.org.apache.spark.sql.delta.DeltaLog.forTable(spark._jsparkSession, path)
+            snap = delta_log.update(False, jvm.scala.Option.empty(), jvm.scala.Option.empty())
+            txns = {}
+            it = snap.transactions().iterator()
+            while it.hasNext():
+                kv = it.next()
+                txns[kv._1()] = kv._2()
+            log("probing")
+            probes = []
+            for p in t.get("probes", []):
+                got = df.where(F.col(p["column"]) == F.lit(p["value"])).select(t["key"]).collect()
+                probes.append({"column": p["column"], "value": p["value"], "keys": plain([r[0] for r in got])})
+            out["tables"].append({
+                "path": path,
+                "version": snap.version(),
+                "protocol": {"minReaderVersion": detail["minReaderVersion"],
+                             "minWriterVersion": detail["minWriterVersion"]},
+                "numFiles": detail["numFiles"],
+                "schema": schema_columns(json.loads(df.schema.json())),
+                "rows": plain(rows),
+                "history": history,
+                "txn": txns,
+                "probes": probes,
+            })
+    finally:
+        spark.stop()
+    return out
+
+
+def log(msg):
+    print(f"read_delta: {msg}", file=sys.stderr, flush=True)
+
+
+def main():
+    engine, spec_path, out_path = sys.argv[1:4]
+    with open(spec_path) as f:
+        spec = json.load(f)
+    if engine == "deltalake":
+        out = read_deltalake(spec)
+    elif engine == "duckdb":
+        out = read_duckdb(spec)
+    elif engine == "spark":
+        out = read_spark(spec)
+    else:
+        raise SystemExit(f"unknown engine {engine!r}")
+    with open(out_path, "w") as f:
+        json.dump(out, f, ensure_ascii=False, allow_nan=False)
+
+
+if __name__ == "__main__":
+    main()
