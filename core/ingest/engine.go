@@ -63,6 +63,10 @@ type Config struct {
 	TableName string
 	// TargetFileRows rolls to a new Parquet file after this many rows (default 1,000,000).
 	TargetFileRows int
+	// SourceURI is the source location as users name it (s3://bucket/prefix
+	// or an absolute directory): the rescued data's _file_path is SourceURI
+	// joined with the file's key, as Auto Loader records full paths.
+	SourceURI string
 }
 
 // Engine runs the protocol for one stream. Its fields are its ports.

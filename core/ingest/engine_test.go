@@ -29,6 +29,7 @@ type world struct {
 	st             state.Store
 	rows           int // rows written to the source so far
 	files          int
+	engineHook     func(*Engine) // adjusts every engine the world builds
 }
 
 func newWorld() *world {
@@ -56,7 +57,7 @@ func (w *world) engine(t testing.TB, lim Limits) *Engine {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Engine{
+	e := &Engine{
 		Config: Config{
 			StreamID: "stream-1",
 			Format:   f,
@@ -70,6 +71,10 @@ func (w *world) engine(t testing.TB, lim Limits) *Engine {
 		Logger:     slog.New(slog.NewTextHandler(io.Discard, nil)),
 		TempDir:    t.TempDir(),
 	}
+	if w.engineHook != nil {
+		w.engineHook(e)
+	}
+	return e
 }
 
 func (w *world) discover(t testing.TB) discovery.Result {

@@ -156,3 +156,15 @@ func TestSeed002EvolutionModes(t *testing.T) {
 		}
 	})
 }
+
+func TestRescuedDataNamesTheFullSourcePath(t *testing.T) {
+	s := newSeed002(t, options.EvolveRescue, true)
+	s.w.engineHook = func(e *Engine) { e.Config.SourceURI = "s3://landing/raw/" }
+	if _, err := s.run(t); err != nil {
+		t.Fatal(err)
+	}
+	_, bob := s.bob(t)
+	if r, _ := bob["_rescued_data"].(string); !strings.Contains(r, `"_file_path":"s3://landing/raw/in/2.json"`) {
+		t.Fatalf("rescued %q", r)
+	}
+}

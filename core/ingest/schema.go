@@ -222,5 +222,13 @@ func withRescued(s *schema.StructType, name string) *schema.StructType {
 }
 
 func (e *Engine) readOptions(path string) formats.ReadOptions {
-	return formats.ReadOptions{FilePath: path, RescuedDataColumn: e.Config.Schema.rescuedColumn()}
+	return formats.ReadOptions{FilePath: e.fullPath(path), RescuedDataColumn: e.Config.Schema.rescuedColumn()}
+}
+
+// fullPath names a source key as the user knows it (SourceURI/key).
+func (e *Engine) fullPath(key string) string {
+	if e.Config.SourceURI == "" {
+		return key
+	}
+	return strings.TrimSuffix(e.Config.SourceURI, "/") + "/" + key
 }

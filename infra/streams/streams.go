@@ -103,6 +103,12 @@ func (env Env) Open(ctx context.Context, opts *options.Stream) (*Stream, error) 
 	if err != nil {
 		return nil, err
 	}
+	cfg.SourceURI = opts.Source
+	if !IsS3(opts.Source) {
+		if abs, err := filepath.Abs(opts.Source); err == nil {
+			cfg.SourceURI = abs
+		}
+	}
 	s := &Stream{Options: opts}
 	ok := false
 	defer func() {
