@@ -490,7 +490,6 @@ func sortedKeys(a, b map[string]any) []string {
 	return keys
 }
 
-
 // engineSpec is one reader engine: the env script that prepares its Python,
 // and what it reports beyond rows, schema and probes.
 type engineSpec struct {
