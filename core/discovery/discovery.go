@@ -65,7 +65,7 @@ type Result struct {
 	// Listed is the number of accepted files seen.
 	Listed int
 	// Existing counts files ignored because they predate the stream's start
-	// (includeExistingFiles=false).
+	// (includeExistingFiles=false) or are older than cloudFiles.maxFileAge.
 	Existing int
 	// New is the number registered for the first time (numNewListedFiles).
 	New int
@@ -81,7 +81,10 @@ type Registrar struct {
 	Stream string
 	// Options are passed to every Register call.
 	Options state.RegisterOptions
-	// MaxFileAge, when positive, sets each entry's expiry to now+MaxFileAge.
+	// MaxFileAge (cloudFiles.maxFileAge), when positive, sets each entry's
+	// expiry to now+MaxFileAge and ignores files modified longer ago than
+	// that: their entries may already have expired, and registering them
+	// again would ingest them twice.
 	MaxFileAge time.Duration
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
@@ -116,7 +119,7 @@ func (r *Registrar) RegisterAll(ctx context.Context, files iter.Seq2[state.File,
 			return res, err
 		}
 		res.Listed++
-		if !r.NotBefore.IsZero() && !f.ModTime.IsZero() && f.ModTime.Before(r.NotBefore) {
+		if nb := r.notBefore(); !nb.IsZero() && !f.ModTime.IsZero() && f.ModTime.Before(nb) {
 			res.Existing++
 			continue
 		}
@@ -130,13 +133,32 @@ func (r *Registrar) RegisterAll(ctx context.Context, files iter.Seq2[state.File,
 	return res, flush()
 }
 
+func (r *Registrar) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}
+
+// notBefore is the oldest modification time a file may have to be
+// registered: the later of NotBefore and now-MaxFileAge (zero: no bound).
+func (r *Registrar) notBefore() time.Time {
+	nb := r.NotBefore
+	if r.MaxFileAge > 0 {
+		if oldest := r.now().Add(-r.MaxFileAge); oldest.After(nb) {
+			nb = oldest
+		}
+	}
+	return nb
+}
+
 // Register records one group of files and returns how many were new and
 // their bytes. Files older than NotBefore are left out (not counted as new).
 func (r *Registrar) Register(ctx context.Context, files []state.File) (int, int64, error) {
-	if !r.NotBefore.IsZero() {
+	if notBefore := r.notBefore(); !notBefore.IsZero() {
 		kept := make([]state.File, 0, len(files))
 		for _, f := range files {
-			if f.ModTime.IsZero() || !f.ModTime.Before(r.NotBefore) {
+			if f.ModTime.IsZero() || !f.ModTime.Before(notBefore) {
 				kept = append(kept, f)
 			}
 		}
@@ -147,11 +169,7 @@ func (r *Registrar) Register(ctx context.Context, files []state.File) (int, int6
 	}
 	opts := r.Options
 	if r.MaxFileAge > 0 {
-		now := time.Now
-		if r.Now != nil {
-			now = r.Now
-		}
-		opts.ExpiresAt = now().Add(r.MaxFileAge)
+		opts.ExpiresAt = r.now().Add(r.MaxFileAge)
 	}
 	reg, err := r.State.Register(ctx, r.Stream, files, opts)
 	if err != nil {

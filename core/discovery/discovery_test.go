@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tributary-io/tributary/core/objstore/memstore"
+	"github.com/tributary-io/tributary/core/state"
 	"github.com/tributary-io/tributary/core/state/memstate"
 )
 
@@ -160,5 +162,40 @@ func TestListParallelSeesEveryFileOnce(t *testing.T) {
 	// Stopping early must not leak or block.
 	for range ListParallel(ctx, src, Filter{}, 8) {
 		break
+	}
+}
+
+func TestRegistrarTimeBounds(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	files := []state.File{
+		{Path: "ancient.json", ModTime: now.Add(-40 * 24 * time.Hour)},
+		{Path: "old.json", ModTime: now.Add(-20 * 24 * time.Hour)},
+		{Path: "recent.json", ModTime: now.Add(-time.Hour)},
+		{Path: "unknown-time.json"},
+	}
+	tests := []struct {
+		name      string
+		notBefore time.Time
+		maxAge    time.Duration
+		want      int
+	}{
+		{"no bounds", time.Time{}, 0, 4},
+		{"maxFileAge 30 days", time.Time{}, 30 * 24 * time.Hour, 3},
+		{"stream started 2 days ago", now.Add(-48 * time.Hour), 0, 2},
+		{"both: the later bound wins", now.Add(-48 * time.Hour), 30 * 24 * time.Hour, 2},
+	}
+	for _, tc := range tests {
+		st := memstate.New()
+		r := &Registrar{State: st, Stream: "s", NotBefore: tc.notBefore, MaxFileAge: tc.maxAge, Now: func() time.Time { return now }}
+		n, _, err := r.Register(ctx, files)
+		if err != nil || n != tc.want {
+			t.Errorf("%s: registered %d, want %d (err %v)", tc.name, n, tc.want, err)
+		}
+		if tc.maxAge > 0 {
+			if e, err := st.ExpiresAt(ctx, "s", "recent.json"); err != nil || !e.Equal(now.Add(tc.maxAge)) {
+				t.Errorf("%s: expiry %v, %v", tc.name, e, err)
+			}
+		}
 	}
 }

@@ -39,6 +39,12 @@ func Boot(ctx context.Context) (*App, error) {
 	if q := os.Getenv(EnvKickQueueURL); q != "" {
 		app.Kicker = &sqskick.Kicker{Client: sqs.NewFromConfig(awsCfg), QueueURL: q}
 	}
+	if q := os.Getenv(EnvEventsQueueURL); q != "" {
+		client := sqs.NewFromConfig(awsCfg)
+		app.QueueDepth = func(ctx context.Context) (int64, error) {
+			return sqskick.ApproximateDepth(ctx, client, q)
+		}
+	}
 	if m := os.Getenv(EnvTimeMargin); m != "" {
 		d, err := time.ParseDuration(m)
 		if err != nil {

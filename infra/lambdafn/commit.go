@@ -50,7 +50,17 @@ func (a *App) commitStream(ctx context.Context, id string) error {
 		margin = DefaultTimeMargin
 	}
 	deadline, hasDeadline := ctx.Deadline()
+	depth := int64(-1)
+	if a.QueueDepth != nil {
+		// One call per invocation, not per batch.
+		if d, err := a.QueueDepth(ctx); err == nil {
+			depth = d
+		} else {
+			a.Logger.Warn("cannot read the events queue depth", "error", err.Error())
+		}
+	}
 	s.Engine.OnBatch = func(p ingest.Progress) {
+		p.ApproximateQueueSize = depth
 		if a.Metrics != nil {
 			if err := p.WriteEMF(a.Metrics); err != nil {
 				a.Logger.Warn("writing metrics failed", "error", err.Error())

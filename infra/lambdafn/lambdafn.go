@@ -30,6 +30,9 @@ const (
 	EnvStateTable = "TRIBUTARY_STATE_TABLE"
 	// EnvKickQueueURL is the commit kick FIFO queue.
 	EnvKickQueueURL = "TRIBUTARY_KICK_QUEUE_URL"
+	// EnvEventsQueueURL is the S3 events queue (its depth goes into the
+	// progress records).
+	EnvEventsQueueURL = "TRIBUTARY_EVENTS_QUEUE_URL"
 	// EnvTimeMargin is how long before its deadline the commit function stops
 	// starting batches (a Go duration, default 2m).
 	EnvTimeMargin = "TRIBUTARY_TIME_MARGIN"
@@ -58,6 +61,9 @@ type App struct {
 	TimeMargin time.Duration
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
+	// QueueDepth, when set, reports the events queue's approximate depth
+	// for the progress records (approximateQueueSize).
+	QueueDepth func(ctx context.Context) (int64, error)
 
 	mu     sync.Mutex
 	opened map[string]*streams.Stream

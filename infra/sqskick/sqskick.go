@@ -8,9 +8,11 @@ package sqskick
 import (
 	"context"
 	"fmt"
+	"strconv"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/tributary-io/tributary/events"
 )
@@ -26,6 +28,29 @@ type Kicker struct {
 	Client Sender
 	// QueueURL is the FIFO queue's URL.
 	QueueURL string
+}
+
+// AttributesGetter is the part of *sqs.Client ApproximateDepth uses.
+type AttributesGetter interface {
+	GetQueueAttributes(ctx context.Context, in *sqs.GetQueueAttributesInput, optFns ...func(*sqs.Options)) (*sqs.GetQueueAttributesOutput, error)
+}
+
+// ApproximateDepth returns a queue's ApproximateNumberOfMessages (visible
+// messages waiting to be received).
+func ApproximateDepth(ctx context.Context, c AttributesGetter, queueURL string) (int64, error) {
+	out, err := c.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{
+		QueueUrl:       aws.String(queueURL),
+		AttributeNames: []types.QueueAttributeName{types.QueueAttributeNameApproximateNumberOfMessages},
+	})
+	if err != nil {
+		return 0, fmt.Errorf("reading the depth of %s: %w", queueURL, err)
+	}
+	v := out.Attributes[string(types.QueueAttributeNameApproximateNumberOfMessages)]
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("depth of %s: %q is not a number", queueURL, v)
+	}
+	return n, nil
 }
 
 // Kick sends k. Every kick gets its own deduplication id: collapsing kicks

@@ -71,3 +71,24 @@ func TestKickRejectsInvalid(t *testing.T) {
 		t.Fatal("a kick without stream and time was sent")
 	}
 }
+
+func TestApproximateDepth(t *testing.T) {
+	ctx := context.Background()
+	client := sqs.NewFromConfig(awstest.Config(t, awstest.Endpoint(t)))
+	q, err := client.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String("depth-" + time.Now().Format("150405.000000000")[7:])})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3; i++ {
+		if _, err := client.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: q.QueueUrl, MessageBody: aws.String("x")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n, err := sqskick.ApproximateDepth(ctx, client, *q.QueueUrl)
+	if err != nil || n != 3 {
+		t.Fatalf("depth %d, %v", n, err)
+	}
+	if _, err := sqskick.ApproximateDepth(ctx, client, *q.QueueUrl+"-missing"); err == nil {
+		t.Fatal("depth of a missing queue")
+	}
+}
