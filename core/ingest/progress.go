@@ -99,7 +99,7 @@ func (p Progress) WriteEMF(w io.Writer) error {
 		"numSkippedFiles":        p.NumSkippedFiles,
 		"inputRowsPerSecond":     p.InputRowsPerSecond,
 		"processedRowsPerSecond": p.ProcessedRowsPerSecond,
-		"triggerExecutionMs":        p.DurationMs["triggerExecution"],
+		"triggerExecutionMs":     p.DurationMs["triggerExecution"],
 		"numFilesOutstanding":    p.NumFilesOutstanding,
 		"numBytesOutstanding":    p.NumBytesOutstanding,
 	}
