@@ -48,6 +48,7 @@ func (e *Engine) write(ctx context.Context, snap *delta.Snapshot, p *Plan) (*out
 		return nil, err
 	}
 	bad := map[string]error{}
+	failures := map[string]int{}
 	evolve := e.Config.Schema.evolves()
 	for {
 		out, badPath, err := e.writeOnce(ctx, sch, p, bad, evolve)
@@ -59,9 +60,16 @@ func (e *Engine) write(ctx context.Context, snap *delta.Snapshot, p *Plan) (*out
 			continue
 		}
 		if errors.Is(err, errCorruptFile) {
-			// Deterministic content errors: drop the partial output and
-			// redo the batch without the file, so one bad file never
-			// blocks the healthy ones (and a replay skips it again).
+			// A read error may be the network's (a cut S3 body looks like a
+			// truncated file): read the file once more. An error that
+			// repeats is the content's: drop the partial output and redo
+			// the batch without the file, so one bad file never blocks the
+			// healthy ones (and a replay skips it again).
+			if failures[badPath]++; failures[badPath] < 2 {
+				e.log().Warn("input file unreadable; retrying once", "stream", e.Config.StreamID,
+					"batchId", p.BatchID, "file", badPath, "error", err.Error())
+				continue
+			}
 			e.log().Error("skipping unreadable input file", "stream", e.Config.StreamID,
 				"batchId", p.BatchID, "file", badPath, "error", err.Error())
 			bad[badPath] = err
@@ -142,38 +150,75 @@ func (e *Engine) copyFile(ctx context.Context, fw *fileWriter, sch *schema.Struc
 	if name := e.Config.Schema.rescuedColumn(); name != "" {
 		rescuedIdx = sch.FieldIndex(name)
 	}
-	buf := make([][]any, 0, 512)
-	for {
-		row, err := rr.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			if ctx.Err() != nil {
-				return 0, 0, ctx.Err()
+	// Decoding and Parquet encoding each take about half the CPU: decode
+	// in a goroutine and encode here, handing over chunks of rows.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	chunks := make(chan [][]any, 4)
+	decoded := make(chan error, 1)
+	go func() {
+		defer close(chunks)
+		buf := make([][]any, 0, chunkRows)
+		for {
+			row, err := rr.Next()
+			if errors.Is(err, io.EOF) {
+				break
 			}
-			return 0, 0, fmt.Errorf("%w %s: %v", errCorruptFile, f.Path, err)
-		}
-		if rescuedIdx >= 0 && row[rescuedIdx] != nil {
-			rescued++
-		}
-		rows++
-		buf = append(buf, row)
-		if len(buf) == cap(buf) {
-			if err := fw.write(ctx, buf); err != nil {
-				return 0, 0, err
+			if err != nil {
+				decoded <- err
+				return
 			}
-			buf = buf[:0]
+			if rescuedIdx >= 0 && row[rescuedIdx] != nil {
+				rescued++
+			}
+			rows++
+			buf = append(buf, row)
+			if len(buf) == chunkRows {
+				select {
+				case chunks <- buf:
+				case <-ctx.Done():
+					decoded <- ctx.Err()
+					return
+				}
+				buf = make([][]any, 0, chunkRows)
+			}
 		}
+		if len(buf) > 0 {
+			select {
+			case chunks <- buf:
+			case <-ctx.Done():
+				decoded <- ctx.Err()
+				return
+			}
+		}
+		decoded <- nil
+	}()
+	var werr error
+	for buf := range chunks {
+		if werr == nil {
+			if werr = fw.write(ctx, buf); werr != nil {
+				cancel() // stop the decoder; drain what it sent
+			}
+		}
+	}
+	derr := <-decoded
+	if werr != nil {
+		return 0, 0, werr
+	}
+	if derr != nil {
+		if ctx.Err() != nil {
+			return 0, 0, ctx.Err()
+		}
+		return 0, 0, fmt.Errorf("%w %s: %v", errCorruptFile, f.Path, derr)
 	}
 	if st := rr.Stats(); evolve && len(st.UnknownFields) > 0 {
 		return 0, 0, &newColumns{file: f.Path, paths: st.UnknownFields}
 	}
-	if err := fw.write(ctx, buf); err != nil {
-		return 0, 0, err
-	}
 	return rows, rescued, nil
 }
+
+// chunkRows is how many decoded rows are handed to the encoder at once.
+const chunkRows = 512
 
 // fileWriter rolls Parquet output files into the table directory.
 type fileWriter struct {
