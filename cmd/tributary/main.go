@@ -22,7 +22,7 @@ import (
 const usage = `usage:
   tributary run      --source LOC --table LOC --checkpoint LOC [--option key=value]... [--trigger availableNow|once]
   tributary run      --config FILE [--stream ID]
-  tributary state    CHECKPOINT [--stream ID] [--format table|json|csv] [--state PENDING,CLAIMED,COMMITTED] [--path-prefix P]
+  tributary state    CHECKPOINT [--stream ID] [--format table|json|csv] [--state PENDING,CLAIMED,COMMITTED,SKIPPED] [--path-prefix P]
   tributary describe TABLE [--json]
 
 LOC is a local directory or an s3://bucket/prefix URL (AWS credentials and

@@ -3,11 +3,15 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/tributary-io/tributary/core/state"
 )
 
 type cli struct {
@@ -114,7 +118,7 @@ func TestStateFormats(t *testing.T) {
 		t.Fatalf("state rows: %+v", rows)
 	}
 	out, _, _ = c.exec("state", c.cp, "--format", "csv")
-	if !strings.HasPrefix(out, "path,size,etag,discovery_time,commit_time,ingestion_state,batch_id\n") || strings.Count(out, "\n") != 3 {
+	if !strings.HasPrefix(out, "path,size,etag,discovery_time,commit_time,ingestion_state,batch_id,error\n") || strings.Count(out, "\n") != 3 {
 		t.Fatalf("csv: %q", out)
 	}
 	out, _, _ = c.exec("state", c.cp)
@@ -125,8 +129,58 @@ func TestStateFormats(t *testing.T) {
 	if strings.TrimSpace(out) != "[]" {
 		t.Fatalf("pending filter: %q", out)
 	}
+	out, errs, code = c.exec("state", c.cp, "--state", "skipped", "--format", "json")
+	if code != 0 || strings.TrimSpace(out) != "[]" {
+		t.Fatalf("skipped filter: %d %q %q", code, out, errs)
+	}
+	if _, errs, code := c.exec("state", c.cp, "--state", "bogus"); code != 2 || !strings.Contains(errs, "SKIPPED") {
+		t.Fatalf("bad state: %d %q", code, errs)
+	}
 	if _, errs, code := c.exec("state", c.cp, "--format", "xml"); code != 2 || !strings.Contains(errs, "--format") {
 		t.Fatalf("bad format: %d %q", code, errs)
+	}
+}
+
+func TestStateShowsSkipReason(t *testing.T) {
+	at := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
+	rows := []stateRow{
+		toRow(state.Entry{File: state.File{Path: "bad.json.gz", Size: 7}, DiscoveryTime: at, CommitTime: &at,
+			State: state.Skipped, BatchID: 3, Error: "gzip: invalid header\n\tat byte 0"}),
+		toRow(state.Entry{File: state.File{Path: "ok.json", Size: 9}, DiscoveryTime: at, CommitTime: &at,
+			State: state.Committed, BatchID: 3}),
+	}
+	var buf bytes.Buffer
+	if err := writeState(&buf, "json", rows); err != nil {
+		t.Fatal(err)
+	}
+	var got []map[string]any
+	if err := json.Unmarshal(buf.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0]["ingestion_state"] != "SKIPPED" || got[0]["error"] != "gzip: invalid header\n\tat byte 0" ||
+		got[1]["error"] != "" {
+		t.Fatalf("json: %s", buf.Bytes())
+	}
+	buf.Reset()
+	if err := writeState(&buf, "csv", rows); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(&buf).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 3 || recs[0][7] != "error" || recs[1][5] != "SKIPPED" || recs[1][7] != "gzip: invalid header\n\tat byte 0" || recs[2][7] != "" {
+		t.Fatalf("csv: %q", recs)
+	}
+	buf.Reset()
+	if err := writeState(&buf, "table", rows); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+	if len(lines) != 4 || !strings.HasSuffix(lines[0], "BATCH  ERROR") ||
+		!strings.HasSuffix(lines[1], "SKIPPED          3      gzip: invalid header  at byte 0") ||
+		!strings.HasSuffix(lines[2], "COMMITTED        3") || strings.HasSuffix(lines[2], " ") || lines[3] != "(2 files)" {
+		t.Fatalf("table:\n%s", buf.String())
 	}
 }
 

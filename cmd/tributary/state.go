@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/csv"
 	"encoding/json"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode"
 
 	"github.com/tributary-io/tributary/core/state"
 )
@@ -25,6 +27,8 @@ type stateRow struct {
 	CommitTime     *string `json:"commit_time"`
 	IngestionState string  `json:"ingestion_state"`
 	BatchID        *int64  `json:"batch_id"`
+	// Error is why the file was skipped (ingestion_state SKIPPED), else "".
+	Error string `json:"error"`
 }
 
 func cmdState(ctx context.Context, args []string, stdout io.Writer, logger *slog.Logger) error {
@@ -32,7 +36,7 @@ func cmdState(ctx context.Context, args []string, stdout io.Writer, logger *slog
 	var sf streamFlags
 	sf.register(fs)
 	format := fs.String("format", "table", "output format: table, json or csv")
-	states := fs.String("state", "", "only these ingestion states (comma-separated: PENDING, CLAIMED, COMMITTED)")
+	states := fs.String("state", "", "only these ingestion states (comma-separated: PENDING, CLAIMED, COMMITTED, SKIPPED)")
 	prefix := fs.String("path-prefix", "", "only paths starting with this prefix")
 	// Accept the checkpoint as a positional argument before or after flags.
 	var positional []string
@@ -57,10 +61,10 @@ func cmdState(ctx context.Context, args []string, stdout io.Writer, logger *slog
 		for _, s := range strings.Split(*states, ",") {
 			st := state.IngestionState(strings.ToUpper(strings.TrimSpace(s)))
 			switch st {
-			case state.Pending, state.Claimed, state.Committed:
+			case state.Pending, state.Claimed, state.Committed, state.Skipped:
 				filter = append(filter, st)
 			default:
-				return fmt.Errorf("%w: --state %q: want PENDING, CLAIMED or COMMITTED", errUsage, s)
+				return fmt.Errorf("%w: --state %q: want PENDING, CLAIMED, COMMITTED or SKIPPED", errUsage, s)
 			}
 		}
 	}
@@ -107,6 +111,7 @@ func toRow(e state.Entry) stateRow {
 		Path: e.Path, Size: e.Size, ETag: e.ETag,
 		DiscoveryTime:  e.DiscoveryTime.UTC().Format(time.RFC3339Nano),
 		IngestionState: string(e.State),
+		Error:          e.Error,
 	}
 	if e.CommitTime != nil {
 		s := e.CommitTime.UTC().Format(time.RFC3339Nano)
@@ -130,24 +135,45 @@ func writeState(w io.Writer, format string, rows []stateRow) error {
 		return enc.Encode(rows)
 	case "csv":
 		cw := csv.NewWriter(w)
-		cw.Write([]string{"path", "size", "etag", "discovery_time", "commit_time", "ingestion_state", "batch_id"})
+		cw.Write([]string{"path", "size", "etag", "discovery_time", "commit_time", "ingestion_state", "batch_id", "error"})
 		for _, r := range rows {
 			cw.Write([]string{r.Path, strconv.FormatInt(r.Size, 10), r.ETag, r.DiscoveryTime,
-				deref(r.CommitTime), r.IngestionState, batchString(r.BatchID)})
+				deref(r.CommitTime), r.IngestionState, batchString(r.BatchID), r.Error})
 		}
 		cw.Flush()
 		return cw.Error()
 	case "table":
-		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "PATH\tSIZE\tDISCOVERY_TIME\tCOMMIT_TIME\tINGESTION_STATE\tBATCH")
+		var buf bytes.Buffer
+		tw := tabwriter.NewWriter(&buf, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "PATH\tSIZE\tDISCOVERY_TIME\tCOMMIT_TIME\tINGESTION_STATE\tBATCH\tERROR")
 		for _, r := range rows {
-			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\n", r.Path, r.Size, r.DiscoveryTime,
-				orNull(r.CommitTime), r.IngestionState, batchString(r.BatchID))
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\n", r.Path, r.Size, r.DiscoveryTime,
+				orNull(r.CommitTime), r.IngestionState, batchString(r.BatchID), oneLine(r.Error))
 		}
 		fmt.Fprintf(tw, "(%d files)\n", len(rows))
-		return tw.Flush()
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		// An empty ERROR cell leaves the padding of BATCH at the line's end.
+		for line := range bytes.Lines(buf.Bytes()) {
+			if _, err := fmt.Fprintf(w, "%s\n", bytes.TrimRight(line, " \n")); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 	return fmt.Errorf("%w: --format %q: want table, json or csv", errUsage, format)
+}
+
+// oneLine makes an error message fit one table cell: control characters
+// (newlines, tabs, which would break the tabwriter's columns) become spaces.
+func oneLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
 }
 
 func deref(s *string) string {

@@ -316,6 +316,13 @@ func (e *Engine) RunBatch(ctx context.Context) (Progress, error) {
 	if out.outstanding, err = e.backlog(ctx); err != nil {
 		return Progress{}, err
 	}
+	// Record skipped files before the commit, so `tributary state` shows
+	// why they are not in the table (idempotent on a replay).
+	for _, s := range out.skipped {
+		if err := e.State.MarkSkipped(ctx, e.Config.StreamID, id, s.Path, s.Err.Error()); err != nil {
+			return Progress{}, fmt.Errorf("batch %d: recording skipped file %s: %w", id, s.Path, err)
+		}
+	}
 	if err := e.injected(StepWritten, id); err != nil {
 		return Progress{}, err
 	}

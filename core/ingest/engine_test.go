@@ -384,6 +384,10 @@ func TestCorruptFileIsSkippedNotBlocking(t *testing.T) {
 		t.Fatalf("want one batch with one skipped file, got %+v", sum.Batches)
 	}
 	checkExactlyOnce(t, tableIDs(t, w.table), w.rows)
+	e, err := w.st.Get(ctx, "stream-1", "in/broken.json.gz")
+	if err != nil || e.State != state.Skipped || !strings.Contains(e.Error, "gzip") || e.CommitTime == nil {
+		t.Fatalf("state of the broken file: %+v %v", e, err)
+	}
 }
 
 func TestCheckpointEveryTenCommits(t *testing.T) {

@@ -12,7 +12,9 @@ import (
 	"context"
 	"errors"
 	"iter"
+	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Contract errors. Adapters wrap them (errors.Is must hold).
@@ -32,7 +34,34 @@ const (
 	Claimed IngestionState = "CLAIMED"
 	// Committed: its batch is committed to the Delta table.
 	Committed IngestionState = "COMMITTED"
+	// Skipped: its batch could not read it (corrupt, deleted since
+	// discovery, ...) and went on without it; Entry.Error says why. A
+	// skipped file stays Skipped when its batch commits.
+	Skipped IngestionState = "SKIPPED"
 )
+
+// MaxSkipReasonBytes is the most bytes of a skip reason a store keeps;
+// SkipReason cuts longer ones.
+const MaxSkipReasonBytes = 1000
+
+// SkipReason returns reason as stores record it (MarkSkipped): invalid UTF-8
+// replaced by U+FFFD, cut at a rune boundary to at most MaxSkipReasonBytes
+// bytes, and "unknown" when empty, so that a skipped entry always carries a
+// non-empty, valid reason.
+func SkipReason(reason string) string {
+	r := strings.ToValidUTF8(reason, "\uFFFD")
+	if len(r) > MaxSkipReasonBytes {
+		cut := MaxSkipReasonBytes
+		for cut > 0 && !utf8.RuneStart(r[cut]) {
+			cut--
+		}
+		r = r[:cut]
+	}
+	if r == "" {
+		return "unknown"
+	}
+	return r
+}
 
 // File is a discovered source file.
 type File struct {
@@ -56,8 +85,12 @@ type Entry struct {
 	CommitTime *time.Time
 	// State is the file's ingestion state.
 	State IngestionState
-	// BatchID is the batch that ingested (or will ingest) the file; -1 while pending.
+	// BatchID is the batch that ingested (or will ingest, or skipped) the
+	// file; -1 while pending.
 	BatchID int64
+	// Error is why the file was skipped (State Skipped; see SkipReason);
+	// empty otherwise.
+	Error string
 }
 
 // RegisterOptions tune Register.
@@ -92,6 +125,17 @@ type RegisterOptions struct {
 //   - MarkCommitted records the batch's commit time; entries of that batch
 //     then report State Committed and that CommitTime. Idempotent: a second
 //     call keeps the first time.
+//   - MarkSkipped records that a file of batch was skipped, with the reason
+//     as SkipReason returns it. The file must be in batch (claimed, or
+//     committed in it): an unknown path returns ErrNotFound; a pending file
+//     or a file of another batch is left as it is and the error names the
+//     path. Idempotent: a second call keeps the first reason. Afterwards Get
+//     and Entries report State Skipped, BatchID batch and Error the reason,
+//     whether or not the batch is committed later (CommitTime is still
+//     reported once it is); Pending never returns the file, and a Claim into
+//     another batch fails for it as for a committed file. An allowed
+//     overwrite (Register with AllowOverwrites and another ETag) resets it to
+//     pending like any entry, clearing Error.
 //   - Get returns ErrNotFound for an unknown path.
 //   - Entries lists the stream's entries ordered by path, filtered by state
 //     when states is non-empty.
@@ -105,6 +149,9 @@ type Store interface {
 	Claim(ctx context.Context, stream string, batch int64, paths []string) error
 	// MarkCommitted records that batch was committed at t.
 	MarkCommitted(ctx context.Context, stream string, batch int64, t time.Time) error
+	// MarkSkipped records that batch skipped the file at path because of
+	// reason (stored as SkipReason(reason)).
+	MarkSkipped(ctx context.Context, stream string, batch int64, path, reason string) error
 	// Get returns one file's entry.
 	Get(ctx context.Context, stream, path string) (Entry, error)
 	// Entries yields entries by path, optionally only those in the given

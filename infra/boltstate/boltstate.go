@@ -19,13 +19,15 @@
 // discovery times keep increasing across restarts even if the clock steps
 // back. Bucket "streams" holds one sub-bucket per stream id with:
 //
-//	files    path -> JSON record {size, etag, mod_time, discovery_time, batch, expires_at}
+//	files    path -> JSON record {size, etag, mod_time, discovery_time, batch, expires_at, skip_reason}
 //	pending  discovery nanos (8 bytes, big-endian, sign bit flipped) + path -> empty
 //	batches  batch id (8 bytes, big-endian, sign bit flipped) -> commit time (RFC 3339, nanos)
 //
 // A file is in "pending" exactly while its record's batch is -1; a claimed
 // file's state and commit time are derived from its batch's row in
 // "batches" (so MarkCommitted writes one key per batch, not one per file).
+// A record with a skip_reason (MarkSkipped) is SKIPPED whatever its batch's
+// row says; the row still gives its commit time.
 //
 // Every method runs in one bbolt transaction: atomic and fsync'd on commit.
 // Entries reads in pages of short read transactions, so callers may write to
@@ -130,6 +132,8 @@ type record struct {
 	Discovery time.Time `json:"discovery_time"`
 	Batch     int64     `json:"batch"`
 	ExpiresAt time.Time `json:"expires_at,omitzero"`
+	// SkipReason is set once the file's batch skipped it (MarkSkipped).
+	SkipReason string `json:"skip_reason,omitempty"`
 }
 
 // orderedInt encodes n so that byte order is numeric order.
@@ -243,6 +247,9 @@ func (b *streamBuckets) entry(path string, r *record) (state.Entry, error) {
 			return e, fmt.Errorf("boltstate: decode commit time of batch %d: %w", r.Batch, err)
 		}
 		e.State, e.CommitTime = state.Committed, &t
+	}
+	if r.SkipReason != "" {
+		e.State, e.Error = state.Skipped, r.SkipReason
 	}
 	return e, nil
 }
@@ -416,6 +423,38 @@ func (s *Store) MarkCommitted(ctx context.Context, stream string, batch int64, t
 			return nil
 		}
 		return b.batches.Put(k, v)
+	})
+}
+
+// MarkSkipped implements state.Store: the reason is written into the file's
+// record, the first one kept.
+func (s *Store) MarkSkipped(ctx context.Context, stream string, batch int64, path, reason string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return s.db.Update(func(tx *bolt.Tx) error {
+		b, err := openStream(tx, stream, false)
+		if err != nil {
+			return err
+		}
+		var r *record
+		if b != nil && path != "" {
+			if r, err = b.get(stream, path); err != nil {
+				return err
+			}
+		}
+		switch {
+		case r == nil:
+			return fmt.Errorf("boltstate: mark %q skipped in stream %q: %w", path, stream, state.ErrNotFound)
+		case r.Batch < 0:
+			return fmt.Errorf("boltstate: mark %q skipped by batch %d in stream %q: the file is pending", path, batch, stream)
+		case r.Batch != batch:
+			return fmt.Errorf("boltstate: mark %q skipped by batch %d in stream %q: the file is in batch %d", path, batch, stream, r.Batch)
+		case r.SkipReason != "":
+			return nil
+		}
+		r.SkipReason = state.SkipReason(reason)
+		return b.put(stream, path, r)
 	})
 }
 

@@ -99,10 +99,13 @@ func checkConsistent(t *testing.T, s *Store) {
 func TestReopenKeepsState(t *testing.T) {
 	ctx := context.Background()
 	s, path := openTemp(t)
-	if _, err := s.Register(ctx, "s", []state.File{{Path: "a"}, {Path: "b"}}, state.RegisterOptions{}); err != nil {
+	if _, err := s.Register(ctx, "s", []state.File{{Path: "a"}, {Path: "b"}, {Path: "c"}}, state.RegisterOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Claim(ctx, "s", 0, []string{"a"}); err != nil {
+	if err := s.Claim(ctx, "s", 0, []string{"a", "c"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.MarkSkipped(ctx, "s", 0, "c", "corrupt"); err != nil {
 		t.Fatal(err)
 	}
 	at := time.Date(2025, 1, 2, 3, 4, 5, 6, time.UTC)
@@ -126,6 +129,10 @@ func TestReopenKeepsState(t *testing.T) {
 	e, err := s.Get(ctx, "s", "a")
 	if err != nil || e.State != state.Committed || !e.CommitTime.Equal(at) {
 		t.Fatalf("after reopen a = %+v, %v", e, err)
+	}
+	e, err = s.Get(ctx, "s", "c")
+	if err != nil || e.State != state.Skipped || e.Error != "corrupt" || e.CommitTime == nil || !e.CommitTime.Equal(at) {
+		t.Fatalf("after reopen c = %+v, %v", e, err)
 	}
 	if _, err := s.Register(ctx, "s", []state.File{{Path: "0-early-name"}}, state.RegisterOptions{}); err != nil {
 		t.Fatal(err)

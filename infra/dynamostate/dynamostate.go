@@ -18,6 +18,8 @@
 //	disc_ns     N  discovery time, unix nanoseconds
 //	batch       N  batch id (absent while pending)
 //	expires_at  N  expiry, unix epoch seconds (absent: kept forever) — the TTL attribute
+//	skip_reason S  why the file's batch skipped it (state.SkipReason; absent
+//	               unless MarkSkipped was called; dropped by an allowed overwrite)
 //	gsi1pk      S  "<stream>"                          (only while pending)
 //	gsi1sk      S  "%019d" of disc_ns + "#" + path     (only while pending;
 //	               the path is cut at a rune boundary to keep the key within 1024 bytes)
@@ -28,8 +30,10 @@
 //	sk          S  "%019d" of the batch id
 //	commit_ns   N  commit time, unix nanoseconds
 //
-// A file's state is derived: no batch -> PENDING; a batch without a batch
-// item -> CLAIMED; a batch with a batch item -> COMMITTED at its commit_ns.
+// A file's state is derived: no batch -> PENDING; a skip_reason -> SKIPPED
+// (with the commit time of its batch item, if any); otherwise a batch
+// without a batch item -> CLAIMED; a batch with a batch item -> COMMITTED at
+// its commit_ns.
 // Stream ids cannot collide: "<a>#f" = "<b>#f" only if a = b, and a file key
 // never equals a batch key (the last byte differs).
 //
@@ -45,6 +49,10 @@
 //     item (ReturnValuesOnConditionCheckFailure); emulators that do not return
 //     it cost one GetItem.
 //   - MarkCommitted: one conditional PutItem per batch, whatever its size.
+//   - MarkSkipped: one UpdateItem per file, conditional on the item existing
+//     in that batch; if_not_exists keeps the first skip_reason. Only a failed
+//     condition costs one more GetItem, on emulators that do not return the
+//     old item.
 //   - Pending: one GSI Query per page plus one strongly consistent
 //     BatchGetItem per 100 candidates: the index is eventually consistent, so
 //     every candidate is checked against its base item (still without batch,
@@ -99,6 +107,8 @@ const (
 	AttrGSI1PK    = "gsi1pk"
 	AttrGSI1SK    = "gsi1sk"
 	AttrCommitNs  = "commit_ns"
+	// AttrSkipReason is set on a file item by MarkSkipped.
+	AttrSkipReason = "skip_reason"
 	// IndexPending is the sparse GSI of pending files in discovery order.
 	IndexPending = "pending"
 )
@@ -386,6 +396,7 @@ type fileItem struct {
 	batch     *int64
 	expiresAt *int64
 	gsi1sk    string
+	skip      string // skip_reason, "" if absent
 }
 
 func getS(item map[string]types.AttributeValue, name string) (string, bool) {
@@ -421,6 +432,7 @@ func decodeFile(item map[string]types.AttributeValue) (fileItem, error) {
 	}
 	f.etag, _ = getS(item, AttrETag)
 	f.gsi1sk, _ = getS(item, AttrGSI1SK)
+	f.skip, _ = getS(item, AttrSkipReason)
 	var err error
 	wrap := func(e error) error { return fmt.Errorf("dynamostate: decode %q: %w", f.path, e) }
 	size, err := getN(item, AttrSize)
@@ -468,6 +480,9 @@ func (f fileItem) entry(commit *time.Time) state.Entry {
 		if commit != nil {
 			c := *commit
 			e.State, e.CommitTime = state.Committed, &c
+		}
+		if f.skip != "" {
+			e.State, e.Error = state.Skipped, f.skip
 		}
 	}
 	return e
@@ -697,6 +712,57 @@ func (st *Store) MarkCommitted(ctx context.Context, stream string, batch int64, 
 	return nil
 }
 
+// MarkSkipped implements state.Store: one UpdateItem, conditional on the
+// file item existing in batch, that sets skip_reason unless it is set.
+func (st *Store) MarkSkipped(ctx context.Context, stream string, batch int64, path, reason string) error {
+	if err := checkStream(stream); err != nil {
+		return err
+	}
+	if path == "" || len(path) > maxKeyBytes || !utf8.ValidString(path) {
+		return fmt.Errorf("dynamostate: mark %q skipped in stream %q: %w", path, stream, state.ErrNotFound)
+	}
+	_, err := st.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                           aws.String(st.table),
+		Key:                                 fileKey(stream, path),
+		UpdateExpression:                    aws.String("SET #r = if_not_exists(#r, :r)"),
+		ConditionExpression:                 aws.String("attribute_exists(#pk) AND #b = :b"),
+		ExpressionAttributeNames:            map[string]string{"#r": AttrSkipReason, "#pk": AttrPK, "#b": AttrBatch},
+		ExpressionAttributeValues:           map[string]types.AttributeValue{":r": attrS(state.SkipReason(reason)), ":b": attrN(batch)},
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	})
+	ccf, failed := isConditionFailed(err)
+	if !failed {
+		if err != nil {
+			return fmt.Errorf("dynamostate: mark %q skipped by batch %d in stream %q (table %s): %w", path, batch, stream, st.table, err)
+		}
+		return nil
+	}
+	old := ccf.Item
+	if old == nil {
+		got, err := st.client.GetItem(ctx, &dynamodb.GetItemInput{
+			TableName: aws.String(st.table), Key: fileKey(stream, path), ConsistentRead: aws.Bool(true),
+		})
+		if err != nil {
+			return fmt.Errorf("dynamostate: mark %q skipped by batch %d in stream %q (table %s): %w", path, batch, stream, st.table, err)
+		}
+		old = got.Item
+	}
+	if old == nil {
+		return fmt.Errorf("dynamostate: mark %q skipped in stream %q: %w", path, stream, state.ErrNotFound)
+	}
+	b, err := getN(old, AttrBatch)
+	switch {
+	case err != nil:
+		return fmt.Errorf("dynamostate: mark %q skipped in stream %q: %w", path, stream, err)
+	case b == nil:
+		return fmt.Errorf("dynamostate: mark %q skipped by batch %d in stream %q: the file is pending", path, batch, stream)
+	case *b != batch:
+		return fmt.Errorf("dynamostate: mark %q skipped by batch %d in stream %q: the file is in batch %d", path, batch, stream, *b)
+	}
+	// Reset and claimed again into batch between our update and read.
+	return fmt.Errorf("dynamostate: mark %q skipped by batch %d in stream %q: changed concurrently, retry", path, batch, stream)
+}
+
 // commitTime reads a batch's commit time (nil if not committed).
 func (st *Store) commitTime(ctx context.Context, stream string, batch int64) (*time.Time, error) {
 	out, err := st.client.GetItem(ctx, &dynamodb.GetItemInput{
@@ -763,6 +829,36 @@ func (st *Store) ExpiresAt(ctx context.Context, stream, path string) (time.Time,
 	return time.Unix(*f.expiresAt, 0), nil
 }
 
+// filterNothing is what entriesFilter returns when no state can match.
+const filterNothing = "-"
+
+// entriesFilter returns the Query filter (on "#b", the batch, and "#r", the
+// skip reason) that keeps the file items which can be in one of states: ""
+// when every item can, filterNothing when none can. CLAIMED and COMMITTED
+// differ only by the batch item, so the caller still checks each entry.
+func entriesFilter(states []state.IngestionState) string {
+	if len(states) == 0 {
+		return ""
+	}
+	var terms []string
+	if slices.Contains(states, state.Pending) {
+		terms = append(terms, "attribute_not_exists(#b)")
+	}
+	if slices.Contains(states, state.Claimed) || slices.Contains(states, state.Committed) {
+		terms = append(terms, "(attribute_exists(#b) AND attribute_not_exists(#r))")
+	}
+	if slices.Contains(states, state.Skipped) {
+		terms = append(terms, "(attribute_exists(#b) AND attribute_exists(#r))")
+	}
+	switch len(terms) {
+	case 0:
+		return filterNothing
+	case 3:
+		return ""
+	}
+	return strings.Join(terms, " OR ")
+}
+
 // Entries implements state.Store: a strongly consistent Query of the
 // stream's file items (ordered by path, the sort key), joined to the batch
 // items, which are cached for the iteration.
@@ -782,17 +878,16 @@ func (st *Store) Entries(ctx context.Context, stream string, states ...state.Ing
 		if st.pageSize > 0 {
 			in.Limit = aws.Int32(int32(st.pageSize))
 		}
-		wantPending := len(states) == 0 || slices.Contains(states, state.Pending)
-		wantBatched := len(states) == 0 || slices.Contains(states, state.Claimed) || slices.Contains(states, state.Committed)
-		switch {
-		case !wantPending && !wantBatched:
-			return
-		case !wantPending:
-			in.FilterExpression = aws.String("attribute_exists(#b)")
+		if filter := entriesFilter(states); filter != "" {
+			if filter == filterNothing {
+				return
+			}
+			in.FilterExpression = aws.String(filter)
+			// DynamoDB rejects names the expressions do not use.
 			in.ExpressionAttributeNames["#b"] = AttrBatch
-		case !wantBatched:
-			in.FilterExpression = aws.String("attribute_not_exists(#b)")
-			in.ExpressionAttributeNames["#b"] = AttrBatch
+			if strings.Contains(filter, "#r") {
+				in.ExpressionAttributeNames["#r"] = AttrSkipReason
+			}
 		}
 		commits := map[int64]*time.Time{}
 		pages := dynamodb.NewQueryPaginator(st.client, in)

@@ -147,6 +147,10 @@ func TestCallsPerFile(t *testing.T) {
 			map[string]int{"PutItem": 1}},
 		{"ClaimReplay", func() error { return st.Claim(ctx, "s", 0, paths) },
 			map[string]int{"UpdateItem": files}}, // plus GetItem where the emulator omits the old item
+		{"MarkSkipped", func() error { return st.MarkSkipped(ctx, "s", 0, paths[0], "corrupt") },
+			map[string]int{"UpdateItem": 1}},
+		{"MarkSkippedReplay", func() error { return st.MarkSkipped(ctx, "s", 0, paths[0], "again") },
+			map[string]int{"UpdateItem": 1}},
 		{"Entries", func() error {
 			for _, err := range st.Entries(ctx, "s") {
 				if err != nil {
@@ -241,6 +245,32 @@ func TestTemplateSnippetMatchesSchema(t *testing.T) {
 	for _, w := range want {
 		if !strings.Contains(TemplateSnippet, w) {
 			t.Errorf("TemplateSnippet lacks %q", w)
+		}
+	}
+}
+
+func TestEntriesFilter(t *testing.T) {
+	const (
+		pending = "attribute_not_exists(#b)"
+		batched = "(attribute_exists(#b) AND attribute_not_exists(#r))"
+		skipped = "(attribute_exists(#b) AND attribute_exists(#r))"
+	)
+	tests := []struct {
+		states []state.IngestionState
+		want   string
+	}{
+		{nil, ""},
+		{[]state.IngestionState{state.Pending}, pending},
+		{[]state.IngestionState{state.Claimed}, batched},
+		{[]state.IngestionState{state.Committed, state.Claimed}, batched},
+		{[]state.IngestionState{state.Skipped}, skipped},
+		{[]state.IngestionState{state.Skipped, state.Pending}, pending + " OR " + skipped},
+		{[]state.IngestionState{state.Pending, state.Committed, state.Skipped}, ""},
+		{[]state.IngestionState{"BOGUS"}, filterNothing},
+	}
+	for _, tc := range tests {
+		if got := entriesFilter(tc.states); got != tc.want {
+			t.Errorf("entriesFilter(%v) = %q, want %q", tc.states, got, tc.want)
 		}
 	}
 }

@@ -41,6 +41,11 @@ const TemplateSnippet = `StateTable:
 // TableSchema returns the CreateTableInput of a state table called name:
 // keys pk/sk, the sparse KEYS_ONLY GSI "pending" on gsi1pk/gsi1sk, on-demand
 // billing. TTL (on expires_at) is a separate call; see CreateTable.
+//
+// Only key attributes are declared; the others (size, etag, batch,
+// skip_reason, ... — see the package doc) need no schema, so a table created
+// before an attribute was introduced (skip_reason came with
+// state.Store.MarkSkipped) serves it without migration.
 func TableSchema(name string) *dynamodb.CreateTableInput {
 	str := types.ScalarAttributeTypeS
 	return &dynamodb.CreateTableInput{

@@ -47,6 +47,7 @@ type record struct {
 	discovery time.Time
 	batch     int64 // -1 while pending
 	expiresAt time.Time
+	skip      string // skip reason; non-empty once skipped
 }
 
 var _ state.Store = (*Store)(nil)
@@ -124,6 +125,9 @@ func (st *streamState) entry(r *record) state.Entry {
 		if t, ok := st.batches[r.batch]; ok {
 			e.State = state.Committed
 			e.CommitTime = &t
+		}
+		if r.skip != "" {
+			e.State, e.Error = state.Skipped, r.skip
 		}
 	}
 	return e
@@ -203,6 +207,32 @@ func (s *Store) MarkCommitted(ctx context.Context, stream string, batch int64, t
 	st := s.stream(stream, true)
 	if _, ok := st.batches[batch]; !ok {
 		st.batches[batch] = t
+	}
+	return nil
+}
+
+// MarkSkipped implements state.Store.
+func (s *Store) MarkSkipped(ctx context.Context, stream string, batch int64, path, reason string) error {
+	if err := checkStream(stream); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	st := s.stream(stream, false)
+	if st == nil || st.files[path] == nil {
+		return fmt.Errorf("memstate: mark %q skipped in stream %q: %w", path, stream, state.ErrNotFound)
+	}
+	r := st.files[path]
+	switch {
+	case r.batch < 0:
+		return fmt.Errorf("memstate: mark %q skipped by batch %d in stream %q: the file is pending", path, batch, stream)
+	case r.batch != batch:
+		return fmt.Errorf("memstate: mark %q skipped by batch %d in stream %q: the file is in batch %d", path, batch, stream, r.batch)
+	case r.skip == "":
+		r.skip = state.SkipReason(reason)
 	}
 	return nil
 }

@@ -28,6 +28,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -106,8 +107,14 @@ func RunConformanceTests(t *testing.T, newHarness func(t *testing.T) Harness) {
 		{"Claim", testClaim},
 		{"ClaimOtherBatch", testClaimOtherBatch},
 		{"MarkCommitted", testMarkCommitted},
+		{"MarkSkipped", testMarkSkipped},
+		{"MarkSkippedNotInBatch", testMarkSkippedNotInBatch},
+		{"MarkSkippedReason", testMarkSkippedReason},
+		{"MarkSkippedConcurrent", testMarkSkippedConcurrent},
+		{"MarkSkippedOverwrite", testMarkSkippedOverwrite},
 		{"GetNotFound", testGetNotFound},
 		{"Entries", testEntries},
+		{"EntriesSkipped", testEntriesSkipped},
 		{"EntriesEarlyStop", testEntriesEarlyStop},
 		{"StreamsIsolated", testStreamsIsolated},
 		{"WeirdPaths", testWeirdPaths},
@@ -224,11 +231,15 @@ func checkFile(t *testing.T, got state.Entry, want state.File) {
 	}
 }
 
-// checkState compares the protocol facts of an entry.
+// checkState compares the protocol facts of an entry; entries that are not
+// Skipped must carry no Error.
 func checkState(t *testing.T, got state.Entry, st state.IngestionState, batch int64, commit *time.Time) {
 	t.Helper()
 	if got.State != st || got.BatchID != batch {
 		t.Errorf("%q: state %s batch %d, want %s batch %d", got.Path, got.State, got.BatchID, st, batch)
+	}
+	if st != state.Skipped && got.Error != "" {
+		t.Errorf("%q: state %s with Error %q, want no error", got.Path, got.State, got.Error)
 	}
 	switch {
 	case commit == nil && got.CommitTime != nil:
@@ -240,6 +251,22 @@ func checkState(t *testing.T, got state.Entry, st state.IngestionState, batch in
 	}
 	if got.DiscoveryTime.IsZero() {
 		t.Errorf("%q: DiscoveryTime is zero", got.Path)
+	}
+}
+
+// checkSkipped checks a skipped entry: its batch, commit time and reason.
+func checkSkipped(t *testing.T, got state.Entry, batch int64, commit *time.Time, reason string) {
+	t.Helper()
+	checkState(t, got, state.Skipped, batch, commit)
+	if got.Error != reason {
+		t.Errorf("%q: Error = %q, want %q", got.Path, got.Error, reason)
+	}
+}
+
+func markSkipped(t *testing.T, s state.Store, strm string, batch int64, path, reason string) {
+	t.Helper()
+	if err := s.MarkSkipped(context.Background(), strm, batch, path, reason); err != nil {
+		t.Fatalf("MarkSkipped(%q, %d, %q): %v", strm, batch, path, err)
 	}
 }
 
@@ -579,6 +606,223 @@ func testMarkCommitted(t *testing.T, s state.Store) {
 	checkState(t, mustGet(t, s, stream, "c"), state.Committed, 2, &t2)
 }
 
+func testMarkSkipped(t *testing.T, s state.Store) {
+	ctx := context.Background()
+	register(t, s, stream, files("a", "b", "c", "d"), state.RegisterOptions{})
+	register(t, s, "other", files("a"), state.RegisterOptions{})
+	claim(t, s, stream, 1, "a", "b")
+	claim(t, s, "other", 1, "a")
+	const why = "gzip: invalid header"
+	markSkipped(t, s, stream, 1, "a", why)
+	checkSkipped(t, mustGet(t, s, stream, "a"), 1, nil, why)
+	checkState(t, mustGet(t, s, stream, "b"), state.Claimed, 1, nil)
+	// Another stream's file of the same path and batch is untouched.
+	checkState(t, mustGet(t, s, "other", "a"), state.Claimed, 1, nil)
+	// Idempotent: a second call keeps the first reason.
+	markSkipped(t, s, stream, 1, "a", "a second, different reason")
+	checkSkipped(t, mustGet(t, s, stream, "a"), 1, nil, why)
+	// Unknown paths and streams.
+	for _, tc := range []struct{ stream, path string }{
+		{stream, "unknown"},
+		{stream, "a/"},
+		{"no-such-stream", "a"},
+	} {
+		err := s.MarkSkipped(ctx, tc.stream, 1, tc.path, why)
+		if !errors.Is(err, state.ErrNotFound) {
+			t.Errorf("MarkSkipped(%q, %q) err = %v, want ErrNotFound", tc.stream, tc.path, err)
+		}
+		if _, err := s.Get(ctx, tc.stream, tc.path); !errors.Is(err, state.ErrNotFound) {
+			t.Errorf("MarkSkipped created %q in %q: Get err = %v", tc.path, tc.stream, err)
+		}
+	}
+	// The commit of the batch keeps the file skipped and reports its time.
+	at := time.Date(2025, 7, 8, 9, 10, 11, 121314151, time.UTC)
+	markCommitted(t, s, stream, 1, at)
+	checkSkipped(t, mustGet(t, s, stream, "a"), 1, &at, why)
+	checkState(t, mustGet(t, s, stream, "b"), state.Committed, 1, &at)
+	// A file of an already committed batch can be skipped (a replayed batch).
+	markSkipped(t, s, stream, 1, "b", "deleted since discovery")
+	checkSkipped(t, mustGet(t, s, stream, "b"), 1, &at, "deleted since discovery")
+	// Skipped files never come back as pending, not even after a replayed
+	// Claim or Register.
+	claim(t, s, stream, 1, "a")
+	if got := register(t, s, stream, files("a"), state.RegisterOptions{}); got[0] {
+		t.Fatalf("Register of a skipped path = true")
+	}
+	checkSkipped(t, mustGet(t, s, stream, "a"), 1, &at, why)
+	if got := paths(pending(t, s, stream, 10)); !slices.Equal(got, []string{"c", "d"}) {
+		t.Fatalf("Pending = %v, want [c d]", got)
+	}
+	// A Claim into another batch fails for a skipped file, as for a committed one.
+	err := s.Claim(ctx, stream, 2, []string{"a", "c"})
+	if err == nil || !strings.Contains(err.Error(), `"a"`) {
+		t.Fatalf("Claim of a skipped file into batch 2 = %v, want an error naming \"a\"", err)
+	}
+	checkSkipped(t, mustGet(t, s, stream, "a"), 1, &at, why)
+	checkState(t, mustGet(t, s, stream, "c"), state.Claimed, 2, nil)
+	// Skipping a file of a batch that is committed later.
+	markSkipped(t, s, stream, 2, "c", why)
+	checkSkipped(t, mustGet(t, s, stream, "c"), 2, nil, why)
+	at2 := at.Add(time.Hour)
+	markCommitted(t, s, stream, 2, at2)
+	checkSkipped(t, mustGet(t, s, stream, "c"), 2, &at2, why)
+	checkState(t, mustGet(t, s, stream, "d"), state.Pending, -1, nil)
+}
+
+func testMarkSkippedNotInBatch(t *testing.T, s state.Store) {
+	ctx := context.Background()
+	register(t, s, stream, files("pend", "claimed", "committed"), state.RegisterOptions{})
+	claim(t, s, stream, 1, "claimed")
+	claim(t, s, stream, 2, "committed")
+	at := time.Unix(1720000000, 0)
+	markCommitted(t, s, stream, 2, at)
+	for _, tc := range []struct {
+		path  string
+		batch int64
+	}{
+		{"pend", 1},
+		{"pend", -1},
+		{"claimed", 2},
+		{"committed", 1},
+		{"committed", 3},
+	} {
+		err := s.MarkSkipped(ctx, stream, tc.batch, tc.path, "reason")
+		if err == nil {
+			t.Errorf("MarkSkipped(%d, %q) succeeded, want an error", tc.batch, tc.path)
+			continue
+		}
+		if errors.Is(err, state.ErrNotFound) {
+			t.Errorf("MarkSkipped(%d, %q) err = %v, want an error other than ErrNotFound", tc.batch, tc.path, err)
+		}
+		if !strings.Contains(err.Error(), strconv.Quote(tc.path)) {
+			t.Errorf("MarkSkipped(%d, %q) err %q does not name the path", tc.batch, tc.path, err)
+		}
+	}
+	checkState(t, mustGet(t, s, stream, "pend"), state.Pending, -1, nil)
+	checkState(t, mustGet(t, s, stream, "claimed"), state.Claimed, 1, nil)
+	checkState(t, mustGet(t, s, stream, "committed"), state.Committed, 2, &at)
+	if got := paths(pending(t, s, stream, 10)); !slices.Equal(got, []string{"pend"}) {
+		t.Fatalf("Pending = %v, want [pend]", got)
+	}
+}
+
+func testMarkSkippedReason(t *testing.T, s state.Store) {
+	x := func(n int) string { return strings.Repeat("x", n) }
+	tests := []struct {
+		name, reason, want string
+	}{
+		{"short", "open in/a.json.gz: gzip: invalid header", "open in/a.json.gz: gzip: invalid header"},
+		{"multiline", "line 1\nline 2\ttab \"quoted\"", "line 1\nline 2\ttab \"quoted\""},
+		{"unicode", "Datei fehlt: ümlaut/ß.csv 🙂", "Datei fehlt: ümlaut/ß.csv 🙂"},
+		{"exact", x(state.MaxSkipReasonBytes), x(state.MaxSkipReasonBytes)},
+		{"long", x(5000), x(state.MaxSkipReasonBytes)},
+		// A three-byte rune across the limit is dropped whole.
+		{"runeAtLimit", x(state.MaxSkipReasonBytes-1) + "日本", x(state.MaxSkipReasonBytes - 1)},
+		{"invalidUTF8", "bad \xff\xfe byte", "bad \uFFFD byte"},
+		{"empty", "", "unknown"},
+	}
+	var ps []string
+	for _, tc := range tests {
+		ps = append(ps, "reason-"+tc.name)
+	}
+	register(t, s, stream, files(ps...), state.RegisterOptions{})
+	claim(t, s, stream, 4, ps...)
+	for i, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := state.SkipReason(tc.reason); got != tc.want {
+				t.Fatalf("SkipReason(%.40q) = %.40q (%d bytes), want %.40q (%d bytes)", tc.reason, got, len(got), tc.want, len(tc.want))
+			}
+			markSkipped(t, s, stream, 4, ps[i], tc.reason)
+			e := mustGet(t, s, stream, ps[i])
+			checkSkipped(t, e, 4, nil, tc.want)
+			if len(e.Error) > state.MaxSkipReasonBytes {
+				t.Errorf("stored reason is %d bytes, want at most %d", len(e.Error), state.MaxSkipReasonBytes)
+			}
+		})
+	}
+}
+
+func testMarkSkippedConcurrent(t *testing.T, s state.Store) {
+	const n = 8
+	register(t, s, stream, files("contended"), state.RegisterOptions{})
+	claim(t, s, stream, 3, "contended")
+	reasons := make([]string, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range n {
+		reasons[i] = fmt.Sprintf("reason %d", i)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			errs[i] = s.MarkSkipped(context.Background(), stream, 3, "contended", reasons[i])
+		}()
+	}
+	close(start)
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("caller %d: %v", i, err)
+		}
+	}
+	e := mustGet(t, s, stream, "contended")
+	if !slices.Contains(reasons, e.Error) {
+		t.Fatalf("Error = %q, want one of the concurrent reasons", e.Error)
+	}
+	checkSkipped(t, e, 3, nil, e.Error)
+	// Later calls keep the winner.
+	markSkipped(t, s, stream, 3, "contended", "late")
+	checkSkipped(t, mustGet(t, s, stream, "contended"), 3, nil, e.Error)
+}
+
+func testMarkSkippedOverwrite(t *testing.T, s state.Store) {
+	ctx := context.Background()
+	at := time.Date(2024, 9, 9, 9, 9, 9, 9, time.UTC)
+	changed := file("ow.json")
+	changed.ETag += "-v2"
+	changed.Size++
+	register(t, s, stream, files("ow.json"), state.RegisterOptions{})
+	claim(t, s, stream, 5, "ow.json")
+	markSkipped(t, s, stream, 5, "ow.json", "truncated")
+	markCommitted(t, s, stream, 5, at)
+	before := mustGet(t, s, stream, "ow.json")
+	checkSkipped(t, before, 5, &at, "truncated")
+	// Not an allowed overwrite: nothing changes.
+	for _, tc := range []struct {
+		f    state.File
+		opts state.RegisterOptions
+	}{
+		{file("ow.json"), state.RegisterOptions{AllowOverwrites: true}},
+		{changed, state.RegisterOptions{}},
+	} {
+		if got := register(t, s, stream, []state.File{tc.f}, tc.opts); got[0] {
+			t.Fatalf("Register(%+v, %+v) = true, want false", tc.f, tc.opts)
+		}
+		after := mustGet(t, s, stream, "ow.json")
+		checkFile(t, after, file("ow.json"))
+		checkSkipped(t, after, 5, &at, "truncated")
+	}
+	// An allowed overwrite resets the file to pending and clears Error.
+	if got := register(t, s, stream, []state.File{changed}, state.RegisterOptions{AllowOverwrites: true}); !got[0] {
+		t.Fatalf("allowed overwrite of a skipped file = false, want true")
+	}
+	e := mustGet(t, s, stream, "ow.json")
+	checkFile(t, e, changed)
+	checkState(t, e, state.Pending, -1, nil)
+	if got := paths(pending(t, s, stream, 10)); !slices.Equal(got, []string{"ow.json"}) {
+		t.Fatalf("Pending = %v, want [ow.json]", got)
+	}
+	if err := s.MarkSkipped(ctx, stream, 5, "ow.json", "stale replay"); err == nil {
+		t.Errorf("MarkSkipped by the old batch of a reset file succeeded")
+	}
+	claim(t, s, stream, 6, "ow.json")
+	checkState(t, mustGet(t, s, stream, "ow.json"), state.Claimed, 6, nil)
+	// The new version can be skipped in turn.
+	markSkipped(t, s, stream, 6, "ow.json", "corrupt again")
+	checkSkipped(t, mustGet(t, s, stream, "ow.json"), 6, nil, "corrupt again")
+}
+
 func testGetNotFound(t *testing.T, s state.Store) {
 	ctx := context.Background()
 	register(t, s, stream, files("known"), state.RegisterOptions{})
@@ -634,6 +878,53 @@ func testEntries(t *testing.T, s state.Store) {
 	}
 	if got := entries(t, s, "empty-stream"); len(got) != 0 {
 		t.Fatalf("Entries of an unknown stream = %v", paths(got))
+	}
+}
+
+func testEntriesSkipped(t *testing.T, s state.Store) {
+	register(t, s, stream, files("p", "k", "c", "s1", "s2"), state.RegisterOptions{})
+	claim(t, s, stream, 1, "c", "s1")
+	claim(t, s, stream, 2, "k", "s2")
+	markSkipped(t, s, stream, 1, "s1", "reason one")
+	markSkipped(t, s, stream, 2, "s2", "reason two")
+	at := time.Date(2025, 2, 3, 4, 5, 6, 7, time.UTC)
+	markCommitted(t, s, stream, 1, at)
+	tests := []struct {
+		states []state.IngestionState
+		want   []string
+	}{
+		{nil, []string{"c", "k", "p", "s1", "s2"}},
+		{[]state.IngestionState{state.Skipped}, []string{"s1", "s2"}},
+		{[]state.IngestionState{state.Committed}, []string{"c"}},
+		{[]state.IngestionState{state.Claimed}, []string{"k"}},
+		{[]state.IngestionState{state.Pending}, []string{"p"}},
+		{[]state.IngestionState{state.Skipped, state.Pending}, []string{"p", "s1", "s2"}},
+		{[]state.IngestionState{state.Committed, state.Skipped}, []string{"c", "s1", "s2"}},
+		{[]state.IngestionState{state.Claimed, state.Committed, state.Pending}, []string{"c", "k", "p"}},
+		{[]state.IngestionState{state.Pending, state.Claimed, state.Committed, state.Skipped}, []string{"c", "k", "p", "s1", "s2"}},
+	}
+	for _, tc := range tests {
+		t.Run(fmt.Sprint(tc.states), func(t *testing.T) {
+			got := entries(t, s, stream, tc.states...)
+			if !slices.Equal(paths(got), tc.want) {
+				t.Fatalf("Entries(%v) = %v, want %v", tc.states, paths(got), tc.want)
+			}
+			for _, e := range got {
+				checkFile(t, e, file(e.Path))
+				switch e.Path {
+				case "p":
+					checkState(t, e, state.Pending, -1, nil)
+				case "k":
+					checkState(t, e, state.Claimed, 2, nil)
+				case "c":
+					checkState(t, e, state.Committed, 1, &at)
+				case "s1":
+					checkSkipped(t, e, 1, &at, "reason one")
+				case "s2":
+					checkSkipped(t, e, 2, nil, "reason two")
+				}
+			}
+		})
 	}
 }
 
@@ -760,6 +1051,19 @@ func testWeirdPaths(t *testing.T, s state.Store) {
 	}
 	for _, p := range ps {
 		checkState(t, mustGet(t, s, stream, p), state.Claimed, 7, nil)
+	}
+	for _, p := range ps[:len(ps)/2] {
+		markSkipped(t, s, stream, 7, p, "cannot read "+p)
+	}
+	for i, p := range ps {
+		if i < len(ps)/2 {
+			checkSkipped(t, mustGet(t, s, stream, p), 7, nil, state.SkipReason("cannot read "+p))
+		} else {
+			checkState(t, mustGet(t, s, stream, p), state.Claimed, 7, nil)
+		}
+	}
+	if got := entries(t, s, stream, state.Skipped); len(got) != len(ps)/2 {
+		t.Fatalf("Entries(Skipped) = %d entries, want %d", len(got), len(ps)/2)
 	}
 }
 
