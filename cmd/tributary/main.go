@@ -20,7 +20,7 @@ import (
 )
 
 const usage = `usage:
-  tributary run      --source LOC --table LOC --checkpoint LOC [--option key=value]... [--trigger availableNow|once]
+  tributary run      --source LOC --table LOC --checkpoint LOC [--option key=value]... [--trigger availableNow|once|processingTime=INTERVAL]
   tributary run      --config FILE [--stream ID]
   tributary state    CHECKPOINT [--stream ID] [--format table|json|csv] [--state PENDING,CLAIMED,COMMITTED,SKIPPED] [--path-prefix P]
   tributary describe TABLE [--json]

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -235,5 +236,39 @@ func TestRunStopsOnNewColumnThenContinues(t *testing.T) {
 	}
 	if d := c.describe(); d.NumRecords != 2 || !strings.Contains(string(d.Schema), `"extra"`) {
 		t.Fatalf("after evolution: %+v", d)
+	}
+}
+
+func TestProcessingTimeTriggerPicksUpNewFiles(t *testing.T) {
+	c := newCLI(t)
+	c.file("a.json", `{"id":1}`+"\n")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int)
+	var out, errb bytes.Buffer
+	go func() {
+		done <- run(ctx, []string{"run", "--source", c.src, "--table", c.table, "--checkpoint", c.cp,
+			"--option", "cloudFiles.format=json", "--trigger", "processingTime=50 milliseconds"}, &out, &errb)
+	}()
+	waitFor := func(version int64) {
+		t.Helper()
+		for i := 0; i < 400; i++ {
+			if o, _, code := c.exec("describe", c.table, "--json"); code == 0 && strings.Contains(o, fmt.Sprintf(`"version": %d,`, version)) {
+				return
+			}
+			time.Sleep(25 * time.Millisecond)
+		}
+		cancel()
+		<-done
+		t.Fatalf("table never reached version %d; stderr %s", version, errb.String())
+	}
+	waitFor(0)
+	c.file("b.json", `{"id":2}`+"\n")
+	waitFor(1)
+	cancel()
+	if code := <-done; code != 0 {
+		t.Fatalf("exit %d after interrupt: %s", code, errb.String())
+	}
+	if d := c.describe(); d.NumRecords != 2 {
+		t.Fatalf("records %d", d.NumRecords)
 	}
 }

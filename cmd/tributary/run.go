@@ -134,7 +134,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer, logger
 	fs.SetOutput(stderr)
 	var sf streamFlags
 	sf.register(fs)
-	trigger := fs.String("trigger", "", "availableNow (default) or once; overrides the trigger option")
+	trigger := fs.String("trigger", "", "availableNow (default), once, or processingTime=INTERVAL (run every INTERVAL until interrupted); overrides the trigger option")
 	quiet := fs.Bool("quiet", false, "no per-batch progress lines")
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
@@ -158,19 +158,52 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer, logger
 		return err
 	}
 	defer s.Close()
-	start := time.Now()
 	fmt.Fprintf(stderr, "stream %s: %s -> %s\n", opts.ID, opts.Source, opts.Table)
-	found, err := s.Discover(ctx)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(stderr, "discovered %d files (%d new, %s)\n", found.Listed, found.New, humanBytes(found.Bytes))
 	if !*quiet {
 		s.Engine.OnBatch = func(p ingest.Progress) {
 			fmt.Fprintf(stderr, "batch %d: %d files, %d rows -> table version %d (%.0f rows/s, %d files outstanding)\n",
 				p.BatchID, p.NumInputFiles, p.NumInputRows, p.TableVersion, p.InputRowsPerSecond, p.NumFilesOutstanding)
 		}
 	}
+	trig := opts.Sink.Trigger
+	if !opts.IsSet("trigger") || trig.Kind != options.TriggerProcessingTime {
+		// availableNow (the CLI's default) or once: one pass, then stop.
+		return runPass(ctx, s, stdout, stderr)
+	}
+	// processingTime: a pass every interval (back to back, with a short
+	// idle wait when nothing is new, for 0) until interrupted.
+	fmt.Fprintf(stderr, "trigger %s: running until interrupted\n", trig)
+	for {
+		started := time.Now()
+		if err := runPass(ctx, s, stdout, stderr); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		wait := trig.Interval - time.Since(started)
+		if trig.Interval == 0 {
+			wait = idleWait
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(max(wait, 0)):
+		}
+	}
+}
+
+// idleWait paces a processingTime=0 trigger between passes.
+const idleWait = time.Second
+
+// runPass lists the source, registers new files and runs availableNow.
+func runPass(ctx context.Context, s *streams.Stream, stdout, stderr io.Writer) error {
+	start := time.Now()
+	found, err := s.Discover(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "discovered %d files (%d new, %s)\n", found.Listed, found.New, humanBytes(found.Bytes))
 	sum, err := s.Engine.RunAvailableNow(ctx, nil)
 	if errors.Is(err, ingest.ErrSchemaEvolved) {
 		return fmt.Errorf("%w\n(%d batches were committed before; like Auto Loader after an UnknownFieldException, the next run continues with the new schema)", err, len(sum.Batches))
