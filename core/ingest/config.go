@@ -26,11 +26,12 @@ func ConfigFromOptions(s *options.Stream) (Config, error) {
 	}
 	maxFiles, maxBytes := s.Limits()
 	cfg := Config{
-		StreamID: s.ID,
-		AppID:    s.Sink.TxnAppID,
-		Format:   f,
-		Limits:   Limits{MaxFiles: maxFiles, MaxBytes: maxBytes},
-		Once:     s.Sink.Trigger.Kind == options.TriggerOnce,
+		StreamID:    s.ID,
+		AppID:       s.Sink.TxnAppID,
+		Format:      f,
+		Limits:      Limits{MaxFiles: maxFiles, MaxBytes: maxBytes},
+		Once:        s.Sink.Trigger.Kind == options.TriggerOnce,
+		CleanSource: s.CloudFiles.CleanSource,
 		Schema: SchemaConfig{
 			InferColumnTypes:  s.CloudFiles.InferColumnTypes,
 			Hints:             s.CloudFiles.SchemaHints,

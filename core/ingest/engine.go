@@ -30,6 +30,7 @@ import (
 	"github.com/tributary-io/tributary/core/delta"
 	"github.com/tributary-io/tributary/core/formats"
 	"github.com/tributary-io/tributary/core/objstore"
+	"github.com/tributary-io/tributary/core/options"
 	"github.com/tributary-io/tributary/core/state"
 )
 
@@ -63,6 +64,8 @@ type Config struct {
 	TableName string
 	// TargetFileRows rolls to a new Parquet file after this many rows (default 1,000,000).
 	TargetFileRows int
+	// CleanSource is cloudFiles.cleanSource, applied after a batch commits.
+	CleanSource options.CleanSource
 	// SourceURI is the source location as users name it (s3://bucket/prefix
 	// or an absolute directory): the rescued data's _file_path is SourceURI
 	// joined with the file's key, as Auto Loader records full paths.
@@ -84,6 +87,9 @@ type Engine struct {
 	SchemaStore objstore.Store
 	// State is the file-state store.
 	State state.Store
+	// MoveDestination is the store rooted at
+	// cloudFiles.cleanSource.moveDestination (cleanSource=MOVE only).
+	MoveDestination objstore.Store
 	// Logger receives progress records; slog.Default() when nil.
 	Logger *slog.Logger
 	// Now is the clock; time.Now when nil.
@@ -270,6 +276,30 @@ func (e *Engine) finish(ctx context.Context, id int64, at time.Time) error {
 	return nil
 }
 
+// recleanLast repeats cleanSource for the last committed batch, which a
+// crash after its commit may have left undone.
+func (e *Engine) recleanLast(ctx context.Context, last int64) error {
+	if e.Config.CleanSource == "" || e.Config.CleanSource == options.CleanOff {
+		return nil
+	}
+	p, ok, err := readPlan(ctx, e.Checkpoint, last)
+	if err != nil || !ok {
+		return err
+	}
+	// One state read per file of that batch, once per engine: a full
+	// Entries scan would cost as much as the whole stream's state.
+	skipped := map[string]bool{}
+	for _, f := range p.Files {
+		en, err := e.State.Get(ctx, e.Config.StreamID, f.Path)
+		if err != nil && !errors.Is(err, state.ErrNotFound) {
+			return err
+		}
+		skipped[f.Path] = err == nil && en.State == state.Skipped
+	}
+	e.cleanSource(ctx, p, skipped)
+	return nil
+}
+
 // Recover completes the finish step of the stream's last committed batch,
 // which a crash between commit and finish can leave undone. It is cheap and
 // idempotent; RunBatch calls it when it finds the state behind the log.
@@ -293,6 +323,9 @@ func (e *Engine) RunBatch(ctx context.Context) (Progress, error) {
 		// The finish step of the last batch may be missing after a crash;
 		// MarkCommitted keeps the first time, so repeating it is harmless.
 		if err := e.finish(ctx, last, e.now()); err != nil {
+			return Progress{}, err
+		}
+		if err := e.recleanLast(ctx, last); err != nil {
 			return Progress{}, err
 		}
 	}
@@ -347,6 +380,7 @@ func (e *Engine) RunBatch(ctx context.Context) (Progress, error) {
 	if err := e.finish(ctx, id, committed); err != nil {
 		return Progress{}, err
 	}
+	e.cleanSource(ctx, p, out.skippedPaths())
 	if err := e.injected(StepFinished, id); err != nil {
 		return Progress{}, err
 	}

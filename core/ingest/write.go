@@ -30,6 +30,15 @@ type output struct {
 	outstanding backlog
 }
 
+// skippedPaths returns the set of skipped input files.
+func (o *output) skippedPaths() map[string]bool {
+	m := make(map[string]bool, len(o.skipped))
+	for _, s := range o.skipped {
+		m[s.Path] = true
+	}
+	return m
+}
+
 type skippedFile struct {
 	Path string
 	Err  error

@@ -163,15 +163,22 @@ func (env Env) Open(ctx context.Context, opts *options.Stream) (*Stream, error) 
 		}
 		s.Registrar.NotBefore = meta.StartedAt
 	}
+	var moveDest objstore.Store
+	if opts.CloudFiles.CleanSource == options.CleanMove {
+		if moveDest, err = env.OpenStore(opts.CloudFiles.MoveDestination); err != nil {
+			return nil, fmt.Errorf("stream %q option cloudFiles.cleanSource.moveDestination: %w", opts.ID, err)
+		}
+	}
 	s.Engine = &ingest.Engine{
-		Config:      cfg,
-		Source:      s.Source,
-		Table:       s.Table,
-		Checkpoint:  cp,
-		SchemaStore: schemaStore,
-		State:       s.State,
-		Logger:      env.logger(),
-		TempDir:     env.TempDir,
+		MoveDestination: moveDest,
+		Config:          cfg,
+		Source:          s.Source,
+		Table:           s.Table,
+		Checkpoint:      cp,
+		SchemaStore:     schemaStore,
+		State:           s.State,
+		Logger:          env.logger(),
+		TempDir:         env.TempDir,
 	}
 	ok = true
 	return s, nil

@@ -112,3 +112,29 @@ func TestOpenStoreRefusesUnknownSchemes(t *testing.T) {
 		}
 	}
 }
+
+func TestCleanSourceMoveLocal(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "in", "day=1", "a.json"), `{"x":1}`+"\n", time.Time{})
+	s, err := Env{}.Open(ctx, parse(t, dir, "s1", map[string]string{
+		"cloudFiles.cleanSource":                 "MOVE",
+		"cloudFiles.cleanSource.moveDestination": filepath.Join(dir, "archive"),
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Discover(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Engine.RunAvailableNow(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "archive", "day=1", "a.json")); err != nil {
+		t.Fatalf("not moved: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "in", "day=1", "a.json")); !os.IsNotExist(err) {
+		t.Fatalf("still in the source: %v", err)
+	}
+}
