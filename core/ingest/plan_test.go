@@ -1,0 +1,79 @@
+package ingest
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	"github.com/tributary-io/tributary/core/objstore/memstore"
+	"github.com/tributary-io/tributary/core/state"
+)
+
+func TestSelectFiles(t *testing.T) {
+	pending := []state.Entry{
+		{File: state.File{Path: "a", Size: 100}},
+		{File: state.File{Path: "b", Size: 300}},
+		{File: state.File{Path: "c", Size: 50}},
+		{File: state.File{Path: "d", Size: 1000}},
+	}
+	tests := []struct {
+		name string
+		lim  Limits
+		want int
+	}{
+		{"no limits", Limits{}, 4},
+		{"files", Limits{MaxFiles: 2}, 2},
+		{"bytes soft: the crossing file is taken", Limits{MaxBytes: 150}, 2},
+		{"bytes exact", Limits{MaxBytes: 400}, 2},
+		{"one file larger than the limit", Limits{MaxBytes: 1}, 1},
+		{"files first", Limits{MaxFiles: 1, MaxBytes: 10000}, 1},
+		{"bytes first", Limits{MaxFiles: 4, MaxBytes: 420}, 3},
+	}
+	for _, tc := range tests {
+		if got := selectFiles(pending, tc.lim); len(got) != tc.want {
+			t.Errorf("%s: %d files, want %d", tc.name, len(got), tc.want)
+		}
+	}
+	if got := selectFiles(nil, Limits{MaxFiles: 3}); len(got) != 0 {
+		t.Errorf("empty pending: %v", got)
+	}
+}
+
+func TestSealPlanKeepsTheFirst(t *testing.T) {
+	ctx := context.Background()
+	cp := memstore.New()
+	first := &Plan{BatchID: 3, Stream: "s", Files: []PlanFile{{Path: "a", Size: 1}}}
+	got, err := sealPlan(ctx, cp, first)
+	if err != nil || got != first {
+		t.Fatalf("seal: %v %v", got, err)
+	}
+	second := &Plan{BatchID: 3, Stream: "s", Files: []PlanFile{{Path: "b", Size: 1}}}
+	got, err = sealPlan(ctx, cp, second)
+	if err != nil || len(got.Files) != 1 || got.Files[0].Path != "a" {
+		t.Fatalf("a second plan for batch 3 must yield the first: %+v %v", got, err)
+	}
+}
+
+// FuzzReadPlan: whatever bytes sit at a plan's key, readPlan returns an
+// error or a plan for that batch, and never panics.
+func FuzzReadPlan(f *testing.F) {
+	f.Add([]byte(`{"batchId":7,"stream":"s","createdAt":"2026-11-29T00:00:00Z","files":[{"path":"a b.json","size":3,"etag":"x"}]}`))
+	f.Add([]byte(`{"batchId":8}`))
+	f.Add([]byte(`{"files":null}`))
+	f.Add([]byte(`[]`))
+	f.Add([]byte{0xff, 0x00})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ctx := context.Background()
+		cp := memstore.New()
+		if err := cp.Put(ctx, planKey(7), bytes.NewReader(data)); err != nil {
+			t.Fatal(err)
+		}
+		p, ok, err := readPlan(ctx, cp, 7)
+		if err != nil {
+			return
+		}
+		if !ok || p == nil || p.BatchID != 7 {
+			t.Fatalf("readPlan accepted %q as %+v (ok %v)", data, p, ok)
+		}
+	})
+}
