@@ -2,7 +2,9 @@ package ingest
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -28,6 +30,10 @@ func (e *Engine) commit(ctx context.Context, p *Plan, out *output) (commitResult
 			proto := delta.ProtocolFor(delta.HasTimestampNTZ(out.schema), md.Configuration)
 			acts = append(acts, delta.Action{Protocol: &proto}, delta.Action{Metadata: md})
 		default:
+			if !slices.Equal(snap.Metadata.PartitionColumns, nonNil(e.Config.PartitionColumns)) {
+				return nil, fmt.Errorf("%w: the table is partitioned by %v, cloudFiles.partitionColumns says %v",
+					ErrFullRefreshNeeded, snap.Metadata.PartitionColumns, e.Config.PartitionColumns)
+			}
 			if !schema.Equal(snap.Schema(), out.schema) {
 				md := snap.Metadata
 				js, err := schema.MarshalDeltaJSON(out.schema)
@@ -76,6 +82,17 @@ func (e *Engine) commit(ctx context.Context, p *Plan, out *output) (commitResult
 	return commitResult{Committed: !res.AlreadyCommitted, Version: res.Version, Attempts: res.Attempts}, nil
 }
 
+// ErrFullRefreshNeeded reports a change the stream cannot resume from
+// (SPEC §8): the table must be rebuilt.
+var ErrFullRefreshNeeded = errors.New("a full refresh is needed")
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
 // maybeCheckpoint writes a checkpoint when version is a multiple of the
 // table's delta.checkpointInterval (default 10), so snapshot loading stays
 // bounded. The batch is already committed: a failure is only logged, the
@@ -115,7 +132,7 @@ func (e *Engine) newMetadata(s *schema.StructType) *delta.Metadata {
 		Name:             e.Config.TableName,
 		Format:           delta.Format{Provider: "parquet", Options: map[string]string{}},
 		SchemaString:     js,
-		PartitionColumns: []string{},
+		PartitionColumns: append([]string{}, e.Config.PartitionColumns...),
 		Configuration:    map[string]string{},
 		CreatedTime:      &created,
 	}

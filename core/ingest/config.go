@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/tributary-io/tributary/core/formats"
 	"github.com/tributary-io/tributary/core/options"
@@ -26,12 +27,13 @@ func ConfigFromOptions(s *options.Stream) (Config, error) {
 	}
 	maxFiles, maxBytes := s.Limits()
 	cfg := Config{
-		StreamID:    s.ID,
-		AppID:       s.Sink.TxnAppID,
-		Format:      f,
-		Limits:      Limits{MaxFiles: maxFiles, MaxBytes: maxBytes},
-		Once:        s.Sink.Trigger.Kind == options.TriggerOnce,
-		CleanSource: s.CloudFiles.CleanSource,
+		StreamID:         s.ID,
+		AppID:            s.Sink.TxnAppID,
+		Format:           f,
+		Limits:           Limits{MaxFiles: maxFiles, MaxBytes: maxBytes},
+		Once:             s.Sink.Trigger.Kind == options.TriggerOnce,
+		CleanSource:      s.CloudFiles.CleanSource,
+		PartitionColumns: s.CloudFiles.PartitionColumns,
 		Schema: SchemaConfig{
 			InferColumnTypes:  s.CloudFiles.InferColumnTypes,
 			Hints:             s.CloudFiles.SchemaHints,
@@ -41,6 +43,19 @@ func ConfigFromOptions(s *options.Stream) (Config, error) {
 			SampleBytes:       s.CloudFiles.SampleSizeNumBytes,
 			EvolutionMode:     s.CloudFiles.SchemaEvolutionMode,
 		},
+	}
+	if s.CloudFiles.SchemaHints != "" && len(cfg.PartitionColumns) > 0 {
+		hints, err := schema.ParseDDL(s.CloudFiles.SchemaHints)
+		if err != nil {
+			return Config{}, fmt.Errorf("stream %q: option cloudFiles.schemaHints: %w", s.ID, err)
+		}
+		for _, h := range hints {
+			for _, c := range cfg.PartitionColumns {
+				if len(h.Path) == 1 && strings.EqualFold(h.Path[0], c) && !schema.EqualType(h.Type, schema.String) {
+					return Config{}, fmt.Errorf("stream %q: option cloudFiles.schemaHints types partition column %s as %s: partition columns are STRING for now", s.ID, c, schema.DDLType(h.Type))
+				}
+			}
+		}
 	}
 	if s.UserSchema != "" {
 		hints, err := schema.ParseDDL(s.UserSchema)

@@ -64,6 +64,9 @@ type Config struct {
 	TableName string
 	// TargetFileRows rolls to a new Parquet file after this many rows (default 1,000,000).
 	TargetFileRows int
+	// PartitionColumns is cloudFiles.partitionColumns: Hive-style key=value
+	// directories of the source become (string) partition columns.
+	PartitionColumns []string
 	// CleanSource is cloudFiles.cleanSource, applied after a batch commits.
 	CleanSource options.CleanSource
 	// SourceURI is the source location as users name it (s3://bucket/prefix

@@ -66,10 +66,11 @@ func (e *Engine) onNewColumns(ctx context.Context, current *schema.StructType, v
 			return err
 		}
 	}
-	next, added := addMissing(current, inf.Schema(), cfg.rescuedColumn())
+	next, added := addMissing(e.dataSchema(current), e.dataSchema(inf.Schema()), cfg.rescuedColumn())
 	if len(added) == 0 {
 		return nil
 	}
+	next = e.withPartitions(next)
 	if _, err := saveSchema(ctx, e.schemaStore(), v+1, next); err != nil {
 		return err
 	}

@@ -142,7 +142,7 @@ func (e *Engine) resolveSchema(ctx context.Context, snap *delta.Snapshot, p *Pla
 func (e *Engine) initialSchema(ctx context.Context, p *Plan) (*schema.StructType, error) {
 	cfg := e.Config.Schema
 	if cfg.User != nil {
-		return withRescued(cfg.User, cfg.rescuedColumn()), nil
+		return e.withPartitions(withRescued(e.dataSchema(cfg.User), cfg.rescuedColumn())), nil
 	}
 	var hints []schema.HintField
 	if cfg.Hints != "" {
@@ -182,7 +182,7 @@ func (e *Engine) initialSchema(ctx context.Context, p *Plan) (*schema.StructType
 			return nil, err
 		}
 	}
-	return withRescued(inf.Schema(), cfg.rescuedColumn()), nil
+	return e.withPartitions(withRescued(e.dataSchema(inf.Schema()), cfg.rescuedColumn())), nil
 }
 
 func (e *Engine) sampleFile(ctx context.Context, inf formats.Inferrer, f PlanFile) error {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/google/uuid"
 
@@ -101,13 +102,13 @@ func (e *Engine) write(ctx context.Context, snap *delta.Snapshot, p *Plan) (*out
 // errCorruptFile and the file's path, after removing what it wrote.
 func (e *Engine) writeOnce(ctx context.Context, sch *schema.StructType, p *Plan, skip map[string]error, evolve bool) (*output, string, error) {
 	out := &output{}
-	fw := &fileWriter{e: e, sch: sch, batch: p.BatchID}
+	fw := &fileWriter{e: e, sch: e.dataSchema(sch), batch: p.BatchID, parts: map[string]*partFile{}}
 	defer fw.abort()
 	for _, f := range p.Files {
 		if _, ok := skip[f.Path]; ok {
 			continue
 		}
-		rows, rescued, err := e.copyFile(ctx, fw, sch, f, evolve)
+		rows, rescued, err := e.copyFile(ctx, fw, e.dataSchema(sch), f, evolve)
 		if nc := (*newColumns)(nil); errors.As(err, &nc) {
 			fw.discardAll(ctx)
 			return nil, "", err
@@ -135,6 +136,10 @@ func (e *Engine) writeOnce(ctx context.Context, sch *schema.StructType, p *Plan,
 
 // copyFile streams one input file into the writer.
 func (e *Engine) copyFile(ctx context.Context, fw *fileWriter, sch *schema.StructType, f PlanFile, evolve bool) (rows, rescued int64, err error) {
+	part, err := e.partitionOf(f.Path)
+	if err != nil {
+		return 0, 0, fmt.Errorf("%w %s: %v", errCorruptFile, f.Path, err)
+	}
 	rc, err := e.Source.Get(ctx, f.Path)
 	if errors.Is(err, objstore.ErrNotFound) {
 		// Deleted since discovery: skipped like a corrupt file, so it
@@ -205,7 +210,7 @@ func (e *Engine) copyFile(ctx context.Context, fw *fileWriter, sch *schema.Struc
 	var werr error
 	for buf := range chunks {
 		if werr == nil {
-			if werr = fw.write(ctx, buf); werr != nil {
+			if werr = fw.write(ctx, part, buf); werr != nil {
 				cancel() // stop the decoder; drain what it sent
 			}
 		}
@@ -229,17 +234,29 @@ func (e *Engine) copyFile(ctx context.Context, fw *fileWriter, sch *schema.Struc
 // chunkRows is how many decoded rows are handed to the encoder at once.
 const chunkRows = 512
 
-// fileWriter rolls Parquet output files into the table directory.
+// maxOpenPartitions bounds the Parquet files a batch writes at once (each
+// buffers a row group): past it, every open file is finished and new ones
+// start, so memory stays bounded however many partitions a batch touches.
+const maxOpenPartitions = 32
+
+// fileWriter rolls Parquet output files into the table directory, one open
+// file per partition directory.
 type fileWriter struct {
 	e       *Engine
-	sch     *schema.StructType
+	sch     *schema.StructType // the data schema (no partition columns)
 	batch   int64
-	tmp     *os.File
-	pw      *parquetio.Writer
-	rows    int
+	parts   map[string]*partFile
 	adds    []delta.Add
-	part    int
+	seq     int
 	written []string // table keys uploaded by this attempt
+}
+
+// partFile is the Parquet file being written for one partition.
+type partFile struct {
+	part partition
+	tmp  *os.File
+	pw   *parquetio.Writer
+	rows int
 }
 
 func (fw *fileWriter) target() int {
@@ -249,21 +266,29 @@ func (fw *fileWriter) target() int {
 	return defaultTargetFileRows
 }
 
-func (fw *fileWriter) write(ctx context.Context, rows [][]any) error {
+func (fw *fileWriter) write(ctx context.Context, part partition, rows [][]any) error {
 	for len(rows) > 0 {
-		if fw.pw == nil {
-			if err := fw.open(); err != nil {
+		pf := fw.parts[part.dir]
+		if pf == nil {
+			if len(fw.parts) >= maxOpenPartitions {
+				if err := fw.closeAll(ctx); err != nil {
+					return err
+				}
+			}
+			var err error
+			if pf, err = fw.open(part); err != nil {
 				return err
 			}
+			fw.parts[part.dir] = pf
 		}
-		n := min(len(rows), fw.target()-fw.rows)
-		if err := fw.pw.Write(rows[:n]); err != nil {
+		n := min(len(rows), fw.target()-pf.rows)
+		if err := pf.pw.Write(rows[:n]); err != nil {
 			return fmt.Errorf("writing Parquet: %w", err)
 		}
-		fw.rows += n
+		pf.rows += n
 		rows = rows[n:]
-		if fw.rows >= fw.target() {
-			if err := fw.close(ctx); err != nil {
+		if pf.rows >= fw.target() {
+			if err := fw.close(ctx, pf); err != nil {
 				return err
 			}
 		}
@@ -271,49 +296,45 @@ func (fw *fileWriter) write(ctx context.Context, rows [][]any) error {
 	return nil
 }
 
-func (fw *fileWriter) open() error {
+func (fw *fileWriter) open(part partition) (*partFile, error) {
 	tmp, err := os.CreateTemp(fw.e.TempDir, "tributary-*.parquet")
 	if err != nil {
-		return fmt.Errorf("creating temporary Parquet file: %w", err)
+		return nil, fmt.Errorf("creating temporary Parquet file: %w", err)
 	}
 	pw, err := parquetio.NewWriter(tmp, fw.sch, parquetio.WriterOptions{})
 	if err != nil {
 		tmp.Close()
 		os.Remove(tmp.Name())
-		return fmt.Errorf("creating Parquet writer: %w", err)
+		return nil, fmt.Errorf("creating Parquet writer: %w", err)
 	}
-	fw.tmp, fw.pw, fw.rows = tmp, pw, 0
-	return nil
+	return &partFile{part: part, tmp: tmp, pw: pw}, nil
 }
 
-// close finishes the current file and uploads it under an attempt-unique name.
-func (fw *fileWriter) close(ctx context.Context) error {
-	if fw.pw == nil {
-		return nil
-	}
-	stats, err := fw.pw.Close()
-	fw.pw = nil
+// close finishes one partition's file and uploads it under an
+// attempt-unique name.
+func (fw *fileWriter) close(ctx context.Context, pf *partFile) error {
+	delete(fw.parts, pf.part.dir)
+	defer func() {
+		pf.tmp.Close()
+		os.Remove(pf.tmp.Name())
+	}()
+	stats, err := pf.pw.Close()
 	if err != nil {
 		return fmt.Errorf("finishing Parquet file: %w", err)
 	}
-	defer func() {
-		fw.tmp.Close()
-		os.Remove(fw.tmp.Name())
-		fw.tmp = nil
-	}()
-	size, err := fw.tmp.Seek(0, io.SeekCurrent)
+	size, err := pf.tmp.Seek(0, io.SeekCurrent)
 	if err != nil {
 		return err
 	}
-	if _, err := fw.tmp.Seek(0, io.SeekStart); err != nil {
+	if _, err := pf.tmp.Seek(0, io.SeekStart); err != nil {
 		return err
 	}
-	name := fmt.Sprintf("part-%05d-%s-c000.snappy.parquet", fw.part, uuid.NewString())
-	fw.part++
-	if err := fw.e.Table.Store().Put(ctx, name, fw.tmp); err != nil {
-		return fmt.Errorf("uploading data file %s: %w", name, err)
+	key := fmt.Sprintf("%spart-%05d-%s-c000.snappy.parquet", pf.part.dir, fw.seq, uuid.NewString())
+	fw.seq++
+	if err := fw.e.Table.Store().Put(ctx, key, pf.tmp); err != nil {
+		return fmt.Errorf("uploading data file %s: %w", key, err)
 	}
-	fw.written = append(fw.written, name)
+	fw.written = append(fw.written, key)
 	// tightBounds is only meaningful with deletion vectors; Spark leaves
 	// it out of plain appends, and so do we.
 	stats.TightBounds = false
@@ -322,8 +343,8 @@ func (fw *fileWriter) close(ctx context.Context) error {
 		return err
 	}
 	fw.adds = append(fw.adds, delta.Add{
-		Path:             name,
-		PartitionValues:  map[string]string{},
+		Path:             delta.EncodePath(key),
+		PartitionValues:  pf.part.values,
 		Size:             size,
 		ModificationTime: fw.e.now().UnixMilli(),
 		DataChange:       true,
@@ -332,19 +353,34 @@ func (fw *fileWriter) close(ctx context.Context) error {
 	return nil
 }
 
+// closeAll finishes every open file, in a stable order.
+func (fw *fileWriter) closeAll(ctx context.Context) error {
+	dirs := make([]string, 0, len(fw.parts))
+	for d := range fw.parts {
+		dirs = append(dirs, d)
+	}
+	slices.Sort(dirs)
+	for _, d := range dirs {
+		if err := fw.close(ctx, fw.parts[d]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (fw *fileWriter) finish(ctx context.Context) ([]delta.Add, error) {
-	if err := fw.close(ctx); err != nil {
+	if err := fw.closeAll(ctx); err != nil {
 		return nil, err
 	}
 	return fw.adds, nil
 }
 
-// abort drops a file still being written (on error paths).
+// abort drops the files still being written (on error paths).
 func (fw *fileWriter) abort() {
-	if fw.tmp != nil {
-		fw.tmp.Close()
-		os.Remove(fw.tmp.Name())
-		fw.tmp, fw.pw = nil, nil
+	for d, pf := range fw.parts {
+		pf.tmp.Close()
+		os.Remove(pf.tmp.Name())
+		delete(fw.parts, d)
 	}
 }
 

@@ -1,0 +1,51 @@
+package ingest
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/tributary-io/tributary/core/options"
+)
+
+func TestConfigFromOptions(t *testing.T) {
+	parse := func(raw map[string]string) (*options.Stream, error) {
+		return options.Parse(raw, options.Locations{StreamID: "s", Source: "/data/in", Table: "/data/t", CheckpointLocation: "/data/cp", SchemaLocation: "/data/cp"})
+	}
+	tests := []struct {
+		name    string
+		raw     map[string]string
+		wantErr string
+		check   func(Config) bool
+	}{
+		{"defaults", map[string]string{"cloudFiles.format": "json"}, "", func(c Config) bool {
+			return c.Limits.MaxFiles == 1000 && c.Schema.EvolutionMode == options.EvolveAddNewColumns && c.Schema.rescuedColumn() == "_rescued_data"
+		}},
+		{"partitions and clean", map[string]string{"cloudFiles.format": "json", "cloudFiles.partitionColumns": "date,city", "cloudFiles.cleanSource": "DELETE"}, "", func(c Config) bool {
+			return strings.Join(c.PartitionColumns, ",") == "date,city" && c.CleanSource == options.CleanDelete
+		}},
+		{"txnAppId", map[string]string{"cloudFiles.format": "json", "txnAppId": "app-1"}, "", func(c Config) bool { return c.AppID == "app-1" }},
+		{"once", map[string]string{"cloudFiles.format": "json", "trigger": "once"}, "", func(c Config) bool { return c.Once }},
+		{"unsupported format", map[string]string{"cloudFiles.format": "csv"}, "cloudFiles.format", nil},
+		{"type widening", map[string]string{"cloudFiles.format": "json", "cloudFiles.schemaEvolutionMode": "addNewColumnsWithTypeWidening"}, "addNewColumnsWithTypeWidening", nil},
+		{"complete", map[string]string{"cloudFiles.format": "json", "outputMode": "complete"}, "outputMode=complete", nil},
+		{"typed partition hint", map[string]string{"cloudFiles.format": "json", "cloudFiles.partitionColumns": "date", "cloudFiles.schemaHints": "date DATE"}, "partition column date", nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := parse(tc.raw)
+			if err != nil {
+				t.Fatalf("options: %v", err)
+			}
+			cfg, err := ConfigFromOptions(s)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err %v, want one naming %s", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil || !tc.check(cfg) {
+				t.Fatalf("config %+v, err %v", cfg, err)
+			}
+		})
+	}
+}

@@ -1,0 +1,113 @@
+package ingest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/tributary-io/tributary/core/delta"
+	"github.com/tributary-io/tributary/core/parquetio"
+	"github.com/tributary-io/tributary/core/state"
+)
+
+func TestEscapePartitionPath(t *testing.T) {
+	for in, want := range map[string]string{
+		"2026-11-28": "2026-11-28",
+		"São Paulo":  "São Paulo",
+		"a/b":        "a%2Fb",
+		"x=y":        "x%3Dy",
+		"50%":        "50%25",
+		"t:1":        "t%3A1",
+	} {
+		if got := escapePartitionPath(in); got != want {
+			t.Errorf("escape(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestPartitionColumns(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld()
+	w.engineHook = func(e *Engine) { e.Config.PartitionColumns = []string{"date", "city"} }
+	files := map[string]string{
+		"in/date=2026-11-28/city=Lisbon/a.json":         `{"id": 0}` + "\n" + `{"id": 1}` + "\n",
+		"in/date=2026-11-28/city=S%C3%A3o Paulo/b.json": `{"id": 2}` + "\n",
+		"in/date=2026-11-29/city=a%2Fb/c.json":          `{"id": 3, "date": "ignored"}` + "\n",
+		"in/date=2026-11-29/no-city.json":               `{"id": 99}` + "\n",
+	}
+	for k, v := range files {
+		if err := w.src.Put(ctx, k, strings.NewReader(v)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.discover(t)
+	sum, err := w.engine(t, Limits{MaxFiles: 1000}).RunAvailableNow(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Rows() != 4 || sum.Batches[0].NumSkippedFiles != 1 {
+		t.Fatalf("rows %d, batches %+v", sum.Rows(), sum.Batches)
+	}
+	en, err := w.st.Get(ctx, "stream-1", "in/date=2026-11-29/no-city.json")
+	if err != nil || en.State != state.Skipped || !strings.Contains(en.Error, "city") {
+		t.Fatalf("file without a city directory: %+v %v", en, err)
+	}
+	snap, err := delta.NewTable(w.table).Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(snap.Metadata.PartitionColumns, ","); got != "date,city" {
+		t.Fatalf("partitionColumns %q", got)
+	}
+	sch := snap.Schema()
+	if n := len(sch.Fields); sch.Fields[n-2].Name != "date" || sch.Fields[n-1].Name != "city" {
+		t.Fatalf("schema %s: partition columns must come last", sch)
+	}
+	want := map[int64]string{0: "2026-11-28|Lisbon", 1: "2026-11-28|Lisbon", 2: "2026-11-28|São Paulo", 3: "2026-11-29|a/b"}
+	seen := 0
+	for add := range snap.Files() {
+		key, err := delta.ObjectKey(add.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := "date=" + escapePartitionPath(add.PartitionValues["date"]) + "/city=" + escapePartitionPath(add.PartitionValues["city"]) + "/"
+		if !strings.HasPrefix(key, dir) {
+			t.Fatalf("file %s not under %s", key, dir)
+		}
+		rc, err := w.table.Get(ctx, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, _ := io.ReadAll(rc)
+		rc.Close()
+		fs, rows, err := parquetio.ReadFile(bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fs.FieldIndex("date") >= 0 || fs.FieldIndex("city") >= 0 {
+			t.Fatalf("partition columns stored in the Parquet file: %s", fs)
+		}
+		for _, r := range rows {
+			id := r[fs.FieldIndex("id")].(int64)
+			if got := add.PartitionValues["date"] + "|" + add.PartitionValues["city"]; want[id] != got {
+				t.Fatalf("id %d in partition %q, want %q", id, got, want[id])
+			}
+			seen++
+		}
+	}
+	if seen != 4 {
+		t.Fatalf("read %d rows", seen)
+	}
+	// Changing the partitioning of an existing table needs a full refresh.
+	w.engineHook = func(e *Engine) { e.Config.PartitionColumns = []string{"date"} }
+	if err := w.src.Put(ctx, "in/date=2026-11-30/city=X/d.json", strings.NewReader(`{"id": 4}`+"\n")); err != nil {
+		t.Fatal(err)
+	}
+	w.discover(t)
+	if _, err := w.engine(t, Limits{MaxFiles: 1000}).RunAvailableNow(ctx, nil); !errors.Is(err, ErrFullRefreshNeeded) {
+		t.Fatalf("want ErrFullRefreshNeeded, got %v", err)
+	}
+}
