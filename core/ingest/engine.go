@@ -303,17 +303,6 @@ func (e *Engine) recleanLast(ctx context.Context, last int64) error {
 	return nil
 }
 
-// Recover completes the finish step of the stream's last committed batch,
-// which a crash between commit and finish can leave undone. It is cheap and
-// idempotent; RunBatch calls it when it finds the state behind the log.
-func (e *Engine) Recover(ctx context.Context) error {
-	_, last, err := e.lastCommitted(ctx)
-	if err != nil || last < 0 {
-		return err
-	}
-	return e.finish(ctx, last, e.now())
-}
-
 // RunBatch runs one batch through plan → write → commit → finish and returns
 // its progress record. It returns ErrNoWork when nothing is outstanding.
 func (e *Engine) RunBatch(ctx context.Context) (Progress, error) {
