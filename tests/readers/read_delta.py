@@ -13,10 +13,13 @@ lists the tables to read:
 For every table OUT_JSON gets: the version, the schema (column name and Delta
 type string), every row (decimals as strings), the history (version,
 operation, operationParameters), the streaming txn versions of the appIds
-seen in the history, and for each probe the key values of the rows that the
+seen in the history, the partition columns (from the metadata; not by
+DuckDB), and for each probe the key values of the rows that the
 engine returns for `column = value` (exercising its file skipping on the
-table's stats). DuckDB reports no version, history or txn. deltalake also reports every data file with its add-action
-stats and the key values read from the file itself with pyarrow.parquet.
+table's stats and, on partition columns, its partition pruning). DuckDB
+reports no version, history or txn. deltalake also reports every data file
+with its add-action path (URI-decoded: add.path is a URI), partition values
+and stats, and the key values read from the file itself with pyarrow.parquet.
 
 All tables are read in one process, so Spark starts once.
 """
@@ -27,6 +30,7 @@ import json
 import math
 import os
 import sys
+import urllib.parse
 
 
 def delta_type(t):
@@ -105,11 +109,12 @@ def read_deltalake(spec):
         adds = pa.table(dt.get_add_actions(flatten=True)).to_pylist()
         files = []
         for a in adds:
-            full = os.path.join(t["path"], a["path"])
-            keys = pq.read_table(full, columns=[t["key"]]).column(0).to_pylist()
+            rel = urllib.parse.unquote(a["path"])
+            keys = pq.read_table(os.path.join(t["path"], rel), columns=[t["key"]]).column(0).to_pylist()
             stats = {k: plain(v) for k, v in a.items()
                      if k == "num_records" or k.startswith(("min.", "max.", "null_count."))}
-            files.append({"path": a["path"], "keys": plain(keys), "stats": stats})
+            parts = {k[len("partition."):]: plain(v) for k, v in a.items() if k.startswith("partition.")}
+            files.append({"path": rel, "keys": plain(keys), "partitionValues": parts, "stats": stats})
         probes = []
         for p in t.get("probes", []):
             qb = QueryBuilder().register("t", dt)
@@ -124,6 +129,7 @@ def read_deltalake(spec):
             "protocol": {"minReaderVersion": proto.min_reader_version,
                          "minWriterVersion": proto.min_writer_version},
             "schema": schema_columns(json.loads(dt.schema().to_json())),
+            "partitionColumns": list(dt.metadata().partition_columns),
             "rows": plain(rows),
             "history": history,
             "txn": {a: dt.transaction_version(a) for a in app_ids(history)},
@@ -265,6 +271,7 @@ def read_spark(spec):
                              "minWriterVersion": detail["minWriterVersion"]},
                 "numFiles": detail["numFiles"],
                 "schema": schema_columns(json.loads(df.schema.json())),
+                "partitionColumns": list(detail["partitionColumns"]),
                 "rows": plain(rows),
                 "history": history,
                 "txn": txns,

@@ -1,10 +1,13 @@
 // Package readers proves that Delta tables written by Tributary are read
-// correctly by independent engines: delta-rs (Python deltalake) and Apache
-// Spark with delta-spark. The test builds the real CLI, ingests generated
+// correctly by independent engines: delta-rs (Python deltalake), DuckDB's
+// delta extension (delta-kernel-rs) and Apache Spark with delta-spark. The
+// test builds the real CLI, ingests generated
 // NDJSON (every type the JSON path writes, rescued values, several runs and
-// batches) with inferColumnTypes true and false, then compares what each
-// engine reads — rows, schema, history, streaming txn, per-file stats and
-// stats-based file skipping — with rows computed from the input.
+// batches) with inferColumnTypes true and false, and into a table
+// partitioned by Hive-style source directories (cloudFiles.partitionColumns),
+// then compares what each engine reads — rows, schema, partition columns and
+// file layout, history, streaming txn, per-file stats, and stats-based file
+// skipping and partition pruning — with rows computed from the input.
 package readers
 
 import (
@@ -14,7 +17,9 @@ import (
 	"math/big"
 	"os"
 	"os/exec"
+	pathpkg "path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -133,8 +138,80 @@ type scenario struct {
 	typed                      bool
 	records, perFile, firstRun int
 	schema                     []dfield
-	probes                     []string // top-level columns probed by equality on every row
-	checkpoint                 string   // a checkpoint file the log must hold, if any
+	probes                     []string    // top-level columns probed by equality on every row
+	extraProbes                []probeSpec // further probes (matching no row, or any)
+	checkpoint                 string      // a checkpoint file the log must hold, if any
+
+	// partitionBy is cloudFiles.partitionColumns: the last columns of
+	// schema, read from the source directories, not from the records.
+	partitionBy []string
+	// dirs holds the partitioned source directories: file f is written
+	// into dirs[(f-1) % len(dirs)].
+	dirs []partDir
+	// unpartitioned is a source directory lacking a partition: one more
+	// file, written with the later files, goes there and must be skipped.
+	unpartitioned string
+	// edit, if set, changes generated record i.
+	edit func(i int, r obj) obj
+}
+
+// partDir is a Hive-style source directory of a partitioned scenario.
+type partDir struct {
+	src    string   // the source directory as written, %-escaped like Hive
+	values []string // the partition values it stands for, by partitionBy column
+	table  string   // the table directory its data files must sit in
+}
+
+// dataSchema is the schema without the partition columns: what the records
+// are matched against.
+func (sc scenario) dataSchema() []dfield {
+	var fs []dfield
+	for _, f := range sc.schema {
+		if !slices.Contains(sc.partitionBy, f.name) {
+			fs = append(fs, f)
+		}
+	}
+	return fs
+}
+
+// skippedRecord is the id of the record in a scenario's unpartitioned file.
+const skippedRecord = 1000
+
+// partitionedScenario writes the typed records into Hive-style date=/city=
+// directories: values that are %-escaped in the source (unicode, '/', '=',
+// ':' and '%'), raw unicode, three dates, two files in one partition, a file
+// without a city directory, and records carrying JSON fields named like the
+// partition columns (the path's value wins; the JSON value is rescued).
+func partitionedScenario() scenario {
+	schema := append(typedSchema(), field("date", prim("string")), field("city", prim("string")))
+	return scenario{name: "partitioned", typed: true, records: 12, perFile: 2, firstRun: 3, schema: schema,
+		probes: []string{"date", "city", "id", rescuedColumn},
+		extraProbes: []probeSpec{
+			{Column: "city", Value: "a%2Fb"},          // the escaped directory text is not the value
+			{Column: "city", Value: "S%C3%A3o Paulo"}, // nor is the source's escaping
+			{Column: "city", Value: "São"},            // equality, not a prefix match
+			{Column: "date", Value: "1999-12-31"},     // the rescued JSON date
+			{Column: "date", Value: "2024-01-02"},
+		},
+		partitionBy: []string{"date", "city"},
+		dirs: []partDir{
+			{src: "date=2024-01-01/city=Oslo", values: []string{"2024-01-01", "Oslo"}, table: "date=2024-01-01/city=Oslo"},
+			{src: "date=2024-01-01/city=S%C3%A3o Paulo", values: []string{"2024-01-01", "São Paulo"}, table: "date=2024-01-01/city=São Paulo"},
+			{src: "date=2024-01-02/city=a%2Fb", values: []string{"2024-01-02", "a/b"}, table: "date=2024-01-02/city=a%2Fb"},
+			{src: "date=2024-01-02/city=Zürich", values: []string{"2024-01-02", "Zürich"}, table: "date=2024-01-02/city=Zürich"},
+			{src: "date=2024-01-03/city=x%3Dy:z%25", values: []string{"2024-01-03", "x=y:z%"}, table: "date=2024-01-03/city=x%3Dy%3Az%25"},
+		},
+		unpartitioned: "date=2024-01-02",
+		edit: func(i int, r obj) obj {
+			switch i {
+			case 4: // seen by schema inference: still not a data column
+				r = append(r, kv{"date", "1999-12-31"})
+			case 11:
+				r = append(r, kv{"city", num("7")})
+			}
+			return r
+		},
+	}
 }
 
 func scenarios() []scenario {
@@ -147,15 +224,18 @@ func scenarios() []scenario {
 		// the engines then load the snapshot from.
 		{name: "checkpointed", typed: true, records: 12, perFile: 1, firstRun: 6, schema: typedSchema(),
 			probes: []string{"id", "name"}, checkpoint: "00000000000000000010.checkpoint.parquet"},
+		partitionedScenario(),
 	}
 }
 
 // table is a written table and its expected content.
 type table struct {
-	sc      scenario
-	path    string
-	batches int
-	rows    map[string]map[string]any // by key text
+	sc        scenario
+	path      string
+	batches   int                       // commits: one per input file
+	dataFiles int                       // one per input file that is not skipped
+	rows      map[string]map[string]any // by key text
+	tableDirs map[string]string         // the table directory of each row's data file ("" at the root)
 }
 
 func repoRoot(t *testing.T) string {
@@ -195,37 +275,70 @@ func writeTable(t *testing.T, bin string, sc scenario) *table {
 		t.Fatal(err)
 	}
 	files := (sc.records + sc.perFile - 1) / sc.perFile
-	tb := &table{sc: sc, path: tbl, batches: files, rows: map[string]map[string]any{}}
-	writeFile := func(f int) {
-		var b strings.Builder
-		for i := (f-1)*sc.perFile + 1; i <= min(f*sc.perFile, sc.records); i++ {
-			rec := record(i)
-			b.WriteString(text(rec) + "\n")
-			// Auto Loader records the file's full path in _file_path.
-			row := expectRow(rec, sc.schema, filepath.Join(absSrc, fileName(f)))
-			tb.rows[keyText(row["id"])] = row
+	tb := &table{sc: sc, path: tbl, batches: files, dataFiles: files,
+		rows: map[string]map[string]any{}, tableDirs: map[string]string{}}
+	write := func(rel, data string) {
+		full := filepath.Join(src, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(src, fileName(f)), []byte(b.String()), 0o644); err != nil {
+		if err := os.WriteFile(full, []byte(data), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
+	writeFile := func(f int) {
+		rel, part := fileName(f), partDir{}
+		if len(sc.dirs) > 0 {
+			part = sc.dirs[(f-1)%len(sc.dirs)]
+			rel = part.src + "/" + rel
+		}
+		var b strings.Builder
+		for i := (f-1)*sc.perFile + 1; i <= min(f*sc.perFile, sc.records); i++ {
+			rec := record(i)
+			if sc.edit != nil {
+				rec = sc.edit(i, rec)
+			}
+			b.WriteString(text(rec) + "\n")
+			// Auto Loader records the file's full path in _file_path.
+			row := expectRow(rec, sc.dataSchema(), filepath.Join(absSrc, filepath.FromSlash(rel)))
+			for j, c := range sc.partitionBy {
+				row[c] = part.values[j]
+			}
+			k := keyText(row["id"])
+			tb.rows[k], tb.tableDirs[k] = row, part.table
+		}
+		write(rel, b.String())
+	}
+	var options []string
+	if len(sc.partitionBy) > 0 {
+		options = append(options, "--option", "cloudFiles.partitionColumns="+strings.Join(sc.partitionBy, ","))
+	}
 	run := func() {
-		cmd := exec.Command(bin, "run", "--quiet", "--source", src, "--table", tbl, "--checkpoint", ckpt,
+		args := append([]string{"run", "--quiet", "--source", src, "--table", tbl, "--checkpoint", ckpt,
 			"--option", "cloudFiles.format=json",
-			"--option", "cloudFiles.inferColumnTypes="+strconv.FormatBool(sc.typed),
+			"--option", "cloudFiles.inferColumnTypes=" + strconv.FormatBool(sc.typed),
 			"--option", "cloudFiles.schemaEvolutionMode=rescue",
-			"--option", "cloudFiles.maxFilesPerTrigger=1")
+			"--option", "cloudFiles.maxFilesPerTrigger=1"}, options...)
+		cmd := exec.Command(bin, args...)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("%s: tributary run: %v\n%s", sc.name, err, out)
 		}
 	}
+	skipped := ""
 	for f := 1; f <= files; f++ {
 		writeFile(f)
 		if f == sc.firstRun {
 			run()
+			if sc.unpartitioned != "" {
+				// Its record would be a row like any other: it must not be one.
+				skipped = sc.unpartitioned + "/skipped.json"
+				write(skipped, text(record(skippedRecord))+"\n")
+				tb.batches++
+			}
 		}
 	}
 	run()
+	checkSkipped(t, bin, sc.name, ckpt, skipped)
 	if sc.checkpoint != "" {
 		for _, name := range []string{sc.checkpoint, "_last_checkpoint"} {
 			if _, err := os.Stat(filepath.Join(tbl, "_delta_log", name)); err != nil {
@@ -234,6 +347,30 @@ func writeTable(t *testing.T, bin string, sc scenario) *table {
 		}
 	}
 	return tb
+}
+
+// checkSkipped checks that `tributary state` lists exactly the file
+// (relative to the source; "" for none) as SKIPPED.
+func checkSkipped(t *testing.T, bin, name, ckpt, want string) {
+	t.Helper()
+	out, err := exec.Command(bin, "state", ckpt, "--state", "SKIPPED", "--format", "json").Output()
+	if err != nil {
+		t.Fatalf("%s: tributary state: %v", name, err)
+	}
+	var rows []struct {
+		Path  string `json:"path"`
+		Error string `json:"error"`
+	}
+	if err := json.Unmarshal(out, &rows); err != nil {
+		t.Fatalf("%s: tributary state --format json: %v\n%s", name, err, out)
+	}
+	var got []string
+	for _, r := range rows {
+		got = append(got, r.Path)
+	}
+	if want == "" && len(got) != 0 || want != "" && (len(got) != 1 || got[0] != want) {
+		t.Fatalf("%s: tributary state lists SKIPPED files %q, want [%s]", name, got, want)
+	}
 }
 
 // keyText is a row key as text, whichever type the id column has.
@@ -283,12 +420,14 @@ type readSpec struct {
 	Ivy    string      `json:"ivy"`
 }
 
-// fileOut is one data file as deltalake reports it: its add-action stats
-// and the keys of the rows that pyarrow reads from the file.
+// fileOut is one data file as deltalake reports it: its add-action path
+// (URI-decoded, relative to the table), partition values and stats, and the
+// keys of the rows that pyarrow reads from the file.
 type fileOut struct {
-	Path  string         `json:"path"`
-	Keys  []any          `json:"keys"`
-	Stats map[string]any `json:"stats"`
+	Path            string         `json:"path"`
+	Keys            []any          `json:"keys"`
+	PartitionValues map[string]any `json:"partitionValues"`
+	Stats           map[string]any `json:"stats"`
 }
 
 // engineOut is read_delta.py's output.
@@ -302,11 +441,12 @@ type engineOut struct {
 			Name string `json:"name"`
 			Type string `json:"type"`
 		} `json:"schema"`
-		Rows    []map[string]any `json:"rows"`
-		History []historyOut     `json:"history"`
-		Txn     map[string]int64 `json:"txn"`
-		Files   []fileOut        `json:"files"`
-		Probes  []struct {
+		PartitionColumns []string         `json:"partitionColumns"`
+		Rows             []map[string]any `json:"rows"`
+		History          []historyOut     `json:"history"`
+		Txn              map[string]int64 `json:"txn"`
+		Files            []fileOut        `json:"files"`
+		Probes           []struct {
 			Column string `json:"column"`
 			Value  any    `json:"value"`
 			Keys   []any  `json:"keys"`
@@ -493,15 +633,15 @@ func sortedKeys(a, b map[string]any) []string {
 // engineSpec is one reader engine: the env script that prepares its Python,
 // and what it reports beyond rows, schema and probes.
 type engineSpec struct {
-	name, script   string
-	history, files bool
+	name, script                 string
+	history, files, partitionCol bool
 }
 
 func engines() []engineSpec {
 	return []engineSpec{
-		{name: "deltalake", script: "pyenv.sh", history: true, files: true},
+		{name: "deltalake", script: "pyenv.sh", history: true, files: true, partitionCol: true},
 		{name: "duckdb", script: "pyenv.sh"},
-		{name: "spark", script: "spark-env.sh", history: true, files: true},
+		{name: "spark", script: "spark-env.sh", history: true, files: true, partitionCol: true},
 	}
 }
 
@@ -516,13 +656,16 @@ func TestEnginesReadTributaryTables(t *testing.T) {
 		tb := writeTable(t, bin, sc)
 		tables = append(tables, tb)
 		ts := tableSpec{Path: tb.path, Key: "id"}
+		probed := map[string]bool{} // each column = value once
 		for _, k := range sortedRowKeys(tb.rows) {
 			for _, c := range sc.probes {
-				if v, ok := probeValue(sc, tb.rows[k], c); ok {
+				if v, ok := probeValue(sc, tb.rows[k], c); ok && !probed[c+"="+show(normalize(v))] {
+					probed[c+"="+show(normalize(v))] = true
 					ts.Probes = append(ts.Probes, probeSpec{Column: c, Value: v})
 				}
 			}
 		}
+		ts.Probes = append(ts.Probes, sc.extraProbes...)
 		spec.Tables = append(spec.Tables, ts)
 	}
 
@@ -562,6 +705,7 @@ func sortedRowKeys(m map[string]map[string]any) []string {
 
 func checkTable(t *testing.T, e engineSpec, engine string, tb *table, idx int, out *engineOut) {
 	got := out.Tables[idx]
+	engine = fmt.Sprintf("%s, table %s", engine, tb.sc.name) // every message names both
 	if got.Path != tb.path {
 		t.Fatalf("%s: table %d is %s, want %s", engine, idx, got.Path, tb.path)
 	}
@@ -575,7 +719,10 @@ func checkTable(t *testing.T, e engineSpec, engine string, tb *table, idx int, o
 		wantCols = append(wantCols, f.name+" "+f.t.String())
 	}
 	if strings.Join(gotCols, ", ") != strings.Join(wantCols, ", ") {
-		t.Errorf("%s schema:\n got  %s\n want %s", engine, strings.Join(gotCols, ", "), strings.Join(wantCols, ", "))
+		t.Errorf("%s: schema:\n got  %s\n want %s", engine, strings.Join(gotCols, ", "), strings.Join(wantCols, ", "))
+	}
+	if e.partitionCol && !slices.Equal(got.PartitionColumns, tb.sc.partitionBy) {
+		t.Errorf("%s: partitionColumns %q, want %q", engine, got.PartitionColumns, tb.sc.partitionBy)
 	}
 
 	// Rows, by id.
@@ -626,8 +773,8 @@ func checkTable(t *testing.T, e engineSpec, engine string, tb *table, idx int, o
 	if e.files && got.NumFiles == nil && got.Files == nil {
 		t.Errorf("%s reported no data files", engine)
 	}
-	if got.NumFiles != nil && *got.NumFiles != tb.batches {
-		t.Errorf("%s: %d data files, want %d (one per batch)", engine, *got.NumFiles, tb.batches)
+	if got.NumFiles != nil && *got.NumFiles != tb.dataFiles {
+		t.Errorf("%s: %d data files, want %d (one per input file ingested)", engine, *got.NumFiles, tb.dataFiles)
 	}
 	if got.Files != nil {
 		checkStats(t, engine, tb, got.Files)
@@ -705,8 +852,8 @@ func checkHistory(t *testing.T, engine string, tb *table, version *int64, histor
 // checkStats compares every file's add-action stats with the rows the file
 // holds (read from the Parquet file itself).
 func checkStats(t *testing.T, engine string, tb *table, files []fileOut) {
-	if len(files) != tb.batches {
-		t.Errorf("%s: %d data files, want %d (one per batch)", engine, len(files), tb.batches)
+	if len(files) != tb.dataFiles {
+		t.Errorf("%s: %d data files, want %d (one per input file ingested)", engine, len(files), tb.dataFiles)
 	}
 	schema := structOf(tb.sc.schema...)
 	seen := map[string]bool{}
@@ -719,6 +866,7 @@ func checkStats(t *testing.T, engine string, tb *table, files []fileOut) {
 			}
 			seen[key] = true
 			rows = append(rows, tb.rows[key])
+			checkFilePartition(t, engine, tb, f, key)
 		}
 		for _, name := range sortedKeys(f.Stats, nil) {
 			stat := normalize(f.Stats[name])
@@ -776,6 +924,23 @@ func checkStats(t *testing.T, engine string, tb *table, files []fileOut) {
 		if !seen[k] {
 			t.Errorf("%s: row id=%s is in no data file", engine, k)
 		}
+	}
+}
+
+// checkFilePartition checks that the data file holding row key sits in the
+// row's table directory with the row's partition values.
+func checkFilePartition(t *testing.T, engine string, tb *table, f fileOut, key string) {
+	t.Helper()
+	dir, _ := pathpkg.Split(f.Path)
+	if want := tb.tableDirs[key]; strings.TrimSuffix(dir, "/") != want {
+		t.Errorf("%s: row id=%s: data file %s is in directory %q, want %q", engine, key, f.Path, dir, want)
+	}
+	want := map[string]any{}
+	for _, c := range tb.sc.partitionBy {
+		want[c] = tb.rows[key][c]
+	}
+	for _, d := range diff("partitionValues", want, normalize(f.PartitionValues)) {
+		t.Errorf("%s: row id=%s: data file %s %s", engine, key, f.Path, d)
 	}
 }
 
