@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/tributary-io/tributary/core/delta"
+	"github.com/tributary-io/tributary/core/objstore/memstore"
 	"github.com/tributary-io/tributary/core/parquetio"
 	"github.com/tributary-io/tributary/core/state"
 )
@@ -109,5 +110,30 @@ func TestPartitionColumns(t *testing.T) {
 	w.discover(t)
 	if _, err := w.engine(t, Limits{MaxFiles: 1000}).RunAvailableNow(ctx, nil); !errors.Is(err, ErrFullRefreshNeeded) {
 		t.Fatalf("want ErrFullRefreshNeeded, got %v", err)
+	}
+}
+
+// TestLostSchemaHistoryCannotDropColumns: a checkpoint whose schema history
+// is gone infers again; if that schema would drop a table column, the
+// commit is refused with a full-refresh error instead of rewriting it.
+func TestLostSchemaHistoryCannotDropColumns(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld()
+	if err := w.src.Put(ctx, "in/a.json", strings.NewReader(`{"id": 1, "old": "x"}`+"\n")); err != nil {
+		t.Fatal(err)
+	}
+	w.discover(t)
+	if _, err := w.engine(t, Limits{MaxFiles: 1000}).RunAvailableNow(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	// A new checkpoint (schema history lost) and files without "old".
+	w.cp = memstore.New()
+	if err := w.src.Put(ctx, "in/b.json", strings.NewReader(`{"id": 2}`+"\n")); err != nil {
+		t.Fatal(err)
+	}
+	w.discover(t)
+	_, err := w.engine(t, Limits{MaxFiles: 1000}).RunAvailableNow(ctx, nil)
+	if !errors.Is(err, ErrFullRefreshNeeded) || !strings.Contains(err.Error(), "old") {
+		t.Fatalf("want a full-refresh error naming the dropped column, got %v", err)
 	}
 }
