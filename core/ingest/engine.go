@@ -105,6 +105,8 @@ type Engine struct {
 	// snap caches the table snapshot between batches; it is advanced
 	// incrementally rather than reloaded from the log.
 	snap *delta.Snapshot
+	// sourceChecked is set once the checkpoint's source record matched.
+	sourceChecked bool
 	// finished is the last batch this engine recorded as committed (+1, so
 	// the zero value means none).
 	finished int64
@@ -307,6 +309,9 @@ func (e *Engine) recleanLast(ctx context.Context, last int64) error {
 // its progress record. It returns ErrNoWork when nothing is outstanding.
 func (e *Engine) RunBatch(ctx context.Context) (Progress, error) {
 	start := e.now()
+	if err := e.checkSource(ctx); err != nil {
+		return Progress{}, err
+	}
 	snap, last, err := e.lastCommitted(ctx)
 	if err != nil {
 		return Progress{}, err

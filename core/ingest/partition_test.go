@@ -137,3 +137,22 @@ func TestLostSchemaHistoryCannotDropColumns(t *testing.T) {
 		t.Fatalf("want a full-refresh error naming the dropped column, got %v", err)
 	}
 }
+
+func TestChangedSourceNeedsFullRefresh(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld()
+	w.engineHook = func(e *Engine) { e.Config.SourceURI = "s3://landing/raw" }
+	w.addFile(t, 2)
+	w.discover(t)
+	if _, err := w.engine(t, Limits{MaxFiles: 1000}).RunAvailableNow(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	w.engineHook = func(e *Engine) { e.Config.SourceURI = "s3://landing/other" }
+	if _, err := w.engine(t, Limits{MaxFiles: 1000}).RunAvailableNow(ctx, nil); !errors.Is(err, ErrFullRefreshNeeded) || !strings.Contains(err.Error(), "s3://landing/raw") {
+		t.Fatalf("want a full-refresh error naming the old source, got %v", err)
+	}
+	w.engineHook = func(e *Engine) { e.Config.SourceURI = "s3://landing/raw" }
+	if _, err := w.engine(t, Limits{MaxFiles: 1000}).RunAvailableNow(ctx, nil); err != nil {
+		t.Fatalf("same source again: %v", err)
+	}
+}
