@@ -186,19 +186,13 @@ func (e *Engine) initialSchema(ctx context.Context, p *Plan) (*schema.StructType
 }
 
 func (e *Engine) sampleFile(ctx context.Context, inf formats.Inferrer, f PlanFile) error {
-	rc, err := e.Source.Get(ctx, f.Path)
-	if errors.Is(err, objstore.ErrNotFound) {
-		e.log().Warn("schema inference skipped a file deleted since discovery", "file", f.Path)
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("opening source file %s for schema inference: %w", f.Path, err)
-	}
-	defer rc.Close()
-	r, err := formats.Decompress(f.Path, rc)
-	if err != nil {
+	r, err := e.openSource(ctx, f.Path)
+	if errors.Is(err, errCorruptFile) {
 		e.log().Warn("schema inference skipped an unreadable file", "file", f.Path, "error", err.Error())
 		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("schema inference: %w", err)
 	}
 	defer r.Close()
 	if err := inf.Add(ctx, f.Path, r); err != nil && !errors.Is(err, formats.ErrSampleFull) {

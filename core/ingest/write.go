@@ -134,25 +134,45 @@ func (e *Engine) writeOnce(ctx context.Context, sch *schema.StructType, p *Plan,
 	return out, "", nil
 }
 
+// openSource opens a source file, decompressed. A file deleted since its
+// discovery, or whose compression cannot be opened, gives an error wrapping
+// errCorruptFile (the content's fault: the file is skipped, never blocking
+// its batch); other errors are I/O errors worth retrying.
+func (e *Engine) openSource(ctx context.Context, path string) (io.ReadCloser, error) {
+	rc, err := e.Source.Get(ctx, path)
+	if errors.Is(err, objstore.ErrNotFound) {
+		return nil, fmt.Errorf("%w %s: deleted since it was discovered", errCorruptFile, path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("opening source file %s: %w", path, err)
+	}
+	r, err := formats.Decompress(path, rc)
+	if err != nil {
+		rc.Close()
+		return nil, fmt.Errorf("%w %s: %v", errCorruptFile, path, err)
+	}
+	return &sourceReader{ReadCloser: r, body: rc}, nil
+}
+
+// sourceReader closes the decompressor and the object body under it.
+type sourceReader struct {
+	io.ReadCloser
+	body io.Closer
+}
+
+func (s *sourceReader) Close() error {
+	return errors.Join(s.ReadCloser.Close(), s.body.Close())
+}
+
 // copyFile streams one input file into the writer.
 func (e *Engine) copyFile(ctx context.Context, fw *fileWriter, sch *schema.StructType, f PlanFile, evolve bool) (rows, rescued int64, err error) {
 	part, err := e.partitionOf(f.Path)
 	if err != nil {
 		return 0, 0, fmt.Errorf("%w %s: %v", errCorruptFile, f.Path, err)
 	}
-	rc, err := e.Source.Get(ctx, f.Path)
-	if errors.Is(err, objstore.ErrNotFound) {
-		// Deleted since discovery: skipped like a corrupt file, so it
-		// cannot block the batch (and a replay skips it again).
-		return 0, 0, fmt.Errorf("%w %s: deleted since it was discovered", errCorruptFile, f.Path)
-	}
+	r, err := e.openSource(ctx, f.Path)
 	if err != nil {
-		return 0, 0, fmt.Errorf("opening source file %s: %w", f.Path, err)
-	}
-	defer rc.Close()
-	r, err := formats.Decompress(f.Path, rc)
-	if err != nil {
-		return 0, 0, fmt.Errorf("%w %s: %v", errCorruptFile, f.Path, err)
+		return 0, 0, err
 	}
 	defer r.Close()
 	rr, err := e.Config.Format.Open(ctx, r, sch, e.readOptions(f.Path))
