@@ -5,8 +5,10 @@ import (
 	"strings"
 )
 
+// String returns "decimal(p,s)".
 func (d DecimalType) String() string { return fmt.Sprintf("decimal(%d,%d)", d.Precision, d.Scale) }
 
+// String returns "struct<name:type,...>".
 func (s *StructType) String() string {
 	var b strings.Builder
 	b.WriteString("struct<")
@@ -22,8 +24,10 @@ func (s *StructType) String() string {
 	return b.String()
 }
 
+// String returns "array<element>".
 func (a *ArrayType) String() string { return "array<" + a.Element.String() + ">" }
 
+// String returns "map<key,value>".
 func (m *MapType) String() string {
 	return "map<" + m.Key.String() + "," + m.Value.String() + ">"
 }

@@ -55,6 +55,7 @@ const (
 	TimestampNTZ PrimitiveType = "timestamp_ntz"
 )
 
+// String returns the type's Delta name.
 func (p PrimitiveType) String() string { return string(p) }
 func (PrimitiveType) isType()          {}
 
