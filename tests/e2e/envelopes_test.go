@@ -1,0 +1,246 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/eventbridge"
+	ebtypes "github.com/aws/aws-sdk-go-v2/service/eventbridge/types"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
+	"github.com/aws/aws-sdk-go-v2/service/sns"
+
+	tevents "github.com/tributary-io/tributary/events"
+	"github.com/tributary-io/tributary/infra/awstest"
+)
+
+// snsEnvelope is the part of the SNS-to-SQS envelope (no raw message
+// delivery) the test checks.
+type snsEnvelope struct {
+	Type     string `json:"Type"`
+	TopicArn string `json:"TopicArn"`
+	Message  string `json:"Message"`
+}
+
+// decodeSNSEnvelope decodes body as an SNS envelope and fails the test if it
+// is not a Notification from topicARN carrying JSON.
+func decodeSNSEnvelope(t *testing.T, body, topicARN string) snsEnvelope {
+	t.Helper()
+	var env snsEnvelope
+	if err := json.Unmarshal([]byte(body), &env); err != nil {
+		t.Fatalf("events-queue body is not JSON: %v\n%s", err, body)
+	}
+	if env.Type != "Notification" || env.TopicArn != topicARN || !json.Valid([]byte(env.Message)) {
+		t.Fatalf("events-queue body is not an SNS Notification from %s with a JSON Message:\n%s", topicARN, body)
+	}
+	return env
+}
+
+// TestSNSWrappedNotifications routes the bucket notifications through an
+// SNS topic: S3 publishes its events to the topic (moto's real S3-to-SNS
+// notification) and the topic fans them out to the events queue through a
+// subscription without raw message delivery, so each SQS body is an SNS
+// envelope whose Message is the S3 event JSON. Discovery unwraps it, keys
+// with spaces and '+' decode correctly, and every row lands in the table
+// exactly once.
+func TestSNSWrappedNotifications(t *testing.T) {
+	f := newFixture(t)
+	ctx := t.Context()
+	snsc := sns.NewFromConfig(awstest.Config(t, f.endpoint))
+
+	topic, err := snsc.CreateTopic(ctx, &sns.CreateTopicInput{Name: aws.String(f.bucket + "-events")})
+	if err != nil {
+		t.Fatalf("create topic: %v", err)
+	}
+	topicARN := aws.ToString(topic.TopicArn)
+	sub, err := snsc.Subscribe(ctx, &sns.SubscribeInput{
+		TopicArn: topic.TopicArn,
+		Protocol: aws.String("sqs"),
+		Endpoint: aws.String(f.eventsARN),
+		// RawMessageDelivery is left at its default (false): the queue gets
+		// the SNS envelope.
+		ReturnSubscriptionArn: true,
+	})
+	if err != nil {
+		t.Fatalf("subscribe %s to %s: %v", f.eventsARN, topicARN, err)
+	}
+	attrs, err := snsc.GetSubscriptionAttributes(ctx, &sns.GetSubscriptionAttributesInput{SubscriptionArn: sub.SubscriptionArn})
+	if err != nil {
+		t.Fatalf("subscription attributes: %v", err)
+	}
+	if raw := attrs.Attributes["RawMessageDelivery"]; raw == "true" {
+		t.Fatalf("subscription has RawMessageDelivery=%s, want the SNS envelope", raw)
+	}
+
+	// Replace the fixture's direct S3-to-SQS notification with S3-to-SNS.
+	_, err = f.s3.PutBucketNotificationConfiguration(ctx, &s3.PutBucketNotificationConfigurationInput{
+		Bucket: aws.String(f.bucket),
+		NotificationConfiguration: &s3types.NotificationConfiguration{
+			TopicConfigurations: []s3types.TopicConfiguration{{
+				TopicArn: aws.String(topicARN),
+				Events:   []s3types.Event{"s3:ObjectCreated:*"},
+				Filter: &s3types.NotificationConfigurationFilter{Key: &s3types.S3KeyFilter{
+					FilterRules: []s3types.FilterRule{{Name: s3types.FilterRuleNamePrefix, Value: aws.String(sourcePrefix)}},
+				}},
+			}},
+		},
+	})
+	if err != nil {
+		t.Fatalf("put bucket notification configuration (SNS): %v", err)
+	}
+
+	// The new configuration's s3:TestEvent arrives through the topic, wrapped.
+	msgs := f.receive(f.eventsURL, 10)
+	if len(msgs) != 1 {
+		t.Fatalf("after configuring SNS notifications the events queue holds %d messages, want one wrapped s3:TestEvent: %q", len(msgs), bodiesOf(msgs))
+	}
+	if env := decodeSNSEnvelope(t, aws.ToString(msgs[0].Body), topicARN); !strings.Contains(env.Message, "s3:TestEvent") {
+		t.Fatalf("the first SNS message is not the s3:TestEvent: %s", env.Message)
+	}
+	if resp := f.deliverEvents(msgs); len(resp.BatchItemFailures) != 0 {
+		t.Fatalf("the wrapped s3:TestEvent failed: %+v", resp.BatchItemFailures)
+	}
+	if f.pumpKicks() {
+		t.Fatal("the s3:TestEvent produced a commit kick")
+	}
+	f.bodies = nil
+	f.resetCounts()
+
+	// Plain, "with space", "plus+sign" (gzipped) and non-ASCII keys.
+	files := makeInputs("sns", 6)
+	f.upload(files)
+	if failed := f.drain(); len(failed) > 0 {
+		t.Fatalf("discovery failed messages %q", failed)
+	}
+	if f.commitCalls == 0 {
+		t.Fatal("no commit ran")
+	}
+
+	// Every event came wrapped, one per file, and unwraps to its real key.
+	if len(f.bodies) != len(files) {
+		t.Fatalf("discovery saw %d event bodies, want one per file (%d): %q", len(f.bodies), len(files), f.bodies)
+	}
+	gotKeys := map[string]int{}
+	for _, b := range f.bodies {
+		env := decodeSNSEnvelope(t, b, topicARN)
+		var s3ev struct {
+			Records []json.RawMessage `json:"Records"`
+		}
+		if err := json.Unmarshal([]byte(env.Message), &s3ev); err != nil || len(s3ev.Records) != 1 {
+			t.Fatalf("SNS Message is not an S3 event with one record (%v): %s", err, env.Message)
+		}
+		notes, err := tevents.Parse([]byte(b))
+		if err != nil || len(notes) != 1 {
+			t.Fatalf("parse wrapped event: %v (%d notifications)\n%s", err, len(notes), b)
+		}
+		if n := notes[0]; n.Source != tevents.SourceSNS || n.Kind != tevents.Created || n.Bucket != f.bucket {
+			t.Fatalf("wrapped event parsed as source %q kind %s bucket %q, want %q Created %q", n.Source, n.Kind, n.Bucket, tevents.SourceSNS, f.bucket)
+		}
+		gotKeys[notes[0].Key]++
+	}
+	for _, in := range files {
+		if gotKeys[in.Key] != 1 {
+			t.Errorf("key %q arrived in %d events, want 1 (keys seen: %v)", in.Key, gotKeys[in.Key], gotKeys)
+		}
+	}
+
+	checkRows(t, f.readTable(), files)
+	f.checkCommitted(files)
+}
+
+// TestEventBridgeNotifications routes the bucket notifications through
+// EventBridge: the bucket sends its events to the default event bus (moto's
+// real S3-to-EventBridge notification) and a rule matching "Object Created"
+// events of this bucket under the source prefix targets the events queue, so each SQS body is the
+// EventBridge event, whose key is not URL-encoded. Every row lands in the
+// table exactly once.
+func TestEventBridgeNotifications(t *testing.T) {
+	f := newFixture(t)
+	ctx := t.Context()
+	eb := eventbridge.NewFromConfig(awstest.Config(t, f.endpoint))
+
+	pattern, err := json.Marshal(map[string]any{
+		"source":      []string{"aws.s3"},
+		"detail-type": []string{"Object Created"},
+		"detail": map[string]any{
+			"bucket": map[string]any{"name": []string{f.bucket}},
+			// The bucket sends every object to EventBridge (there is no
+			// key filter on its side); the rule keeps the source prefix.
+			"object": map[string]any{"key": []any{map[string]string{"prefix": sourcePrefix}}},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rule := f.bucket + "-created"
+	if _, err := eb.PutRule(ctx, &eventbridge.PutRuleInput{Name: aws.String(rule), EventPattern: aws.String(string(pattern))}); err != nil {
+		t.Fatalf("put rule %s: %v", rule, err)
+	}
+	// The emulator is shared by the package's tests: remove the rule.
+	t.Cleanup(func() {
+		bg := context.Background()
+		if _, err := eb.RemoveTargets(bg, &eventbridge.RemoveTargetsInput{Rule: aws.String(rule), Ids: []string{"events"}}); err != nil {
+			t.Errorf("remove targets of rule %s: %v", rule, err)
+		}
+		if _, err := eb.DeleteRule(bg, &eventbridge.DeleteRuleInput{Name: aws.String(rule)}); err != nil {
+			t.Errorf("delete rule %s: %v", rule, err)
+		}
+	})
+	out, err := eb.PutTargets(ctx, &eventbridge.PutTargetsInput{
+		Rule:    aws.String(rule),
+		Targets: []ebtypes.Target{{Id: aws.String("events"), Arn: aws.String(f.eventsARN)}},
+	})
+	if err != nil || out.FailedEntryCount != 0 {
+		t.Fatalf("put target %s on rule %s: %v (%+v)", f.eventsARN, rule, err, out)
+	}
+
+	// Replace the fixture's direct S3-to-SQS notification with EventBridge.
+	_, err = f.s3.PutBucketNotificationConfiguration(ctx, &s3.PutBucketNotificationConfigurationInput{
+		Bucket: aws.String(f.bucket),
+		NotificationConfiguration: &s3types.NotificationConfiguration{
+			EventBridgeConfiguration: &s3types.EventBridgeConfiguration{},
+		},
+	})
+	if err != nil {
+		t.Fatalf("put bucket notification configuration (EventBridge): %v", err)
+	}
+	if msgs := f.receive(f.eventsURL, 10); len(msgs) != 0 {
+		t.Fatalf("after configuring EventBridge notifications the events queue holds %d messages, want none: %q", len(msgs), bodiesOf(msgs))
+	}
+	f.bodies = nil
+	f.resetCounts()
+
+	files := makeInputs("eb", 6)
+	f.upload(files)
+	if failed := f.drain(); len(failed) > 0 {
+		t.Fatalf("discovery failed messages %q", failed)
+	}
+	if f.commitCalls == 0 {
+		t.Fatal("no commit ran")
+	}
+	if len(f.bodies) != len(files) {
+		t.Fatalf("discovery saw %d event bodies, want one per file (%d): %q", len(f.bodies), len(files), f.bodies)
+	}
+	gotKeys := map[string]int{}
+	for _, b := range f.bodies {
+		notes, err := tevents.Parse([]byte(b))
+		if err != nil || len(notes) != 1 {
+			t.Fatalf("parse EventBridge event: %v (%d notifications)\n%s", err, len(notes), b)
+		}
+		if n := notes[0]; n.Source != tevents.SourceEventBridge || n.Kind != tevents.Created || n.Bucket != f.bucket {
+			t.Fatalf("event parsed as source %q kind %s bucket %q, want %q Created %q:\n%s", n.Source, n.Kind, n.Bucket, tevents.SourceEventBridge, f.bucket, b)
+		}
+		gotKeys[notes[0].Key]++
+	}
+	for _, in := range files {
+		if gotKeys[in.Key] != 1 {
+			t.Errorf("key %q arrived in %d events, want 1 (keys seen: %v)", in.Key, gotKeys[in.Key], gotKeys)
+		}
+	}
+
+	checkRows(t, f.readTable(), files)
+	f.checkCommitted(files)
+}
