@@ -110,21 +110,7 @@ func TestSNSWrappedNotifications(t *testing.T) {
 	f.resetCounts()
 
 	// Plain, "with space", "plus+sign" (gzipped) and non-ASCII keys.
-	files := makeInputs("sns", 6)
-	f.upload(files)
-	if failed := f.drain(); len(failed) > 0 {
-		t.Fatalf("discovery failed messages %q", failed)
-	}
-	if f.commitCalls == 0 {
-		t.Fatal("no commit ran")
-	}
-
-	// Every event came wrapped, one per file, and unwraps to its real key.
-	if len(f.bodies) != len(files) {
-		t.Fatalf("discovery saw %d event bodies, want one per file (%d): %q", len(f.bodies), len(files), f.bodies)
-	}
-	gotKeys := map[string]int{}
-	for _, b := range f.bodies {
+	f.ingestThroughEnvelope(makeInputs("sns", 6), tevents.SourceSNS, func(b string) {
 		env := decodeSNSEnvelope(t, b, topicARN)
 		var s3ev struct {
 			Records []json.RawMessage `json:"Records"`
@@ -132,12 +118,37 @@ func TestSNSWrappedNotifications(t *testing.T) {
 		if err := json.Unmarshal([]byte(env.Message), &s3ev); err != nil || len(s3ev.Records) != 1 {
 			t.Fatalf("SNS Message is not an S3 event with one record (%v): %s", err, env.Message)
 		}
+	})
+}
+
+// ingestThroughEnvelope uploads files, drains the pipeline and checks that
+// each file arrived as exactly one event body of the given envelope source
+// (inspect adds per-body checks), then that every row landed exactly once
+// and every state entry is committed.
+func (f *fixture) ingestThroughEnvelope(files []inputFile, source tevents.Source, inspect func(body string)) {
+	t := f.t
+	t.Helper()
+	f.upload(files)
+	if failed := f.drain(); len(failed) > 0 {
+		t.Fatalf("discovery failed messages %q", failed)
+	}
+	if f.commitCalls == 0 {
+		t.Fatal("no commit ran")
+	}
+	if len(f.bodies) != len(files) {
+		t.Fatalf("discovery saw %d event bodies, want one per file (%d): %q", len(f.bodies), len(files), f.bodies)
+	}
+	gotKeys := map[string]int{}
+	for _, b := range f.bodies {
+		if inspect != nil {
+			inspect(b)
+		}
 		notes, err := tevents.Parse([]byte(b))
 		if err != nil || len(notes) != 1 {
-			t.Fatalf("parse wrapped event: %v (%d notifications)\n%s", err, len(notes), b)
+			t.Fatalf("parse %s event: %v (%d notifications)\n%s", source, err, len(notes), b)
 		}
-		if n := notes[0]; n.Source != tevents.SourceSNS || n.Kind != tevents.Created || n.Bucket != f.bucket {
-			t.Fatalf("wrapped event parsed as source %q kind %s bucket %q, want %q Created %q", n.Source, n.Kind, n.Bucket, tevents.SourceSNS, f.bucket)
+		if n := notes[0]; n.Source != source || n.Kind != tevents.Created || n.Bucket != f.bucket {
+			t.Fatalf("event parsed as source %q kind %s bucket %q, want %q Created %q:\n%s", n.Source, n.Kind, n.Bucket, source, f.bucket, b)
 		}
 		gotKeys[notes[0].Key]++
 	}
@@ -146,7 +157,6 @@ func TestSNSWrappedNotifications(t *testing.T) {
 			t.Errorf("key %q arrived in %d events, want 1 (keys seen: %v)", in.Key, gotKeys[in.Key], gotKeys)
 		}
 	}
-
 	checkRows(t, f.readTable(), files)
 	f.checkCommitted(files)
 }
@@ -213,34 +223,5 @@ func TestEventBridgeNotifications(t *testing.T) {
 	f.bodies = nil
 	f.resetCounts()
 
-	files := makeInputs("eb", 6)
-	f.upload(files)
-	if failed := f.drain(); len(failed) > 0 {
-		t.Fatalf("discovery failed messages %q", failed)
-	}
-	if f.commitCalls == 0 {
-		t.Fatal("no commit ran")
-	}
-	if len(f.bodies) != len(files) {
-		t.Fatalf("discovery saw %d event bodies, want one per file (%d): %q", len(f.bodies), len(files), f.bodies)
-	}
-	gotKeys := map[string]int{}
-	for _, b := range f.bodies {
-		notes, err := tevents.Parse([]byte(b))
-		if err != nil || len(notes) != 1 {
-			t.Fatalf("parse EventBridge event: %v (%d notifications)\n%s", err, len(notes), b)
-		}
-		if n := notes[0]; n.Source != tevents.SourceEventBridge || n.Kind != tevents.Created || n.Bucket != f.bucket {
-			t.Fatalf("event parsed as source %q kind %s bucket %q, want %q Created %q:\n%s", n.Source, n.Kind, n.Bucket, tevents.SourceEventBridge, f.bucket, b)
-		}
-		gotKeys[notes[0].Key]++
-	}
-	for _, in := range files {
-		if gotKeys[in.Key] != 1 {
-			t.Errorf("key %q arrived in %d events, want 1 (keys seen: %v)", in.Key, gotKeys[in.Key], gotKeys)
-		}
-	}
-
-	checkRows(t, f.readTable(), files)
-	f.checkCommitted(files)
+	f.ingestThroughEnvelope(makeInputs("eb", 6), tevents.SourceEventBridge, nil)
 }
