@@ -66,7 +66,7 @@ func (e *Engine) commit(ctx context.Context, p *Plan, out *output) (commitResult
 				"numOutputRows":   fmt.Sprint(out.rows),
 				"numAddedFiles":   fmt.Sprint(len(out.adds)),
 				"numOutputBytes":  fmt.Sprint(out.outBytes),
-				"numSourceFiles":  fmt.Sprint(out.inputFiles),
+				"numSourceFiles":  fmt.Sprint(len(p.Files)),
 				"numSkippedFiles": fmt.Sprint(len(out.skipped)),
 			},
 			EngineInfo: "tributary",
@@ -94,7 +94,7 @@ var ErrFullRefreshNeeded = errors.New("a full refresh is needed")
 // or retyped column cannot be resumed from (SPEC §8).
 func compatible(current, next *schema.StructType, prefix string) error {
 	for _, f := range current.Fields {
-		i := foldIndex(next, f.Name)
+		i := next.FieldIndexFold(f.Name)
 		if i < 0 {
 			return fmt.Errorf("column %s%s would be dropped", prefix, f.Name)
 		}
@@ -166,14 +166,14 @@ func (e *Engine) newMetadata(s *schema.StructType) *delta.Metadata {
 }
 
 // progress assembles the batch's progress record.
-func (e *Engine) progress(_ context.Context, p *Plan, out *output, res commitResult, start, planned, written, committed time.Time) Progress {
+func (e *Engine) progress(p *Plan, out *output, res commitResult, start, planned, written, committed time.Time) Progress {
 	total := committed.Sub(start)
 	return Progress{
 		StreamID:               e.Config.StreamID,
 		BatchID:                p.BatchID,
 		Timestamp:              start.UTC(),
-		NumInputFiles:          out.inputFiles,
-		NumInputBytes:          out.inputBytes,
+		NumInputFiles:          len(p.Files),
+		NumInputBytes:          p.Bytes(),
 		NumInputRows:           out.rows,
 		NumRescuedRows:         out.rescued,
 		NumSkippedFiles:        len(out.skipped),

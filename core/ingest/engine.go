@@ -381,7 +381,7 @@ func (e *Engine) RunBatch(ctx context.Context) (Progress, error) {
 	if err := e.injected(StepFinished, id); err != nil {
 		return Progress{}, err
 	}
-	prog := e.progress(ctx, p, out, res, start, planned, written, committed)
+	prog := e.progress(p, out, res, start, planned, written, committed)
 	prog.Log(e.log())
 	if e.OnBatch != nil {
 		e.OnBatch(prog)

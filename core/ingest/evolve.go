@@ -94,7 +94,7 @@ func mergeStruct(cur, inf *schema.StructType, prefix, rescued string, added *[]s
 		if prefix == "" && f.Name == rescued {
 			continue
 		}
-		i := foldIndex(out, f.Name)
+		i := out.FieldIndexFold(f.Name)
 		if i < 0 {
 			nf := f
 			nf.Nullable = true
@@ -115,14 +115,4 @@ func mergeStruct(cur, inf *schema.StructType, prefix, rescued string, added *[]s
 		}
 	}
 	return out
-}
-
-// foldIndex finds a field by name, case-insensitively as Spark resolves columns.
-func foldIndex(s *schema.StructType, name string) int {
-	for i, f := range s.Fields {
-		if strings.EqualFold(f.Name, name) {
-			return i
-		}
-	}
-	return -1
 }

@@ -26,8 +26,6 @@ type output struct {
 	rescued     int64
 	outBytes    int64
 	skipped     []skippedFile
-	inputBytes  int64
-	inputFiles  int
 	outstanding backlog
 }
 
@@ -89,8 +87,6 @@ func (e *Engine) write(ctx context.Context, snap *delta.Snapshot, p *Plan) (*out
 			return nil, err
 		}
 		out.schema, out.schemaNew = sch, isNew
-		out.inputFiles = len(p.Files)
-		out.inputBytes = p.Bytes()
 		for path, err := range bad {
 			out.skipped = append(out.skipped, skippedFile{Path: path, Err: err})
 		}

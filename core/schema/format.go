@@ -32,6 +32,20 @@ func (m *MapType) String() string {
 	return "map<" + m.Key.String() + "," + m.Value.String() + ">"
 }
 
+// FieldIndexFold returns the index of the field named name, matched exactly
+// or, failing that, case-insensitively as Spark resolves columns; -1 if none.
+func (s *StructType) FieldIndexFold(name string) int {
+	if i := s.FieldIndex(name); i >= 0 {
+		return i
+	}
+	for i, f := range s.Fields {
+		if strings.EqualFold(f.Name, name) {
+			return i
+		}
+	}
+	return -1
+}
+
 // FieldIndex returns the index of the field named name, or -1.
 func (s *StructType) FieldIndex(name string) int {
 	for i, f := range s.Fields {
