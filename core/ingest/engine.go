@@ -231,30 +231,45 @@ func (e *Engine) lastCommitted(ctx context.Context) (*delta.Snapshot, int64, err
 
 // plan returns the sealed plan of batch id: replayed if it exists, otherwise
 // built from pending files and sealed. It returns ErrNoWork when nothing is pending.
-func (e *Engine) plan(ctx context.Context, id int64) (*Plan, error) {
+//
+// A new plan reads the pending files once, with a look-ahead of
+// backlogWindow beyond the batch, and also returns the backlog those leave
+// behind; a replayed plan returns a nil backlog (the caller counts it).
+func (e *Engine) plan(ctx context.Context, id int64) (*Plan, *backlog, error) {
 	if p, ok, err := readPlan(ctx, e.Checkpoint, id); err != nil || ok {
-		return p, err
+		return p, nil, err
 	}
 	lim := e.Config.Limits
 	if e.Config.Once {
 		lim = Limits{}
 	}
 	fetch := lim.MaxFiles
-	if fetch <= 0 || fetch > 10000 {
-		fetch = 10000
+	if fetch <= 0 || fetch > maxPlanFetch {
+		fetch = maxPlanFetch
 	}
+	fetch += backlogWindow
 	pending, err := e.State.Pending(ctx, e.Config.StreamID, fetch)
 	if err != nil {
-		return nil, fmt.Errorf("reading pending files: %w", err)
+		return nil, nil, fmt.Errorf("reading pending files: %w", err)
 	}
 	files := selectFiles(pending, lim)
 	if len(files) == 0 {
-		return nil, ErrNoWork
+		return nil, nil, ErrNoWork
 	}
-	return sealPlan(ctx, e.Checkpoint, &Plan{
+	p, err := sealPlan(ctx, e.Checkpoint, &Plan{
 		BatchID: id, Stream: e.Config.StreamID, CreatedAt: e.now().UTC(), Files: files,
 	})
+	if err != nil {
+		return nil, nil, err
+	}
+	bl := countBacklog(pending[len(files):])
+	bl.capped = len(pending) == fetch
+	return p, &bl, nil
 }
+
+// maxPlanFetch bounds the pending files one plan considers (Trigger.Once
+// or no maxFilesPerTrigger).
+const maxPlanFetch = 10000
 
 // backlogWindow bounds how many pending entries a backlog count reads.
 const backlogWindow = 1000
@@ -265,11 +280,18 @@ func (e *Engine) backlog(ctx context.Context) (backlog, error) {
 	if err != nil {
 		return backlog{}, fmt.Errorf("counting outstanding files: %w", err)
 	}
-	b := backlog{files: int64(len(pending)), capped: len(pending) == backlogWindow}
+	b := countBacklog(pending)
+	b.capped = len(pending) == backlogWindow
+	return b, nil
+}
+
+// countBacklog sums pending entries.
+func countBacklog(pending []state.Entry) backlog {
+	b := backlog{files: int64(len(pending))}
 	for _, p := range pending {
 		b.bytes += p.Size
 	}
-	return b, nil
+	return b
 }
 
 // finish records the commit of batch id in the state store (idempotent).
@@ -327,7 +349,7 @@ func (e *Engine) RunBatch(ctx context.Context) (Progress, error) {
 		}
 	}
 	id := last + 1
-	p, err := e.plan(ctx, id)
+	p, planBacklog, err := e.plan(ctx, id)
 	if err != nil {
 		return Progress{}, err
 	}
@@ -343,7 +365,9 @@ func (e *Engine) RunBatch(ctx context.Context) (Progress, error) {
 	if err != nil {
 		return Progress{}, fmt.Errorf("batch %d: %w", id, err)
 	}
-	if out.outstanding, err = e.backlog(ctx); err != nil {
+	if planBacklog != nil {
+		out.outstanding = *planBacklog
+	} else if out.outstanding, err = e.backlog(ctx); err != nil {
 		return Progress{}, err
 	}
 	// Record skipped files before the commit, so `tributary state` shows

@@ -460,3 +460,25 @@ func TestFileDeletedAfterDiscoveryIsSkipped(t *testing.T) {
 	}
 	checkExactlyOnce(t, tableIDs(t, w.table), w.rows)
 }
+
+func TestProgressCountsOutstandingFiles(t *testing.T) {
+	w := newWorld()
+	for i := 0; i < 5; i++ {
+		w.addFile(t, 1)
+	}
+	w.discover(t)
+	sum, err := w.engine(t, Limits{MaxFiles: 2}).RunAvailableNow(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []int64
+	for _, b := range sum.Batches {
+		got = append(got, b.NumFilesOutstanding)
+		if (b.NumFilesOutstanding == 0) != (b.NumBytesOutstanding == 0) || b.BacklogCapped {
+			t.Fatalf("batch %d: %d files, %d bytes outstanding, capped %v", b.BatchID, b.NumFilesOutstanding, b.NumBytesOutstanding, b.BacklogCapped)
+		}
+	}
+	if fmt.Sprint(got) != "[3 1 0]" {
+		t.Fatalf("outstanding per batch %v, want [3 1 0]", got)
+	}
+}

@@ -32,9 +32,9 @@ type Progress struct {
 	ProcessedRowsPerSecond float64 `json:"processedRowsPerSecond"`
 	// DurationMs breaks the batch down by step.
 	DurationMs map[string]int64 `json:"durationMs"`
-	// NumFilesOutstanding is the number of files still pending after the
-	// batch, counted within the planner's look-ahead window (a lower bound
-	// when BacklogCapped).
+	// NumFilesOutstanding is the number of files left pending when the
+	// batch was planned, counted within the planner's look-ahead window (a
+	// lower bound when BacklogCapped).
 	NumFilesOutstanding int64 `json:"numFilesOutstanding"`
 	// NumBytesOutstanding is their total size.
 	NumBytesOutstanding int64 `json:"numBytesOutstanding"`
