@@ -13,14 +13,11 @@ import (
 // Config. It fails, naming the option, when an option cannot be honoured.
 func ConfigFromOptions(s *options.Stream) (Config, error) {
 	if s.SourceFormat != options.SourceCloudFiles {
-		return Config{}, fmt.Errorf("stream %q: source format %q is not supported by the file ingest engine", s.ID, s.SourceFormat)
+		return Config{}, fmt.Errorf("stream %q: source format %q: not supported yet (Delta tables as a streaming source are not built; read files with cloudFiles)", s.ID, s.SourceFormat)
 	}
 	f, err := formats.Lookup(string(s.CloudFiles.Format))
 	if err != nil {
 		return Config{}, fmt.Errorf("stream %q: option cloudFiles.format: %w", s.ID, err)
-	}
-	if s.Sink.OutputMode == options.OutputComplete {
-		return Config{}, fmt.Errorf("stream %q: option outputMode=complete is not supported yet for file sources", s.ID)
 	}
 	if s.CloudFiles.SchemaEvolutionMode == options.EvolveAddNewColumnsWithTypeWidening {
 		return Config{}, fmt.Errorf("stream %q: option cloudFiles.schemaEvolutionMode=addNewColumnsWithTypeWidening is not supported yet (use addNewColumns or rescue)", s.ID)

@@ -27,7 +27,6 @@ func TestConfigFromOptions(t *testing.T) {
 		{"once", map[string]string{"cloudFiles.format": "json", "trigger": "once"}, "", func(c Config) bool { return c.Once }},
 		{"unsupported format", map[string]string{"cloudFiles.format": "csv"}, "cloudFiles.format", nil},
 		{"type widening", map[string]string{"cloudFiles.format": "json", "cloudFiles.schemaEvolutionMode": "addNewColumnsWithTypeWidening"}, "addNewColumnsWithTypeWidening", nil},
-		{"complete", map[string]string{"cloudFiles.format": "json", "outputMode": "complete"}, "outputMode=complete", nil},
 		{"typed partition hint", map[string]string{"cloudFiles.format": "json", "cloudFiles.partitionColumns": "date", "cloudFiles.schemaHints": "date DATE"}, "partition column date", nil},
 	}
 	for _, tc := range tests {

@@ -1,9 +1,11 @@
 package ingest
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/tributary-io/tributary/core/formats"
@@ -53,12 +55,19 @@ func (e *Engine) onNewColumns(ctx context.Context, current *schema.StructType, v
 		return fmt.Errorf("%w: %v", ErrNewColumns, nc)
 	}
 	cfg := e.Config.Schema
+	// The file that holds the new columns is sampled first and whole: the
+	// inference sample budget (sampleSize.numBytes) bounds the initial
+	// inference only, and must not hide the very columns that stopped the
+	// batch (they would be rescued silently instead of added).
 	inf := e.Config.Format.NewInferrer(formats.InferOptions{
 		InferColumnTypes:  cfg.InferColumnTypes,
 		RescuedDataColumn: cfg.rescuedColumn(),
-		MaxBytes:          cfg.SampleBytes,
 	})
-	for _, f := range p.Files {
+	files := slices.Clone(p.Files)
+	slices.SortStableFunc(files, func(a, b PlanFile) int {
+		return cmp.Compare(boolRank(a.Path != nc.file), boolRank(b.Path != nc.file))
+	})
+	for _, f := range files {
 		if inf.Full() {
 			break
 		}
@@ -77,6 +86,13 @@ func (e *Engine) onNewColumns(ctx context.Context, current *schema.StructType, v
 	e.log().Warn("schema evolved", "stream", e.Config.StreamID, "batchId", p.BatchID,
 		"schemaVersion", v+1, "newColumns", added, "file", nc.file)
 	return fmt.Errorf("%w: added %s (schema version %d, from file %s)", ErrSchemaEvolved, strings.Join(added, ", "), v+1, nc.file)
+}
+
+func boolRank(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // addMissing returns current with every field of inferred that it lacks

@@ -18,7 +18,7 @@ var (
 	ErrUnknownOption = errors.New("unknown option")
 	// ErrUnsupportedOption: a Databricks option or value that Tributary
 	// recognises but does not implement.
-	ErrUnsupportedOption = errors.New("unsupported option")
+	ErrUnsupportedOption = errors.New("not supported yet")
 	// ErrSharedLocation: two streams share (or nest) a checkpoint or schema
 	// location, share a stream id, or share a txnAppId on one table.
 	ErrSharedLocation = errors.New("location shared between streams")
@@ -54,7 +54,12 @@ func (e *OptionError) Error() string {
 	if kind == nil {
 		kind = ErrInvalidOption
 	}
-	fmt.Fprintf(&b, "%s %s=%q: %s", kind.Error(), e.Option, e.Value, e.Reason)
+	if kind == ErrUnsupportedOption {
+		// The wording users grep for: "option X: not supported yet (why)".
+		fmt.Fprintf(&b, "option %s: %s (%s; given %q)", e.Option, kind.Error(), e.Reason, e.Value)
+	} else {
+		fmt.Fprintf(&b, "%s %s=%q: %s", kind.Error(), e.Option, e.Value, e.Reason)
+	}
 	if e.Suggestion != "" {
 		fmt.Fprintf(&b, " (did you mean %s?)", e.Suggestion)
 	}

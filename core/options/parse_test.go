@@ -137,13 +137,9 @@ func TestParseValues(t *testing.T) {
 		{"maxFilesPerTrigger", false, map[string]string{"cloudFiles.maxFilesPerTrigger": "500"}, func(s *Stream) bool { return s.CloudFiles.MaxFilesPerTrigger == 500 }},
 		{"maxBytesPerTrigger", false, map[string]string{"cloudFiles.maxBytesPerTrigger": "10g"}, func(s *Stream) bool { return s.CloudFiles.MaxBytesPerTrigger == 10<<30 }},
 		{"includeExistingFiles", false, map[string]string{"cloudFiles.includeExistingFiles": "FALSE"}, func(s *Stream) bool { return !s.CloudFiles.IncludeExistingFiles }},
-		{"useNotifications", false, map[string]string{"cloudFiles.useNotifications": "true", "cloudFiles.queueUrl": "https://sqs/q", "cloudFiles.fetchParallelism": "4"}, func(s *Stream) bool {
-			return s.CloudFiles.UseNotifications && s.CloudFiles.QueueURL == "https://sqs/q" && s.CloudFiles.FetchParallelism == 4
-		}},
 		{"allowOverwrites", false, map[string]string{"cloudFiles.allowOverwrites": "true"}, func(s *Stream) bool { return s.CloudFiles.AllowOverwrites }},
 		{"maxFileAge", false, map[string]string{"cloudFiles.maxFileAge": "90 days"}, func(s *Stream) bool { return s.CloudFiles.MaxFileAge == 90*Day }},
 		{"maxFileAge minimum", false, map[string]string{"cloudFiles.maxFileAge": "2 weeks"}, func(s *Stream) bool { return s.CloudFiles.MaxFileAge == 14*Day }},
-		{"backfillInterval", false, map[string]string{"cloudFiles.backfillInterval": "1 day"}, func(s *Stream) bool { return s.CloudFiles.BackfillInterval == Day }},
 		{"schemaHints", false, map[string]string{"cloudFiles.schemaHints": "user_id STRING, age INT, user_info.dob DATE", "cloudFiles.inferColumnTypes": "true"}, func(s *Stream) bool {
 			return s.CloudFiles.SchemaHints == "user_id STRING, age INT, user_info.dob DATE" && s.CloudFiles.InferColumnTypes
 		}},
@@ -158,19 +154,7 @@ func TestParseValues(t *testing.T) {
 		{"sample size", false, map[string]string{"spark.databricks.cloudFiles.schemaInference.sampleSize.numBytes": "10gb", "spark.databricks.cloudFiles.schemaInference.sampleSize.numFiles": "20"}, func(s *Stream) bool {
 			return s.CloudFiles.SampleSizeNumBytes == 10<<30 && s.CloudFiles.SampleSizeNumFiles == 20
 		}},
-		{"reader options", false, map[string]string{"pathGlobFilter": "*.json", "ignoreCorruptFiles": "TRUE", "ignoreMissingFiles": "true", "multiLine": "true", "mode": "failfast", "badRecordsPath": "s3://x/bad", "columnNameOfCorruptRecord": "_corrupt", "prefersDecimal": "true", "recursiveFileLookup": "true"}, func(s *Stream) bool {
-			r := s.Reader
-			return r.PathGlobFilter == "*.json" && r.IgnoreCorruptFiles && r.IgnoreMissingFiles && r.MultiLine && r.Mode == "FAILFAST" &&
-				r.BadRecordsPath == "s3://x/bad" && r.ColumnNameOfCorruptRecord == "_corrupt" && r.PrefersDecimal && r.RecursiveFileLookup &&
-				r.Options["ignoreCorruptFiles"] == "true" && r.Options["mode"] == "FAILFAST"
-		}},
-		{"modifiedAfter", false, map[string]string{"modifiedAfter": "2019-01-01"}, func(s *Stream) bool { return s.Reader.ModifiedAfter != nil && s.Reader.ModifiedAfter.Equal(ts) }},
-		{"charset alias", false, map[string]string{"charset": "UTF-16"}, func(s *Stream) bool { return s.Reader.Options["encoding"] == "UTF-16" }},
 		{"trigger", false, map[string]string{"trigger": "availableNow"}, func(s *Stream) bool { return s.Sink.Trigger.Kind == TriggerAvailableNow }},
-		{"outputMode", false, map[string]string{"outputMode": "Complete", "mergeSchema": "true"}, func(s *Stream) bool { return s.Sink.OutputMode == OutputComplete && s.Sink.MergeSchema }},
-		{"txn", false, map[string]string{"txnAppId": "backfill-2024", "txnVersion": "0"}, func(s *Stream) bool {
-			return s.Sink.TxnAppID == "backfill-2024" && s.Sink.TxnVersion != nil && *s.Sink.TxnVersion == 0
-		}},
 		{"startingVersion", true, map[string]string{"startingVersion": "5"}, func(s *Stream) bool { return *s.Delta.StartingVersion == StartingVersion{Version: 5} }},
 		{"startingVersion latest", true, map[string]string{"startingVersion": "LATEST"}, func(s *Stream) bool { return s.Delta.StartingVersion.Latest }},
 		{"startingTimestamp", true, map[string]string{"startingTimestamp": "2019-01-01T00:00:00.000Z"}, func(s *Stream) bool { return s.Delta.StartingTimestamp.Equal(ts) }},
@@ -253,8 +237,6 @@ func TestParseWarnings(t *testing.T) {
 		{"once is deprecated", false, map[string]string{"trigger": "once"}, "deprecated"},
 		{"ignoreChanges is legacy", true, map[string]string{"ignoreChanges": "true"}, "legacy"},
 		{"change options precedence", true, map[string]string{"skipChangeCommits": "true", "ignoreDeletes": "true"}, "skipChangeCommits applies"},
-		{"append once", false, map[string]string{"txnAppId": "x", "txnVersion": "3"}, "append once"},
-		{"queueUrl without notifications", false, map[string]string{"cloudFiles.queueUrl": "https://q"}, "no effect"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -339,7 +321,6 @@ func TestParseErrors(t *testing.T) {
 		{name: "schema evolution without schema location", raw: map[string]string{"cloudFiles.schemaEvolutionMode": "addNewColumns"}, loc: func(l *Locations) { l.SchemaLocation = ""; l.UserSchema = "id INT" }, want: ErrInvalidOption, inMsg: []string{"cloudFiles.schemaEvolutionMode", "addNewColumns", "cloudFiles.schemaLocation"}},
 		{name: "inference without schema location", loc: func(l *Locations) { l.SchemaLocation = "" }, want: ErrInvalidOption, inMsg: []string{"cloudFiles.schemaLocation", "infer"}},
 		{name: "schemaEvolutionMode unknown", raw: map[string]string{"cloudFiles.schemaEvolutionMode": "merge"}, want: ErrInvalidOption, inMsg: []string{"cloudFiles.schemaEvolutionMode", `"merge"`}},
-		{name: "type widening with prefersDecimal false", raw: map[string]string{"cloudFiles.schemaEvolutionMode": "addNewColumnsWithTypeWidening", "prefersDecimal": "false"}, want: ErrInvalidOption, inMsg: []string{"prefersDecimal", `"false"`, "addNewColumnsWithTypeWidening"}},
 		{name: "rescued column is a partition column", raw: map[string]string{"cloudFiles.partitionColumns": "date,_rescued_data"}, want: ErrInvalidOption, inMsg: []string{"cloudFiles.partitionColumns", "_rescued_data"}},
 		{name: "partitionColumns malformed", raw: map[string]string{"cloudFiles.partitionColumns": "date=2024"}, want: ErrInvalidOption, inMsg: []string{"cloudFiles.partitionColumns", "date=2024"}},
 		{name: "rescuedDataColumn malformed", raw: map[string]string{"cloudFiles.rescuedDataColumn": "a.b"}, want: ErrInvalidOption, inMsg: []string{"cloudFiles.rescuedDataColumn", `"a.b"`}},
@@ -352,14 +333,12 @@ func TestParseErrors(t *testing.T) {
 		{name: "maxBytesPerTrigger fractional", raw: map[string]string{"cloudFiles.maxBytesPerTrigger": "1.5g"}, want: ErrInvalidOption, inMsg: []string{"cloudFiles.maxBytesPerTrigger", `"1.5g"`, "fractional"}},
 		{name: "maxBytesPerTrigger zero", delta: true, raw: map[string]string{"maxBytesPerTrigger": "0"}, want: ErrInvalidOption, inMsg: []string{"maxBytesPerTrigger", `"0"`}},
 		{name: "boolean malformed", raw: map[string]string{"cloudFiles.includeExistingFiles": "yes"}, want: ErrInvalidOption, inMsg: []string{"cloudFiles.includeExistingFiles", `"yes"`}},
-		{name: "reader enum malformed", raw: map[string]string{"mode": "LENIENT"}, want: ErrInvalidOption, inMsg: []string{"mode", `"LENIENT"`, "FAILFAST"}},
 		{name: "pathGlobFilter malformed", raw: map[string]string{"pathGlobFilter": "[a-"}, want: ErrInvalidOption, inMsg: []string{"pathGlobFilter", `"[a-"`}},
 		{name: "useManagedFileEvents", raw: map[string]string{"cloudFiles.useManagedFileEvents": "true"}, want: ErrUnsupportedOption, inMsg: []string{"cloudFiles.useManagedFileEvents", `"true"`, "cloudFiles.useNotifications"}},
 		{name: "outputMode update", raw: map[string]string{"outputMode": "update"}, want: ErrUnsupportedOption, inMsg: []string{"outputMode", `"update"`, "MERGE"}},
 		{name: "outputMode unknown", raw: map[string]string{"outputMode": "overwrite"}, want: ErrInvalidOption, inMsg: []string{"outputMode", `"overwrite"`}},
 		{name: "trigger realTime", raw: map[string]string{"trigger": "realTime=5 minutes"}, want: ErrUnsupportedOption, inMsg: []string{"trigger", "realTime=5 minutes"}},
 		{name: "trigger malformed", raw: map[string]string{"trigger": "every 5 minutes"}, want: ErrInvalidOption, inMsg: []string{"trigger", "every 5 minutes"}},
-		{name: "txnVersion without txnAppId", raw: map[string]string{"txnVersion": "3"}, want: ErrInvalidOption, inMsg: []string{"txnVersion", `"3"`, "txnAppId"}},
 		{name: "source format unknown", loc: func(l *Locations) { l.SourceFormat = "kafka" }, want: ErrInvalidOption, inMsg: []string{"format", "kafka"}},
 		{name: "stream id missing", loc: func(l *Locations) { l.StreamID = "" }, want: ErrInvalidOption, inMsg: []string{"id", "required"}},
 		{name: "stream id with a space", loc: func(l *Locations) { l.StreamID = "bronze events" }, want: ErrInvalidOption, inMsg: []string{"id", "bronze events"}},
@@ -423,7 +402,7 @@ func TestEffectiveRoundTrip(t *testing.T) {
 		raw map[string]string
 		loc Locations
 	}{
-		{map[string]string{"cloudFiles.format": "json", "cloudFiles.maxFileAge": "90 days", "cloudFiles.maxBytesPerTrigger": "10g", "trigger": "processingTime=5 minutes", "cloudFiles.schemaEvolutionMode": "addNewColumnsWithTypeWidening", "multiLine": "true"}, baseLoc()},
+		{map[string]string{"cloudFiles.format": "json", "cloudFiles.maxFileAge": "90 days", "cloudFiles.maxBytesPerTrigger": "10g", "trigger": "processingTime=5 minutes", "cloudFiles.schemaEvolutionMode": "addNewColumnsWithTypeWidening"}, baseLoc()},
 		{map[string]string{"cloudFiles.format": "binaryFile", "pathGlobFilter": "*.png"}, baseLoc()},
 		{map[string]string{"startingTimestamp": "2019-01-01", "skipChangeCommits": "true"}, deltaLoc()},
 	}

@@ -34,6 +34,13 @@ type optSpec struct {
 	name    string
 	scope   scope
 	formats []FileFormat // scopeReader: the formats it belongs to (nil: all)
+	// doc is one line of meaning for docs/options.md.
+	doc string
+	// def is the default as users read it ("" when the option has none).
+	def string
+	// refused is true for an option Tributary recognises but does not
+	// implement yet: set always fails with ErrUnsupportedOption.
+	refused bool
 	// set parses v into s. Its error message is the reason shown to the user.
 	set func(s *Stream, v string) error
 	// get returns the effective value for Describe (false: not shown).
@@ -207,12 +214,38 @@ func stringOpt(name string, sc scope, field func(s *Stream) *string) optSpec {
 	}
 }
 
-func unsupportedOpt(name string, sc scope, why string) optSpec {
+// refusedOpt is an option Tributary recognises and refuses at load time
+// with "not supported yet" and why (what to use instead, where there is
+// something). formats scopes a reader option as readerOption does.
+func refusedOpt(name string, sc scope, formats []FileFormat, why string) optSpec {
 	return optSpec{
-		name: name, scope: sc,
+		name: name, scope: sc, formats: formats, refused: true, doc: why,
 		set: func(*Stream, string) error { return fmt.Errorf("%w: %s", ErrUnsupportedOption, why) },
 	}
 }
+
+// deltaOpt marks a Delta-source option: its value is parsed and checked,
+// but it counts as refused because a Delta source is refused at load time.
+func deltaOpt(o optSpec) optSpec {
+	o.refused, o.doc = true, deltaSource
+	return o
+}
+
+// doc sets an option's documentation: its default as users read it ("" when
+// it has none) and one line of meaning.
+func doc(o optSpec, def, meaning string) optSpec {
+	o.def, o.doc = def, meaning
+	return o
+}
+
+// Reasons given by refused options.
+const (
+	notYet       = "being built"
+	formatsIssue = "this Spark reader option is not implemented by Tributary's readers yet"
+	csvIssue     = "cloudFiles.format csv is not supported yet"
+	xmlIssue     = "cloudFiles.format xml is not supported yet"
+	deltaSource  = "Delta tables as a streaming source are not supported yet"
+)
 
 // registry returns every option Tributary knows, by lower-case name.
 func registry() map[string]*optSpec {
@@ -230,7 +263,7 @@ func registry() map[string]*optSpec {
 
 	list := []optSpec{
 		// --- Auto Loader ---
-		{
+		doc(optSpec{
 			name: "cloudFiles.format", scope: scopeCloudFiles,
 			set: func(s *Stream, v string) error {
 				for _, f := range FileFormats() {
@@ -242,15 +275,20 @@ func registry() map[string]*optSpec {
 				return fmt.Errorf("unknown format: want one of %s", formatList())
 			},
 			get: func(s *Stream) (string, bool) { return string(s.CloudFiles.Format), s.CloudFiles.Format != "" },
-		},
-		posIntOpt("cloudFiles.maxFilesPerTrigger", scopeCloudFiles, func(s *Stream) *int { return &s.CloudFiles.MaxFilesPerTrigger }),
-		bytesOpt("cloudFiles.maxBytesPerTrigger", scopeCloudFiles, func(s *Stream) *int64 { return &s.CloudFiles.MaxBytesPerTrigger }, true),
-		boolOpt("cloudFiles.includeExistingFiles", scopeCloudFiles, func(s *Stream) *bool { return &s.CloudFiles.IncludeExistingFiles }),
-		boolOpt("cloudFiles.useNotifications", scopeCloudFiles, func(s *Stream) *bool { return &s.CloudFiles.UseNotifications }),
-		stringOpt("cloudFiles.queueUrl", scopeCloudFiles, func(s *Stream) *string { return &s.CloudFiles.QueueURL }),
-		posIntOpt("cloudFiles.fetchParallelism", scopeCloudFiles, func(s *Stream) *int { return &s.CloudFiles.FetchParallelism }),
-		boolOpt("cloudFiles.allowOverwrites", scopeCloudFiles, func(s *Stream) *bool { return &s.CloudFiles.AllowOverwrites }),
-		{
+		}, "", "The source file format (required). Tributary reads json; the other Auto Loader formats are refused with \"not supported yet\"."),
+		doc(posIntOpt("cloudFiles.maxFilesPerTrigger", scopeCloudFiles, func(s *Stream) *int { return &s.CloudFiles.MaxFilesPerTrigger }),
+			"1000", "Maximum number of new files in one micro-batch (one Delta commit)."),
+		doc(bytesOpt("cloudFiles.maxBytesPerTrigger", scopeCloudFiles, func(s *Stream) *int64 { return &s.CloudFiles.MaxBytesPerTrigger }, true),
+			"", "Soft maximum of input bytes in one micro-batch (a batch always takes at least one file)."),
+		doc(boolOpt("cloudFiles.includeExistingFiles", scopeCloudFiles, func(s *Stream) *bool { return &s.CloudFiles.IncludeExistingFiles }),
+			"true", "Whether files already present when the stream first starts are ingested; false ingests only files modified after the first start."),
+		doc(boolOpt("cloudFiles.useNotifications", scopeCloudFiles, func(s *Stream) *bool { return &s.CloudFiles.UseNotifications }),
+			"false", "File notification mode (S3 events through SQS) instead of directory listing; the deployed functions use it, the CLI lists."),
+		refusedOpt("cloudFiles.queueUrl", scopeCloudFiles, nil, "the deployed stack creates and wires its own events queue (template.yaml); an existing queue cannot be named"),
+		refusedOpt("cloudFiles.fetchParallelism", scopeCloudFiles, nil, "the Lambda event source mapping polls the queue; scale it with the template's batch settings"),
+		doc(boolOpt("cloudFiles.allowOverwrites", scopeCloudFiles, func(s *Stream) *bool { return &s.CloudFiles.AllowOverwrites }),
+			"false", "Whether a file rewritten at the same path (new modification time or size) is ingested again."),
+		doc(optSpec{
 			name: "cloudFiles.maxFileAge", scope: scopeCloudFiles,
 			set: func(s *Stream, v string) error {
 				d, err := ParseDuration(v)
@@ -266,28 +304,15 @@ func registry() map[string]*optSpec {
 			get: func(s *Stream) (string, bool) {
 				return FormatDuration(s.CloudFiles.MaxFileAge), s.CloudFiles.MaxFileAge > 0
 			},
-		},
-		{
-			name: "cloudFiles.backfillInterval", scope: scopeCloudFiles,
-			set: func(s *Stream, v string) error {
-				d, err := ParseDuration(v)
-				if err != nil {
-					return err
-				}
-				if d <= 0 {
-					return fmt.Errorf("must be greater than 0")
-				}
-				s.CloudFiles.BackfillInterval = d
-				return nil
-			},
-			get: func(s *Stream) (string, bool) {
-				return FormatDuration(s.CloudFiles.BackfillInterval), s.CloudFiles.BackfillInterval > 0
-			},
-		},
-		boolOpt("cloudFiles.inferColumnTypes", scopeCloudFiles, func(s *Stream) *bool { return &s.CloudFiles.InferColumnTypes }),
-		stringOpt("cloudFiles.schemaHints", scopeCloudFiles, func(s *Stream) *string { return &s.CloudFiles.SchemaHints }),
-		stringOpt("cloudFiles.schemaLocation", scopeCloudFiles, func(s *Stream) *string { return &s.CloudFiles.SchemaLocation }),
-		{
+		}, "", "How long a file's state is kept for deduplication (at least 14 days); older files are ignored by discovery."),
+		refusedOpt("cloudFiles.backfillInterval", scopeCloudFiles, nil, "the deployed stack's backfill schedule is the template parameter BackfillInterval; the CLI lists the source on every run"),
+		doc(boolOpt("cloudFiles.inferColumnTypes", scopeCloudFiles, func(s *Stream) *bool { return &s.CloudFiles.InferColumnTypes }),
+			"false", "Whether inference gives exact column types; false makes every inferred column (nested ones too) a string."),
+		doc(stringOpt("cloudFiles.schemaHints", scopeCloudFiles, func(s *Stream) *string { return &s.CloudFiles.SchemaHints }),
+			"", "SQL DDL column types (\"id BIGINT, user.dob DATE\") applied over the inferred schema."),
+		doc(stringOpt("cloudFiles.schemaLocation", scopeCloudFiles, func(s *Stream) *string { return &s.CloudFiles.SchemaLocation }),
+			"the checkpoint (CLI)", "Where the inferred schema and its history are kept (required with inference)."),
+		doc(optSpec{
 			name: "cloudFiles.schemaEvolutionMode", scope: scopeCloudFiles,
 			set: func(s *Stream, v string) error {
 				for _, m := range []SchemaEvolutionMode{EvolveAddNewColumns, EvolveAddNewColumnsWithTypeWidening, EvolveRescue, EvolveFailOnNewColumns, EvolveNone} {
@@ -301,8 +326,8 @@ func registry() map[string]*optSpec {
 			get: func(s *Stream) (string, bool) {
 				return string(s.CloudFiles.SchemaEvolutionMode), s.CloudFiles.SchemaEvolutionMode != ""
 			},
-		},
-		{
+		}, "addNewColumns (none with a user schema)", "What a new column does: addNewColumns stops the stream once and adds it; rescue, failOnNewColumns and none as in Auto Loader (addNewColumnsWithTypeWidening: not supported yet)."),
+		doc(optSpec{
 			name: "cloudFiles.rescuedDataColumn", scope: scopeCloudFiles,
 			set: func(s *Stream, v string) error {
 				v = strings.TrimSpace(v)
@@ -315,8 +340,8 @@ func registry() map[string]*optSpec {
 			get: func(s *Stream) (string, bool) {
 				return s.CloudFiles.RescuedDataColumn, s.CloudFiles.RescuedDataColumn != ""
 			},
-		},
-		{
+		}, "_rescued_data", "The column that collects values that do not fit the schema, as JSON with the source _file_path."),
+		doc(optSpec{
 			name: "cloudFiles.partitionColumns", scope: scopeCloudFiles,
 			set: func(s *Stream, v string) error {
 				s.CloudFiles.PartitionColumns = nil
@@ -340,9 +365,10 @@ func registry() map[string]*optSpec {
 			get: func(s *Stream) (string, bool) {
 				return strings.Join(s.CloudFiles.PartitionColumns, ","), len(s.CloudFiles.PartitionColumns) > 0
 			},
-		},
-		boolOpt("cloudFiles.validateOptions", scopeCloudFiles, func(s *Stream) *bool { return &s.CloudFiles.ValidateOptions }),
-		{
+		}, "", "Hive-style key=value source directories that become (string) partition columns of the table."),
+		doc(boolOpt("cloudFiles.validateOptions", scopeCloudFiles, func(s *Stream) *bool { return &s.CloudFiles.ValidateOptions }),
+			"true", "Whether unknown or inapplicable options fail the stream; false ignores them with a warning."),
+		doc(optSpec{
 			name: "cloudFiles.cleanSource", scope: scopeCloudFiles,
 			set: func(s *Stream, v string) error {
 				for _, c := range []CleanSource{CleanOff, CleanDelete, CleanMove} {
@@ -354,10 +380,11 @@ func registry() map[string]*optSpec {
 				return fmt.Errorf("want OFF, DELETE or MOVE")
 			},
 			get: func(s *Stream) (string, bool) { return string(s.CloudFiles.CleanSource), true },
-		},
-		stringOpt("cloudFiles.cleanSource.moveDestination", scopeCloudFiles, func(s *Stream) *string { return &s.CloudFiles.MoveDestination }),
-		unsupportedOpt("cloudFiles.cleanSource.retentionDuration", scopeCloudFiles, "Tributary cleans a file as soon as its batch is committed"),
-		{
+		}, "OFF", "What happens to a source file once its batch is committed: OFF, DELETE, or MOVE to cloudFiles.cleanSource.moveDestination."),
+		doc(stringOpt("cloudFiles.cleanSource.moveDestination", scopeCloudFiles, func(s *Stream) *string { return &s.CloudFiles.MoveDestination }),
+			"", "Where cleanSource=MOVE moves committed files (same bucket, outside the source)."),
+		refusedOpt("cloudFiles.cleanSource.retentionDuration", scopeCloudFiles, nil, "Tributary cleans a file as soon as its batch is committed"),
+		doc(optSpec{
 			name: "cloudFiles.useManagedFileEvents", scope: scopeCloudFiles,
 			set: func(s *Stream, v string) error {
 				switch strings.ToLower(strings.TrimSpace(v)) {
@@ -371,12 +398,14 @@ func registry() map[string]*optSpec {
 				}
 				return fmt.Errorf("want true, false or if_available")
 			},
-		},
-		bytesOpt("spark.databricks.cloudFiles.schemaInference.sampleSize.numBytes", scopeCloudFiles, func(s *Stream) *int64 { return &s.CloudFiles.SampleSizeNumBytes }, false),
-		posIntOpt("spark.databricks.cloudFiles.schemaInference.sampleSize.numFiles", scopeCloudFiles, func(s *Stream) *int { return &s.CloudFiles.SampleSizeNumFiles }),
+		}, "false", "Databricks-managed file events: false, or if_available (falls back to cloudFiles.useNotifications with a warning); true is refused."),
+		doc(bytesOpt("spark.databricks.cloudFiles.schemaInference.sampleSize.numBytes", scopeCloudFiles, func(s *Stream) *int64 { return &s.CloudFiles.SampleSizeNumBytes }, false),
+			"50g", "How many bytes of the first discovered files schema inference samples."),
+		doc(posIntOpt("spark.databricks.cloudFiles.schemaInference.sampleSize.numFiles", scopeCloudFiles, func(s *Stream) *int { return &s.CloudFiles.SampleSizeNumFiles }),
+			"1000", "How many of the first discovered files schema inference samples."),
 
 		// --- generic file-source reader options (every format) ---
-		{
+		doc(optSpec{
 			name: "pathGlobFilter", scope: scopeReader,
 			set: func(s *Stream, v string) error {
 				if v == "" {
@@ -390,84 +419,84 @@ func registry() map[string]*optSpec {
 				return nil
 			},
 			get: func(s *Stream) (string, bool) { return s.Reader.PathGlobFilter, s.Reader.PathGlobFilter != "" },
-		},
-		readerOption("recursiveFileLookup", kBool, nil, nil, func(s *Stream, v string) { s.Reader.RecursiveFileLookup = v == "true" }),
-		readerOption("ignoreCorruptFiles", kBool, nil, nil, func(s *Stream, v string) { s.Reader.IgnoreCorruptFiles = v == "true" }),
-		readerOption("ignoreMissingFiles", kBool, nil, nil, func(s *Stream, v string) { s.Reader.IgnoreMissingFiles = v == "true" }),
-		readerOption("modifiedAfter", kTimestamp, nil, nil, func(s *Stream, v string) { t, _ := ParseTimestamp(v); s.Reader.ModifiedAfter = &t }),
-		readerOption("modifiedBefore", kTimestamp, nil, nil, func(s *Stream, v string) { t, _ := ParseTimestamp(v); s.Reader.ModifiedBefore = &t }),
+		}, "", "A glob on file names (\"*.json\"); other files are not discovered."),
+		refusedOpt("recursiveFileLookup", scopeReader, nil, notYet),
+		refusedOpt("ignoreCorruptFiles", scopeReader, nil, notYet),
+		refusedOpt("ignoreMissingFiles", scopeReader, nil, notYet),
+		refusedOpt("modifiedAfter", scopeReader, nil, notYet),
+		refusedOpt("modifiedBefore", scopeReader, nil, notYet),
 
 		// --- json, csv, xml ---
-		readerOption("mode", kString, textFormats, []string{"PERMISSIVE", "DROPMALFORMED", "FAILFAST"}, func(s *Stream, v string) { s.Reader.Mode = v }),
-		readerOption("badRecordsPath", kString, textFormats, nil, func(s *Stream, v string) { s.Reader.BadRecordsPath = v }),
-		readerOption("columnNameOfCorruptRecord", kString, textFormats, nil, func(s *Stream, v string) { s.Reader.ColumnNameOfCorruptRecord = v }),
-		readerOption("prefersDecimal", kBool, textFormats, nil, func(s *Stream, v string) { s.Reader.PrefersDecimal = v == "true" }),
-		readerOption("dateFormat", kString, textFormats, nil, nil),
-		readerOption("timestampFormat", kString, textFormats, nil, nil),
-		readerOption("timestampNTZFormat", kString, textFormats, nil, nil),
-		readerOption("locale", kString, textFormats, nil, nil),
-		readerOption("timeZone", kString, textFormats, nil, nil),
-		readerOption("samplingRatio", kRatio, textFormats, nil, nil),
-		readerOption("readerCaseSensitive", kBool, caseFmts, nil, nil),
-		readerOption("encoding", kString, encodingFmts, nil, nil),
-		readerOption("lineSep", kString, textLike, nil, nil),
-		readerOption("multiLine", kBool, jsonCSV, nil, func(s *Stream, v string) { s.Reader.MultiLine = v == "true" }),
-		readerOption("enableDateTimeParsingFallback", kBool, jsonCSV, nil, nil),
-		readerOption("nullValue", kString, []FileFormat{FormatCSV, FormatXML}, nil, nil),
-		readerOption("inferSchema", kBool, []FileFormat{FormatCSV, FormatXML}, nil, nil),
+		refusedOpt("mode", scopeReader, textFormats, notYet),
+		refusedOpt("badRecordsPath", scopeReader, textFormats, notYet),
+		refusedOpt("columnNameOfCorruptRecord", scopeReader, textFormats, notYet),
+		refusedOpt("prefersDecimal", scopeReader, textFormats, notYet),
+		refusedOpt("dateFormat", scopeReader, textFormats, formatsIssue),
+		refusedOpt("timestampFormat", scopeReader, textFormats, formatsIssue),
+		refusedOpt("timestampNTZFormat", scopeReader, textFormats, formatsIssue),
+		refusedOpt("locale", scopeReader, textFormats, formatsIssue),
+		refusedOpt("timeZone", scopeReader, textFormats, formatsIssue),
+		refusedOpt("samplingRatio", scopeReader, textFormats, "schema inference samples whole files (spark.databricks.cloudFiles.schemaInference.sampleSize.numFiles / .numBytes)"),
+		refusedOpt("readerCaseSensitive", scopeReader, caseFmts, notYet),
+		refusedOpt("encoding", scopeReader, encodingFmts, notYet),
+		refusedOpt("lineSep", scopeReader, textLike, notYet),
+		refusedOpt("multiLine", scopeReader, jsonCSV, formatsIssue),
+		refusedOpt("enableDateTimeParsingFallback", scopeReader, jsonCSV, formatsIssue),
+		refusedOpt("nullValue", scopeReader, []FileFormat{FormatCSV, FormatXML}, formatsIssue),
+		refusedOpt("inferSchema", scopeReader, []FileFormat{FormatCSV, FormatXML}, "Auto Loader infers with cloudFiles.inferColumnTypes"),
 
 		// --- json ---
-		readerOption("allowBackslashEscapingAnyCharacter", kBool, jsonOnly, nil, nil),
-		readerOption("allowComments", kBool, jsonOnly, nil, nil),
-		readerOption("allowNonNumericNumbers", kBool, jsonOnly, nil, nil),
-		readerOption("allowNumericLeadingZeros", kBool, jsonOnly, nil, nil),
-		readerOption("allowSingleQuotes", kBool, jsonOnly, nil, nil),
-		readerOption("allowUnquotedControlChars", kBool, jsonOnly, nil, nil),
-		readerOption("allowUnquotedFieldNames", kBool, jsonOnly, nil, nil),
-		readerOption("dropFieldIfAllNull", kBool, jsonOnly, nil, nil),
-		readerOption("inferTimestamp", kBool, jsonOnly, nil, nil),
-		readerOption("primitivesAsString", kBool, jsonOnly, nil, nil),
-		readerOption("singleVariantColumn", kString, jsonOnly, nil, nil),
+		refusedOpt("allowBackslashEscapingAnyCharacter", scopeReader, jsonOnly, formatsIssue),
+		refusedOpt("allowComments", scopeReader, jsonOnly, formatsIssue),
+		refusedOpt("allowNonNumericNumbers", scopeReader, jsonOnly, formatsIssue),
+		refusedOpt("allowNumericLeadingZeros", scopeReader, jsonOnly, formatsIssue),
+		refusedOpt("allowSingleQuotes", scopeReader, jsonOnly, formatsIssue),
+		refusedOpt("allowUnquotedControlChars", scopeReader, jsonOnly, formatsIssue),
+		refusedOpt("allowUnquotedFieldNames", scopeReader, jsonOnly, formatsIssue),
+		refusedOpt("dropFieldIfAllNull", scopeReader, jsonOnly, notYet),
+		refusedOpt("inferTimestamp", scopeReader, jsonOnly, formatsIssue),
+		refusedOpt("primitivesAsString", scopeReader, jsonOnly, notYet),
+		refusedOpt("singleVariantColumn", scopeReader, jsonOnly, "the VARIANT type is not supported yet"),
 
 		// --- csv ---
-		readerOption("sep", kString, csvOnly, nil, nil),
-		readerOption("header", kBool, csvOnly, nil, nil),
-		readerOption("quote", kString, csvOnly, nil, nil),
-		readerOption("escape", kString, csvOnly, nil, nil),
-		readerOption("charToEscapeQuoteEscaping", kString, csvOnly, nil, nil),
-		readerOption("comment", kString, csvOnly, nil, nil),
-		readerOption("emptyValue", kString, csvOnly, nil, nil),
-		readerOption("nanValue", kString, csvOnly, nil, nil),
-		readerOption("positiveInf", kString, csvOnly, nil, nil),
-		readerOption("negativeInf", kString, csvOnly, nil, nil),
-		readerOption("enforceSchema", kBool, csvOnly, nil, nil),
-		readerOption("ignoreLeadingWhiteSpace", kBool, csvOnly, nil, nil),
-		readerOption("ignoreTrailingWhiteSpace", kBool, csvOnly, nil, nil),
-		readerOption("maxCharsPerColumn", kPosInt, csvOnly, nil, nil),
-		readerOption("maxColumns", kPosInt, csvOnly, nil, nil),
-		readerOption("preferDate", kBool, csvOnly, nil, nil),
-		readerOption("skipRows", kNonNegInt, csvOnly, nil, nil),
-		readerOption("parserCaseSensitive", kBool, csvOnly, nil, nil),
-		readerOption("unescapedQuoteHandling", kString, csvOnly, []string{"STOP_AT_CLOSING_QUOTE", "BACK_TO_DELIMITER", "STOP_AT_DELIMITER", "SKIP_VALUE", "RAISE_ERROR"}, nil),
+		refusedOpt("sep", scopeReader, csvOnly, csvIssue),
+		refusedOpt("header", scopeReader, csvOnly, csvIssue),
+		refusedOpt("quote", scopeReader, csvOnly, csvIssue),
+		refusedOpt("escape", scopeReader, csvOnly, csvIssue),
+		refusedOpt("charToEscapeQuoteEscaping", scopeReader, csvOnly, csvIssue),
+		refusedOpt("comment", scopeReader, csvOnly, csvIssue),
+		refusedOpt("emptyValue", scopeReader, csvOnly, csvIssue),
+		refusedOpt("nanValue", scopeReader, csvOnly, csvIssue),
+		refusedOpt("positiveInf", scopeReader, csvOnly, csvIssue),
+		refusedOpt("negativeInf", scopeReader, csvOnly, csvIssue),
+		refusedOpt("enforceSchema", scopeReader, csvOnly, csvIssue),
+		refusedOpt("ignoreLeadingWhiteSpace", scopeReader, csvOnly, csvIssue),
+		refusedOpt("ignoreTrailingWhiteSpace", scopeReader, csvOnly, csvIssue),
+		refusedOpt("maxCharsPerColumn", scopeReader, csvOnly, csvIssue),
+		refusedOpt("maxColumns", scopeReader, csvOnly, csvIssue),
+		refusedOpt("preferDate", scopeReader, csvOnly, csvIssue),
+		refusedOpt("skipRows", scopeReader, csvOnly, csvIssue),
+		refusedOpt("parserCaseSensitive", scopeReader, csvOnly, csvIssue),
+		refusedOpt("unescapedQuoteHandling", scopeReader, csvOnly, csvIssue),
 
 		// --- xml ---
-		readerOption("rowTag", kString, xmlOnly, nil, nil),
-		readerOption("attributePrefix", kString, xmlOnly, nil, nil),
-		readerOption("valueTag", kString, xmlOnly, nil, nil),
-		readerOption("excludeAttribute", kBool, xmlOnly, nil, nil),
-		readerOption("ignoreSurroundingSpaces", kBool, xmlOnly, nil, nil),
-		readerOption("ignoreNamespace", kBool, xmlOnly, nil, nil),
-		readerOption("rowValidationXSDPath", kString, xmlOnly, nil, nil),
-		readerOption("wildcardColName", kString, xmlOnly, nil, nil),
+		refusedOpt("rowTag", scopeReader, xmlOnly, xmlIssue),
+		refusedOpt("attributePrefix", scopeReader, xmlOnly, xmlIssue),
+		refusedOpt("valueTag", scopeReader, xmlOnly, xmlIssue),
+		refusedOpt("excludeAttribute", scopeReader, xmlOnly, xmlIssue),
+		refusedOpt("ignoreSurroundingSpaces", scopeReader, xmlOnly, xmlIssue),
+		refusedOpt("ignoreNamespace", scopeReader, xmlOnly, xmlIssue),
+		refusedOpt("rowValidationXSDPath", scopeReader, xmlOnly, xmlIssue),
+		refusedOpt("wildcardColName", scopeReader, xmlOnly, xmlIssue),
 
 		// --- parquet, avro, text ---
-		readerOption("datetimeRebaseMode", kString, parquetAvro, []string{"EXCEPTION", "LEGACY", "CORRECTED"}, nil),
-		readerOption("int96RebaseMode", kString, parquetOnly, []string{"EXCEPTION", "LEGACY", "CORRECTED"}, nil),
-		readerOption("avroSchema", kString, avroOnly, nil, nil),
-		readerOption("wholeText", kBool, []FileFormat{FormatText}, nil, nil),
+		refusedOpt("datetimeRebaseMode", scopeReader, parquetAvro, formatsIssue),
+		refusedOpt("int96RebaseMode", scopeReader, parquetOnly, formatsIssue),
+		refusedOpt("avroSchema", scopeReader, avroOnly, formatsIssue),
+		refusedOpt("wholeText", scopeReader, []FileFormat{FormatText}, formatsIssue),
 
-		// --- Delta source ---
-		{
+		// --- Delta source: values are checked, but a Delta source is refused at load time (ingest.ConfigFromOptions) ---
+		deltaOpt(optSpec{
 			name: "startingVersion", scope: scopeDelta,
 			set: func(s *Stream, v string) error {
 				if strings.EqualFold(strings.TrimSpace(v), "latest") {
@@ -491,8 +520,8 @@ func registry() map[string]*optSpec {
 				}
 				return strconv.FormatInt(sv.Version, 10), true
 			},
-		},
-		{
+		}),
+		deltaOpt(optSpec{
 			name: "startingTimestamp", scope: scopeDelta,
 			set: func(s *Stream, v string) error {
 				t, err := ParseTimestamp(v)
@@ -508,26 +537,27 @@ func registry() map[string]*optSpec {
 				}
 				return s.Delta.StartingTimestamp.Format("2006-01-02T15:04:05.000Z07:00"), true
 			},
-		},
-		boolOpt("skipChangeCommits", scopeDelta, func(s *Stream) *bool { return &s.Delta.SkipChangeCommits }),
-		boolOpt("ignoreDeletes", scopeDelta, func(s *Stream) *bool { return &s.Delta.IgnoreDeletes }),
-		boolOpt("ignoreChanges", scopeDelta, func(s *Stream) *bool { return &s.Delta.IgnoreChanges }),
-		posIntOpt("maxFilesPerTrigger", scopeDelta, func(s *Stream) *int { return &s.Delta.MaxFilesPerTrigger }),
-		bytesOpt("maxBytesPerTrigger", scopeDelta, func(s *Stream) *int64 { return &s.Delta.MaxBytesPerTrigger }, true),
-		boolOpt("withEventTimeOrder", scopeDelta, func(s *Stream) *bool { return &s.Delta.WithEventTimeOrder }),
-		boolOpt("failOnDataLoss", scopeDelta, func(s *Stream) *bool { return &s.Delta.FailOnDataLoss }),
-		unsupportedOpt("readChangeFeed", scopeDelta, "the change data feed is not implemented; use skipChangeCommits or a full refresh"),
+		}),
+		deltaOpt(boolOpt("skipChangeCommits", scopeDelta, func(s *Stream) *bool { return &s.Delta.SkipChangeCommits })),
+		deltaOpt(boolOpt("ignoreDeletes", scopeDelta, func(s *Stream) *bool { return &s.Delta.IgnoreDeletes })),
+		deltaOpt(boolOpt("ignoreChanges", scopeDelta, func(s *Stream) *bool { return &s.Delta.IgnoreChanges })),
+		deltaOpt(posIntOpt("maxFilesPerTrigger", scopeDelta, func(s *Stream) *int { return &s.Delta.MaxFilesPerTrigger })),
+		deltaOpt(bytesOpt("maxBytesPerTrigger", scopeDelta, func(s *Stream) *int64 { return &s.Delta.MaxBytesPerTrigger }, true)),
+		deltaOpt(boolOpt("withEventTimeOrder", scopeDelta, func(s *Stream) *bool { return &s.Delta.WithEventTimeOrder })),
+		deltaOpt(boolOpt("failOnDataLoss", scopeDelta, func(s *Stream) *bool { return &s.Delta.FailOnDataLoss })),
+		refusedOpt("readChangeFeed", scopeDelta, nil, "the change data feed is not implemented; use skipChangeCommits or a full refresh"),
 
 		// --- Delta sink ---
-		stringOpt("checkpointLocation", scopeSink, func(s *Stream) *string { return &s.Sink.CheckpointLocation }),
-		{
+		doc(stringOpt("checkpointLocation", scopeSink, func(s *Stream) *string { return &s.Sink.CheckpointLocation }),
+			"", "Where the stream keeps its batch plans (offsets), metadata and, in the CLI, its file state (required)."),
+		doc(optSpec{
 			name: "outputMode", scope: scopeSink,
 			set: func(s *Stream, v string) error {
 				switch strings.ToLower(strings.TrimSpace(v)) {
 				case "append":
 					s.Sink.OutputMode = OutputAppend
 				case "complete":
-					s.Sink.OutputMode = OutputComplete
+					return fmt.Errorf("%w: outputMode=complete (overwriting the table each batch) is not built; use append", ErrUnsupportedOption)
 				case "update":
 					return fmt.Errorf("%w: the Delta sink takes append or complete; to apply changed rows use an upsert (MERGE) of each batch", ErrUnsupportedOption)
 				default:
@@ -536,8 +566,8 @@ func registry() map[string]*optSpec {
 				return nil
 			},
 			get: func(s *Stream) (string, bool) { return string(s.Sink.OutputMode), true },
-		},
-		{
+		}, "append", "How batches are written: append adds each batch's rows (complete and update: not supported yet)."),
+		doc(optSpec{
 			name: "trigger", scope: scopeSink,
 			set: func(s *Stream, v string) error {
 				t, err := ParseTrigger(v)
@@ -548,26 +578,11 @@ func registry() map[string]*optSpec {
 				return nil
 			},
 			get: func(s *Stream) (string, bool) { return s.Sink.Trigger.String(), true },
-		},
-		boolOpt("mergeSchema", scopeSink, func(s *Stream) *bool { return &s.Sink.MergeSchema }),
-		stringOpt("txnAppId", scopeSink, func(s *Stream) *string { return &s.Sink.TxnAppID }),
-		{
-			name: "txnVersion", scope: scopeSink,
-			set: func(s *Stream, v string) error {
-				n, err := parseNonNegative(v)
-				if err != nil {
-					return err
-				}
-				s.Sink.TxnVersion = &n
-				return nil
-			},
-			get: func(s *Stream) (string, bool) {
-				if s.Sink.TxnVersion == nil {
-					return "", false
-				}
-				return strconv.FormatInt(*s.Sink.TxnVersion, 10), true
-			},
-		},
+		}, "availableNow (CLI)", "When batches run: availableNow (everything outstanding, in limited batches, then stop), once (deprecated: one batch), or processingTime=INTERVAL."),
+		refusedOpt("mergeSchema", scopeSink, nil, notYet),
+		doc(stringOpt("txnAppId", scopeSink, func(s *Stream) *string { return &s.Sink.TxnAppID }),
+			"the stream id", "The appId of the Delta txn action that makes each batch's commit idempotent."),
+		refusedOpt("txnVersion", scopeSink, nil, notYet),
 	}
 	m := make(map[string]*optSpec, len(list))
 	for i := range list {

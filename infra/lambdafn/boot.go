@@ -29,7 +29,7 @@ func Boot(ctx context.Context) (*App, error) {
 	}
 	app := &App{
 		Config:  cfg,
-		Env:     streams.Env{AWS: &awsCfg, StateTable: os.Getenv(EnvStateTable), Logger: logger, TempDir: os.TempDir()},
+		Env:     streams.Env{AWS: &awsCfg, StateTable: os.Getenv(EnvStateTable), Logger: logger, TempDir: os.TempDir(), Notifications: true},
 		Logger:  logger,
 		Metrics: os.Stdout,
 	}

@@ -45,6 +45,33 @@ type Env struct {
 	Logger *slog.Logger
 	// TempDir holds Parquet files while they are written.
 	TempDir string
+	// Notifications is true when the process discovers files from S3
+	// event notifications (the Lambda functions) and false when it lists
+	// the source (the CLI). A stream whose cloudFiles.useNotifications
+	// disagrees is refused at load time (Validate): the option is never
+	// accepted and then ignored.
+	Notifications bool
+}
+
+// ErrWrongRuntime is wrapped by Validate when the stream's discovery mode
+// (cloudFiles.useNotifications) is not the one this process runs.
+var ErrWrongRuntime = errors.New("discovery mode not available here")
+
+// Validate checks, without touching any location, that this process can
+// run the stream as configured: the engine accepts its options
+// (ingest.ConfigFromOptions) and its discovery mode is this process's.
+// The CLI and the functions call it at load / cold start.
+func (env Env) Validate(opts *options.Stream) error {
+	if _, err := ingest.ConfigFromOptions(opts); err != nil {
+		return err
+	}
+	switch {
+	case opts.CloudFiles.UseNotifications && !env.Notifications:
+		return fmt.Errorf("stream %q: option cloudFiles.useNotifications=true: %w: the CLI discovers files by listing the source; file notification mode runs in the deployed functions (template.yaml)", opts.ID, ErrWrongRuntime)
+	case !opts.CloudFiles.UseNotifications && env.Notifications:
+		return fmt.Errorf("stream %q: option cloudFiles.useNotifications=false: %w: the deployed functions discover files from S3 event notifications (backfill lists on a schedule); run a directory-listing stream with the CLI", opts.ID, ErrWrongRuntime)
+	}
+	return nil
 }
 
 // Stream is an opened stream: its adapters and engine.
@@ -99,6 +126,9 @@ func (env Env) OpenStore(loc string) (objstore.Store, error) {
 
 // Open opens every adapter of the stream and builds its engine.
 func (env Env) Open(ctx context.Context, opts *options.Stream) (*Stream, error) {
+	if err := env.Validate(opts); err != nil {
+		return nil, err
+	}
 	cfg, err := ingest.ConfigFromOptions(opts)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,6 @@
+package options_test
+
+// sinkCases are the behavioural cases of the sink area (owner: helper identity).
+func sinkCases() []optionCase {
+	return nil
+}
