@@ -110,17 +110,19 @@ func (d *DeletionVector) UniqueID() string {
 // Add is the add action: a data file that is part of the table.
 type Add struct {
 	// Path is a relative (or, in shallow clones, absolute) URL-encoded URI.
-	Path                    string            `json:"path"`
-	PartitionValues         map[string]string `json:"partitionValues"`
-	Size                    int64             `json:"size"`
-	ModificationTime        int64             `json:"modificationTime"`
-	DataChange              bool              `json:"dataChange"`
-	Stats                   string            `json:"stats,omitempty"`
-	Tags                    map[string]string `json:"tags,omitempty"`
-	DeletionVector          *DeletionVector   `json:"deletionVector,omitempty"`
-	BaseRowID               *int64            `json:"baseRowId,omitempty"`
-	DefaultRowCommitVersion *int64            `json:"defaultRowCommitVersion,omitempty"`
-	ClusteringProvider      string            `json:"clusteringProvider,omitempty"`
+	Path string `json:"path"`
+	// PartitionValues maps each partition column (its physical name under
+	// column mapping) to its serialised value; nil is a NULL partition value.
+	PartitionValues         map[string]*string `json:"partitionValues"`
+	Size                    int64              `json:"size"`
+	ModificationTime        int64              `json:"modificationTime"`
+	DataChange              bool               `json:"dataChange"`
+	Stats                   string             `json:"stats,omitempty"`
+	Tags                    map[string]string  `json:"tags,omitempty"`
+	DeletionVector          *DeletionVector    `json:"deletionVector,omitempty"`
+	BaseRowID               *int64             `json:"baseRowId,omitempty"`
+	DefaultRowCommitVersion *int64             `json:"defaultRowCommitVersion,omitempty"`
+	ClusteringProvider      string             `json:"clusteringProvider,omitempty"`
 }
 
 // MarshalJSON writes an empty (never null) partitionValues map.
@@ -144,19 +146,29 @@ func (a *Add) ParseStats() (*Stats, error) {
 	return s, nil
 }
 
+// PartitionValuesOf converts non-null partition values to the form of
+// Add.PartitionValues.
+func PartitionValuesOf(m map[string]string) map[string]*string {
+	out := make(map[string]*string, len(m))
+	for k, v := range m {
+		out[k] = &v
+	}
+	return out
+}
+
 // Remove is the remove action: a tombstone for a file no longer in the table.
 type Remove struct {
-	Path                    string            `json:"path"`
-	DeletionTimestamp       int64             `json:"deletionTimestamp,omitempty"`
-	DataChange              bool              `json:"dataChange"`
-	ExtendedFileMetadata    bool              `json:"extendedFileMetadata,omitempty"`
-	PartitionValues         map[string]string `json:"partitionValues,omitempty"`
-	Size                    int64             `json:"size,omitempty"`
-	Stats                   string            `json:"stats,omitempty"`
-	Tags                    map[string]string `json:"tags,omitempty"`
-	DeletionVector          *DeletionVector   `json:"deletionVector,omitempty"`
-	BaseRowID               *int64            `json:"baseRowId,omitempty"`
-	DefaultRowCommitVersion *int64            `json:"defaultRowCommitVersion,omitempty"`
+	Path                    string             `json:"path"`
+	DeletionTimestamp       int64              `json:"deletionTimestamp,omitempty"`
+	DataChange              bool               `json:"dataChange"`
+	ExtendedFileMetadata    bool               `json:"extendedFileMetadata,omitempty"`
+	PartitionValues         map[string]*string `json:"partitionValues,omitempty"`
+	Size                    int64              `json:"size,omitempty"`
+	Stats                   string             `json:"stats,omitempty"`
+	Tags                    map[string]string  `json:"tags,omitempty"`
+	DeletionVector          *DeletionVector    `json:"deletionVector,omitempty"`
+	BaseRowID               *int64             `json:"baseRowId,omitempty"`
+	DefaultRowCommitVersion *int64             `json:"defaultRowCommitVersion,omitempty"`
 }
 
 // Txn is the txn action: an application's transaction identifier.
@@ -168,11 +180,11 @@ type Txn struct {
 
 // CDC is the cdc action: a change data file.
 type CDC struct {
-	Path            string            `json:"path"`
-	PartitionValues map[string]string `json:"partitionValues"`
-	Size            int64             `json:"size"`
-	DataChange      bool              `json:"dataChange"`
-	Tags            map[string]string `json:"tags,omitempty"`
+	Path            string             `json:"path"`
+	PartitionValues map[string]*string `json:"partitionValues"`
+	Size            int64              `json:"size"`
+	DataChange      bool               `json:"dataChange"`
+	Tags            map[string]string  `json:"tags,omitempty"`
 }
 
 // MarshalJSON writes an empty (never null) partitionValues map.

@@ -151,8 +151,27 @@ func (d *pqDecoder) boolean(path string) bool {
 	return ok && v.Kind() == parquet.Boolean && v.Boolean()
 }
 
-// strMap reads a map<string,string> column pair at prefix ("add/tags").
+// strMap reads a map<string,string> column pair at prefix ("add/tags");
+// a null value reads as "".
 func (d *pqDecoder) strMap(prefix string) map[string]string {
+	m := d.nullableMap(prefix)
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		if v != nil {
+			out[k] = *v
+		} else {
+			out[k] = ""
+		}
+	}
+	return out
+}
+
+// nullableMap reads a map<string,string> column pair at prefix
+// ("add/partitionValues"), keeping null values as nil.
+func (d *pqDecoder) nullableMap(prefix string) map[string]*string {
 	kl, vl := d.leaves[prefix+"/*/key"], d.leaves[prefix+"/*/value"]
 	if kl == nil || kl.col >= len(d.vals) {
 		return nil
@@ -163,22 +182,23 @@ func (d *pqDecoder) strMap(prefix string) map[string]string {
 		vals = d.vals[vl.col]
 	}
 	repDef := kl.defAt[len(kl.defAt)-2]
-	var m map[string]string
+	var m map[string]*string
 	for i, k := range keys {
 		if k.DefinitionLevel() < repDef {
 			continue
 		}
 		if m == nil {
-			m = make(map[string]string)
+			m = make(map[string]*string)
 		}
-		val := ""
+		var val *string
 		if i < len(vals) && vals[i].DefinitionLevel() == vl.maxDef && !vals[i].IsNull() {
-			val = string(vals[i].ByteArray())
+			v := string(vals[i].ByteArray())
+			val = &v
 		}
 		m[string(k.ByteArray())] = val
 	}
 	if m == nil && len(keys) > 0 && keys[0].DefinitionLevel() >= kl.defAt[len(kl.defAt)-3] {
-		m = map[string]string{} // present but empty
+		m = map[string]*string{} // present but empty
 	}
 	return m
 }
@@ -238,7 +258,7 @@ func (d *pqDecoder) actions(fn func(Action) error) error {
 	if d.present("add", 0) {
 		a := &Add{
 			Path:                    d.str("add/path"),
-			PartitionValues:         d.strMap("add/partitionValues"),
+			PartitionValues:         d.nullableMap("add/partitionValues"),
 			DataChange:              d.boolean("add/dataChange"),
 			Stats:                   d.str("add/stats"),
 			Tags:                    d.strMap("add/tags"),
@@ -261,7 +281,7 @@ func (d *pqDecoder) actions(fn func(Action) error) error {
 			Path:                    d.str("remove/path"),
 			DataChange:              d.boolean("remove/dataChange"),
 			ExtendedFileMetadata:    d.boolean("remove/extendedFileMetadata"),
-			PartitionValues:         d.strMap("remove/partitionValues"),
+			PartitionValues:         d.nullableMap("remove/partitionValues"),
 			Stats:                   d.str("remove/stats"),
 			Tags:                    d.strMap("remove/tags"),
 			DeletionVector:          d.dv("remove"),

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parquet-go/parquet-go"
 	"github.com/tributary-io/tributary/core/delta/internal/dirstore"
 )
 
@@ -197,5 +198,87 @@ func TestCorruptCheckpointIsAnError(t *testing.T) {
 	_, err := NewTable(dirstore.New(dir)).Snapshot(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "checkpoint 1") {
 		t.Fatalf("err = %v, want a checkpoint error", err)
+	}
+}
+
+// TestCheckpointKeepsNullPartitionValues: a NULL partition value (JSON
+// null) stays NULL through a checkpoint we write — a null map value in the
+// Parquet file, not "" (which Spark reads back as an empty string).
+func TestCheckpointKeepsNullPartitionValues(t *testing.T) {
+	ctx := context.Background()
+	dir := copyLog(t, fixture(t, "kernel/basic_partitioned"))
+	tbl := NewTable(dirstore.New(dir))
+	snap, err := tbl.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nulls := func(s *Snapshot) (n, empty int) {
+		for a := range s.Files() {
+			v, ok := a.PartitionValues["letter"]
+			switch {
+			case !ok:
+				t.Fatalf("%s has no letter partition value", a.Path)
+			case v == nil:
+				n++
+			case *v == "":
+				empty++
+			}
+		}
+		return n, empty
+	}
+	if n, e := nulls(snap); n != 1 || e != 0 {
+		t.Fatalf("JSON replay: %d null and %d empty partition values, want 1 and 0", n, e)
+	}
+	if err := tbl.Checkpoint(ctx, snap); err != nil {
+		t.Fatal(err)
+	}
+	back, err := NewTable(dirstore.New(dir)).Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.CheckpointVersion() != snap.Version {
+		t.Fatalf("not loaded from the checkpoint")
+	}
+	if n, e := nulls(back); n != 1 || e != 0 {
+		t.Fatalf("from our checkpoint: %d null and %d empty partition values, want 1 and 0", n, e)
+	}
+	// The Parquet file itself: read the value column with parquet-go.
+	f, err := os.Open(filepath.Join(dir, filepath.FromSlash(CheckpointKey(snap.Version))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	st, _ := f.Stat()
+	pf, err := parquet.OpenFile(f, st.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	col, ok := pf.Schema().Lookup("add", "partitionValues", "key_value", "value")
+	if !ok {
+		t.Fatalf("no add.partitionValues.key_value.value column in %s", pf.Schema())
+	}
+	var nullVals, vals int
+	for _, rg := range pf.RowGroups() {
+		pages := rg.ColumnChunks()[col.ColumnIndex].Pages()
+		for {
+			p, err := pages.ReadPage()
+			if err != nil {
+				break
+			}
+			buf := make([]parquet.Value, p.NumValues())
+			n, _ := p.Values().ReadValues(buf)
+			for _, v := range buf[:n] {
+				switch {
+				case v.DefinitionLevel() == col.MaxDefinitionLevel:
+					vals++
+				case v.DefinitionLevel() == col.MaxDefinitionLevel-1:
+					nullVals++ // the key exists, its value is null
+				}
+			}
+		}
+		pages.Close()
+	}
+	if nullVals != 1 || vals != 5 {
+		t.Errorf("checkpoint partition values: %d null, %d set; want 1 and 5", nullVals, vals)
 	}
 }

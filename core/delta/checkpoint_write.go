@@ -41,26 +41,26 @@ type ckptDV struct {
 }
 
 type ckptAdd struct {
-	Path                    *string           `parquet:"path,optional"`
-	PartitionValues         map[string]string `parquet:"partitionValues,optional"`
-	Size                    *int64            `parquet:"size,optional"`
-	ModificationTime        *int64            `parquet:"modificationTime,optional"`
-	DataChange              *bool             `parquet:"dataChange,optional"`
-	Tags                    map[string]string `parquet:"tags,optional"`
-	DeletionVector          *ckptDV           `parquet:"deletionVector,optional"`
-	BaseRowID               *int64            `parquet:"baseRowId,optional"`
-	DefaultRowCommitVersion *int64            `parquet:"defaultRowCommitVersion,optional"`
-	Stats                   *string           `parquet:"stats,optional"`
+	Path                    *string            `parquet:"path,optional"`
+	PartitionValues         map[string]*string `parquet:"partitionValues,optional"`
+	Size                    *int64             `parquet:"size,optional"`
+	ModificationTime        *int64             `parquet:"modificationTime,optional"`
+	DataChange              *bool              `parquet:"dataChange,optional"`
+	Tags                    map[string]string  `parquet:"tags,optional"`
+	DeletionVector          *ckptDV            `parquet:"deletionVector,optional"`
+	BaseRowID               *int64             `parquet:"baseRowId,optional"`
+	DefaultRowCommitVersion *int64             `parquet:"defaultRowCommitVersion,optional"`
+	Stats                   *string            `parquet:"stats,optional"`
 }
 
 type ckptRemove struct {
-	Path                 *string           `parquet:"path,optional"`
-	DeletionTimestamp    *int64            `parquet:"deletionTimestamp,optional"`
-	DataChange           *bool             `parquet:"dataChange,optional"`
-	ExtendedFileMetadata *bool             `parquet:"extendedFileMetadata,optional"`
-	PartitionValues      map[string]string `parquet:"partitionValues,optional"`
-	Size                 *int64            `parquet:"size,optional"`
-	DeletionVector       *ckptDV           `parquet:"deletionVector,optional"`
+	Path                 *string            `parquet:"path,optional"`
+	DeletionTimestamp    *int64             `parquet:"deletionTimestamp,optional"`
+	DataChange           *bool              `parquet:"dataChange,optional"`
+	ExtendedFileMetadata *bool              `parquet:"extendedFileMetadata,optional"`
+	PartitionValues      map[string]*string `parquet:"partitionValues,optional"`
+	Size                 *int64             `parquet:"size,optional"`
+	DeletionVector       *ckptDV            `parquet:"deletionVector,optional"`
 }
 
 type ckptFormat struct {

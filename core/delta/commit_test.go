@@ -36,7 +36,7 @@ func createActions(t *testing.T) []Action {
 
 func addAction(path string, n int64) Action {
 	st, _ := (&Stats{NumRecords: n}).Encode()
-	return Action{Add: &Add{Path: path, PartitionValues: map[string]string{"p": "x"}, Size: 100, ModificationTime: 1, DataChange: true, Stats: st}}
+	return Action{Add: &Add{Path: path, PartitionValues: PartitionValuesOf(map[string]string{"p": "x"}), Size: 100, ModificationTime: 1, DataChange: true, Stats: st}}
 }
 
 func TestCommitCreatesAndAppends(t *testing.T) {

@@ -74,7 +74,11 @@ func TestPartitionColumns(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		dir := "date=" + escapePartitionPath(add.PartitionValues["date"]) + "/city=" + escapePartitionPath(add.PartitionValues["city"]) + "/"
+		date, city := add.PartitionValues["date"], add.PartitionValues["city"]
+		if date == nil || city == nil {
+			t.Fatalf("file %s: null partition value %v", key, add.PartitionValues)
+		}
+		dir := "date=" + escapePartitionPath(*date) + "/city=" + escapePartitionPath(*city) + "/"
 		if !strings.HasPrefix(key, dir) {
 			t.Fatalf("file %s not under %s", key, dir)
 		}
@@ -93,7 +97,7 @@ func TestPartitionColumns(t *testing.T) {
 		}
 		for _, r := range rows {
 			id := r[fs.FieldIndex("id")].(int64)
-			if got := add.PartitionValues["date"] + "|" + add.PartitionValues["city"]; want[id] != got {
+			if got := *date + "|" + *city; want[id] != got {
 				t.Fatalf("id %d in partition %q, want %q", id, got, want[id])
 			}
 			seen++

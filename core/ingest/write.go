@@ -360,7 +360,7 @@ func (fw *fileWriter) close(ctx context.Context, pf *partFile) error {
 	}
 	fw.adds = append(fw.adds, delta.Add{
 		Path:             delta.EncodePath(key),
-		PartitionValues:  pf.part.values,
+		PartitionValues:  delta.PartitionValuesOf(pf.part.values),
 		Size:             size,
 		ModificationTime: fw.e.now().UnixMilli(),
 		DataChange:       true,

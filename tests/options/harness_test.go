@@ -209,7 +209,11 @@ func (p *pipe) rows() []map[string]any {
 				m[f.Name] = r[i]
 			}
 			for k, v := range a.PartitionValues {
-				m[k] = v
+				if v != nil {
+					m[k] = *v
+				} else {
+					m[k] = nil
+				}
 			}
 			out = append(out, m)
 		}
