@@ -24,6 +24,7 @@ var ErrVersionNotFound = errors.New("delta: version not found")
 // Table is a Delta table rooted at the store's root.
 type Table struct {
 	store          objstore.Store
+	rootURI        string
 	readerFeatures map[string]bool
 	writerFeatures map[string]bool
 	maxAttempts    int
@@ -35,6 +36,12 @@ type Table struct {
 
 // Option configures a Table.
 type Option func(*Table)
+
+// WithLocation sets the table's location URI (e.g. "s3://bucket/table" or
+// "file:///data/table"), so that absolute paths in the log (deletion
+// vectors stored with storage type "p") that lie under it are read from the
+// table's store.
+func WithLocation(uri string) Option { return func(t *Table) { t.rootURI = uri } }
 
 // WithEngineInfo sets commitInfo.engineInfo (default "tributary").
 func WithEngineInfo(s string) Option { return func(t *Table) { t.engineInfo = s } }
