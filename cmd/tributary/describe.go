@@ -6,7 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 	"sort"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -59,11 +61,11 @@ func cmdDescribe(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	snap, err := delta.NewTable(st).Snapshot(ctx)
+	snap, err := delta.NewTable(st, delta.WithLocation(locationURI(loc))).Snapshot(ctx)
 	if err != nil {
 		return fmt.Errorf("table %s: %w", loc, err)
 	}
-	d, err := detail(loc, snap)
+	d, err := detail(ctx, loc, snap)
 	if err != nil {
 		return err
 	}
@@ -88,7 +90,19 @@ func cmdDescribe(ctx context.Context, args []string, stdout io.Writer) error {
 	return tw.Flush()
 }
 
-func detail(loc string, snap *delta.Snapshot) (*tableDetail, error) {
+// locationURI turns a table location (a local directory or a URL) into the
+// URI absolute paths in its log start with.
+func locationURI(loc string) string {
+	if strings.Contains(loc, "://") {
+		return loc
+	}
+	if abs, err := filepath.Abs(loc); err == nil {
+		return "file://" + filepath.ToSlash(abs)
+	}
+	return loc
+}
+
+func detail(ctx context.Context, loc string, snap *delta.Snapshot) (*tableDetail, error) {
 	d := &tableDetail{
 		Format: "delta", ID: snap.Metadata.ID, Name: snap.Metadata.Name, Location: loc,
 		Version: snap.Version, NumFiles: snap.NumFiles(),
@@ -108,10 +122,14 @@ func detail(loc string, snap *delta.Snapshot) (*tableDetail, error) {
 	}
 	for add := range snap.Files() {
 		d.SizeInBytes += add.Size
-		if st, err := add.ParseStats(); err == nil && st != nil {
-			d.NumRecords += st.NumRecords
-		}
 	}
+	// Live rows: stats (or the Parquet footer of files without them) minus
+	// the rows deletion vectors remove.
+	rc, err := snap.CountRows(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("table %s: counting rows: %w", loc, err)
+	}
+	d.NumRecords = rc.Rows
 	for app, t := range snap.Txns() {
 		d.Txns[app] = t.Version
 	}

@@ -9,6 +9,7 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/parquet-go/parquet-go"
@@ -674,4 +675,95 @@ func isMapNode(c *parquet.Column) bool {
 	}
 	ct := c.Type().ConvertedType()
 	return ct != nil && (*ct == deprecated.Map || *ct == deprecated.MapKeyValue)
+}
+
+// RowCount is a snapshot's live row count (DESCRIBE DETAIL's numRecords).
+type RowCount struct {
+	// Rows is the number of live rows: the files' records minus the rows
+	// their deletion vectors remove.
+	Rows int64
+	// FromFooters counts the files whose stats lack numRecords, counted
+	// from their Parquet footer instead.
+	FromFooters int
+	// DeletedByDVs is the rows removed by deletion vectors.
+	DeletedByDVs int64
+}
+
+// footerReaders bounds the data files whose footers are read at once.
+const footerReaders = 8
+
+// CountRows counts the snapshot's live rows without reading data: each
+// file's stats numRecords or, when the stats lack it (tables written
+// without stats), the row count in the file's Parquet footer; minus the
+// cardinality of each file's deletion vector.
+func (s *Snapshot) CountRows(ctx context.Context) (RowCount, error) {
+	var rc RowCount
+	var need []*Add
+	for a := range s.Files() {
+		n, ok := statsNumRecords(a.Stats)
+		if !ok {
+			need = append(need, a)
+		} else {
+			rc.Rows += n
+		}
+		if a.DeletionVector != nil {
+			rc.DeletedByDVs += a.DeletionVector.Cardinality
+		}
+	}
+	rc.FromFooters = len(need)
+	counts := make([]int64, len(need))
+	errs := make([]error, len(need))
+	sem := make(chan struct{}, footerReaders)
+	var wg sync.WaitGroup
+	for i, a := range need {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			counts[i], errs[i] = s.footerRows(ctx, a)
+		}()
+	}
+	wg.Wait()
+	for i := range need {
+		if errs[i] != nil {
+			return RowCount{}, errs[i]
+		}
+		rc.Rows += counts[i]
+	}
+	rc.Rows -= rc.DeletedByDVs
+	return rc, nil
+}
+
+// statsNumRecords returns numRecords from an add's stats JSON, ok=false
+// when there are no stats or they lack it.
+func statsNumRecords(stats string) (int64, bool) {
+	if stats == "" {
+		return 0, false
+	}
+	var st struct {
+		NumRecords *int64 `json:"numRecords"`
+	}
+	if err := json.Unmarshal([]byte(stats), &st); err != nil || st.NumRecords == nil {
+		return 0, false
+	}
+	return *st.NumRecords, true
+}
+
+func (s *Snapshot) footerRows(ctx context.Context, a *Add) (int64, error) {
+	key, err := ObjectKey(a.Path)
+	if errors.Is(err, ErrAbsolutePath) {
+		key, err = absoluteKey(a.Path, s.table.rootURI)
+	}
+	if err != nil {
+		return 0, err
+	}
+	data, err := s.table.readAll(ctx, key)
+	if err != nil {
+		return 0, fmt.Errorf("delta: read data file %s: %w", key, err)
+	}
+	n, err := parquetio.NumRows(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return 0, fmt.Errorf("delta: data file %s: %w", key, err)
+	}
+	return n, nil
 }

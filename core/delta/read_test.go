@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/tributary-io/tributary/core/delta/internal/dirstore"
+	"github.com/tributary-io/tributary/core/objstore"
 	"github.com/tributary-io/tributary/core/parquetio"
 	"github.com/tributary-io/tributary/core/schema"
 )
@@ -299,4 +300,103 @@ func TestColumnMappingMode(t *testing.T) {
 			t.Errorf("%+v %v: %q, %v", tc.p, tc.conf, got, err)
 		}
 	}
+}
+
+// sharedTables lists every shared test table a reader must load (the
+// broken logs it must refuse and the log-less folder excluded).
+func sharedTables(t *testing.T) []string {
+	t.Helper()
+	var out []string
+	for _, pat := range []string{"spark-golden/*/*/delta", "kernel/*", "kernel/*/delta", "delta-rs/*"} {
+		m, _ := filepath.Glob(filepath.Join(testdataRoot, filepath.FromSlash(pat)))
+		for _, dir := range m {
+			if _, err := os.Stat(filepath.Join(dir, "_delta_log")); err != nil {
+				continue
+			}
+			rel, _ := filepath.Rel(testdataRoot, dir)
+			rel = filepath.ToSlash(rel)
+			switch {
+			case strings.Contains(rel, "versions-not-contiguous"), strings.Contains(rel, "deltalog-invalid-protocol-version"),
+				strings.Contains(rel, "deltalog-state-reconstruction-without"), rel == "delta-rs/simple_table_features":
+				continue
+			}
+			out = append(out, rel)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// TestCountRowsEqualsRowsRead: on every shared table, the count from
+// stats and footers minus deletion vectors equals the rows actually read.
+func TestCountRowsEqualsRowsRead(t *testing.T) {
+	tables := sharedTables(t)
+	if len(tables) < 60 {
+		t.Fatalf("only %d shared tables", len(tables))
+	}
+	footers, dvs, logOnly := 0, 0, 0
+	for _, rel := range tables {
+		t.Run(rel, func(t *testing.T) {
+			tbl := openFixture(t, rel)
+			if missing := missingDataFiles(t, rel); missing > 0 {
+				// The fixture holds only the log: counting must use stats
+				// or name the file it could not read.
+				logOnly++
+				snap, err := tbl.Snapshot(context.Background())
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := snap.CountRows(context.Background()); err != nil && !errors.Is(err, objstore.ErrNotFound) {
+					t.Errorf("log-only table: %v", err)
+				}
+				return
+			}
+			var read int64
+			snap, err := tbl.ReadRowsAt(context.Background(), -1, func(fr FileRows) error {
+				read += int64(len(fr.Rows))
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rc, err := snap.CountRows(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rc.Rows != read {
+				t.Errorf("CountRows = %+v, read %d rows", rc, read)
+			}
+			if rc.FromFooters > 0 {
+				footers++
+			}
+			if rc.DeletedByDVs > 0 {
+				dvs++
+			}
+		})
+	}
+	if footers < 10 || dvs < 3 || logOnly > 8 {
+		t.Errorf("%d tables counted from footers, %d with deletion vectors, %d log-only: the fixtures changed?", footers, dvs, logOnly)
+	}
+	t.Logf("%d tables (%d log-only): %d counted (partly) from footers, %d with deletion vectors", len(tables), logOnly, footers, dvs)
+}
+
+// missingDataFiles counts the active files a fixture does not ship.
+func missingDataFiles(t *testing.T, rel string) int {
+	t.Helper()
+	snap, err := openFixture(t, rel).Snapshot(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for a := range snap.Files() {
+		key, err := ObjectKey(a.Path)
+		if err != nil {
+			n++
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(testdataRoot, filepath.FromSlash(rel), filepath.FromSlash(key))); err != nil {
+			n++
+		}
+	}
+	return n
 }
