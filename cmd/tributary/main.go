@@ -6,6 +6,7 @@
 //	tributary run      --config FILE [--stream ID]
 //	tributary state    CHECKPOINT_DIR [--format table|json|csv] [--state PENDING,...]
 //	tributary describe TABLE [--json]
+//	tributary history  TABLE [--json] [--limit N]
 package main
 
 import (
@@ -24,6 +25,7 @@ const usage = `usage:
   tributary run      --config FILE [--stream ID]
   tributary state    CHECKPOINT [--stream ID] [--format table|json|csv] [--state PENDING,CLAIMED,COMMITTED,SKIPPED] [--path-prefix P]
   tributary describe TABLE [--json]
+  tributary history  TABLE [--json] [--limit N]
 
 LOC is a local directory or an s3://bucket/prefix URL (AWS credentials and
 TRIBUTARY_STATE_TABLE are then taken from the environment).
@@ -50,6 +52,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdState(ctx, args[1:], stdout, logger)
 	case "describe":
 		err = cmdDescribe(ctx, args[1:], stdout)
+	case "history":
+		err = cmdHistory(ctx, args[1:], stdout)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
