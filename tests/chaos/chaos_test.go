@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -71,10 +72,10 @@ func TestChaos(t *testing.T) {
 			c.finishPhase()
 			c.check(python, filepath.Join(root, "tests", "chaos", "testdata", "read_table.py"))
 			t.Logf("%s: %d mid-run kills (%d before the run's first commit, %d leaving a sealed plan uncommitted), "+
-				"%d kills after the table was complete, %d runs ended by themselves, %d schema-evolution stops, "+
-				"%d batches, %d leftover temporary files in the table, checkpoint and move destination; %s",
+				"%d kills after the table was complete, %d runs ended by themselves, %d schema-evolution stops (%d killed first), "+
+				"%d batches; left behind: temporary files %v, %d uncommitted data files; %s",
 				v.name, c.stats.midRun, c.stats.beforeCommit, c.stats.planUncommitted, c.stats.late, c.stats.completed,
-				c.stats.evolved, len(c.log.commits), c.temps, time.Since(started).Round(time.Millisecond))
+				c.stats.evolved, c.stats.evolvedKilled, len(c.log.commits), c.temps, c.orphans, time.Since(started).Round(time.Millisecond))
 		})
 	}
 }
@@ -104,7 +105,8 @@ type chaos struct {
 	arrived                         []inputFile // files in (or moved out of) the source
 	log                             *deltaLog
 	stats                           killStats
-	temps                           int // temporary files left by killed writers
+	temps                           map[string]int // temporary files left by killed writers, by directory
+	orphans                         int            // data files of batches killed before their commit
 	// startEst and batchEst estimate how long a run takes to print its
 	// first batch line, and then each further one.
 	startEst, batchEst time.Duration
@@ -117,7 +119,8 @@ type killStats struct {
 	planUncommitted int // ... of which leaving the next batch's plan sealed but not committed
 	late            int // SIGKILLed when the table was already complete
 	completed       int // exited 0 by themselves
-	evolved         int // stopped (exit 1) by a schema change, once
+	evolved         int // stopped (exit code 1) by a schema change
+	evolvedKilled   int // killed after adding a schema version, before stopping for it
 }
 
 func newChaos(t *testing.T, v variant, seed int64, stream uint64, bin string) *chaos {
@@ -177,9 +180,7 @@ func (c *chaos) nextGroup() int {
 	if c.v.newColumnFrom == 0 {
 		return n
 	}
-	if v, err := schemaVersions(c.ckpt); err != nil {
-		c.fatalf("reading the schema history: %v", err)
-	} else if v == 0 {
+	if c.schemas() == 0 {
 		for i := range n {
 			if c.pending[i].num >= c.v.newColumnFrom {
 				return i
@@ -239,7 +240,7 @@ func (c *chaos) killPhase() {
 		}
 		commitsBefore := len(c.log.commits)
 		kp := c.killPlan()
-		o := runCLI(c.t, c.bin, c.args(), kp, during)
+		o := c.run(kp, during)
 		c.measure(o)
 		plans := c.refresh()
 		c.t.Logf("run %d: kill after %d batch lines + %s: %s; %d commits, %d plans, %d/%d rows",
@@ -263,8 +264,7 @@ func (c *chaos) killPhase() {
 				c.t.Logf("run %d exited 0 with rows missing; checking the table", attempt)
 				return
 			}
-		case o.code == 1 && c.v.newColumnFrom > 0 && strings.Contains(o.stderr, schemaEvolvedText):
-			c.stats.evolved++
+		case o.evolvedStop():
 		default:
 			c.fatalf("run %d failed: %s", attempt, o)
 		}
@@ -280,14 +280,15 @@ func (c *chaos) killPhase() {
 	}
 }
 
-// killPlan draws when to kill the next run: after 0, 1 or 2 batch progress
-// lines (0 lands in start-up, listing, registration or the first batch),
-// then a random part of the time that takes (the start-up and one batch,
-// or one batch), as measured on the runs so far. Scaling by the machine's
-// own pace keeps the number of kills per batch about the same on a fast or
-// a loaded machine.
+// killPlan draws when to kill the next run: after 0 or 1 batch progress
+// lines (0 lands in start-up, listing, registration, the repair of the last
+// batch or the first batch; 1 in a later batch), then a random part of the
+// time that takes (the start-up and one batch, or one batch) as measured on
+// the runs so far, cut short by the next batch line. Scaling by the
+// machine's own pace keeps the kills per batch about the same on a fast or
+// a loaded machine: a killed run commits about two batches at most.
 func (c *chaos) killPlan() killPlan {
-	lines := []int{0, 0, 1, 1, 1, 2}[c.rng.IntN(6)]
+	lines := min(c.rng.IntN(3), 1)
 	span := c.batchEst
 	if lines == 0 {
 		span += c.startEst
@@ -305,22 +306,53 @@ func (c *chaos) measure(o outcome) {
 	}
 }
 
+// run runs the CLI once and follows the schema history (CHECKPOINT/_schemas):
+// after the first version (the inferred schema), only a run that stops for
+// schema evolution (exit code 1) or is killed may add one, and a run that
+// stops for it must have added exactly one.
+func (c *chaos) run(kp killPlan, during func()) outcome {
+	before := c.schemas()
+	o := runCLI(c.t, c.bin, c.args(), kp, during)
+	after := c.schemas()
+	grew := before >= 1 && after > before
+	switch {
+	case after > before+1:
+		c.fatalf("the schema history went from %d to %d versions in one run: %s", before, after, o)
+	case o.evolvedStop() && !grew:
+		c.fatalf("a run stopped for schema evolution, but the schema history stayed at %d versions: %s", before, o)
+	case grew && !o.killed && !o.evolvedStop():
+		c.fatalf("the schema history grew to %d versions in a run that did not stop for it: %s", after, o)
+	case o.evolvedStop():
+		c.stats.evolved++
+	case grew:
+		c.stats.evolvedKilled++
+	}
+	return o
+}
+
+func (c *chaos) schemas() int {
+	n, err := schemaVersions(c.ckpt)
+	if err != nil {
+		c.fatalf("reading the schema history: %v", err)
+	}
+	return n
+}
+
 // finishPhase runs the stream without kills until a run exits 0 (a
 // schema-evolution stop is followed by another run), then once more, which
 // must find nothing new.
 func (c *chaos) finishPhase() {
 	for i := 0; ; i++ {
-		o := runCLI(c.t, c.bin, c.args(), killPlan{afterLines: -1}, nil)
+		o := c.run(killPlan{afterLines: -1}, nil)
 		if o.code == 0 {
 			break
 		}
-		if o.code == 1 && c.v.newColumnFrom > 0 && strings.Contains(o.stderr, schemaEvolvedText) && i == 0 {
-			c.stats.evolved++
+		if i == 0 && o.evolvedStop() {
 			continue
 		}
 		c.fatalf("run to completion failed: %s", o)
 	}
-	o := runCLI(c.t, c.bin, c.args(), killPlan{afterLines: -1}, nil)
+	o := c.run(killPlan{afterLines: -1}, nil)
 	if o.code != 0 || !strings.Contains(o.stdout, "nothing new") {
 		c.fatalf("a run after completion did not find the table up to date: %s", o)
 	}
@@ -383,18 +415,19 @@ func (c *chaos) check(python, script string) {
 	if c.v.move {
 		c.checkMoved(files)
 	}
-	c.countTemps()
+	c.countLeftovers()
+	// One new column: one schema change, met by exactly one run, which
+	// stopped with exit code 1 or was killed before it could.
+	wantSchemas, wantEvolutions := 1, 0
 	if c.v.newColumnFrom > 0 {
-		n, err := schemaVersions(c.ckpt)
-		if err != nil {
-			c.fatalf("schema history: %v", err)
-		}
-		if n != 2 {
-			c.fatalf("the schema history has %d versions, want 2 (inferred, then extra added)", n)
-		}
-		if c.stats.evolved > 1 {
-			c.fatalf("%d runs stopped for schema evolution, want at most 1 (one new column)", c.stats.evolved)
-		}
+		wantSchemas, wantEvolutions = 2, 1
+	}
+	if n := c.schemas(); n != wantSchemas {
+		c.fatalf("the schema history has %d versions, want %d", n, wantSchemas)
+	}
+	if got := c.stats.evolved + c.stats.evolvedKilled; got != wantEvolutions {
+		c.fatalf("%d runs evolved the schema (%d stopped with exit code 1, %d were killed), want %d",
+			got, c.stats.evolved, c.stats.evolvedKilled, wantEvolutions)
 	}
 }
 
@@ -476,16 +509,35 @@ func (c *chaos) checkMoved(files map[string]inputFile) {
 
 func (c *chaos) fatal(err error) { c.t.Helper(); c.fatalf("%v", err) }
 
-// countTemps counts the temporary files killed writers left behind (they
-// are harmless: no reader looks at them).
-func (c *chaos) countTemps() {
-	c.temps = 0
-	for _, d := range []string{c.table, c.ckpt, c.dest} {
+// countLeftovers counts what killed runs left behind, harmlessly: temporary
+// files (no reader looks at them) and data files that no commit adds (as
+// Delta leaves them for VACUUM).
+func (c *chaos) countLeftovers() {
+	c.temps = map[string]int{}
+	for name, d := range map[string]string{"table": c.table, "checkpoint": c.ckpt, "move destination": c.dest} {
 		_, temps, err := listFiles(d)
 		if err != nil {
 			c.fatal(err)
 		}
-		c.temps += len(temps)
+		for _, tmp := range temps {
+			c.temps[name+"/"+path.Dir(tmp)]++
+		}
+	}
+	added := map[string]bool{}
+	for _, cm := range c.log.commits {
+		for _, p := range cm.adds {
+			added[p] = true
+		}
+	}
+	files, _, err := listFiles(c.table)
+	if err != nil {
+		c.fatal(err)
+	}
+	c.orphans = 0
+	for _, f := range files {
+		if strings.HasSuffix(f, ".parquet") && !strings.HasPrefix(f, "_delta_log/") && !added[f] {
+			c.orphans++
+		}
 	}
 }
 

@@ -61,6 +61,12 @@ type outcome struct {
 	firstBatch, batchGap time.Duration
 }
 
+// evolvedStop: the run stopped for a schema change (exit code 1 with
+// ingest.ErrSchemaEvolved), as addNewColumns does once per change.
+func (o outcome) evolvedStop() bool {
+	return !o.killed && o.code == 1 && strings.Contains(o.stderr, schemaEvolvedText)
+}
+
 func (o outcome) String() string {
 	if o.killed {
 		return fmt.Sprintf("SIGKILLed after %d batch lines", o.batchLines)
@@ -69,7 +75,8 @@ func (o outcome) String() string {
 }
 
 // killPlan says when to kill a run: after it printed afterLines batch
-// progress lines, wait delay, then SIGKILL. afterLines < 0: never kill.
+// progress lines, wait delay (or until the next batch line, if that comes
+// first), then SIGKILL. afterLines < 0: never kill.
 type killPlan struct {
 	afterLines int
 	delay      time.Duration
@@ -139,7 +146,23 @@ func runCLI(t *testing.T, bin string, args []string, kp killPlan, during func())
 				break wait
 			}
 		}
-		time.Sleep(kp.delay)
+		// Then the delay, cut short by the next batch line: a kill lands
+		// within the next batch, however the machine's pace varies.
+		timer := time.NewTimer(kp.delay)
+	delay:
+		for !hung {
+			select {
+			case <-timer.C:
+				break delay
+			case <-progress:
+				if int(lines.Load()) > kp.afterLines {
+					break delay
+				}
+			case <-done:
+				break delay
+			}
+		}
+		timer.Stop()
 		// The process has not been waited for, so the signal reaches it
 		// (or its zombie, if it already exited: Wait then reports the exit).
 		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {

@@ -21,7 +21,7 @@ type commit struct {
 	txns    []txnAction
 	epochID string // commitInfo.operationParameters.epochId
 	rows    int64  // sum of the adds' stats.numRecords
-	adds    int
+	adds    []string
 }
 
 type txnAction struct {
@@ -98,6 +98,7 @@ func readCommit(path string) (commit, error) {
 		}
 		var action struct {
 			Add *struct {
+				Path  string `json:"path"`
 				Stats string `json:"stats"`
 			} `json:"add"`
 			Txn        *txnAction `json:"txn"`
@@ -117,7 +118,7 @@ func readCommit(path string) (commit, error) {
 				return commit{}, fmt.Errorf("add without numRecords stats: %q (%v)", action.Add.Stats, err)
 			}
 			c.rows += *st.NumRecords
-			c.adds++
+			c.adds = append(c.adds, action.Add.Path)
 		case action.Txn != nil:
 			c.txns = append(c.txns, *action.Txn)
 		case action.CommitInfo != nil:
