@@ -38,7 +38,8 @@ const (
 type variant struct {
 	name string
 	// move: cloudFiles.cleanSource=MOVE to a destination outside the
-	// source, with one corrupt file that is skipped and must stay.
+	// source, and pathGlobFilter=*.json* leaving out one file, which must
+	// stay where it is.
 	move bool
 	// newColumnFrom: files from this number on carry the column "extra";
 	// they arrive only after the first schema is inferred (0: none).
@@ -139,7 +140,7 @@ func newChaos(t *testing.T, v variant, seed int64, stream uint64, bin string) *c
 		c.pending = append(c.pending, makeFile(t, n, v.newColumnFrom))
 	}
 	if v.move {
-		c.pending = slices.Insert(c.pending, firstFiles/2, corruptFile())
+		c.pending = slices.Insert(c.pending, firstFiles/2, ignoredFile())
 	}
 	return c
 }
@@ -157,7 +158,7 @@ func (c *chaos) args() []string {
 	if c.v.move {
 		a = append(a, "--option", "cloudFiles.cleanSource=MOVE",
 			"--option", "cloudFiles.cleanSource.moveDestination="+c.dest,
-			"--option", "ignoreCorruptFiles=true")
+			"--option", "pathGlobFilter=*.json*")
 	}
 	return a
 }
@@ -220,7 +221,7 @@ func (c *chaos) refresh() int {
 // It ends when every file has arrived and the table holds all rows (or after
 // maxKills kills).
 func (c *chaos) killPhase() {
-	c.arrive(firstFiles + len(c.pending) - numFiles) // and the corrupt file, if any
+	c.arrive(firstFiles + len(c.pending) - numFiles) // and the ignored file, if any
 	group := 0
 	for attempt := 1; ; attempt++ {
 		if attempt > maxAttempts {
@@ -401,11 +402,18 @@ func (c *chaos) check(python, script string) {
 			batchOf[f.Path] = p.BatchID
 		}
 	}
-	files := map[string]inputFile{}
+	files, ignored := map[string]inputFile{}, []string{}
 	for _, f := range c.arrived {
-		files[f.name] = f
-		if _, ok := batchOf[f.name]; !ok {
+		b, planned := batchOf[f.name]
+		switch {
+		case f.ignored && planned:
+			c.fatalf("file %s, which pathGlobFilter leaves out, is in batch %d", f.name, b)
+		case f.ignored:
+			ignored = append(ignored, f.name)
+		case !planned:
 			c.fatalf("file %s is in no batch", f.name)
+		default:
+			files[f.name] = f
 		}
 	}
 	if len(batchOf) != len(files) {
@@ -413,7 +421,7 @@ func (c *chaos) check(python, script string) {
 	}
 	c.checkState(files, batchOf)
 	if c.v.move {
-		c.checkMoved(files)
+		c.checkMoved(files, ignored)
 	}
 	c.countLeftovers()
 	// One new column: one schema change, met by exactly one run, which
@@ -456,40 +464,33 @@ func (c *chaos) checkState(files map[string]inputFile, batchOf map[string]int64)
 	for _, r := range rows {
 		f, ok := files[r.Path]
 		if !ok {
-			c.fatalf("tributary state lists %s, which was never written", r.Path)
+			c.fatalf("tributary state lists %s, which is not a file of the stream", r.Path)
 		}
-		want := "COMMITTED"
-		if f.corrupt {
-			want = "SKIPPED"
-		}
-		if r.IngestionState != want || r.BatchID == nil || *r.BatchID != batchOf[r.Path] {
-			c.fatalf("state of %s: %s in batch %v, want %s in batch %d", r.Path, r.IngestionState, r.BatchID, want, batchOf[r.Path])
-		}
-		if f.corrupt && r.Error == "" {
-			c.fatalf("skipped file %s has no reason", r.Path)
+		if r.IngestionState != "COMMITTED" || r.BatchID == nil || *r.BatchID != batchOf[f.name] {
+			c.fatalf("state of %s: %s in batch %v, want COMMITTED in batch %d", r.Path, r.IngestionState, r.BatchID, batchOf[f.name])
 		}
 	}
 }
 
-// checkMoved: the source holds only the skipped file; the destination holds
-// every other file once, byte for byte.
-func (c *chaos) checkMoved(files map[string]inputFile) {
+// checkMoved: the source keeps only the files the stream leaves out; the
+// destination holds every ingested file once, byte for byte.
+func (c *chaos) checkMoved(files map[string]inputFile, ignored []string) {
 	left, temps, err := listFiles(c.src)
 	if err != nil {
 		c.fatalf("listing the source: %v", err)
 	}
-	if len(temps) > 0 || !slices.Equal(left, []string{corruptName}) {
-		c.fatalf("the source still holds %v %v, want only the skipped %s", left, temps, corruptName)
+	slices.Sort(left)
+	slices.Sort(ignored)
+	if len(temps) > 0 || !slices.Equal(left, ignored) {
+		c.fatalf("the source still holds %v %v, want only %v", left, temps, ignored)
 	}
 	moved, _, err := listFiles(c.dest)
 	if err != nil {
 		c.fatalf("listing the move destination: %v", err)
 	}
 	var want []string
-	for name, f := range files {
-		if !f.corrupt {
-			want = append(want, name)
-		}
+	for name := range files {
+		want = append(want, name)
 	}
 	slices.Sort(want)
 	slices.Sort(moved)

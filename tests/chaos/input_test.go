@@ -18,18 +18,18 @@ const (
 	// arrive in groups of groupSize while the stream is being killed.
 	firstFiles = 40
 	groupSize  = 6
-	// corruptName is the unreadable file of the cleanSource variant: it is
-	// skipped (ignoreCorruptFiles=true), never moved, and has no rows.
-	corruptName = "bad.json.gz"
+	// ignoredName is the file of the cleanSource variant that its
+	// pathGlobFilter leaves out: never ingested, never moved.
+	ignoredName = "notes.txt"
 )
 
 // inputFile is one source file as the test writes it.
 type inputFile struct {
-	num     int    // 1..numFiles; 0 for the corrupt file
+	num     int    // 1..numFiles; 0 for the ignored file
 	name    string // path relative to the source
 	data    []byte // the bytes written (gzipped or not)
 	rows    []expectedRow
-	corrupt bool
+	ignored bool // left out by pathGlobFilter
 }
 
 // expectedRow is what delta-rs must read for one input row. With the
@@ -81,10 +81,10 @@ func makeFile(t *testing.T, num, newColumnFrom int) inputFile {
 	return f
 }
 
-// corruptFile is a .gz file that is not gzip at all: unreadable from its
-// first byte, so it has no rows whatever ignoreCorruptFiles keeps.
-func corruptFile() inputFile {
-	return inputFile{name: corruptName, data: []byte("this is not gzip data\n"), corrupt: true}
+// ignoredFile is a file that pathGlobFilter=*.json* leaves out; were it
+// read, its line would be a corrupt record.
+func ignoredFile() inputFile {
+	return inputFile{name: ignoredName, data: []byte("notes: not part of the stream\n"), ignored: true}
 }
 
 // place makes file f appear in dir at once: it is written in staging and
