@@ -134,6 +134,26 @@ type InferOptions struct {
 	// CorruptRecordColumn is columnNameOfCorruptRecord; "" means
 	// DefaultCorruptRecordColumn.
 	CorruptRecordColumn string
+	// PrimitivesAsString is Spark's primitivesAsString: with
+	// InferColumnTypes, numbers and booleans infer as string (objects and
+	// arrays keep their shape).
+	PrimitivesAsString bool
+	// DropFieldIfAllNull is Spark's dropFieldIfAllNull: a column whose
+	// sampled values are all null (or empty arrays, or empty structs) is left
+	// out of the schema instead of becoming a string.
+	DropFieldIfAllNull bool
+}
+
+// BadRecord is a record that could not be read as a row: it is malformed
+// or, with rescue disabled, holds a value that does not fit its column
+// (Spark's bad records; badRecordsPath records them).
+type BadRecord struct {
+	// Line is the record's line number in the file, from 1.
+	Line int64
+	// Record is the record's text (invalid UTF-8 replaced by U+FFFD).
+	Record string
+	// Reason says what is wrong with it.
+	Reason string
 }
 
 // ReadOptions configure reading one file.
@@ -160,6 +180,13 @@ type ReadOptions struct {
 	// DefaultCorruptRecordColumn. It only matters if the schema has a
 	// top-level string field of that name.
 	CorruptRecordColumn string
+	// BadRecords, when set, receives every bad record, which is then left
+	// out of the rows whatever Mode says (Databricks' badRecordsPath: the
+	// load goes on and the record is recorded instead). A value that does
+	// not fit its column is a bad record only when rescue is disabled;
+	// otherwise it is rescued (Databricks: with the rescued data column,
+	// only malformed records are bad records).
+	BadRecords func(BadRecord)
 }
 
 // ReadStats counts what a RowReader read. Paths are dotted column paths
@@ -170,8 +197,11 @@ type ReadStats struct {
 	RowsRead int64
 	// RowsRescued counts rows whose rescued data column is not null.
 	RowsRescued int64
-	// CorruptRecords counts malformed records (returned as null rows in
-	// PERMISSIVE mode, skipped in DROPMALFORMED mode).
+	// CorruptRecords counts bad records: malformed records (returned as
+	// null rows in PERMISSIVE mode, skipped in DROPMALFORMED mode or given to
+	// ReadOptions.BadRecords) and, with rescue disabled, records holding a
+	// value that does not fit its column (kept with that value null in
+	// PERMISSIVE mode).
 	CorruptRecords int64
 	// ValuesDropped counts values that were neither stored nor rescued
 	// (rescue disabled: mismatched values set to null, unknown columns
@@ -194,11 +224,17 @@ type ParseMode string
 const (
 	// Permissive keeps a malformed record as a row of nulls, its text in the
 	// corrupt-record column when the schema has one, else in the rescued
-	// data column under the corrupt-record column's name.
+	// data column under the corrupt-record column's name. With rescue
+	// disabled, a record holding a value that does not fit its column is
+	// kept with that value null and its text in the corrupt-record column
+	// (when the schema has one), as Spark keeps partial results.
 	Permissive ParseMode = "PERMISSIVE"
-	// DropMalformed skips malformed records.
+	// DropMalformed skips bad records: malformed ones and, with rescue
+	// disabled, those holding a value that does not fit its column (with
+	// rescue, such values are rescued and the record is kept).
 	DropMalformed ParseMode = "DROPMALFORMED"
-	// FailFast fails the read at the first malformed record.
+	// FailFast fails the read at the first bad record (as DropMalformed
+	// defines them), wrapping ErrMalformedRecord.
 	FailFast ParseMode = "FAILFAST"
 )
 

@@ -306,6 +306,9 @@ func (in *inferrer) scalarType(n int) *itype {
 	t := &in.tape
 	switch t.nodes[n].kind {
 	case kTrue, kFalse:
+		if in.opts.PrimitivesAsString {
+			return &itype{kind: iString}
+		}
 		return &itype{kind: iBool}
 	case kString:
 		if t.nodes[n].end-t.nodes[n].start == 2 {
@@ -313,6 +316,9 @@ func (in *inferrer) scalarType(n int) *itype {
 		}
 		return &itype{kind: iString}
 	case kNumber:
+		if in.opts.PrimitivesAsString {
+			return &itype{kind: iString}
+		}
 		raw := string(t.raw(n))
 		if t.isIntegral(n) {
 			if fitsInt64(raw) {
@@ -406,7 +412,7 @@ func (it *itype) merge(o *itype) {
 // structs dropped; then the hints applied and the rescued data column
 // appended.
 func (in *inferrer) Schema() *schema.StructType {
-	st := &schema.StructType{Fields: structFields(&in.root)}
+	st := &schema.StructType{Fields: structFields(&in.root, in.opts.DropFieldIfAllNull)}
 	if in.opts.RescuedDataColumn != "" {
 		st.Fields = slices.DeleteFunc(st.Fields, func(f schema.Field) bool {
 			return strings.EqualFold(f.Name, in.opts.RescuedDataColumn)
@@ -422,11 +428,12 @@ func (in *inferrer) Schema() *schema.StructType {
 	return st
 }
 
-// structFields converts an inferred struct's fields, sorted by name.
-func structFields(it *itype) []schema.Field {
+// structFields converts an inferred struct's fields, sorted by name;
+// dropNull leaves out null-only fields (dropFieldIfAllNull).
+func structFields(it *itype, dropNull bool) []schema.Field {
 	var out []schema.Field
 	for _, f := range it.fields {
-		if t := toSchemaType(f.t); t != nil {
+		if t := toSchemaType(f.t, dropNull); t != nil {
 			out = append(out, schema.Field{Name: f.name, Type: t, Nullable: true})
 		}
 	}
@@ -435,9 +442,14 @@ func structFields(it *itype) []schema.Field {
 }
 
 // toSchemaType converts an inferred type (Spark's canonicalizeType): nil
-// when the type is dropped (an empty struct, or an array of one).
-func toSchemaType(it *itype) schema.Type {
+// when the type is dropped (an empty struct, or an array of one; with
+// dropNull also a null-only type, or an array of one, or an empty array).
+func toSchemaType(it *itype, dropNull bool) schema.Type {
 	switch it.kind {
+	case iNull:
+		if dropNull {
+			return nil
+		}
 	case iBool:
 		return schema.Boolean
 	case iLong:
@@ -448,15 +460,18 @@ func toSchemaType(it *itype) schema.Type {
 		return schema.DecimalType{Precision: it.prec, Scale: it.scale}
 	case iArray:
 		el := schema.Type(schema.String)
-		if it.elem != nil {
-			el = toSchemaType(it.elem)
+		switch {
+		case it.elem != nil:
+			el = toSchemaType(it.elem, dropNull)
+		case dropNull:
+			el = nil // only empty arrays: their element type is null
 		}
 		if el == nil {
 			return nil
 		}
 		return &schema.ArrayType{Element: el, ContainsNull: true}
 	case iStruct:
-		fields := structFields(it)
+		fields := structFields(it, dropNull)
 		if len(fields) == 0 {
 			return nil
 		}

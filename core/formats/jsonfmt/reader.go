@@ -136,6 +136,12 @@ type reader struct {
 	corIdx    int // -1: no corrupt-record column
 	foldMatch bool
 	mode      fileformat.ParseMode
+	badHook   func(fileformat.BadRecord)
+
+	// bad is set while decoding a record (rescue disabled) when a value
+	// does not fit its column; badReason says which.
+	bad       bool
+	badReason string
 
 	tape    tape
 	rescue  fileformat.Rescue
@@ -158,7 +164,7 @@ func open(ctx context.Context, r io.Reader, s *schema.StructType, opts fileforma
 	}
 	rd := &reader{
 		ctx: ctx, file: opts.FilePath, width: len(s.Fields),
-		rescueIdx: -1, corIdx: -1, mode: mode, corrupt: opts.CorruptRecordColumn,
+		rescueIdx: -1, corIdx: -1, mode: mode, corrupt: opts.CorruptRecordColumn, badHook: opts.BadRecords,
 		seenU: map[string]bool{}, seenM: map[string]bool{},
 	}
 	if rd.corrupt == "" {
@@ -232,21 +238,67 @@ func (rd *reader) Next() ([]any, error) {
 		}
 		if perr := rd.decodeLine(line); perr != nil {
 			rd.stats.CorruptRecords++
-			switch rd.mode {
-			case fileformat.FailFast:
+			switch {
+			case rd.badHook != nil:
+				rd.badHook(fileformat.BadRecord{Line: rd.lr.line, Record: validText(line), Reason: "malformed JSON record: " + perr.Error()})
+				continue
+			case rd.mode == fileformat.FailFast:
 				return nil, fmt.Errorf("jsonfmt: %s line %d: %w: %v", rd.file, rd.lr.line, fileformat.ErrMalformedRecord, perr)
-			case fileformat.DropMalformed:
+			case rd.mode == fileformat.DropMalformed:
 				continue
 			}
 			rd.pending = append(rd.pending[:0], rd.corruptRow(line))
+			continue
+		}
+		if rd.bad {
+			// Rescue is disabled and a value did not fit its column: a bad
+			// record for Spark (with rescue, the value was rescued).
+			rd.stats.CorruptRecords++
+			switch {
+			case rd.badHook != nil:
+				rd.badHook(fileformat.BadRecord{Line: rd.lr.line, Record: validText(line), Reason: rd.badReason})
+				rd.pending = rd.pending[:0]
+				continue
+			case rd.mode == fileformat.FailFast:
+				rd.pending = rd.pending[:0]
+				return nil, fmt.Errorf("jsonfmt: %s line %d: %w: %s", rd.file, rd.lr.line, fileformat.ErrMalformedRecord, rd.badReason)
+			case rd.mode == fileformat.DropMalformed:
+				rd.pending = rd.pending[:0]
+				continue
+			}
+			if rd.corIdx >= 0 {
+				for _, row := range rd.pending {
+					row[rd.corIdx] = validText(line)
+				}
+			}
 		}
 	}
+}
+
+// validText is a record's text with invalid UTF-8 replaced.
+func validText(line []byte) string { return strings.ToValidUTF8(string(line), "\uFFFD") }
+
+// maxReasonValue bounds how much of a value a bad record's reason quotes.
+const maxReasonValue = 64
+
+// noteBad marks the record being decoded as bad (rescue disabled): the
+// value node n at rd.path does not fit type t. The first reason is kept.
+func (rd *reader) noteBad(n int, t schema.Type) {
+	if rd.bad {
+		return
+	}
+	rd.bad = true
+	v := validText(rd.tape.raw(n))
+	if len(v) > maxReasonValue {
+		v = strings.ToValidUTF8(v[:maxReasonValue], "") + "..."
+	}
+	rd.badReason = fmt.Sprintf("value %s of column %s does not fit %s", v, strings.Join(rd.pathStrings(), "."), schema.DDLType(t))
 }
 
 // corruptRow is PERMISSIVE mode's row for a malformed line.
 func (rd *reader) corruptRow(line []byte) []any {
 	row := make([]any, rd.width)
-	text := strings.ToValidUTF8(string(line), "\uFFFD")
+	text := validText(line)
 	switch {
 	case rd.corIdx >= 0:
 		row[rd.corIdx] = text
@@ -265,6 +317,7 @@ func (rd *reader) corruptRow(line []byte) []any {
 // malformed and nothing was queued.
 func (rd *reader) decodeLine(line []byte) error {
 	t := &rd.tape
+	rd.bad, rd.badReason = false, ""
 	if err := t.parse(line); err != nil {
 		return err
 	}
@@ -389,6 +442,7 @@ func (rd *reader) convStruct(p *plan, n int) ([]any, bool) {
 					rd.rescue.AddJSON(rd.pathStrings(), t.raw(v))
 				default:
 					rd.stats.ValuesDropped++
+					rd.noteBad(v, p.fields[idx].t)
 				}
 			}
 			row[idx] = val
