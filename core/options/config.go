@@ -129,9 +129,9 @@ func (c *Config) Stream(id string) (*Stream, bool) {
 
 // streamLocs are the parsed locations of a stream.
 type streamLocs struct {
-	s                        *Stream
-	src, table, ckpt, schema Location
-	hasSchema                bool
+	s                             *Stream
+	src, table, ckpt, schema, bad Location
+	hasSchema, hasBad             bool
 }
 
 func locsOf(s *Stream) streamLocs {
@@ -143,12 +143,16 @@ func locsOf(s *Stream) streamLocs {
 		l.schema, _ = ParseLocation(s.CloudFiles.SchemaLocation)
 		l.hasSchema = true
 	}
+	if s.Reader.BadRecordsPath != "" {
+		l.bad, _ = ParseLocation(s.Reader.BadRecordsPath)
+		l.hasBad = true
+	}
 	return l
 }
 
 // Validate checks the rules between streams: stream ids are unique
 // (case-insensitively); no two streams share or nest checkpoint or schema
-// locations; no stream keeps state inside another stream's table (other than
+// locations; no stream keeps state or bad records inside another stream's table (other than
 // under a _ folder) or source directory; two streams writing one table do not
 // share a txnAppId. Errors name both streams and wrap ErrSharedLocation.
 func (c *Config) Validate() error {
@@ -191,6 +195,7 @@ func (c *Config) Validate() error {
 			}{
 				{"checkpointLocation", a.s.Sink.CheckpointLocation, a.ckpt, true},
 				{"cloudFiles.schemaLocation", a.s.CloudFiles.SchemaLocation, a.schema, a.hasSchema},
+				{"badRecordsPath", a.s.Reader.BadRecordsPath, a.bad, a.hasBad},
 			} {
 				if !st.ok || a.table == b.table {
 					continue

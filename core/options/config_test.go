@@ -106,6 +106,10 @@ func TestValidateErrors(t *testing.T) {
 			streamJSON("a", "s3://raw/a", "s3://lake/a", "s3://raw/b/_chk_a", ""),
 			streamJSON("b", "s3://raw/b", "s3://lake/b", "s3://chk/b", ""),
 		}, []string{`"a"`, `"b"`, "checkpointLocation", "source directory"}},
+		{"bad records inside another stream's source", []string{
+			streamJSON("a", "s3://raw/a", "s3://lake/a", "s3://chk/a", `"badRecordsPath": "s3://raw/b/_bad_a"`),
+			streamJSON("b", "s3://raw/b", "s3://lake/b", "s3://chk/b", ""),
+		}, []string{`"a"`, `"b"`, "badRecordsPath", "source directory"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

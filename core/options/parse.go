@@ -360,6 +360,19 @@ func (p *parser) checkLocations(loc Locations) {
 			p.placement("cloudFiles.cleanSource.moveDestination", md, l, pl, "moved files would be ingested again")
 		}
 	}
+	p.checkBadRecordsPath(pl)
+}
+
+// checkBadRecordsPath keeps badRecordsPath out of the source (its files
+// would be ingested) and out of the table other than under a _ folder.
+func (p *parser) checkBadRecordsPath(pl placed) {
+	br := p.s.Reader.BadRecordsPath
+	if br == "" {
+		return
+	}
+	if l, ok := p.location("badRecordsPath", br, false); ok {
+		p.placement("badRecordsPath", br, l, pl, "its files would be ingested as data")
+	}
 }
 
 // placement checks a stream-owned location against its source and table.
@@ -446,6 +459,7 @@ func (p *parser) checkCloudFiles() {
 		}
 	}
 
+	p.checkReader()
 	if mode == EvolveAddNewColumnsWithTypeWidening && cf.Format.Untyped() {
 		if p.explicit["prefersDecimal"] && !s.Reader.PrefersDecimal {
 			p.c.add("prefersDecimal", p.given["prefersDecimal"], "cannot be false with cloudFiles.schemaEvolutionMode=addNewColumnsWithTypeWidening")
@@ -457,6 +471,36 @@ func (p *parser) checkCloudFiles() {
 	}
 	if cf.QueueURL != "" && !cf.UseNotifications {
 		s.Warnings = append(s.Warnings, "cloudFiles.queueUrl has no effect unless cloudFiles.useNotifications=true")
+	}
+}
+
+// checkReader checks the reader options against each other and the
+// stream's columns.
+func (p *parser) checkReader() {
+	s, r := p.s, &p.s.Reader
+	if c := r.ColumnNameOfCorruptRecord; c != "" {
+		if rc := s.CloudFiles.RescuedDataColumn; rc != "" && strings.EqualFold(c, rc) {
+			p.c.add("columnNameOfCorruptRecord", p.given["columnNameOfCorruptRecord"], fmt.Sprintf("is also the rescued data column %q: the two columns must differ", rc))
+		}
+		for _, pc := range s.CloudFiles.PartitionColumns {
+			if strings.EqualFold(c, pc) {
+				p.c.add("columnNameOfCorruptRecord", p.given["columnNameOfCorruptRecord"], fmt.Sprintf("is also the partition column %q", pc))
+			}
+		}
+	}
+	if r.BadRecordsPath == "" {
+		return
+	}
+	if p.explicit["mode"] && r.Mode != "PERMISSIVE" {
+		s.Warnings = append(s.Warnings, fmt.Sprintf("mode=%s does not apply to bad records while badRecordsPath is set: they are recorded there and left out, and the load goes on", r.Mode))
+	}
+	for _, o := range []struct {
+		name string
+		on   bool
+	}{{"ignoreCorruptFiles", r.IgnoreCorruptFiles}, {"ignoreMissingFiles", r.IgnoreMissingFiles}} {
+		if p.explicit[o.name] && !o.on {
+			s.Warnings = append(s.Warnings, fmt.Sprintf("%s=false does not apply while badRecordsPath is set: unreadable and missing files are recorded there and skipped", o.name))
+		}
 	}
 }
 

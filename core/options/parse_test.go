@@ -154,6 +154,21 @@ func TestParseValues(t *testing.T) {
 		{"sample size", false, map[string]string{"spark.databricks.cloudFiles.schemaInference.sampleSize.numBytes": "10gb", "spark.databricks.cloudFiles.schemaInference.sampleSize.numFiles": "20"}, func(s *Stream) bool {
 			return s.CloudFiles.SampleSizeNumBytes == 10<<30 && s.CloudFiles.SampleSizeNumFiles == 20
 		}},
+		{"reader options", false, map[string]string{"ignoreCorruptFiles": "TRUE", "ignoreMissingFiles": "true", "mode": "failfast", "badRecordsPath": "s3://x/bad", "columnNameOfCorruptRecord": "_corrupt", "prefersDecimal": "true", "primitivesAsString": "True", "dropFieldIfAllNull": "true", "readerCaseSensitive": "false"}, func(s *Stream) bool {
+			r := s.Reader
+			return r.IgnoreCorruptFiles && r.IgnoreMissingFiles && r.Mode == "FAILFAST" && r.BadRecordsPath == "s3://x/bad" &&
+				r.ColumnNameOfCorruptRecord == "_corrupt" && r.PrefersDecimal && r.PrimitivesAsString && r.DropFieldIfAllNull && !r.CaseSensitive &&
+				r.Options["ignoreCorruptFiles"] == "true" && r.Options["mode"] == "FAILFAST" && r.Options["badRecordsPath"] == "s3://x/bad"
+		}},
+		{"reader defaults", false, map[string]string{}, func(s *Stream) bool {
+			r := s.Reader
+			return !r.IgnoreCorruptFiles && !r.IgnoreMissingFiles && r.Mode == "PERMISSIVE" && r.BadRecordsPath == "" && r.ColumnNameOfCorruptRecord == "" &&
+				!r.PrefersDecimal && !r.PrimitivesAsString && !r.DropFieldIfAllNull && r.CaseSensitive
+		}},
+		{"mode dropmalformed", false, map[string]string{"MODE": "DropMalformed"}, func(s *Stream) bool { return s.Reader.Mode == "DROPMALFORMED" }},
+		{"badRecordsPath local, under the table's _ folder", false, map[string]string{"badRecordsPath": "s3://lake/bronze/events/_bad_records"}, func(s *Stream) bool {
+			return s.Reader.BadRecordsPath == "s3://lake/bronze/events/_bad_records"
+		}},
 		{"trigger", false, map[string]string{"trigger": "availableNow"}, func(s *Stream) bool { return s.Sink.Trigger.Kind == TriggerAvailableNow }},
 		{"startingVersion", true, map[string]string{"startingVersion": "5"}, func(s *Stream) bool { return *s.Delta.StartingVersion == StartingVersion{Version: 5} }},
 		{"startingVersion latest", true, map[string]string{"startingVersion": "LATEST"}, func(s *Stream) bool { return s.Delta.StartingVersion.Latest }},
@@ -237,6 +252,8 @@ func TestParseWarnings(t *testing.T) {
 		{"once is deprecated", false, map[string]string{"trigger": "once"}, "deprecated"},
 		{"ignoreChanges is legacy", true, map[string]string{"ignoreChanges": "true"}, "legacy"},
 		{"change options precedence", true, map[string]string{"skipChangeCommits": "true", "ignoreDeletes": "true"}, "skipChangeCommits applies"},
+		{"mode with badRecordsPath", false, map[string]string{"mode": "FAILFAST", "badRecordsPath": "s3://x/bad"}, "mode=FAILFAST does not apply"},
+		{"ignoreCorruptFiles=false with badRecordsPath", false, map[string]string{"ignoreCorruptFiles": "false", "badRecordsPath": "s3://x/bad"}, "ignoreCorruptFiles=false does not apply"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -324,6 +341,17 @@ func TestParseErrors(t *testing.T) {
 		{name: "rescued column is a partition column", raw: map[string]string{"cloudFiles.partitionColumns": "date,_rescued_data"}, want: ErrInvalidOption, inMsg: []string{"cloudFiles.partitionColumns", "_rescued_data"}},
 		{name: "partitionColumns malformed", raw: map[string]string{"cloudFiles.partitionColumns": "date=2024"}, want: ErrInvalidOption, inMsg: []string{"cloudFiles.partitionColumns", "date=2024"}},
 		{name: "rescuedDataColumn malformed", raw: map[string]string{"cloudFiles.rescuedDataColumn": "a.b"}, want: ErrInvalidOption, inMsg: []string{"cloudFiles.rescuedDataColumn", `"a.b"`}},
+		{name: "type widening with prefersDecimal false", raw: map[string]string{"cloudFiles.schemaEvolutionMode": "addNewColumnsWithTypeWidening", "prefersDecimal": "false"}, want: ErrInvalidOption, inMsg: []string{"prefersDecimal", `"false"`, "addNewColumnsWithTypeWidening"}},
+		{name: "reader enum malformed", raw: map[string]string{"mode": "LENIENT"}, want: ErrInvalidOption, inMsg: []string{"mode", `"LENIENT"`, "FAILFAST"}},
+		{name: "reader boolean malformed", raw: map[string]string{"ignoreCorruptFiles": "yes"}, want: ErrInvalidOption, inMsg: []string{"ignoreCorruptFiles", `"yes"`}},
+		{name: "ignoreCorruptFiles under cloudFiles", raw: map[string]string{"cloudFiles.ignoreCorruptFiles": "true"}, want: ErrUnknownOption, inMsg: []string{"cloudFiles.ignoreCorruptFiles", "ignoreCorruptFiles is a plain reader option"}},
+		{name: "corrupt record column malformed", raw: map[string]string{"columnNameOfCorruptRecord": "a.b"}, want: ErrInvalidOption, inMsg: []string{"columnNameOfCorruptRecord", `"a.b"`}},
+		{name: "corrupt record column is the rescued column", raw: map[string]string{"columnNameOfCorruptRecord": "_RESCUED_DATA"}, want: ErrInvalidOption, inMsg: []string{"columnNameOfCorruptRecord", "_RESCUED_DATA", "rescued data column"}},
+		{name: "corrupt record column is a partition column", raw: map[string]string{"columnNameOfCorruptRecord": "date", "cloudFiles.partitionColumns": "date"}, want: ErrInvalidOption, inMsg: []string{"columnNameOfCorruptRecord", "partition column"}},
+		{name: "badRecordsPath inside the source", raw: map[string]string{"badRecordsPath": "s3://raw/events/_bad"}, want: ErrInvalidOption, inMsg: []string{"badRecordsPath", "s3://raw/events/_bad", "ingested as data"}},
+		{name: "badRecordsPath inside the table", raw: map[string]string{"badRecordsPath": "s3://lake/bronze/events/bad"}, want: ErrInvalidOption, inMsg: []string{"badRecordsPath", "VACUUM"}},
+		{name: "badRecordsPath scheme unsupported", raw: map[string]string{"badRecordsPath": "dbfs:/bad"}, want: ErrInvalidOption, inMsg: []string{"badRecordsPath", "dbfs:/bad"}},
+		{name: "primitivesAsString on csv", raw: map[string]string{"cloudFiles.format": "csv", "primitivesAsString": "true"}, want: ErrInvalidOption, inMsg: []string{"primitivesAsString", "json"}},
 		{name: "same option twice with different values", raw: map[string]string{"cloudFiles.format": "json", "CLOUDFILES.FORMAT": "csv"}, want: ErrInvalidOption, inMsg: []string{"cloudFiles.format", "CLOUDFILES.FORMAT", "case-insensitive"}},
 		{name: "reader option of another format", raw: map[string]string{"header": "true"}, want: ErrInvalidOption, inMsg: []string{"header", `"true"`, "csv", "json"}},
 		{name: "Delta source option on Auto Loader", raw: map[string]string{"maxFilesPerTrigger": "10"}, want: ErrInvalidOption, inMsg: []string{"maxFilesPerTrigger", `"10"`, "did you mean cloudFiles.maxFilesPerTrigger?"}},

@@ -421,23 +421,54 @@ func registry() map[string]*optSpec {
 			get: func(s *Stream) (string, bool) { return s.Reader.PathGlobFilter, s.Reader.PathGlobFilter != "" },
 		}, "", "A glob on file names (\"*.json\"); other files are not discovered."),
 		refusedOpt("recursiveFileLookup", scopeReader, nil, notYet),
-		refusedOpt("ignoreCorruptFiles", scopeReader, nil, notYet),
-		refusedOpt("ignoreMissingFiles", scopeReader, nil, notYet),
+		doc(readerOption("ignoreCorruptFiles", kBool, nil, nil, func(s *Stream, v string) { s.Reader.IgnoreCorruptFiles = v == "true" }),
+			"false", "Whether a file that cannot be read (bad compression, truncated, unreadable content) is skipped, keeping the rows read before the corruption, and recorded SKIPPED; false fails the batch naming the file."),
+		doc(readerOption("ignoreMissingFiles", kBool, nil, nil, func(s *Stream, v string) { s.Reader.IgnoreMissingFiles = v == "true" }),
+			"false", "Whether a file deleted after its discovery is skipped and recorded SKIPPED; false fails the batch naming the file."),
 		refusedOpt("modifiedAfter", scopeReader, nil, notYet),
 		refusedOpt("modifiedBefore", scopeReader, nil, notYet),
 
 		// --- json, csv, xml ---
-		refusedOpt("mode", scopeReader, textFormats, notYet),
-		refusedOpt("badRecordsPath", scopeReader, textFormats, notYet),
-		refusedOpt("columnNameOfCorruptRecord", scopeReader, textFormats, notYet),
-		refusedOpt("prefersDecimal", scopeReader, textFormats, notYet),
+		doc(readerOption("mode", kString, textFormats, []string{"PERMISSIVE", "DROPMALFORMED", "FAILFAST"}, func(s *Stream, v string) { s.Reader.Mode = v }),
+			"PERMISSIVE", "Bad records (malformed; with no rescued data column also a value that does not fit its type): PERMISSIVE keeps them (text in the corrupt-record column), DROPMALFORMED drops them, FAILFAST fails the batch."),
+		doc(optSpec{
+			name: "badRecordsPath", scope: scopeReader, formats: textFormats,
+			set: func(s *Stream, v string) error {
+				v = strings.TrimSpace(v)
+				if _, err := ParseLocation(v); err != nil {
+					return err
+				}
+				s.Reader.BadRecordsPath = v
+				s.Reader.Options["badRecordsPath"] = v
+				return nil
+			},
+			get: func(s *Stream) (string, bool) { return s.Reader.BadRecordsPath, s.Reader.BadRecordsPath != "" },
+		}, "", "Where bad records and unreadable or missing files are recorded as JSON (<path>/<time>/bad_records/, /bad_files/) instead of failing or being kept; the load goes on."),
+		doc(optSpec{
+			name: "columnNameOfCorruptRecord", scope: scopeReader, formats: textFormats,
+			set: func(s *Stream, v string) error {
+				v = strings.TrimSpace(v)
+				if v == "" || strings.ContainsAny(v, ",;{}()\n\t=.`") {
+					return fmt.Errorf("want a top-level column name such as %q", "_corrupt_record")
+				}
+				s.Reader.ColumnNameOfCorruptRecord = v
+				s.Reader.Options["columnNameOfCorruptRecord"] = v
+				return nil
+			},
+			get: func(s *Stream) (string, bool) {
+				return s.Reader.ColumnNameOfCorruptRecord, s.Reader.ColumnNameOfCorruptRecord != ""
+			},
+		}, "_corrupt_record", "The string column that holds a malformed record's text in PERMISSIVE mode (inference adds it when a sampled record is malformed)."),
+		doc(readerOption("prefersDecimal", kBool, textFormats, nil, func(s *Stream, v string) { s.Reader.PrefersDecimal = v == "true" }),
+			"false", "With cloudFiles.inferColumnTypes, numbers with a fraction infer as DECIMAL(p,s) when they fit (1.5 is DECIMAL(2,1)) instead of DOUBLE."),
 		refusedOpt("dateFormat", scopeReader, textFormats, formatsIssue),
 		refusedOpt("timestampFormat", scopeReader, textFormats, formatsIssue),
 		refusedOpt("timestampNTZFormat", scopeReader, textFormats, formatsIssue),
 		refusedOpt("locale", scopeReader, textFormats, formatsIssue),
 		refusedOpt("timeZone", scopeReader, textFormats, formatsIssue),
 		refusedOpt("samplingRatio", scopeReader, textFormats, "schema inference samples whole files (spark.databricks.cloudFiles.schemaInference.sampleSize.numFiles / .numBytes)"),
-		refusedOpt("readerCaseSensitive", scopeReader, caseFmts, notYet),
+		doc(readerOption("readerCaseSensitive", kBool, caseFmts, nil, func(s *Stream, v string) { s.Reader.CaseSensitive = v == "true" }),
+			"true", "With a rescued data column: true rescues a field whose name differs from its column only by case; false reads it into the column."),
 		refusedOpt("encoding", scopeReader, encodingFmts, notYet),
 		refusedOpt("lineSep", scopeReader, textLike, notYet),
 		refusedOpt("multiLine", scopeReader, jsonCSV, formatsIssue),
@@ -453,9 +484,11 @@ func registry() map[string]*optSpec {
 		refusedOpt("allowSingleQuotes", scopeReader, jsonOnly, formatsIssue),
 		refusedOpt("allowUnquotedControlChars", scopeReader, jsonOnly, formatsIssue),
 		refusedOpt("allowUnquotedFieldNames", scopeReader, jsonOnly, formatsIssue),
-		refusedOpt("dropFieldIfAllNull", scopeReader, jsonOnly, notYet),
+		doc(readerOption("dropFieldIfAllNull", kBool, jsonOnly, nil, func(s *Stream, v string) { s.Reader.DropFieldIfAllNull = v == "true" }),
+			"false", "Whether inference leaves out columns whose sampled values are all null (or empty arrays or structs) instead of typing them STRING."),
 		refusedOpt("inferTimestamp", scopeReader, jsonOnly, formatsIssue),
-		refusedOpt("primitivesAsString", scopeReader, jsonOnly, notYet),
+		doc(readerOption("primitivesAsString", kBool, jsonOnly, nil, func(s *Stream, v string) { s.Reader.PrimitivesAsString = v == "true" }),
+			"false", "With cloudFiles.inferColumnTypes, numbers and booleans infer as STRING (objects and arrays keep their shape)."),
 		refusedOpt("singleVariantColumn", scopeReader, jsonOnly, "the VARIANT type is not supported yet"),
 
 		// --- csv ---

@@ -258,6 +258,14 @@ type Reader struct {
 	// PrefersDecimal is prefersDecimal (json, csv, xml; default false, true
 	// with addNewColumnsWithTypeWidening).
 	PrefersDecimal bool
+	// PrimitivesAsString is primitivesAsString (json; default false).
+	PrimitivesAsString bool
+	// DropFieldIfAllNull is dropFieldIfAllNull (json; default false).
+	DropFieldIfAllNull bool
+	// CaseSensitive is readerCaseSensitive (default true): with a rescued
+	// data column, a field whose name differs from its column only by case
+	// is rescued.
+	CaseSensitive bool
 	// Options are all reader options set, by documented name.
 	Options map[string]string
 }
@@ -365,7 +373,7 @@ func defaults() *Stream {
 			SampleSizeNumBytes:   50 << 30,
 			SampleSizeNumFiles:   1000,
 		},
-		Reader: Reader{Mode: "PERMISSIVE", Options: map[string]string{}},
+		Reader: Reader{Mode: "PERMISSIVE", CaseSensitive: true, Options: map[string]string{}},
 		Delta: DeltaSource{
 			MaxFilesPerTrigger: 1000,
 			FailOnDataLoss:     true,
