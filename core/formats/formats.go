@@ -45,6 +45,8 @@ type (
 	Sample = fileformat.Sample
 	// ParseMode is Spark's mode option for malformed records.
 	ParseMode = fileformat.ParseMode
+	// BadRecord is a record that could not be read as a row.
+	BadRecord = fileformat.BadRecord
 )
 
 // Defaults and parse modes (see package fileformat).

@@ -32,6 +32,7 @@ func TestCleanSource(t *testing.T) {
 			w.engineHook = func(e *Engine) {
 				e.Config.CleanSource = mode
 				e.MoveDestination = dest
+				e.Config.Reader.IgnoreCorruptFiles = true
 			}
 			w.addFile(t, 3)
 			w.addFile(t, 3)

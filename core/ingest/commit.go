@@ -51,8 +51,10 @@ func (e *Engine) commit(ctx context.Context, p *Plan, out *output) (commitResult
 			acts = append(acts, delta.Action{Add: &out.adds[i]})
 		}
 		skipped := make([]string, 0, len(out.skipped))
+		reasons := make(map[string]string, len(out.skipped))
 		for _, s := range out.skipped {
 			skipped = append(skipped, s.Path)
+			reasons[s.Path] = s.Err.Error()
 		}
 		acts = append(acts, delta.Action{CommitInfo: &delta.CommitInfo{
 			Timestamp: e.now().UnixMilli(),
@@ -70,7 +72,7 @@ func (e *Engine) commit(ctx context.Context, p *Plan, out *output) (commitResult
 				"numSkippedFiles": fmt.Sprint(len(out.skipped)),
 			},
 			EngineInfo: "tributary",
-			Extra:      map[string]any{"skippedFiles": skipped},
+			Extra:      map[string]any{"skippedFiles": skipped, "skippedFileReasons": reasons},
 		}})
 		return acts, nil
 	}

@@ -41,6 +41,21 @@ func ConfigFromOptions(s *options.Stream) (Config, error) {
 			EvolutionMode:     s.CloudFiles.SchemaEvolutionMode,
 		},
 	}
+	mode, err := formats.ParseParseMode(s.Reader.Mode)
+	if err != nil {
+		return Config{}, fmt.Errorf("stream %q: option mode: %w", s.ID, err)
+	}
+	cfg.Reader = ReaderConfig{
+		Mode:                mode,
+		CorruptRecordColumn: s.Reader.ColumnNameOfCorruptRecord,
+		PrefersDecimal:      s.Reader.PrefersDecimal,
+		PrimitivesAsString:  s.Reader.PrimitivesAsString,
+		DropFieldIfAllNull:  s.Reader.DropFieldIfAllNull,
+		CaseInsensitive:     !s.Reader.CaseSensitive,
+		IgnoreCorruptFiles:  s.Reader.IgnoreCorruptFiles,
+		IgnoreMissingFiles:  s.Reader.IgnoreMissingFiles,
+		BadRecordsPath:      s.Reader.BadRecordsPath,
+	}
 	if s.CloudFiles.SchemaHints != "" && len(cfg.PartitionColumns) > 0 {
 		hints, err := schema.ParseDDL(s.CloudFiles.SchemaHints)
 		if err != nil {

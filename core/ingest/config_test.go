@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tributary-io/tributary/core/formats"
 	"github.com/tributary-io/tributary/core/options"
 )
 
@@ -25,6 +26,14 @@ func TestConfigFromOptions(t *testing.T) {
 		}},
 		{"txnAppId", map[string]string{"cloudFiles.format": "json", "txnAppId": "app-1"}, "", func(c Config) bool { return c.AppID == "app-1" }},
 		{"once", map[string]string{"cloudFiles.format": "json", "trigger": "once"}, "", func(c Config) bool { return c.Once }},
+		{"reader defaults", map[string]string{"cloudFiles.format": "json"}, "", func(c Config) bool {
+			return c.Reader == ReaderConfig{Mode: formats.Permissive}
+		}},
+		{"reader options", map[string]string{"cloudFiles.format": "json", "mode": "dropmalformed", "columnNameOfCorruptRecord": "_bad", "prefersDecimal": "true",
+			"primitivesAsString": "true", "dropFieldIfAllNull": "true", "readerCaseSensitive": "false", "ignoreCorruptFiles": "true", "ignoreMissingFiles": "true", "badRecordsPath": "/data/_bad"}, "", func(c Config) bool {
+			return c.Reader == ReaderConfig{Mode: formats.DropMalformed, CorruptRecordColumn: "_bad", PrefersDecimal: true, PrimitivesAsString: true,
+				DropFieldIfAllNull: true, CaseInsensitive: true, IgnoreCorruptFiles: true, IgnoreMissingFiles: true, BadRecordsPath: "/data/_bad"}
+		}},
 		{"unsupported format", map[string]string{"cloudFiles.format": "csv"}, "cloudFiles.format", nil},
 		{"type widening", map[string]string{"cloudFiles.format": "json", "cloudFiles.schemaEvolutionMode": "addNewColumnsWithTypeWidening"}, "addNewColumnsWithTypeWidening", nil},
 		{"typed partition hint", map[string]string{"cloudFiles.format": "json", "cloudFiles.partitionColumns": "date", "cloudFiles.schemaHints": "date DATE"}, "partition column date", nil},

@@ -60,6 +60,8 @@ type Config struct {
 	Once bool
 	// Schema options.
 	Schema SchemaConfig
+	// Reader holds the plain reader options (mode, ignoreCorruptFiles, ...).
+	Reader ReaderConfig
 	// TableName is written into a new table's metaData.name (optional).
 	TableName string
 	// TargetFileRows rolls to a new Parquet file after this many rows (default 1,000,000).
@@ -93,6 +95,8 @@ type Engine struct {
 	// MoveDestination is the store rooted at
 	// cloudFiles.cleanSource.moveDestination (cleanSource=MOVE only).
 	MoveDestination objstore.Store
+	// BadRecords is the store rooted at badRecordsPath (when set).
+	BadRecords objstore.Store
 	// Logger receives progress records; slog.Default() when nil.
 	Logger *slog.Logger
 	// Now is the clock; time.Now when nil.

@@ -370,6 +370,7 @@ func TestRacingCommitters(t *testing.T) {
 func TestCorruptFileIsSkippedNotBlocking(t *testing.T) {
 	ctx := context.Background()
 	w := newWorld()
+	w.engineHook = func(e *Engine) { e.Config.Reader.IgnoreCorruptFiles = true }
 	w.addFile(t, 10)
 	if err := w.src.Put(ctx, "in/broken.json.gz", strings.NewReader("this is not gzip")); err != nil {
 		t.Fatal(err)
@@ -442,6 +443,7 @@ func TestInferenceSamplesBeyondTheFirstBatch(t *testing.T) {
 func TestFileDeletedAfterDiscoveryIsSkipped(t *testing.T) {
 	ctx := context.Background()
 	w := newWorld()
+	w.engineHook = func(e *Engine) { e.Config.Reader.IgnoreMissingFiles = true }
 	w.addFile(t, 4)
 	if err := w.src.Put(ctx, "in/gone.json", strings.NewReader(`{"id": 999}`+"\n")); err != nil {
 		t.Fatal(err)

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/tributary-io/tributary/core/formats"
 	"github.com/tributary-io/tributary/core/options"
 	"github.com/tributary-io/tributary/core/schema"
 )
@@ -59,10 +58,7 @@ func (e *Engine) onNewColumns(ctx context.Context, current *schema.StructType, v
 	// inference sample budget (sampleSize.numBytes) bounds the initial
 	// inference only, and must not hide the very columns that stopped the
 	// batch (they would be rescued silently instead of added).
-	inf := e.Config.Format.NewInferrer(formats.InferOptions{
-		InferColumnTypes:  cfg.InferColumnTypes,
-		RescuedDataColumn: cfg.rescuedColumn(),
-	})
+	inf := e.Config.Format.NewInferrer(e.inferOptions(nil, 0))
 	files := slices.Clone(p.Files)
 	slices.SortStableFunc(files, func(a, b PlanFile) int {
 		return cmp.Compare(boolRank(a.Path != nc.file), boolRank(b.Path != nc.file))

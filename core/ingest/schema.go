@@ -152,12 +152,7 @@ func (e *Engine) initialSchema(ctx context.Context, p *Plan) (*schema.StructType
 		}
 		hints = h
 	}
-	inf := e.Config.Format.NewInferrer(formats.InferOptions{
-		InferColumnTypes:  cfg.InferColumnTypes,
-		Hints:             hints,
-		RescuedDataColumn: cfg.rescuedColumn(),
-		MaxBytes:          cfg.SampleBytes,
-	})
+	inf := e.Config.Format.NewInferrer(e.inferOptions(hints, cfg.SampleBytes))
 	maxFiles := cfg.SampleFiles
 	if maxFiles <= 0 {
 		maxFiles = formats.DefaultSampleFiles
@@ -185,23 +180,53 @@ func (e *Engine) initialSchema(ctx context.Context, p *Plan) (*schema.StructType
 	return e.withPartitions(withRescued(e.dataSchema(inf.Schema()), cfg.rescuedColumn())), nil
 }
 
+// sampleFile adds one file to a schema inference. A file that cannot be
+// read is judged as the write step judges it: read again, tolerated
+// (ignoreCorruptFiles, ignoreMissingFiles, badRecordsPath: the records read
+// before the failure count, as in Spark) or failing the inference with an
+// error naming the file.
 func (e *Engine) sampleFile(ctx context.Context, inf formats.Inferrer, f PlanFile) error {
-	r, err := e.openSource(ctx, f.Path)
-	if errors.Is(err, errCorruptFile) {
-		e.log().Warn("schema inference skipped an unreadable file", "file", f.Path, "error", err.Error())
+	failures := readFailures{}
+	for {
+		err := e.sampleOnce(ctx, inf, f)
+		fe := (*fileError)(nil)
+		if !errors.As(err, &fe) {
+			return err
+		}
+		v, ferr := e.judge(failures, fe)
+		switch v {
+		case retryBatch:
+			e.log().Warn("input file unreadable during schema inference; reading it again", "file", f.Path, "error", fe.err.Error())
+			continue
+		case failBatch:
+			return fmt.Errorf("schema inference: %w", ferr)
+		}
+		e.log().Warn("schema inference skipped the rest of an unreadable file", "file", f.Path, "error", fe.err.Error())
 		return nil
 	}
+}
+
+// sampleOnce reads one file into the inference. A read failure is a
+// *fileError whose rows are the records sampled before it.
+func (e *Engine) sampleOnce(ctx context.Context, inf formats.Inferrer, f PlanFile) error {
+	r, err := e.openSource(ctx, f.Path)
 	if err != nil {
-		return fmt.Errorf("schema inference: %w", err)
+		return err
 	}
 	defer r.Close()
-	if err := inf.Add(ctx, f.Path, r); err != nil && !errors.Is(err, formats.ErrSampleFull) {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		e.log().Warn("schema inference skipped an unreadable file", "file", f.Path, "error", err.Error())
+	before := inf.Sampled().Records
+	err = inf.Add(ctx, f.Path, r)
+	switch {
+	case err == nil, errors.Is(err, formats.ErrSampleFull):
+		return nil
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case errors.Is(err, formats.ErrMalformedRecord):
+		return fmt.Errorf("schema inference: mode FAILFAST: %w", err)
+	case errors.Is(err, formats.ErrBadOption):
+		return fmt.Errorf("schema inference: %w", err)
 	}
-	return nil
+	return &fileError{path: f.Path, fault: faultCorrupt, rows: inf.Sampled().Records - before, err: err}
 }
 
 // withRescued appends the rescued data column (a nullable string) when
@@ -213,10 +238,6 @@ func withRescued(s *schema.StructType, name string) *schema.StructType {
 	out := &schema.StructType{Fields: append(append([]schema.Field(nil), s.Fields...),
 		schema.Field{Name: name, Type: schema.String, Nullable: true})}
 	return out
-}
-
-func (e *Engine) readOptions(path string) formats.ReadOptions {
-	return formats.ReadOptions{FilePath: e.fullPath(path), RescuedDataColumn: e.Config.Schema.rescuedColumn()}
 }
 
 // fullPath names a source key as the user knows it (SourceURI/key).

@@ -43,9 +43,9 @@ type skippedFile struct {
 	Err  error
 }
 
-// errCorruptFile marks a read error caused by the file's content (not by
-// I/O or cancellation): the file is skipped, the batch goes on.
-var errCorruptFile = errors.New("corrupt input file")
+// errRetryBatch asks write to drop an attempt's output and write the
+// batch again.
+var errRetryBatch = errors.New("retry the batch")
 
 const defaultTargetFileRows = 1_000_000
 
@@ -55,11 +55,10 @@ func (e *Engine) write(ctx context.Context, snap *delta.Snapshot, p *Plan) (*out
 	if err != nil {
 		return nil, err
 	}
-	bad := map[string]error{}
-	failures := map[string]int{}
+	failures := readFailures{}
 	evolve := e.Config.Schema.evolves()
 	for {
-		out, badPath, err := e.writeOnce(ctx, sch, p, bad, evolve)
+		out, err := e.writeOnce(ctx, sch, p, failures, evolve)
 		if nc := (*newColumns)(nil); errors.As(err, &nc) {
 			if err := e.onNewColumns(ctx, sch, version, nc, p); err != nil {
 				return nil, err
@@ -67,77 +66,81 @@ func (e *Engine) write(ctx context.Context, snap *delta.Snapshot, p *Plan) (*out
 			evolve = false // nothing to add: keep the values rescued
 			continue
 		}
-		if errors.Is(err, errCorruptFile) {
-			// A read error may be the network's (a cut S3 body looks like a
-			// truncated file): read the file once more. An error that
-			// repeats is the content's: drop the partial output and redo
-			// the batch without the file, so one bad file never blocks the
-			// healthy ones (and a replay skips it again).
-			if failures[badPath]++; failures[badPath] < 2 {
-				e.log().Warn("input file unreadable; retrying once", "stream", e.Config.StreamID,
-					"batchId", p.BatchID, "file", badPath, "error", err.Error())
-				continue
-			}
-			e.log().Error("skipping unreadable input file", "stream", e.Config.StreamID,
-				"batchId", p.BatchID, "file", badPath, "error", err.Error())
-			bad[badPath] = err
+		if errors.Is(err, errRetryBatch) {
 			continue
 		}
 		if err != nil {
 			return nil, err
 		}
 		out.schema, out.schemaNew = sch, isNew
-		for path, err := range bad {
-			out.skipped = append(out.skipped, skippedFile{Path: path, Err: err})
-		}
 		return out, nil
 	}
 }
 
-// writeOnce reads every plan file not in skip; on a corrupt file it returns
-// errCorruptFile and the file's path, after removing what it wrote.
-func (e *Engine) writeOnce(ctx context.Context, sch *schema.StructType, p *Plan, skip map[string]error, evolve bool) (*output, string, error) {
+// writeOnce reads every plan file into Parquet data files. A file that
+// cannot be read is judged (judge): the attempt is retried, the file is
+// skipped keeping the rows read before the failure, or the batch fails.
+// On any error the attempt's uploaded files are removed.
+func (e *Engine) writeOnce(ctx context.Context, sch *schema.StructType, p *Plan, failures readFailures, evolve bool) (*output, error) {
 	out := &output{}
 	fw := &fileWriter{e: e, sch: e.dataSchema(sch), batch: p.BatchID, parts: map[string]*partFile{}}
-	defer fw.abort()
+	bad := e.newBadSink(p)
+	defer bad.discard()
+	done := false
+	defer func() {
+		if !done {
+			fw.discardAll(ctx)
+		}
+	}()
 	for _, f := range p.Files {
-		if _, ok := skip[f.Path]; ok {
-			continue
-		}
-		rows, rescued, err := e.copyFile(ctx, fw, e.dataSchema(sch), f, evolve)
-		if nc := (*newColumns)(nil); errors.As(err, &nc) {
-			fw.discardAll(ctx)
-			return nil, "", err
-		}
-		if errors.Is(err, errCorruptFile) {
-			fw.discardAll(ctx)
-			return nil, f.Path, err
-		}
-		if err != nil {
-			return nil, "", err
+		rows, rescued, err := e.copyFile(ctx, fw, bad, e.dataSchema(sch), f, evolve)
+		if fe := (*fileError)(nil); errors.As(err, &fe) {
+			v, ferr := e.judge(failures, fe)
+			switch v {
+			case retryBatch:
+				e.log().Warn("input file unreadable; writing the batch again to read it once more", "stream", e.Config.StreamID,
+					"batchId", p.BatchID, "file", f.Path, "rowsRead", fe.rows, "error", fe.err.Error())
+				return nil, errRetryBatch
+			case failBatch:
+				return nil, ferr
+			}
+			if evolve && len(fe.unknown) > 0 {
+				return nil, &newColumns{file: f.Path, paths: fe.unknown}
+			}
+			e.log().Error("skipping unreadable input file", "stream", e.Config.StreamID,
+				"batchId", p.BatchID, "file", f.Path, "rowsKept", fe.rows, "error", fe.err.Error())
+			out.skipped = append(out.skipped, skippedFile{Path: f.Path, Err: errors.New(fe.reason())})
+			bad.file(fe)
+			rows, rescued = fe.rows, fe.rescued
+		} else if err != nil {
+			return nil, err
 		}
 		out.rows += rows
 		out.rescued += rescued
 	}
 	adds, err := fw.finish(ctx)
 	if err != nil {
-		return nil, "", err
+		return nil, err
+	}
+	if err := bad.upload(ctx); err != nil {
+		return nil, err
 	}
 	out.adds = adds
 	for _, a := range adds {
 		out.outBytes += a.Size
 	}
-	return out, "", nil
+	done = true
+	return out, nil
 }
 
 // openSource opens a source file, decompressed. A file deleted since its
-// discovery, or whose compression cannot be opened, gives an error wrapping
-// errCorruptFile (the content's fault: the file is skipped, never blocking
-// its batch); other errors are I/O errors worth retrying.
+// discovery gives a *fileError (faultMissing), a compression that cannot
+// be opened one with faultCorrupt; other errors are I/O errors that fail
+// the batch (the next run tries again).
 func (e *Engine) openSource(ctx context.Context, path string) (io.ReadCloser, error) {
 	rc, err := e.Source.Get(ctx, path)
 	if errors.Is(err, objstore.ErrNotFound) {
-		return nil, fmt.Errorf("%w %s: deleted since it was discovered", errCorruptFile, path)
+		return nil, &fileError{path: path, fault: faultMissing, err: err}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("opening source file %s: %w", path, err)
@@ -145,7 +148,7 @@ func (e *Engine) openSource(ctx context.Context, path string) (io.ReadCloser, er
 	r, err := formats.Decompress(path, rc)
 	if err != nil {
 		rc.Close()
-		return nil, fmt.Errorf("%w %s: %v", errCorruptFile, path, err)
+		return nil, &fileError{path: path, fault: faultCorrupt, err: err}
 	}
 	return &sourceReader{ReadCloser: r, body: rc}, nil
 }
@@ -160,20 +163,24 @@ func (s *sourceReader) Close() error {
 	return errors.Join(s.ReadCloser.Close(), s.body.Close())
 }
 
-// copyFile streams one input file into the writer.
-func (e *Engine) copyFile(ctx context.Context, fw *fileWriter, sch *schema.StructType, f PlanFile, evolve bool) (rows, rescued int64, err error) {
+// copyFile streams one input file into the writer and returns the rows
+// (and rescued rows) it wrote. A file that cannot be read gives a
+// *fileError counting the rows written before the failure: every row the
+// reader returned before it, so the cut point depends only on the bytes
+// read.
+func (e *Engine) copyFile(ctx context.Context, fw *fileWriter, bad *badSink, sch *schema.StructType, f PlanFile, evolve bool) (rows, rescued int64, err error) {
 	part, err := e.partitionOf(f.Path)
 	if err != nil {
-		return 0, 0, fmt.Errorf("%w %s: %v", errCorruptFile, f.Path, err)
+		return 0, 0, &fileError{path: f.Path, fault: faultUnusable, err: err}
 	}
 	r, err := e.openSource(ctx, f.Path)
 	if err != nil {
 		return 0, 0, err
 	}
 	defer r.Close()
-	rr, err := e.Config.Format.Open(ctx, r, sch, e.readOptions(f.Path))
+	rr, err := e.Config.Format.Open(ctx, r, sch, e.readOptions(f.Path, bad.hook(f.Path)))
 	if err != nil {
-		return 0, 0, fmt.Errorf("%w %s: %v", errCorruptFile, f.Path, err)
+		return 0, 0, fmt.Errorf("opening input file %s: %w", f.Path, err)
 	}
 	defer rr.Close()
 	rescuedIdx := -1
@@ -189,12 +196,25 @@ func (e *Engine) copyFile(ctx context.Context, fw *fileWriter, sch *schema.Struc
 	go func() {
 		defer close(chunks)
 		buf := make([][]any, 0, chunkRows)
+		send := func() bool {
+			select {
+			case chunks <- buf:
+				return true
+			case <-ctx.Done():
+				decoded <- ctx.Err()
+				return false
+			}
+		}
 		for {
 			row, err := rr.Next()
 			if errors.Is(err, io.EOF) {
 				break
 			}
 			if err != nil {
+				// The rows read before the failure are written too.
+				if len(buf) > 0 && !send() {
+					return
+				}
 				decoded <- err
 				return
 			}
@@ -204,22 +224,14 @@ func (e *Engine) copyFile(ctx context.Context, fw *fileWriter, sch *schema.Struc
 			rows++
 			buf = append(buf, row)
 			if len(buf) == chunkRows {
-				select {
-				case chunks <- buf:
-				case <-ctx.Done():
-					decoded <- ctx.Err()
+				if !send() {
 					return
 				}
 				buf = make([][]any, 0, chunkRows)
 			}
 		}
-		if len(buf) > 0 {
-			select {
-			case chunks <- buf:
-			case <-ctx.Done():
-				decoded <- ctx.Err()
-				return
-			}
+		if len(buf) > 0 && !send() {
+			return
 		}
 		decoded <- nil
 	}()
@@ -236,10 +248,13 @@ func (e *Engine) copyFile(ctx context.Context, fw *fileWriter, sch *schema.Struc
 		return 0, 0, werr
 	}
 	if derr != nil {
-		if ctx.Err() != nil {
+		switch {
+		case ctx.Err() != nil:
 			return 0, 0, ctx.Err()
+		case errors.Is(derr, formats.ErrMalformedRecord):
+			return 0, 0, fmt.Errorf("mode FAILFAST: %w", derr)
 		}
-		return 0, 0, fmt.Errorf("%w %s: %v", errCorruptFile, f.Path, derr)
+		return 0, 0, &fileError{path: f.Path, fault: faultCorrupt, rows: rows, rescued: rescued, unknown: rr.Stats().UnknownFields, err: derr}
 	}
 	if st := rr.Stats(); evolve && len(st.UnknownFields) > 0 {
 		return 0, 0, &newColumns{file: f.Path, paths: st.UnknownFields}

@@ -199,8 +199,15 @@ func (env Env) Open(ctx context.Context, opts *options.Stream) (*Stream, error) 
 			return nil, fmt.Errorf("stream %q option cloudFiles.cleanSource.moveDestination: %w", opts.ID, err)
 		}
 	}
+	var badRecords objstore.Store
+	if loc := opts.Reader.BadRecordsPath; loc != "" {
+		if badRecords, err = env.OpenStore(loc); err != nil {
+			return nil, fmt.Errorf("stream %q option badRecordsPath: %w", opts.ID, err)
+		}
+	}
 	s.Engine = &ingest.Engine{
 		MoveDestination: moveDest,
+		BadRecords:      badRecords,
 		Config:          cfg,
 		Source:          s.Source,
 		Table:           s.Table,
