@@ -44,14 +44,17 @@ assert dash["widgets"], "dashboard has no widgets"
 
 opts = tpl["Globals"]["Function"]["Environment"]["Variables"]["TRIBUTARY_OPTIONS"]["Fn::Sub"]
 fmt, parts = opts
-for bytes_on, move_on in itertools.product([True, False], repeat=2):
+conds = ("Bytes", "Move", "Bad")
+for ons in itertools.product([True, False], repeat=len(conds)):
     vals = {}
-    for name, on in (("Bytes", bytes_on), ("Move", move_on)):
+    for name, on in zip(conds, ons):
         branch = parts[name]["Fn::If"]
         vals[name] = fill(branch[1]["Fn::Sub"]) if on else branch[2]
-    vals.update(Format="json", MaxFilesPerTrigger="1000", CleanSource="OFF")
+    vals.update(Format="json", MaxFilesPerTrigger="1000", CleanSource="OFF",
+                IgnoreCorruptFiles="false", IgnoreMissingFiles="true")
     decoded = json.loads(fill(fmt, vals))
     assert decoded["cloudFiles.format"] == "json", decoded
-print("dashboard widgets:", len(dash["widgets"]), "- options JSON: 4 combinations parse")
+    assert decoded["ignoreMissingFiles"] == "true", decoded
+print("dashboard widgets:", len(dash["widgets"]), "- options JSON:", 2 ** len(conds), "combinations parse")
 PY
 echo "template lint: OK"

@@ -15,7 +15,7 @@ func templateEnv(over map[string]string) func(string) string {
 		EnvSourcePrefix: "incoming/",
 		EnvTableBucket:  "landing-bucket",
 		EnvTablePrefix:  "tables/events/",
-		EnvOptions:      `{"cloudFiles.format":"json","cloudFiles.maxFilesPerTrigger":"500","cloudFiles.cleanSource":"OFF"}`,
+		EnvOptions:      `{"cloudFiles.format":"json","cloudFiles.maxFilesPerTrigger":"500","cloudFiles.cleanSource":"OFF","ignoreCorruptFiles":"true","ignoreMissingFiles":"false","badRecordsPath":"s3://landing-bucket/bad/"}`,
 		EnvExtraOptions: `{"cloudFiles.schemaHints":"id BIGINT","cloudFiles.inferColumnTypes":true}`,
 	}
 	for k, v := range over {
@@ -41,6 +41,9 @@ func TestLoadConfigFromTemplateVariables(t *testing.T) {
 	}
 	if !s.CloudFiles.UseNotifications || s.CloudFiles.MaxFilesPerTrigger != 500 || !s.CloudFiles.InferColumnTypes || s.CloudFiles.SchemaHints != "id BIGINT" {
 		t.Fatalf("options %+v", s.CloudFiles)
+	}
+	if !s.Reader.IgnoreCorruptFiles || s.Reader.IgnoreMissingFiles || s.Reader.BadRecordsPath != "s3://landing-bucket/bad/" {
+		t.Fatalf("reader options %+v", s.Reader)
 	}
 }
 
