@@ -282,3 +282,89 @@ func TestCheckpointKeepsNullPartitionValues(t *testing.T) {
 		t.Errorf("checkpoint partition values: %d null, %d set; want 1 and 5", nullVals, vals)
 	}
 }
+
+// TestMaybeCheckpointWhenAnotherWriterTookTheMultiple: checkpoints follow
+// the interval even when the multiples are versions another writer
+// committed (without checkpointing), and are not duplicated when another
+// writer did checkpoint.
+func TestMaybeCheckpointWhenAnotherWriterTookTheMultiple(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	tbl := NewTable(dirstore.New(dir))
+	proto := Protocol{MinReaderVersion: 1, MinWriterVersion: 2}
+	meta := &Metadata{ID: "t", SchemaString: `{"type":"struct","fields":[{"name":"id","type":"long","nullable":true,"metadata":{}}]}`,
+		Configuration: map[string]string{PropCheckpointInterval: "3"}}
+	add := func(i int) Action {
+		return Action{Add: &Add{Path: fmt.Sprintf("f%d.parquet", i), Size: 1, DataChange: true, Stats: `{"numRecords":1}`}}
+	}
+	if _, err := tbl.Commit(ctx, -1, []Action{{Protocol: &proto}, {Metadata: meta}, add(0)}); err != nil {
+		t.Fatal(err)
+	}
+	other := NewTable(dirstore.New(dir)) // a writer that never checkpoints
+	ours, err := tbl.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkpoints := func() []int64 {
+		var out []int64
+		ents, _ := os.ReadDir(filepath.Join(dir, "_delta_log"))
+		for _, e := range ents {
+			if f, ok := parseLogKey(LogDir + e.Name()); ok && f.kind == kindCheckpoint {
+				out = append(out, f.version)
+			}
+		}
+		return out
+	}
+	// step commits version v by the writer named and then lets ours decide.
+	step := func(v int64, byOther bool) bool {
+		t.Helper()
+		w := tbl
+		if byOther {
+			w = other
+		}
+		if _, err := w.Commit(ctx, v-1, []Action{add(int(v))}); err != nil {
+			t.Fatal(err)
+		}
+		if byOther {
+			return false
+		}
+		wrote, err := tbl.MaybeCheckpoint(ctx, ours, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return wrote
+	}
+	step(1, false)
+	step(2, false)
+	step(3, true) // the other writer takes the multiple
+	if !step(4, false) {
+		t.Fatalf("no checkpoint after the skipped multiple 3; checkpoints %v", checkpoints())
+	}
+	if step(5, false) {
+		t.Fatalf("checkpoint at 5 although 4 covers the interval")
+	}
+	step(6, true)
+	step(7, true)
+	step(8, true)
+	step(9, true) // 6 and 9 both passed
+	if !step(10, false) || !slices.Equal(checkpoints(), []int64{4, 10}) {
+		t.Fatalf("checkpoints %v, want [4 10]", checkpoints())
+	}
+	// Another writer checkpoints at 12: ours does not write a second one.
+	step(11, true)
+	step(12, true)
+	s12, err := other.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := other.Checkpoint(ctx, s12); err != nil {
+		t.Fatal(err)
+	}
+	if step(13, false) || !slices.Equal(checkpoints(), []int64{4, 10, 12}) {
+		t.Fatalf("checkpoints %v, want [4 10 12]", checkpoints())
+	}
+	back, err := NewTable(dirstore.New(dir)).Snapshot(ctx)
+	if err != nil || back.Version != 13 || back.CheckpointVersion() != 12 || back.NumFiles() != 14 {
+		t.Fatalf("reload: version %d from checkpoint %d, %d files, %v", back.Version, back.CheckpointVersion(), back.NumFiles(), err)
+	}
+}

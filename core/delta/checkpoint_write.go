@@ -155,7 +155,64 @@ func (t *Table) Checkpoint(ctx context.Context, snap *Snapshot) error {
 	if err := t.store.Put(ctx, LastCheckpointKey, bytes.NewReader(lc)); err != nil {
 		return fmt.Errorf("delta: write %s: %w", LastCheckpointKey, err)
 	}
+	snap.lastCheckpoint = max(snap.lastCheckpoint, snap.Version)
 	return nil
+}
+
+// checkpointBoundary returns the newest multiple of the table's
+// delta.checkpointInterval at or below version (0 when none).
+func (s *Snapshot) checkpointBoundary(version int64) (int64, error) {
+	interval, err := s.CheckpointInterval()
+	if err != nil {
+		return 0, err
+	}
+	if version <= 0 {
+		return 0, nil
+	}
+	return version - version%interval, nil
+}
+
+// CheckpointDue reports, without I/O, whether a checkpoint may be due once
+// the table reaches version: a multiple of delta.checkpointInterval was
+// passed since the newest checkpoint this snapshot knows of. The multiple
+// itself need not be a version this writer committed (another writer may
+// have taken it, or committed without checkpointing).
+func (s *Snapshot) CheckpointDue(version int64) bool {
+	b, err := s.checkpointBoundary(version)
+	return err == nil && b > 0 && b > s.lastCheckpoint
+}
+
+// MaybeCheckpoint writes a checkpoint of the table when one is due after
+// version was committed (see CheckpointDue): it brings snap up to date
+// (the checkpoint covers the latest version, at least version), checks
+// _last_checkpoint for a checkpoint another writer already wrote past the
+// interval boundary, and writes a classic checkpoint otherwise. Tables
+// with the v2Checkpoint feature are left alone (only V2 checkpoints are
+// allowed there). It reports whether it wrote one.
+func (t *Table) MaybeCheckpoint(ctx context.Context, snap *Snapshot, version int64) (bool, error) {
+	if snap == nil || !snap.CheckpointDue(version) {
+		return false, nil
+	}
+	if err := snap.Update(ctx); err != nil {
+		return false, err
+	}
+	if snap.Protocol.HasWriterFeature(FeatureV2Checkpoint) {
+		return false, nil
+	}
+	boundary, err := snap.checkpointBoundary(max(version, snap.Version))
+	if err != nil {
+		return false, err
+	}
+	if lc, ok := t.readLastCheckpoint(ctx); ok && lc.Version <= snap.Version {
+		snap.lastCheckpoint = max(snap.lastCheckpoint, lc.Version)
+	}
+	if boundary <= snap.lastCheckpoint {
+		return false, nil
+	}
+	if err := t.Checkpoint(ctx, snap); err != nil {
+		return false, err
+	}
+	return true, nil
 }
 
 func writeCheckpoint(w io.Writer, snap *Snapshot, minDeletion int64) (actions, adds int64, err error) {

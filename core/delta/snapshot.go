@@ -57,6 +57,9 @@ type Snapshot struct {
 	// checkpointVersion is the version of the checkpoint the snapshot was
 	// loaded from, -1 if none.
 	checkpointVersion int64
+	// lastCheckpoint is the newest checkpoint known to exist: the one
+	// loaded, one written from this snapshot, or one _last_checkpoint named.
+	lastCheckpoint int64
 	hasProtocol       bool
 	hasMetadata       bool
 }
@@ -70,6 +73,7 @@ func newSnapshot(t *Table) *Snapshot {
 		txns:              make(map[string]Txn),
 		domains:           make(map[string]DomainMetadata),
 		checkpointVersion: -1,
+		lastCheckpoint:    -1,
 	}
 }
 

@@ -254,7 +254,7 @@ func (t *Table) snapshot(ctx context.Context, target int64) (*Snapshot, error) {
 		if err := t.loadCheckpoint(ctx, s, ll.checkpoints[ckpt]); err != nil {
 			return nil, fmt.Errorf("delta: checkpoint %d: %w", ckpt, err)
 		}
-		s.Version, s.checkpointVersion = ckpt, ckpt
+		s.Version, s.checkpointVersion, s.lastCheckpoint = ckpt, ckpt, ckpt
 	}
 	if err := t.replay(ctx, s, ll.commits, target); err != nil {
 		return nil, err
@@ -367,7 +367,9 @@ func (t *Table) update(ctx context.Context, s *Snapshot) error {
 		if err != nil {
 			return err
 		}
+		last := s.lastCheckpoint
 		*s = *fresh
+		s.lastCheckpoint = max(s.lastCheckpoint, last)
 		return nil
 	}
 	if err := t.replay(ctx, s, ll.commits, maxV); err != nil {

@@ -122,10 +122,11 @@ func nonNil(s []string) []string {
 	return s
 }
 
-// maybeCheckpoint writes a checkpoint when version is a multiple of the
-// table's delta.checkpointInterval (default 10), so snapshot loading stays
-// bounded. The batch is already committed: a failure is only logged, the
-// next multiple tries again.
+// maybeCheckpoint writes a checkpoint once a multiple of the table's
+// delta.checkpointInterval (default 10) has been passed since the last
+// checkpoint — also when another writer committed that multiple — so
+// snapshot loading stays bounded. The batch is already committed: a
+// failure is only logged, the next commit tries again.
 func (e *Engine) maybeCheckpoint(ctx context.Context, version int64) {
 	if e.snap == nil {
 		snap, err := e.Table.Snapshot(ctx)
@@ -135,22 +136,15 @@ func (e *Engine) maybeCheckpoint(ctx context.Context, version int64) {
 		}
 		e.snap = snap
 	}
-	interval, err := e.snap.CheckpointInterval()
-	if err != nil || interval <= 0 || version == 0 || version%interval != 0 {
-		return
-	}
-	snap := e.snap
-	if err := snap.Update(ctx); err != nil || snap.Version != version {
-		if snap, err = e.Table.SnapshotAt(ctx, version); err != nil {
-			e.log().Warn("checkpoint skipped: cannot load snapshot", "version", version, "error", err.Error())
-			return
-		}
-	}
-	if err := e.Table.Checkpoint(ctx, snap); err != nil {
+	wrote, err := e.Table.MaybeCheckpoint(ctx, e.snap, version)
+	if err != nil {
+		e.snap = nil // may be half-advanced; reload next time
 		e.log().Warn("writing checkpoint failed", "version", version, "error", err.Error())
 		return
 	}
-	e.log().Info("checkpoint written", "stream", e.Config.StreamID, "version", version)
+	if wrote {
+		e.log().Info("checkpoint written", "stream", e.Config.StreamID, "version", e.snap.Version)
+	}
 }
 
 func (e *Engine) newMetadata(s *schema.StructType) *delta.Metadata {
