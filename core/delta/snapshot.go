@@ -60,8 +60,8 @@ type Snapshot struct {
 	// lastCheckpoint is the newest checkpoint known to exist: the one
 	// loaded, one written from this snapshot, or one _last_checkpoint named.
 	lastCheckpoint int64
-	hasProtocol       bool
-	hasMetadata       bool
+	hasProtocol    bool
+	hasMetadata    bool
 }
 
 func newSnapshot(t *Table) *Snapshot {
