@@ -147,3 +147,35 @@ func ProtocolFor(schemaHasTimestampNTZ bool, configuration map[string]string) Pr
 		WriterFeatures:   append(slices.Clone(readerWriter), FeatureAppendOnly, FeatureInvariants),
 	}
 }
+
+// CheckAppend reports whether this writer can append to the table at snap
+// (nil: a table that does not exist yet, always writable), so that a writer
+// refuses before it writes any data file. Column mapping is named as such:
+// its data files need physical column names and field ids, which Tributary
+// does not write. Otherwise the protocol must need only implemented writer
+// (and reader) features, and no column may carry delta.invariants.
+func (t *Table) CheckAppend(snap *Snapshot) error {
+	if snap == nil {
+		return nil
+	}
+	mode, err := snap.ColumnMappingMode()
+	if err != nil {
+		return err
+	}
+	if mode != ColumnMappingNone || snap.Protocol.HasWriterFeature(FeatureColumnMapping) && !t.writerFeatures[FeatureColumnMapping] {
+		return fmt.Errorf("%w: the table uses column mapping (%s=%s, protocol (%d,%d)); Tributary cannot write column-mapped data files (physical column names and field ids) yet",
+			ErrUnsupportedProtocol, PropColumnMappingMode, mode, snap.Protocol.MinReaderVersion, snap.Protocol.MinWriterVersion)
+	}
+	if err := checkWrite(&snap.Protocol, t.writerFeatures); err != nil {
+		return fmt.Errorf("table version %d: %w (not implemented by Tributary)", snap.Version, err)
+	}
+	if err := checkRead(&snap.Protocol, t.readerFeatures); err != nil {
+		return fmt.Errorf("table version %d: %w", snap.Version, err)
+	}
+	if st := snap.Schema(); st != nil {
+		if name, ok := findMetadataKey(st, "", "delta.invariants"); ok {
+			return fmt.Errorf("%w: column %q has delta.invariants, which this writer does not enforce", ErrUnsupportedProtocol, name)
+		}
+	}
+	return nil
+}

@@ -342,6 +342,11 @@ func (e *Engine) RunBatch(ctx context.Context) (Progress, error) {
 	if err != nil {
 		return Progress{}, err
 	}
+	// Refuse a table this writer cannot append to before claiming files or
+	// writing data (a refused commit would leave orphan Parquet files).
+	if err := e.Table.CheckAppend(snap); err != nil {
+		return Progress{}, fmt.Errorf("cannot write to the Delta table: %w", err)
+	}
 	if last >= 0 && e.finished != last+1 {
 		// The finish step of the last batch may be missing after a crash;
 		// MarkCommitted keeps the first time, so repeating it is harmless.
