@@ -38,8 +38,9 @@ const (
 type variant struct {
 	name string
 	// move: cloudFiles.cleanSource=MOVE to a destination outside the
-	// source, and pathGlobFilter=*.json* leaving out one file, which must
-	// stay where it is.
+	// source, with pathGlobFilter=*.json* leaving out one file and
+	// ignoreCorruptFiles=true skipping a corrupt one: both must stay where
+	// they are.
 	move bool
 	// newColumnFrom: files from this number on carry the column "extra";
 	// they arrive only after the first schema is inferred (0: none).
@@ -140,7 +141,7 @@ func newChaos(t *testing.T, v variant, seed int64, stream uint64, bin string) *c
 		c.pending = append(c.pending, makeFile(t, n, v.newColumnFrom))
 	}
 	if v.move {
-		c.pending = slices.Insert(c.pending, firstFiles/2, ignoredFile())
+		c.pending = slices.Insert(c.pending, firstFiles/2, ignoredFile(), corruptFile())
 	}
 	return c
 }
@@ -158,7 +159,8 @@ func (c *chaos) args() []string {
 	if c.v.move {
 		a = append(a, "--option", "cloudFiles.cleanSource=MOVE",
 			"--option", "cloudFiles.cleanSource.moveDestination="+c.dest,
-			"--option", "pathGlobFilter=*.json*")
+			"--option", "pathGlobFilter=*.json*",
+			"--option", "ignoreCorruptFiles=true")
 	}
 	return a
 }
@@ -221,7 +223,7 @@ func (c *chaos) refresh() int {
 // It ends when every file has arrived and the table holds all rows (or after
 // maxKills kills).
 func (c *chaos) killPhase() {
-	c.arrive(firstFiles + len(c.pending) - numFiles) // and the ignored file, if any
+	c.arrive(firstFiles + len(c.pending) - numFiles) // and the ignored and corrupt files, if any
 	group := 0
 	for attempt := 1; ; attempt++ {
 		if attempt > maxAttempts {
@@ -402,14 +404,14 @@ func (c *chaos) check(python, script string) {
 			batchOf[f.Path] = p.BatchID
 		}
 	}
-	files, ignored := map[string]inputFile{}, []string{}
+	files, kept := map[string]inputFile{}, []string{}
 	for _, f := range c.arrived {
 		b, planned := batchOf[f.name]
 		switch {
 		case f.ignored && planned:
 			c.fatalf("file %s, which pathGlobFilter leaves out, is in batch %d", f.name, b)
 		case f.ignored:
-			ignored = append(ignored, f.name)
+			kept = append(kept, f.name)
 		case !planned:
 			c.fatalf("file %s is in no batch", f.name)
 		default:
@@ -419,9 +421,15 @@ func (c *chaos) check(python, script string) {
 	if len(batchOf) != len(files) {
 		c.fatalf("%d files planned, %d written", len(batchOf), len(files))
 	}
+	// The source keeps the files the stream leaves out or skips.
+	for name, f := range files {
+		if f.corrupt {
+			kept = append(kept, name)
+		}
+	}
 	c.checkState(files, batchOf)
 	if c.v.move {
-		c.checkMoved(files, ignored)
+		c.checkMoved(files, kept)
 	}
 	c.countLeftovers()
 	// One new column: one schema change, met by exactly one run, which
@@ -466,31 +474,40 @@ func (c *chaos) checkState(files map[string]inputFile, batchOf map[string]int64)
 		if !ok {
 			c.fatalf("tributary state lists %s, which is not a file of the stream", r.Path)
 		}
-		if r.IngestionState != "COMMITTED" || r.BatchID == nil || *r.BatchID != batchOf[f.name] {
-			c.fatalf("state of %s: %s in batch %v, want COMMITTED in batch %d", r.Path, r.IngestionState, r.BatchID, batchOf[f.name])
+		want := "COMMITTED"
+		if f.corrupt {
+			want = "SKIPPED"
+		}
+		if r.IngestionState != want || r.BatchID == nil || *r.BatchID != batchOf[f.name] {
+			c.fatalf("state of %s: %s in batch %v, want %s in batch %d", r.Path, r.IngestionState, r.BatchID, want, batchOf[f.name])
+		}
+		if f.corrupt && !strings.Contains(r.Error, corruptName) {
+			c.fatalf("skipped file %s: the reason %q does not name it", r.Path, r.Error)
 		}
 	}
 }
 
-// checkMoved: the source keeps only the files the stream leaves out; the
-// destination holds every ingested file once, byte for byte.
-func (c *chaos) checkMoved(files map[string]inputFile, ignored []string) {
+// checkMoved: the source keeps only the files the stream leaves out or
+// skips (kept); the destination holds every ingested file once, byte for byte.
+func (c *chaos) checkMoved(files map[string]inputFile, kept []string) {
 	left, temps, err := listFiles(c.src)
 	if err != nil {
 		c.fatalf("listing the source: %v", err)
 	}
 	slices.Sort(left)
-	slices.Sort(ignored)
-	if len(temps) > 0 || !slices.Equal(left, ignored) {
-		c.fatalf("the source still holds %v %v, want only %v", left, temps, ignored)
+	slices.Sort(kept)
+	if len(temps) > 0 || !slices.Equal(left, kept) {
+		c.fatalf("the source still holds %v %v, want only %v", left, temps, kept)
 	}
 	moved, _, err := listFiles(c.dest)
 	if err != nil {
 		c.fatalf("listing the move destination: %v", err)
 	}
 	var want []string
-	for name := range files {
-		want = append(want, name)
+	for name, f := range files {
+		if !f.corrupt {
+			want = append(want, name)
+		}
 	}
 	slices.Sort(want)
 	slices.Sort(moved)

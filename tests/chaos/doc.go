@@ -8,8 +8,9 @@
 // deltalake package of the pinned test environment): every row exactly once,
 // contiguous _delta_log versions, one sealed plan and one txn version per
 // batch, every file in exactly one batch. Variants add
-// cloudFiles.cleanSource=MOVE (every ingested file moved exactly once, only
-// the file pathGlobFilter leaves out left behind) and a column that appears mid-stream (the
+// cloudFiles.cleanSource=MOVE (every ingested file moved exactly once; only
+// a file pathGlobFilter leaves out and a corrupt file that
+// ignoreCorruptFiles=true skips are left behind) and a column that appears mid-stream (the
 // default addNewColumns schema evolution stops one run; the next continues).
 //
 // The package has no non-test code. Only the kill timing is random: what the

@@ -21,15 +21,19 @@ const (
 	// ignoredName is the file of the cleanSource variant that its
 	// pathGlobFilter leaves out: never ingested, never moved.
 	ignoredName = "notes.txt"
+	// corruptName is the unreadable file of the cleanSource variant: it is
+	// skipped (ignoreCorruptFiles=true), never moved, and has no rows.
+	corruptName = "bad.json.gz"
 )
 
 // inputFile is one source file as the test writes it.
 type inputFile struct {
-	num     int    // 1..numFiles; 0 for the ignored file
+	num     int    // 1..numFiles; 0 for the ignored and the corrupt file
 	name    string // path relative to the source
 	data    []byte // the bytes written (gzipped or not)
 	rows    []expectedRow
 	ignored bool // left out by pathGlobFilter
+	corrupt bool // unreadable: skipped
 }
 
 // expectedRow is what delta-rs must read for one input row. With the
@@ -85,6 +89,12 @@ func makeFile(t *testing.T, num, newColumnFrom int) inputFile {
 // read, its line would be a corrupt record.
 func ignoredFile() inputFile {
 	return inputFile{name: ignoredName, data: []byte("notes: not part of the stream\n"), ignored: true}
+}
+
+// corruptFile is a .gz file that is not gzip at all: unreadable from its
+// first byte, so it has no rows, whatever ignoreCorruptFiles keeps.
+func corruptFile() inputFile {
+	return inputFile{name: corruptName, data: []byte("this is not gzip data\n"), corrupt: true}
 }
 
 // place makes file f appear in dir at once: it is written in staging and
