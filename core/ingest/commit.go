@@ -37,6 +37,9 @@ func (e *Engine) commit(ctx context.Context, p *Plan, out *output) (commitResult
 			if err := compatible(snap.Schema(), out.schema, ""); err != nil {
 				return nil, fmt.Errorf("%w: %v", ErrFullRefreshNeeded, err)
 			}
+			if err := e.checkMergeSchema(snap, out.schema, p); err != nil {
+				return nil, err
+			}
 			if !schema.Equal(snap.Schema(), out.schema) {
 				md := snap.Metadata
 				js, err := schema.MarshalDeltaJSON(out.schema)
@@ -72,7 +75,7 @@ func (e *Engine) commit(ctx context.Context, p *Plan, out *output) (commitResult
 				"numSkippedFiles": fmt.Sprint(len(out.skipped)),
 			},
 			EngineInfo: "tributary",
-			Extra:      map[string]any{"skippedFiles": skipped, "skippedFileReasons": reasons},
+			Extra:      map[string]any{"skippedFiles": skipped, "skippedFileReasons": reasons, commitInfoKey: e.commitWriter()},
 		}})
 		return acts, nil
 	}

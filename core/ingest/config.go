@@ -31,6 +31,8 @@ func ConfigFromOptions(s *options.Stream) (Config, error) {
 		Once:             s.Sink.Trigger.Kind == options.TriggerOnce,
 		CleanSource:      s.CloudFiles.CleanSource,
 		PartitionColumns: s.CloudFiles.PartitionColumns,
+		TxnVersion:       s.Sink.TxnVersion,
+		NoMergeSchema:    !s.Sink.MergeSchema,
 		Schema: SchemaConfig{
 			InferColumnTypes:  s.CloudFiles.InferColumnTypes,
 			Hints:             s.CloudFiles.SchemaHints,

@@ -75,6 +75,28 @@ type Config struct {
 	// or an absolute directory): the rescued data's _file_path is SourceURI
 	// joined with the file's key, as Auto Loader records full paths.
 	SourceURI string
+	// TableURI and CheckpointURI name the table and checkpoint locations
+	// as users give them (absolute directories or s3:// URLs): the table
+	// is part of the stream's identity; both appear in refusals.
+	TableURI, CheckpointURI string
+	// GeneratedID is true when the stream id was generated for a new
+	// checkpoint (the CLI without --stream): such a stream is refused when
+	// another stream already wrote its source into the table.
+	GeneratedID bool
+	// StateForgets is true when file state entries expire
+	// (cloudFiles.maxFileAge) or return to pending when their file is
+	// overwritten (cloudFiles.allowOverwrites): the state then cannot vouch
+	// for the last batch (checkContinuity).
+	StateForgets bool
+	// TxnVersion is txnVersion: when set, the stream writes once, as
+	// Delta's idempotent writes do: one batch of every outstanding file,
+	// committed with txn{AppID, TxnVersion}, skipped when the table's txn
+	// for AppID is already at or past it.
+	TxnVersion *int64
+	// NoMergeSchema is mergeSchema=false: a batch that would add columns
+	// to an existing table fails, nothing is committed (by default the
+	// table's schema evolves).
+	NoMergeSchema bool
 }
 
 // Engine runs the protocol for one stream. Its fields are its ports.
@@ -109,8 +131,12 @@ type Engine struct {
 	// snap caches the table snapshot between batches; it is advanced
 	// incrementally rather than reloaded from the log.
 	snap *delta.Snapshot
-	// sourceChecked is set once the checkpoint's source record matched.
-	sourceChecked bool
+	// recorded is the checkpoint's identity record once CheckIdentity passed.
+	recorded *Identity
+	// continuityChecked is set once checkContinuity passed.
+	continuityChecked bool
+	// schemaChecked is set once checkSchemaChanges passed.
+	schemaChecked bool
 	// finished is the last batch this engine recorded as committed (+1, so
 	// the zero value means none).
 	finished int64
@@ -162,7 +188,9 @@ func (e *Engine) injected(step Step, batch int64) error {
 type Summary struct {
 	// Batches lists the progress of every batch this run committed.
 	Batches []Progress
-	// Skipped counts batches another committer had already committed.
+	// Skipped counts batches not committed because the table already held
+	// their txn: another committer's, or the txnVersion of an append-once
+	// stream written before.
 	Skipped int
 	// Stopped is true when keepGoing ended the run with work possibly left.
 	Stopped bool
@@ -196,11 +224,15 @@ func (e *Engine) RunAvailableNow(ctx context.Context, keepGoing func() bool) (Su
 			sum.Skipped++
 			continue
 		}
+		if errors.Is(err, errAppendedOnce) {
+			sum.Skipped++
+			return sum, nil
+		}
 		if err != nil {
 			return sum, err
 		}
 		sum.Batches = append(sum.Batches, p)
-		if e.Config.Once {
+		if e.once() {
 			return sum, nil
 		}
 	}
@@ -208,6 +240,13 @@ func (e *Engine) RunAvailableNow(ctx context.Context, keepGoing func() bool) (Su
 
 // errAlreadyCommitted: the batch was committed by someone else meanwhile.
 var errAlreadyCommitted = errors.New("batch already committed")
+
+// errAppendedOnce: the table already holds the txnVersion of an append-once stream.
+var errAppendedOnce = errors.New("txnVersion already committed")
+
+// once reports whether a run is a single batch of every outstanding file:
+// Trigger.Once, or an append-once write (txnVersion).
+func (e *Engine) once() bool { return e.Config.Once || e.Config.TxnVersion != nil }
 
 // lastCommitted returns the table snapshot (nil for a new table) and the
 // stream's last committed batch id (-1 when none).
@@ -244,7 +283,7 @@ func (e *Engine) plan(ctx context.Context, id int64) (*Plan, *backlog, error) {
 		return p, nil, err
 	}
 	lim := e.Config.Limits
-	if e.Config.Once {
+	if e.once() {
 		lim = Limits{}
 	}
 	fetch := lim.MaxFiles
@@ -268,6 +307,10 @@ func (e *Engine) plan(ctx context.Context, id int64) (*Plan, *backlog, error) {
 	}
 	bl := countBacklog(pending[len(files):])
 	bl.capped = len(pending) == fetch
+	if e.Config.TxnVersion != nil && (len(files) < len(pending) || bl.capped) {
+		e.log().Warn("append once: the write holds only the first outstanding files; the others stay pending and need a higher txnVersion",
+			"stream", e.Config.StreamID, "txnVersion", *e.Config.TxnVersion, "files", len(files))
+	}
 	return p, &bl, nil
 }
 
@@ -335,7 +378,7 @@ func (e *Engine) recleanLast(ctx context.Context, last int64) error {
 // its progress record. It returns ErrNoWork when nothing is outstanding.
 func (e *Engine) RunBatch(ctx context.Context) (Progress, error) {
 	start := e.now()
-	if err := e.checkSource(ctx); err != nil {
+	if err := e.CheckIdentity(ctx); err != nil {
 		return Progress{}, err
 	}
 	snap, last, err := e.lastCommitted(ctx)
@@ -346,6 +389,17 @@ func (e *Engine) RunBatch(ctx context.Context) (Progress, error) {
 	// writing data (a refused commit would leave orphan Parquet files).
 	if err := e.Table.CheckAppend(snap); err != nil {
 		return Progress{}, fmt.Errorf("cannot write to the Delta table: %w", err)
+	}
+	if err := e.checkContinuity(ctx, snap, last); err != nil {
+		return Progress{}, err
+	}
+	if err := e.checkSchemaChanges(ctx); err != nil {
+		return Progress{}, err
+	}
+	if tv := e.Config.TxnVersion; tv != nil && last >= *tv {
+		e.log().Info("txnVersion already in the table: nothing to write (append once)",
+			"stream", e.Config.StreamID, "txnAppId", e.appID(), "txnVersion", *tv, "tableTxnVersion", last)
+		return Progress{}, errAppendedOnce
 	}
 	if last >= 0 && e.finished != last+1 {
 		// The finish step of the last batch may be missing after a crash;
@@ -358,6 +412,9 @@ func (e *Engine) RunBatch(ctx context.Context) (Progress, error) {
 		}
 	}
 	id := last + 1
+	if tv := e.Config.TxnVersion; tv != nil {
+		id = *tv // the batch is the one idempotent write (txnVersion)
+	}
 	p, planBacklog, err := e.plan(ctx, id)
 	if err != nil {
 		return Progress{}, err

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tributary-io/tributary/core/delta"
+	"github.com/tributary-io/tributary/core/objstore"
 	"github.com/tributary-io/tributary/core/options"
 	"github.com/tributary-io/tributary/core/schema"
 )
@@ -52,6 +54,11 @@ func (c SchemaConfig) evolves() bool {
 func (e *Engine) onNewColumns(ctx context.Context, current *schema.StructType, v int, nc *newColumns, p *Plan) error {
 	if e.Config.Schema.EvolutionMode == options.EvolveFailOnNewColumns {
 		return fmt.Errorf("%w: %v", ErrNewColumns, nc)
+	}
+	if e.Config.NoMergeSchema && e.snap != nil {
+		// The table could not take the columns: fail before the schema
+		// history evolves, naming the file that has them.
+		return fmt.Errorf("%w: batch %d: %v: %s", ErrMergeSchemaOff, p.BatchID, nc, mergeSchemaAdvice)
 	}
 	cfg := e.Config.Schema
 	// The file that holds the new columns is sampled first and whole: the
@@ -127,4 +134,131 @@ func mergeStruct(cur, inf *schema.StructType, prefix, rescued string, added *[]s
 		}
 	}
 	return out
+}
+
+// ErrMergeSchemaOff is wrapped when a batch would add columns to an existing
+// table and mergeSchema is false: the stream fails, nothing is committed,
+// as Delta refuses a write whose schema differs from the table's.
+var ErrMergeSchemaOff = errors.New("the data has columns the table lacks and mergeSchema is false")
+
+// mergeSchemaAdvice says how to go on after ErrMergeSchemaOff.
+const mergeSchemaAdvice = "nothing was committed; remove mergeSchema=false (the table's schema evolves by default) to add the columns, or set cloudFiles.schemaEvolutionMode=rescue to keep unknown fields in the rescued data column"
+
+// checkMergeSchema refuses, when mergeSchema is false, a batch schema that
+// adds columns to the existing table (snap non-nil). files names the batch's
+// input files for the error.
+func (e *Engine) checkMergeSchema(snap *delta.Snapshot, next *schema.StructType, p *Plan) error {
+	if !e.Config.NoMergeSchema || snap == nil {
+		return nil
+	}
+	_, added := addMissing(snap.Schema(), next, "")
+	if len(added) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: batch %d would add column(s) %s to the table (files %s): %s",
+		ErrMergeSchemaOff, p.BatchID, strings.Join(added, ", "), planFileList(p), mergeSchemaAdvice)
+}
+
+// planFileList names up to three of a plan's files.
+func planFileList(p *Plan) string {
+	paths := p.Paths()
+	if len(paths) > 3 {
+		return fmt.Sprintf("%s and %d more", strings.Join(paths[:3], ", "), len(paths)-3)
+	}
+	return strings.Join(paths, ", ")
+}
+
+// checkSchemaChanges applies (or refuses) a changed user schema or
+// cloudFiles.schemaHints when the stream starts, whether or not files are
+// outstanding; it reads the schema history only when they changed.
+func (e *Engine) checkSchemaChanges(ctx context.Context) error {
+	rec := e.recorded
+	if rec == nil || e.schemaChecked {
+		return nil
+	}
+	want, err := e.identity()
+	if err != nil {
+		return err
+	}
+	if rec.UserSchema != want.UserSchema || rec.SchemaHints != want.SchemaHints {
+		st := e.schemaStore()
+		sch, v, err := latestSchema(ctx, st)
+		if err != nil {
+			return err
+		}
+		if sch != nil {
+			if _, _, err := e.applySchemaChanges(ctx, st, sch, v); err != nil {
+				return err
+			}
+		}
+	}
+	e.schemaChecked = true
+	return nil
+}
+
+// applySchemaChanges is called with the latest schema of the history (version
+// v) before a batch is written. When the user-specified schema or
+// cloudFiles.schemaHints differ from those recorded in the checkpoint's
+// identity, it does what restarting an Auto Loader stream with changed
+// options does: columns the new schema or hints add become a new schema
+// version (the table gains them with the next commit, as mergeSchema
+// allows); a retyped or dropped column cannot be resumed from and is refused
+// with the full-refresh hint; anything else (a removed hint, reordered
+// hints) changes no existing column and is only logged. The identity record
+// then holds the new values.
+func (e *Engine) applySchemaChanges(ctx context.Context, st objstore.Store, current *schema.StructType, v int) (*schema.StructType, int, error) {
+	rec := e.recorded
+	if rec == nil {
+		return current, v, nil
+	}
+	want, err := e.identity()
+	if err != nil {
+		return nil, 0, err
+	}
+	if rec.UserSchema == want.UserSchema && rec.SchemaHints == want.SchemaHints {
+		return current, v, nil
+	}
+	rescued := e.Config.Schema.rescuedColumn()
+	var what string
+	next := current
+	switch {
+	case rec.UserSchema != want.UserSchema && e.Config.Schema.User != nil:
+		what = "the user-specified schema"
+		next = e.withPartitions(withRescued(e.dataSchema(e.Config.Schema.User), rescued))
+	case rec.UserSchema != want.UserSchema:
+		what = "the user-specified schema (removed)"
+	default:
+		what = "cloudFiles.schemaHints"
+		if want.SchemaHints != "" {
+			hints, err := schema.ParseDDL(want.SchemaHints)
+			if err != nil {
+				return nil, 0, fmt.Errorf("option cloudFiles.schemaHints: %w", err)
+			}
+			next = schema.ApplyHints(current, hints)
+		}
+	}
+	if err := compatible(current, next, ""); err != nil {
+		return nil, 0, fmt.Errorf("%w: %s changed since schema version %d was recorded: %v; the stream cannot retype or drop a column (`tributary refresh` is not built yet: restore the previous value, or start a new stream with a new checkpoint location and a new table)",
+			ErrFullRefreshNeeded, what, v, err)
+	}
+	merged, added := addMissing(current, next, rescued)
+	if len(added) > 0 {
+		saved, err := saveSchema(ctx, st, v+1, merged)
+		if err != nil {
+			return nil, 0, err
+		}
+		current, v = saved, v+1
+		e.log().Warn(what+" changed: new columns added to the stream's schema",
+			"stream", e.Config.StreamID, "newColumns", added, "schemaVersion", v)
+	} else {
+		e.log().Warn(what+" changed: no column is added or retyped; existing columns keep their types",
+			"stream", e.Config.StreamID, "schemaVersion", v)
+	}
+	next2 := *rec
+	next2.UserSchema, next2.SchemaHints = want.UserSchema, want.SchemaHints
+	if err := e.saveIdentity(ctx, next2); err != nil {
+		return nil, 0, err
+	}
+	e.recorded = &next2
+	return current, v, nil
 }

@@ -130,9 +130,14 @@ func (e *Engine) resolveSchema(ctx context.Context, snap *delta.Snapshot, p *Pla
 			return nil, 0, false, err
 		}
 		v = 0
+	} else if sch, v, err = e.applySchemaChanges(ctx, st, sch, v); err != nil {
+		return nil, 0, false, err
 	}
 	if snap == nil {
 		return sch, v, true, nil
+	}
+	if err := e.checkMergeSchema(snap, sch, p); err != nil {
+		return nil, 0, false, err
 	}
 	return sch, v, !schema.Equal(snap.Schema(), sch), nil
 }

@@ -543,7 +543,7 @@ func (p *parser) checkSink() {
 		if !p.explicit["txnAppId"] {
 			p.c.add("txnVersion", p.given["txnVersion"], "needs txnAppId: Delta identifies an idempotent write by both")
 		} else {
-			s.Warnings = append(s.Warnings, fmt.Sprintf("txnVersion=%s is fixed: only the first batch with this txnAppId is written (append once)", p.given["txnVersion"]))
+			s.Warnings = append(s.Warnings, fmt.Sprintf("txnVersion=%s: append once: one batch of every outstanding file is written with this txnAppId and txnVersion; a run whose txnVersion the table already holds writes nothing", p.given["txnVersion"]))
 		}
 	}
 	if s.Sink.TxnAppID == "" {

@@ -59,7 +59,7 @@ func TestParseCloudFilesDefaults(t *testing.T) {
 	if !reflect.DeepEqual(s.CloudFiles, want) {
 		t.Errorf("CloudFiles =\n%+v\nwant\n%+v", s.CloudFiles, want)
 	}
-	wantSink := Sink{CheckpointLocation: "s3://lake/_checkpoints/bronze_events", OutputMode: OutputAppend, Trigger: Trigger{Kind: TriggerProcessingTime}, TxnAppID: "bronze_events"}
+	wantSink := Sink{CheckpointLocation: "s3://lake/_checkpoints/bronze_events", OutputMode: OutputAppend, Trigger: Trigger{Kind: TriggerProcessingTime}, MergeSchema: true, TxnAppID: "bronze_events"}
 	if !reflect.DeepEqual(s.Sink, wantSink) {
 		t.Errorf("Sink = %+v; want %+v", s.Sink, wantSink)
 	}
@@ -170,6 +170,11 @@ func TestParseValues(t *testing.T) {
 			return s.Reader.BadRecordsPath == "s3://lake/bronze/events/_bad_records"
 		}},
 		{"trigger", false, map[string]string{"trigger": "availableNow"}, func(s *Stream) bool { return s.Sink.Trigger.Kind == TriggerAvailableNow }},
+		{"mergeSchema default", false, map[string]string{}, func(s *Stream) bool { return s.Sink.MergeSchema }},
+		{"outputMode", false, map[string]string{"outputMode": "Append", "mergeSchema": "false"}, func(s *Stream) bool { return s.Sink.OutputMode == OutputAppend && !s.Sink.MergeSchema }},
+		{"txn", false, map[string]string{"txnAppId": "backfill-2024", "txnVersion": "0"}, func(s *Stream) bool {
+			return s.Sink.TxnAppID == "backfill-2024" && s.Sink.TxnVersion != nil && *s.Sink.TxnVersion == 0
+		}},
 		{"startingVersion", true, map[string]string{"startingVersion": "5"}, func(s *Stream) bool { return *s.Delta.StartingVersion == StartingVersion{Version: 5} }},
 		{"startingVersion latest", true, map[string]string{"startingVersion": "LATEST"}, func(s *Stream) bool { return s.Delta.StartingVersion.Latest }},
 		{"startingTimestamp", true, map[string]string{"startingTimestamp": "2019-01-01T00:00:00.000Z"}, func(s *Stream) bool { return s.Delta.StartingTimestamp.Equal(ts) }},
@@ -254,6 +259,7 @@ func TestParseWarnings(t *testing.T) {
 		{"change options precedence", true, map[string]string{"skipChangeCommits": "true", "ignoreDeletes": "true"}, "skipChangeCommits applies"},
 		{"mode with badRecordsPath", false, map[string]string{"mode": "FAILFAST", "badRecordsPath": "s3://x/bad"}, "mode=FAILFAST does not apply"},
 		{"ignoreCorruptFiles=false with badRecordsPath", false, map[string]string{"ignoreCorruptFiles": "false", "badRecordsPath": "s3://x/bad"}, "ignoreCorruptFiles=false does not apply"},
+		{"append once", false, map[string]string{"txnAppId": "x", "txnVersion": "3"}, "append once"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -367,6 +373,9 @@ func TestParseErrors(t *testing.T) {
 		{name: "outputMode unknown", raw: map[string]string{"outputMode": "overwrite"}, want: ErrInvalidOption, inMsg: []string{"outputMode", `"overwrite"`}},
 		{name: "trigger realTime", raw: map[string]string{"trigger": "realTime=5 minutes"}, want: ErrUnsupportedOption, inMsg: []string{"trigger", "realTime=5 minutes"}},
 		{name: "trigger malformed", raw: map[string]string{"trigger": "every 5 minutes"}, want: ErrInvalidOption, inMsg: []string{"trigger", "every 5 minutes"}},
+		{name: "txnVersion without txnAppId", raw: map[string]string{"txnVersion": "3"}, want: ErrInvalidOption, inMsg: []string{"txnVersion", `"3"`, "txnAppId"}},
+		{name: "txnVersion negative", raw: map[string]string{"txnAppId": "x", "txnVersion": "-1"}, want: ErrInvalidOption, inMsg: []string{"txnVersion", `"-1"`}},
+		{name: "mergeSchema malformed", raw: map[string]string{"mergeSchema": "maybe"}, want: ErrInvalidOption, inMsg: []string{"mergeSchema", `"maybe"`}},
 		{name: "source format unknown", loc: func(l *Locations) { l.SourceFormat = "kafka" }, want: ErrInvalidOption, inMsg: []string{"format", "kafka"}},
 		{name: "stream id missing", loc: func(l *Locations) { l.StreamID = "" }, want: ErrInvalidOption, inMsg: []string{"id", "required"}},
 		{name: "stream id with a space", loc: func(l *Locations) { l.StreamID = "bronze events" }, want: ErrInvalidOption, inMsg: []string{"id", "bronze events"}},

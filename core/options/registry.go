@@ -612,10 +612,27 @@ func registry() map[string]*optSpec {
 			},
 			get: func(s *Stream) (string, bool) { return s.Sink.Trigger.String(), true },
 		}, "availableNow (CLI)", "When batches run: availableNow (everything outstanding, in limited batches, then stop), once (deprecated: one batch), or processingTime=INTERVAL."),
-		refusedOpt("mergeSchema", scopeSink, nil, notYet),
+		doc(boolOpt("mergeSchema", scopeSink, func(s *Stream) *bool { return &s.Sink.MergeSchema }),
+			"true", "Whether a batch may add columns to the table's schema (true, as in Delta Live Tables); false fails the stream on a new column, naming it and the file, with nothing committed."),
 		doc(stringOpt("txnAppId", scopeSink, func(s *Stream) *string { return &s.Sink.TxnAppID }),
 			"the stream id", "The appId of the Delta txn action that makes each batch's commit idempotent."),
-		refusedOpt("txnVersion", scopeSink, nil, notYet),
+		doc(optSpec{
+			name: "txnVersion", scope: scopeSink,
+			set: func(s *Stream, v string) error {
+				n, err := parseNonNegative(v)
+				if err != nil {
+					return err
+				}
+				s.Sink.TxnVersion = &n
+				return nil
+			},
+			get: func(s *Stream) (string, bool) {
+				if s.Sink.TxnVersion == nil {
+					return "", false
+				}
+				return strconv.FormatInt(*s.Sink.TxnVersion, 10), true
+			},
+		}, "", "With txnAppId: append once, as Delta's idempotent writes: one batch of every outstanding file committed with txn{txnAppId, txnVersion}; skipped when the table already holds that appId at this version or later."),
 	}
 	m := make(map[string]*optSpec, len(list))
 	for i := range list {

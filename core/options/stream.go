@@ -340,7 +340,8 @@ type Sink struct {
 	OutputMode OutputMode
 	// Trigger is the trigger (default processingTime=0 seconds: back to back).
 	Trigger Trigger
-	// MergeSchema is mergeSchema (default false).
+	// MergeSchema is mergeSchema (default true: the table's schema evolves,
+	// as in Delta Live Tables).
 	MergeSchema bool
 	// TxnAppID is txnAppId (default: the stream id).
 	TxnAppID string
@@ -378,6 +379,6 @@ func defaults() *Stream {
 			MaxFilesPerTrigger: 1000,
 			FailOnDataLoss:     true,
 		},
-		Sink: Sink{OutputMode: OutputAppend, Trigger: Trigger{Kind: TriggerProcessingTime}},
+		Sink: Sink{OutputMode: OutputAppend, Trigger: Trigger{Kind: TriggerProcessingTime}, MergeSchema: true},
 	}
 }

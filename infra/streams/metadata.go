@@ -28,6 +28,9 @@ type Metadata struct {
 	// StartedAt is the stream's first start (includeExistingFiles=false
 	// ignores files older than it).
 	StartedAt time.Time `json:"startedAt"`
+	// Generated is true when ID was generated for this checkpoint (the
+	// CLI without --stream), not chosen by the user.
+	Generated bool `json:"generated,omitempty"`
 }
 
 // CheckpointMetadata returns the checkpoint's metadata, creating it for
@@ -36,7 +39,7 @@ type Metadata struct {
 func CheckpointMetadata(ctx context.Context, cp objstore.Store, id string, now time.Time) (Metadata, error) {
 	fresh := Metadata{ID: id, StartedAt: now.UTC()}
 	if fresh.ID == "" {
-		fresh.ID = uuid.NewString()
+		fresh.ID, fresh.Generated = uuid.NewString(), true
 	}
 	data, err := json.Marshal(fresh)
 	if err != nil {
@@ -62,4 +65,21 @@ func CheckpointMetadata(ctx context.Context, cp objstore.Store, id string, now t
 		return Metadata{}, fmt.Errorf("%w: it was created by stream %q, not %q", ErrForeignCheckpoint, m.ID, id)
 	}
 	return m, nil
+}
+
+// ReadCheckpointMetadata returns the checkpoint's metadata without creating
+// it; ok is false when the checkpoint has none.
+func ReadCheckpointMetadata(ctx context.Context, cp objstore.Store) (m Metadata, ok bool, err error) {
+	rc, err := cp.Get(ctx, MetadataKey)
+	if errors.Is(err, objstore.ErrNotFound) {
+		return Metadata{}, false, nil
+	}
+	if err != nil {
+		return Metadata{}, false, fmt.Errorf("reading checkpoint metadata: %w", err)
+	}
+	defer rc.Close()
+	if err := json.NewDecoder(rc).Decode(&m); err != nil {
+		return Metadata{}, false, fmt.Errorf("decoding checkpoint metadata: %w", err)
+	}
+	return m, true, nil
 }

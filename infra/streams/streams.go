@@ -133,12 +133,10 @@ func (env Env) Open(ctx context.Context, opts *options.Stream) (*Stream, error) 
 	if err != nil {
 		return nil, err
 	}
-	cfg.SourceURI = opts.Source
-	if !IsS3(opts.Source) {
-		if abs, err := filepath.Abs(opts.Source); err == nil {
-			cfg.SourceURI = abs
-		}
-	}
+	cfg.SourceURI = absLocation(opts.Source)
+	cfg.TableURI = absLocation(opts.Table)
+	cfg.CheckpointURI = absLocation(opts.CheckpointLocation())
+	cfg.StateForgets = opts.CloudFiles.MaxFileAge > 0 || opts.CloudFiles.AllowOverwrites
 	s := &Stream{Options: opts}
 	ok := false
 	defer func() {
@@ -192,6 +190,15 @@ func (env Env) Open(ctx context.Context, opts *options.Stream) (*Stream, error) 
 			return nil, fmt.Errorf("stream %q checkpointLocation %s: %w", opts.ID, cpLoc, err)
 		}
 		s.Registrar.NotBefore = meta.StartedAt
+		cfg.GeneratedID = meta.Generated && meta.ID == opts.ID
+	} else if !env.Notifications {
+		// The CLI generates a stream id for a new checkpoint when none is
+		// given; the engine must know (a lost checkpoint shows there).
+		meta, ok, err := ReadCheckpointMetadata(ctx, cp)
+		if err != nil {
+			return nil, fmt.Errorf("stream %q checkpointLocation %s: %w", opts.ID, cpLoc, err)
+		}
+		cfg.GeneratedID = ok && meta.Generated && meta.ID == opts.ID
 	}
 	var moveDest objstore.Store
 	if opts.CloudFiles.CleanSource == options.CleanMove {
@@ -217,8 +224,25 @@ func (env Env) Open(ctx context.Context, opts *options.Stream) (*Stream, error) 
 		Logger:          env.logger(),
 		TempDir:         env.TempDir,
 	}
+	// The stream's identity (source, table, format, partitioning,
+	// txnAppId) is checked against its checkpoint before any file is
+	// registered: one conditional write or read per cold start.
+	if err := s.Engine.CheckIdentity(ctx); err != nil {
+		return nil, err
+	}
 	ok = true
 	return s, nil
+}
+
+// absLocation is loc as an absolute directory, or unchanged for a URL.
+func absLocation(loc string) string {
+	if loc == "" || strings.Contains(loc, "://") {
+		return loc
+	}
+	if abs, err := filepath.Abs(loc); err == nil {
+		return abs
+	}
+	return loc
 }
 
 func (env Env) logger() *slog.Logger {
