@@ -250,7 +250,7 @@ func (e *Engine) checkContinuity(ctx context.Context, snap *delta.Snapshot, last
 			return err
 		}
 		if found {
-			return fmt.Errorf("%w: %s already holds the rows of source %s, written by stream %q (txnAppId %q, table version %d), and this stream %q has a new checkpoint %s with a generated id: the checkpoint of stream %q was most likely deleted, and this run would ingest every file again. Restore that checkpoint to resume; to ingest the source again on purpose, name the new stream with --stream (or write to a new table); `tributary refresh` is not built yet",
+			return fmt.Errorf("%w: %s already holds the rows of source %s, written by stream %q (txnAppId %q, table version %d), and this stream %q has a new checkpoint %s with a generated id: the checkpoint of stream %q was most likely deleted, and this run would ingest every file again. Restore that checkpoint to resume; to ingest the source again on purpose, name a new stream with --stream and give it a new checkpoint location (or write to a new table); `tributary refresh` is not built yet",
 				ErrStreamMismatch, table, e.Config.SourceURI, w.StreamID, w.TxnAppID, w.version, e.Config.StreamID, cp, w.StreamID)
 		}
 	}
