@@ -8,10 +8,12 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	tevents "github.com/tributary-io/tributary/events"
+	"github.com/tributary-io/tributary/infra/dynamostate"
 )
 
 // TestNotificationsEndToEnd uploads files, lets S3 notify the events queue
@@ -358,4 +360,35 @@ func TestMalformedMessagesReachDLQ(t *testing.T) {
 		t.Fatalf("events queue still holds %d messages", n)
 	}
 	checkRows(t, f.readTable(), files)
+}
+
+// TestDiscoveryRefusesAForeignCheckpoint: the discovery function checks the
+// stream's identity against its checkpoint before registering anything: a
+// checkpoint made for another source fails the messages (they are retried,
+// then reach the dead-letter queue) and no file enters the state.
+func TestDiscoveryRefusesAForeignCheckpoint(t *testing.T) {
+	f := newFixture(t)
+	record := `{"version":2,"source":"s3://elsewhere/landing","streamId":"` + streamID + `","table":"s3://` + f.bucket + `/` + tablePrefix + `","format":"json","txnAppId":"` + streamID + `"}`
+	if _, err := f.s3.PutObject(t.Context(), &s3.PutObjectInput{
+		Bucket: aws.String(f.bucket), Key: aws.String("_checkpoints/" + streamID + "/source.json"), Body: strings.NewReader(record),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	files := makeInputs("f", 3)
+	f.upload(files)
+	msgs := f.receive(f.eventsURL, 10)
+	if len(msgs) != len(files) {
+		t.Fatalf("received %d events, want %d", len(msgs), len(files))
+	}
+	resp := f.deliverEvents(msgs)
+	if len(resp.BatchItemFailures) != len(msgs) {
+		t.Fatalf("%d of %d messages failed, want all: the checkpoint belongs to another source", len(resp.BatchItemFailures), len(msgs))
+	}
+	st := dynamostate.New(f.ddb, f.stateTable)
+	for e, err := range st.Entries(t.Context(), streamID) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Errorf("registered %s despite the foreign checkpoint", e.Path)
+	}
 }
