@@ -60,6 +60,29 @@ func ParseLocation(s string) (Location, error) {
 	return Location{Scheme: "file", Path: abs}, nil
 }
 
+// RealLocation returns l with symbolic links resolved in its local path:
+// the longest existing prefix of the path is replaced by its real path and
+// the rest (not created yet) is kept. S3 locations, and paths that cannot
+// be resolved, are returned unchanged.
+func RealLocation(l Location) Location {
+	if l.Scheme != "file" {
+		return l
+	}
+	rest := ""
+	for p := l.Path; ; {
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			l.Path = filepath.Join(real, rest)
+			return l
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return l
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+		p = parent
+	}
+}
+
 // String writes the location as a URL (s3://bucket/key) or a local path.
 func (l Location) String() string {
 	if l.Scheme == "s3" {

@@ -306,6 +306,16 @@ func sameLocation(a, b string) bool {
 type placed struct {
 	src, table     Location
 	srcOK, tableOK bool
+	// through is "" for the locations as written, and a note for their
+	// real paths.
+	through string
+}
+
+// real returns pl with its locations' real paths.
+func (pl placed) real() placed {
+	pl.src, pl.table = RealLocation(pl.src), RealLocation(pl.table)
+	pl.through = " (following symbolic links)"
+	return pl
 }
 
 func (p *parser) checkLocations(loc Locations) {
@@ -313,11 +323,18 @@ func (p *parser) checkLocations(loc Locations) {
 	srcLoc, srcOK := p.location("source", s.Source, true)
 	tblLoc, tblOK := p.location("table", s.Table, true)
 	pl := placed{src: srcLoc, table: tblLoc, srcOK: srcOK, tableOK: tblOK}
-	if srcOK && tblOK && srcLoc.Overlaps(tblLoc) {
-		if s.SourceFormat == SourceDelta {
-			p.c.add("table", s.Table, fmt.Sprintf("is or overlaps the source table %s: a stream cannot read its own output", srcLoc))
-		} else {
-			p.c.add("table", s.Table, fmt.Sprintf("overlaps the source directory %s: the table's files would be ingested again", srcLoc))
+	// Each check runs on the locations as written and, when that passes, on
+	// their real paths (symbolic links resolved): a checkpoint reached
+	// through a link is still inside the source.
+	for _, pl := range []placed{pl, pl.real()} {
+		srcLoc, tblLoc := pl.src, pl.table
+		if srcOK && tblOK && srcLoc.Overlaps(tblLoc) {
+			if s.SourceFormat == SourceDelta {
+				p.c.add("table", s.Table, fmt.Sprintf("is or overlaps the source table %s%s: a stream cannot read its own output", srcLoc, pl.through))
+			} else {
+				p.c.add("table", s.Table, fmt.Sprintf("overlaps the source directory %s%s: the table's files would be ingested again", srcLoc, pl.through))
+			}
+			break
 		}
 	}
 
@@ -375,20 +392,29 @@ func (p *parser) checkBadRecordsPath(pl placed) {
 	}
 }
 
-// placement checks a stream-owned location against its source and table.
+// placement checks a stream-owned location against its source and table:
+// as written, then (if that passes) with symbolic links resolved.
 func (p *parser) placement(option, value string, l Location, pl placed, inSource string) {
+	n := len(p.c.list)
+	p.placementOf(option, value, l, pl, inSource)
+	if len(p.c.list) == n {
+		p.placementOf(option, value, RealLocation(l), pl.real(), inSource)
+	}
+}
+
+func (p *parser) placementOf(option, value string, l Location, pl placed, inSource string) {
 	if pl.tableOK {
 		if rel, in := pl.table.rel(l); in {
 			switch {
 			case rel == "":
-				p.c.add(option, value, "is the table directory itself")
+				p.c.add(option, value, "is the table directory itself"+pl.through)
 			case !safeInTable(rel):
-				p.c.add(option, value, fmt.Sprintf("is inside the table directory %s other than under a folder starting with _ (VACUUM deletes what Delta does not manage, but skips _ folders: use e.g. %s)", pl.table, tableChild(pl.table, "_checkpoints")))
+				p.c.add(option, value, fmt.Sprintf("is inside the table directory %s%s other than under a folder starting with _ (VACUUM deletes what Delta does not manage, but skips _ folders: use e.g. %s)", pl.table, pl.through, tableChild(pl.table, "_checkpoints")))
 			}
 			return
 		}
 		if l.Contains(pl.table) {
-			p.c.add(option, value, fmt.Sprintf("contains the table directory %s", pl.table))
+			p.c.add(option, value, fmt.Sprintf("contains the table directory %s%s", pl.table, pl.through))
 			return
 		}
 	}
@@ -396,11 +422,11 @@ func (p *parser) placement(option, value string, l Location, pl placed, inSource
 		if rel, in := pl.src.rel(l); in {
 			if p.s.SourceFormat == SourceDelta {
 				if rel == "" || !safeInTable(rel) {
-					p.c.add(option, value, fmt.Sprintf("is inside the source table %s other than under a folder starting with _ (VACUUM would delete it)", pl.src))
+					p.c.add(option, value, fmt.Sprintf("is inside the source table %s%s other than under a folder starting with _ (VACUUM would delete it)", pl.src, pl.through))
 				}
 				return
 			}
-			p.c.add(option, value, fmt.Sprintf("is inside the source directory %s: %s", pl.src, inSource))
+			p.c.add(option, value, fmt.Sprintf("is inside the source directory %s%s: %s", pl.src, pl.through, inSource))
 		}
 	}
 }
@@ -459,6 +485,12 @@ func (p *parser) checkCloudFiles() {
 		}
 	}
 
+	if s.Reader.RecursiveFileLookup && len(cf.PartitionColumns) > 0 {
+		p.c.add("recursiveFileLookup", p.given["recursiveFileLookup"], "cannot be true together with cloudFiles.partitionColumns: recursiveFileLookup turns partition inference off (Spark refuses a partition spec with it)")
+	}
+	if a, b := s.Reader.ModifiedAfter, s.Reader.ModifiedBefore; a != nil && b != nil && !b.After(*a) {
+		p.c.add("modifiedBefore", p.given["modifiedBefore"], fmt.Sprintf("is not after modifiedAfter=%q: no file can match both", p.given["modifiedAfter"]))
+	}
 	p.checkReader()
 	if mode == EvolveAddNewColumnsWithTypeWidening && cf.Format.Untyped() {
 		if p.explicit["prefersDecimal"] && !s.Reader.PrefersDecimal {

@@ -5,6 +5,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // scope says which streams an option applies to.
@@ -112,7 +113,7 @@ func normalise(kind valueKind, enum []string, v string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		return t.Format("2006-01-02T15:04:05.999999999Z07:00"), nil
+		return FormatTimestamp(t), nil
 	}
 	return v, nil
 }
@@ -211,6 +212,30 @@ func stringOpt(name string, sc scope, field func(s *Stream) *string) optSpec {
 			return nil
 		},
 		get: func(s *Stream) (string, bool) { return *field(s), *field(s) != "" },
+	}
+}
+
+// timestampOpt is a file-source timestamp filter (modifiedAfter,
+// modifiedBefore): a Spark timestamp string (ParseTimestamp), in UTC when
+// it names no zone.
+func timestampOpt(name string, field func(s *Stream) **time.Time) optSpec {
+	return optSpec{
+		name: name, scope: scopeReader,
+		set: func(s *Stream, v string) error {
+			t, err := ParseTimestamp(v)
+			if err != nil {
+				return err
+			}
+			*field(s) = &t
+			s.Reader.Options[name] = FormatTimestamp(t)
+			return nil
+		},
+		get: func(s *Stream) (string, bool) {
+			if t := *field(s); t != nil {
+				return FormatTimestamp(*t), true
+			}
+			return "", false
+		},
 	}
 }
 
@@ -420,13 +445,16 @@ func registry() map[string]*optSpec {
 			},
 			get: func(s *Stream) (string, bool) { return s.Reader.PathGlobFilter, s.Reader.PathGlobFilter != "" },
 		}, "", "A glob on file names (\"*.json\"); other files are not discovered."),
-		refusedOpt("recursiveFileLookup", scopeReader, nil, notYet),
+		doc(readerOption("recursiveFileLookup", kBool, nil, nil, func(s *Stream, v string) { s.Reader.RecursiveFileLookup = v == "true" }),
+			"false", "Auto Loader lists subdirectories either way; true skips partition inference from key=value directories, so it cannot be combined with cloudFiles.partitionColumns."),
 		doc(readerOption("ignoreCorruptFiles", kBool, nil, nil, func(s *Stream, v string) { s.Reader.IgnoreCorruptFiles = v == "true" }),
 			"false", "Whether a file that cannot be read (bad compression, truncated, unreadable content) is skipped, keeping the rows read before the corruption, and recorded SKIPPED; false fails the batch naming the file."),
 		doc(readerOption("ignoreMissingFiles", kBool, nil, nil, func(s *Stream, v string) { s.Reader.IgnoreMissingFiles = v == "true" }),
 			"false", "Whether a file deleted after its discovery is skipped and recorded SKIPPED; false fails the batch naming the file."),
-		refusedOpt("modifiedAfter", scopeReader, nil, notYet),
-		refusedOpt("modifiedBefore", scopeReader, nil, notYet),
+		doc(timestampOpt("modifiedAfter", func(s *Stream) **time.Time { return &s.Reader.ModifiedAfter }),
+			"", "Only files modified strictly after this timestamp (\"2020-06-01T13:00:00\", UTC unless it names a zone) are discovered, by listing and by notifications."),
+		doc(timestampOpt("modifiedBefore", func(s *Stream) **time.Time { return &s.Reader.ModifiedBefore }),
+			"", "Only files modified strictly before this timestamp (\"2020-06-01T13:00:00\", UTC unless it names a zone) are discovered, by listing and by notifications."),
 
 		// --- json, csv, xml ---
 		doc(readerOption("mode", kString, textFormats, []string{"PERMISSIVE", "DROPMALFORMED", "FAILFAST"}, func(s *Stream, v string) { s.Reader.Mode = v }),

@@ -282,29 +282,6 @@ func parseNonNegative(s string) (int64, error) {
 	return n, nil
 }
 
-// ParseTimestamp parses the timestamp forms of startingTimestamp,
-// modifiedAfter and modifiedBefore: a timestamp string
-// ("2019-01-01T00:00:00.000Z", "2019-01-01T00:00:00+09:00",
-// "2019-01-01 00:00:00") or a date string ("2019-01-01"). A value without a
-// zone is UTC (Spark would use the session time zone; Tributary's is UTC).
-func ParseTimestamp(s string) (time.Time, error) {
-	t := strings.TrimSpace(s)
-	layouts := [...]string{
-		time.RFC3339Nano,
-		"2006-01-02T15:04:05.999999999Z0700",
-		"2006-01-02T15:04:05.999999999",
-		"2006-01-02 15:04:05.999999999Z07:00",
-		"2006-01-02 15:04:05.999999999",
-		"2006-01-02",
-	}
-	for _, layout := range layouts {
-		if v, err := time.Parse(layout, t); err == nil {
-			return v.UTC(), nil
-		}
-	}
-	return time.Time{}, fmt.Errorf("invalid timestamp %q: want \"2019-01-01T00:00:00.000Z\" or \"2019-01-01\"", s)
-}
-
 // TriggerKind names a Structured Streaming trigger.
 type TriggerKind string
 

@@ -161,31 +161,6 @@ func TestParsePositiveInt(t *testing.T) {
 	}
 }
 
-func TestParseTimestamp(t *testing.T) {
-	tests := []struct {
-		in   string
-		want time.Time
-	}{
-		{"2019-01-01T00:00:00.000Z", time.Date(2019, 1, 1, 0, 0, 0, 0, time.UTC)},
-		{"2019-01-01", time.Date(2019, 1, 1, 0, 0, 0, 0, time.UTC)},
-		{"2018-10-18", time.Date(2018, 10, 18, 0, 0, 0, 0, time.UTC)},
-		{"2019-01-01T09:00:00+09:00", time.Date(2019, 1, 1, 0, 0, 0, 0, time.UTC)},
-		{"2019-01-01 12:30:00", time.Date(2019, 1, 1, 12, 30, 0, 0, time.UTC)},
-		{"2019-01-01T12:30:00.5", time.Date(2019, 1, 1, 12, 30, 0, 5e8, time.UTC)},
-	}
-	for _, tt := range tests {
-		got, err := ParseTimestamp(tt.in)
-		if err != nil || !got.Equal(tt.want) {
-			t.Errorf("ParseTimestamp(%q) = %v, %v; want %v", tt.in, got, err, tt.want)
-		}
-	}
-	for _, in := range []string{"", "2019-13-01", "yesterday", "2019/01/01", "1546300800"} {
-		if _, err := ParseTimestamp(in); err == nil {
-			t.Errorf("ParseTimestamp(%q) accepted", in)
-		}
-	}
-}
-
 func TestParseTrigger(t *testing.T) {
 	tests := []struct {
 		in   string
