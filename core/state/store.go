@@ -35,8 +35,10 @@ const (
 	// Committed: its batch is committed to the Delta table.
 	Committed IngestionState = "COMMITTED"
 	// Skipped: its batch could not read it (corrupt, deleted since
-	// discovery, ...) and went on without it; Entry.Error says why. A
-	// skipped file stays Skipped when its batch commits.
+	// discovery, ...) and went on without it, or discovery found it but
+	// cannot ingest it (BatchID -1: a dangling link, a name that is not
+	// UTF-8, ...); Entry.Error says why. A skipped file stays Skipped when
+	// its batch commits.
 	Skipped IngestionState = "SKIPPED"
 )
 
@@ -86,7 +88,7 @@ type Entry struct {
 	// State is the file's ingestion state.
 	State IngestionState
 	// BatchID is the batch that ingested (or will ingest, or skipped) the
-	// file; -1 while pending.
+	// file; -1 while pending and for files skipped at discovery.
 	BatchID int64
 	// Error is why the file was skipped (State Skipped; see SkipReason);
 	// empty otherwise.
@@ -136,6 +138,16 @@ type RegisterOptions struct {
 //     another batch fails for it as for a committed file. An allowed
 //     overwrite (Register with AllowOverwrites and another ETag) resets it to
 //     pending like any entry, clearing Error.
+//   - RegisterSkipped records a path that discovery found but will not
+//     ingest (a dangling link, a name that is not UTF-8, ...): an unknown
+//     path becomes an entry with State Skipped, BatchID -1, Error
+//     SkipReason(reason) and a DiscoveryTime, and true is returned. A known
+//     path (in any state) is left as it is and false is returned. Pending
+//     never returns a file skipped at discovery, Claim fails for it (the
+//     error names the path) and MarkSkipped fails for it (it is in no
+//     batch). Register of such a path replaces the entry by a pending one
+//     and reports true, with or without AllowOverwrites: the file became
+//     readable since, and it is ingested once.
 //   - Get returns ErrNotFound for an unknown path.
 //   - Entries lists the stream's entries ordered by path, filtered by state
 //     when states is non-empty.
@@ -152,6 +164,10 @@ type Store interface {
 	// MarkSkipped records that batch skipped the file at path because of
 	// reason (stored as SkipReason(reason)).
 	MarkSkipped(ctx context.Context, stream string, batch int64, path, reason string) error
+	// RegisterSkipped records that discovery found file but will not
+	// ingest it because of reason (stored as SkipReason(reason)); it
+	// reports whether the path was new.
+	RegisterSkipped(ctx context.Context, stream string, file File, reason string) (bool, error)
 	// Get returns one file's entry.
 	Get(ctx context.Context, stream, path string) (Entry, error)
 	// Entries yields entries by path, optionally only those in the given

@@ -27,7 +27,9 @@
 // file's state and commit time are derived from its batch's row in
 // "batches" (so MarkCommitted writes one key per batch, not one per file).
 // A record with a skip_reason (MarkSkipped) is SKIPPED whatever its batch's
-// row says; the row still gives its commit time.
+// row says; the row still gives its commit time. A record with batch -1 and
+// a skip_reason was skipped at discovery (RegisterSkipped) and is not in
+// "pending".
 //
 // Every method runs in one bbolt transaction: atomic and fsync'd on commit.
 // Entries reads in pages of short read transactions, so callers may write to
@@ -132,9 +134,13 @@ type record struct {
 	Discovery time.Time `json:"discovery_time"`
 	Batch     int64     `json:"batch"`
 	ExpiresAt time.Time `json:"expires_at,omitzero"`
-	// SkipReason is set once the file's batch skipped it (MarkSkipped).
+	// SkipReason is set once the file's batch skipped it (MarkSkipped), or,
+	// with Batch -1, when discovery skipped it (RegisterSkipped).
 	SkipReason string `json:"skip_reason,omitempty"`
 }
+
+// skippedAtDiscovery reports a record of RegisterSkipped.
+func (r *record) skippedAtDiscovery() bool { return r.Batch < 0 && r.SkipReason != "" }
 
 // orderedInt encodes n so that byte order is numeric order.
 func orderedInt(n int64) []byte {
@@ -238,6 +244,9 @@ func (b *streamBuckets) entry(path string, r *record) (state.Entry, error) {
 	}
 	if r.Batch < 0 {
 		e.BatchID = -1
+		if r.skippedAtDiscovery() {
+			e.State, e.Error = state.Skipped, r.SkipReason
+		}
 		return e, nil
 	}
 	e.State = state.Claimed
@@ -293,7 +302,7 @@ func (s *Store) Register(ctx context.Context, stream string, files []state.File,
 			if err != nil {
 				return err
 			}
-			if old != nil {
+			if old != nil && !old.skippedAtDiscovery() {
 				if !opts.AllowOverwrites || old.ETag == f.ETag {
 					continue
 				}
@@ -318,6 +327,42 @@ func (s *Store) Register(ctx context.Context, stream string, files []state.File,
 		return nil, err
 	}
 	return out, nil
+}
+
+// RegisterSkipped implements state.Store: a record with batch -1 and the
+// reason, not in the pending index.
+func (s *Store) RegisterSkipped(ctx context.Context, stream string, f state.File, reason string) (bool, error) {
+	if f.Path == "" {
+		return false, fmt.Errorf("boltstate: register skipped file in stream %q: empty path", stream)
+	}
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	added := false
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		added = false
+		b, err := openStream(tx, stream, true)
+		if err != nil {
+			return err
+		}
+		if old, err := b.get(stream, f.Path); err != nil || old != nil {
+			return err
+		}
+		now, err := s.discoveryTime(tx)
+		if err != nil {
+			return fmt.Errorf("boltstate: record discovery time: %w", err)
+		}
+		r := &record{Size: f.Size, ETag: f.ETag, ModTime: f.ModTime, Discovery: now, Batch: -1, SkipReason: state.SkipReason(reason)}
+		if err := b.put(stream, f.Path, r); err != nil {
+			return err
+		}
+		added = true
+		return nil
+	})
+	if err != nil {
+		return false, err
+	}
+	return added, nil
 }
 
 // Pending implements state.Store.
@@ -384,6 +429,8 @@ func (s *Store) Claim(ctx context.Context, stream string, batch int64, paths []s
 			}
 			switch {
 			case r == nil || r.Batch == batch:
+			case r.skippedAtDiscovery():
+				conflicts = append(conflicts, fmt.Errorf("boltstate: claim %q into batch %d in stream %q: skipped at discovery (%s)", p, batch, stream, r.SkipReason))
 			case r.Batch >= 0:
 				conflicts = append(conflicts, fmt.Errorf("boltstate: claim %q into batch %d in stream %q: already in batch %d", p, batch, stream, r.Batch))
 			default:
@@ -446,6 +493,8 @@ func (s *Store) MarkSkipped(ctx context.Context, stream string, batch int64, pat
 		switch {
 		case r == nil:
 			return fmt.Errorf("boltstate: mark %q skipped in stream %q: %w", path, stream, state.ErrNotFound)
+		case r.skippedAtDiscovery():
+			return fmt.Errorf("boltstate: mark %q skipped by batch %d in stream %q: the file was skipped at discovery and is in no batch", path, batch, stream)
 		case r.Batch < 0:
 			return fmt.Errorf("boltstate: mark %q skipped by batch %d in stream %q: the file is pending", path, batch, stream)
 		case r.Batch != batch:

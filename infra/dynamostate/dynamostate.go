@@ -19,7 +19,9 @@
 //	batch       N  batch id (absent while pending)
 //	expires_at  N  expiry, unix epoch seconds (absent: kept forever) — the TTL attribute
 //	skip_reason S  why the file's batch skipped it (state.SkipReason; absent
-//	               unless MarkSkipped was called; dropped by an allowed overwrite)
+//	               unless MarkSkipped was called; dropped by an allowed overwrite),
+//	               or, on an item without batch, why discovery skipped it
+//	               (RegisterSkipped; dropped when the path is registered)
 //	gsi1pk      S  "<stream>"                          (only while pending)
 //	gsi1sk      S  "%019d" of disc_ns + "#" + path     (only while pending;
 //	               the path is cut at a rune boundary to keep the key within 1024 bytes)
@@ -30,7 +32,8 @@
 //	sk          S  "%019d" of the batch id
 //	commit_ns   N  commit time, unix nanoseconds
 //
-// A file's state is derived: no batch -> PENDING; a skip_reason -> SKIPPED
+// A file's state is derived: no batch -> PENDING (SKIPPED at discovery with
+// a skip_reason; such an item has no index attributes); a skip_reason -> SKIPPED
 // (with the commit time of its batch item, if any); otherwise a batch
 // without a batch item -> CLAIMED; a batch with a batch item -> COMMITTED at
 // its commit_ns.
@@ -48,6 +51,8 @@
 //     fails the condition and costs no extra call when DynamoDB returns the old
 //     item (ReturnValuesOnConditionCheckFailure); emulators that do not return
 //     it cost one GetItem.
+//   - RegisterSkipped: one conditional PutItem (attribute_not_exists(pk)),
+//     without the index attributes.
 //   - MarkCommitted: one conditional PutItem per batch, whatever its size.
 //   - MarkSkipped: one UpdateItem per file, conditional on the item existing
 //     in that batch; if_not_exists keeps the first skip_reason. Only a failed
@@ -338,10 +343,11 @@ func (st *Store) Register(ctx context.Context, stream string, files []state.File
 	if disc < 0 {
 		return nil, fmt.Errorf("dynamostate: discovery time %d before 1970", disc)
 	}
-	cond := "attribute_not_exists(#pk)"
-	names := map[string]string{"#pk": AttrPK}
+	// A new path, or one skipped at discovery (no batch, a skip reason).
+	cond := "attribute_not_exists(#pk) OR (attribute_not_exists(#b) AND attribute_exists(#r))"
+	names := map[string]string{"#pk": AttrPK, "#b": AttrBatch, "#r": AttrSkipReason}
 	if opts.AllowOverwrites {
-		cond = "attribute_not_exists(#pk) OR #etag <> :etag"
+		cond += " OR #etag <> :etag"
 		names["#etag"] = AttrETag
 	}
 	err := st.forEach(ctx, len(files), func(i int) error {
@@ -384,6 +390,42 @@ func (st *Store) Register(ctx context.Context, stream string, files []state.File
 		return nil, err
 	}
 	return out, nil
+}
+
+// RegisterSkipped implements state.Store: one conditional PutItem of an
+// item without batch and index attributes, with the skip reason.
+func (st *Store) RegisterSkipped(ctx context.Context, stream string, f state.File, reason string) (bool, error) {
+	if err := checkStream(stream); err != nil {
+		return false, err
+	}
+	if err := checkPath(stream, f.Path); err != nil {
+		return false, err
+	}
+	disc := st.discoveryTime().UnixNano()
+	item := map[string]types.AttributeValue{
+		AttrPK:         attrS(filePK(stream)),
+		AttrSK:         attrS(f.Path),
+		AttrSize:       attrN(f.Size),
+		AttrETag:       attrS(f.ETag),
+		AttrDiscNanos:  attrN(disc),
+		AttrSkipReason: attrS(state.SkipReason(reason)),
+	}
+	if !f.ModTime.IsZero() {
+		item[AttrModNanos] = attrN(f.ModTime.UnixNano())
+	}
+	_, err := st.client.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName:                aws.String(st.table),
+		Item:                     item,
+		ConditionExpression:      aws.String("attribute_not_exists(#pk)"),
+		ExpressionAttributeNames: map[string]string{"#pk": AttrPK},
+	})
+	if _, ok := isConditionFailed(err); ok {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("dynamostate: register skipped %q in stream %q (table %s): %w", f.Path, stream, st.table, err)
+	}
+	return true, nil
 }
 
 // fileItem is a decoded file item.
@@ -473,6 +515,9 @@ func (f fileItem) entry(commit *time.Time) state.Entry {
 	}
 	if f.modNanos != nil {
 		e.ModTime = time.Unix(0, *f.modNanos)
+	}
+	if f.batch == nil && f.skip != "" {
+		e.State, e.Error = state.Skipped, f.skip
 	}
 	if f.batch != nil {
 		e.BatchID = *f.batch
@@ -644,8 +689,8 @@ func (st *Store) Claim(ctx context.Context, stream string, batch int64, paths []
 			TableName:                           aws.String(st.table),
 			Key:                                 fileKey(stream, p),
 			UpdateExpression:                    aws.String("SET #b = :b REMOVE #gpk, #gsk"),
-			ConditionExpression:                 aws.String("attribute_exists(#pk) AND attribute_not_exists(#b)"),
-			ExpressionAttributeNames:            map[string]string{"#b": AttrBatch, "#gpk": AttrGSI1PK, "#gsk": AttrGSI1SK, "#pk": AttrPK},
+			ConditionExpression:                 aws.String("attribute_exists(#pk) AND attribute_not_exists(#b) AND attribute_not_exists(#r)"),
+			ExpressionAttributeNames:            map[string]string{"#b": AttrBatch, "#gpk": AttrGSI1PK, "#gsk": AttrGSI1SK, "#pk": AttrPK, "#r": AttrSkipReason},
 			ExpressionAttributeValues:           map[string]types.AttributeValue{":b": attrN(batch)},
 			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 		})
@@ -674,6 +719,9 @@ func (st *Store) Claim(ctx context.Context, stream string, batch int64, paths []
 			return fmt.Errorf("dynamostate: claim %q in stream %q: %w", p, stream, err)
 		}
 		if b == nil {
+			if r, ok := getS(old, AttrSkipReason); ok {
+				return fmt.Errorf("dynamostate: claim %q into batch %d in stream %q: skipped at discovery (%s)", p, batch, stream, r)
+			}
 			// Reset to pending (allowed overwrite) between our update and read.
 			return fmt.Errorf("dynamostate: claim %q into batch %d in stream %q: changed concurrently, retry", p, batch, stream)
 		}
@@ -755,6 +803,9 @@ func (st *Store) MarkSkipped(ctx context.Context, stream string, batch int64, pa
 	case err != nil:
 		return fmt.Errorf("dynamostate: mark %q skipped in stream %q: %w", path, stream, err)
 	case b == nil:
+		if _, ok := getS(old, AttrSkipReason); ok {
+			return fmt.Errorf("dynamostate: mark %q skipped by batch %d in stream %q: the file was skipped at discovery and is in no batch", path, batch, stream)
+		}
 		return fmt.Errorf("dynamostate: mark %q skipped by batch %d in stream %q: the file is pending", path, batch, stream)
 	case *b != batch:
 		return fmt.Errorf("dynamostate: mark %q skipped by batch %d in stream %q: the file is in batch %d", path, batch, stream, *b)
@@ -842,13 +893,13 @@ func entriesFilter(states []state.IngestionState) string {
 	}
 	var terms []string
 	if slices.Contains(states, state.Pending) {
-		terms = append(terms, "attribute_not_exists(#b)")
+		terms = append(terms, "(attribute_not_exists(#b) AND attribute_not_exists(#r))")
 	}
 	if slices.Contains(states, state.Claimed) || slices.Contains(states, state.Committed) {
 		terms = append(terms, "(attribute_exists(#b) AND attribute_not_exists(#r))")
 	}
 	if slices.Contains(states, state.Skipped) {
-		terms = append(terms, "(attribute_exists(#b) AND attribute_exists(#r))")
+		terms = append(terms, "attribute_exists(#r)") // by a batch, or at discovery
 	}
 	switch len(terms) {
 	case 0:
@@ -884,7 +935,9 @@ func (st *Store) Entries(ctx context.Context, stream string, states ...state.Ing
 			}
 			in.FilterExpression = aws.String(filter)
 			// DynamoDB rejects names the expressions do not use.
-			in.ExpressionAttributeNames["#b"] = AttrBatch
+			if strings.Contains(filter, "#b") {
+				in.ExpressionAttributeNames["#b"] = AttrBatch
+			}
 			if strings.Contains(filter, "#r") {
 				in.ExpressionAttributeNames["#r"] = AttrSkipReason
 			}

@@ -251,9 +251,9 @@ func TestTemplateSnippetMatchesSchema(t *testing.T) {
 
 func TestEntriesFilter(t *testing.T) {
 	const (
-		pending = "attribute_not_exists(#b)"
+		pending = "(attribute_not_exists(#b) AND attribute_not_exists(#r))"
 		batched = "(attribute_exists(#b) AND attribute_not_exists(#r))"
-		skipped = "(attribute_exists(#b) AND attribute_exists(#r))"
+		skipped = "attribute_exists(#r)"
 	)
 	tests := []struct {
 		states []state.IngestionState

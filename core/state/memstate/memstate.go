@@ -108,7 +108,7 @@ func (s *Store) Register(ctx context.Context, stream string, files []state.File,
 	out := make([]bool, len(files))
 	for i, f := range files {
 		old, ok := st.files[f.Path]
-		if ok && (!opts.AllowOverwrites || old.file.ETag == f.ETag) {
+		if ok && !old.skippedAtDiscovery() && (!opts.AllowOverwrites || old.file.ETag == f.ETag) {
 			continue
 		}
 		st.files[f.Path] = &record{file: f, discovery: now, batch: -1, expiresAt: opts.ExpiresAt}
@@ -117,9 +117,36 @@ func (s *Store) Register(ctx context.Context, stream string, files []state.File,
 	return out, nil
 }
 
+// skippedAtDiscovery reports a record of RegisterSkipped.
+func (r *record) skippedAtDiscovery() bool { return r.batch < 0 && r.skip != "" }
+
+// RegisterSkipped implements state.Store.
+func (s *Store) RegisterSkipped(ctx context.Context, stream string, f state.File, reason string) (bool, error) {
+	if err := checkStream(stream); err != nil {
+		return false, err
+	}
+	if f.Path == "" {
+		return false, fmt.Errorf("memstate: register skipped file in stream %q: empty path", stream)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	st := s.stream(stream, true)
+	if st.files[f.Path] != nil {
+		return false, nil
+	}
+	st.files[f.Path] = &record{file: f, discovery: s.discoveryTime(), batch: -1, skip: state.SkipReason(reason)}
+	return true, nil
+}
+
 // entry builds the public view of a record.
 func (st *streamState) entry(r *record) state.Entry {
 	e := state.Entry{File: r.file, DiscoveryTime: r.discovery, State: state.Pending, BatchID: r.batch}
+	if r.skippedAtDiscovery() {
+		e.State, e.Error = state.Skipped, r.skip
+	}
 	if r.batch >= 0 {
 		e.State = state.Claimed
 		if t, ok := st.batches[r.batch]; ok {
@@ -146,7 +173,7 @@ func (s *Store) Pending(ctx context.Context, stream string, limit int) ([]state.
 	}
 	var out []state.Entry
 	for _, r := range st.files {
-		if r.batch < 0 {
+		if r.batch < 0 && !r.skippedAtDiscovery() {
 			out = append(out, st.entry(r))
 		}
 	}
@@ -185,6 +212,8 @@ func (s *Store) Claim(ctx context.Context, stream string, batch int64, paths []s
 		r, ok := st.files[p]
 		switch {
 		case !ok || r.batch == batch:
+		case r.skippedAtDiscovery():
+			errs = append(errs, fmt.Errorf("memstate: claim %q into batch %d in stream %q: skipped at discovery (%s)", p, batch, stream, r.skip))
 		case r.batch < 0:
 			r.batch = batch
 		default:
@@ -227,6 +256,8 @@ func (s *Store) MarkSkipped(ctx context.Context, stream string, batch int64, pat
 	}
 	r := st.files[path]
 	switch {
+	case r.skippedAtDiscovery():
+		return fmt.Errorf("memstate: mark %q skipped by batch %d in stream %q: the file was skipped at discovery and is in no batch", path, batch, stream)
 	case r.batch < 0:
 		return fmt.Errorf("memstate: mark %q skipped by batch %d in stream %q: the file is pending", path, batch, stream)
 	case r.batch != batch:

@@ -112,6 +112,9 @@ func RunConformanceTests(t *testing.T, newHarness func(t *testing.T) Harness) {
 		{"MarkSkippedReason", testMarkSkippedReason},
 		{"MarkSkippedConcurrent", testMarkSkippedConcurrent},
 		{"MarkSkippedOverwrite", testMarkSkippedOverwrite},
+		{"RegisterSkipped", testRegisterSkipped},
+		{"RegisterSkippedKnownPaths", testRegisterSkippedKnownPaths},
+		{"RegisterSkippedThenReadable", testRegisterSkippedThenReadable},
 		{"GetNotFound", testGetNotFound},
 		{"Entries", testEntries},
 		{"EntriesSkipped", testEntriesSkipped},
@@ -821,6 +824,136 @@ func testMarkSkippedOverwrite(t *testing.T, s state.Store) {
 	// The new version can be skipped in turn.
 	markSkipped(t, s, stream, 6, "ow.json", "corrupt again")
 	checkSkipped(t, mustGet(t, s, stream, "ow.json"), 6, nil, "corrupt again")
+}
+
+func registerSkipped(t *testing.T, s state.Store, strm string, f state.File, reason string) bool {
+	t.Helper()
+	ok, err := s.RegisterSkipped(context.Background(), strm, f, reason)
+	if err != nil {
+		t.Fatalf("RegisterSkipped(%q, %q): %v", strm, f.Path, err)
+	}
+	return ok
+}
+
+func testRegisterSkipped(t *testing.T, s state.Store) {
+	ctx := context.Background()
+	register(t, s, stream, files("a.json", "z.json"), state.RegisterOptions{})
+	const why = `symbolic link to "../gone.json" whose target does not exist`
+	dangling := file("dangling.json")
+	loop := file("dir/loop/") // a directory: discovery records it with its slash
+	loop.Size, loop.ETag = 0, ""
+	for _, f := range []state.File{dangling, loop, file("caf\uFFFD.json")} {
+		if !registerSkipped(t, s, stream, f, why) {
+			t.Fatalf("RegisterSkipped(%q) = false for a new path", f.Path)
+		}
+		e := mustGet(t, s, stream, f.Path)
+		checkFile(t, e, f)
+		checkSkipped(t, e, -1, nil, why)
+	}
+	// Idempotent: the first reason is kept.
+	if registerSkipped(t, s, stream, dangling, "another reason") {
+		t.Fatal("second RegisterSkipped = true")
+	}
+	checkSkipped(t, mustGet(t, s, stream, "dangling.json"), -1, nil, why)
+	// Never pending, listed as skipped.
+	if got := paths(pending(t, s, stream, 10)); !slices.Equal(got, []string{"a.json", "z.json"}) {
+		t.Fatalf("Pending = %v, want [a.json z.json]", got)
+	}
+	if got := paths(entries(t, s, stream, state.Skipped)); !slices.Equal(got, []string{"caf\uFFFD.json", "dangling.json", "dir/loop/"}) {
+		t.Fatalf("Entries(SKIPPED) = %v", got)
+	}
+	if got := paths(entries(t, s, stream, state.Pending)); !slices.Equal(got, []string{"a.json", "z.json"}) {
+		t.Fatalf("Entries(PENDING) = %v", got)
+	}
+	if got := paths(entries(t, s, stream)); !slices.Equal(got, []string{"a.json", "caf\uFFFD.json", "dangling.json", "dir/loop/", "z.json"}) {
+		t.Fatalf("Entries = %v", got)
+	}
+	// Claim fails for it (naming it) and still claims the others.
+	err := s.Claim(ctx, stream, 1, []string{"a.json", "dangling.json"})
+	if err == nil || !strings.Contains(err.Error(), `"dangling.json"`) {
+		t.Fatalf("Claim of a file skipped at discovery = %v, want an error naming it", err)
+	}
+	checkState(t, mustGet(t, s, stream, "a.json"), state.Claimed, 1, nil)
+	checkSkipped(t, mustGet(t, s, stream, "dangling.json"), -1, nil, why)
+	// It is in no batch: MarkSkipped fails, naming it, and changes nothing.
+	for _, b := range []int64{-1, 0, 1} {
+		err := s.MarkSkipped(ctx, stream, b, "dangling.json", "other")
+		if err == nil || errors.Is(err, state.ErrNotFound) || !strings.Contains(err.Error(), `"dangling.json"`) {
+			t.Errorf("MarkSkipped(%d) of a file skipped at discovery = %v, want an error naming it", b, err)
+		}
+	}
+	// A batch commit does not touch it.
+	at := time.Date(2025, 1, 2, 3, 4, 5, 6, time.UTC)
+	markCommitted(t, s, stream, 1, at)
+	checkSkipped(t, mustGet(t, s, stream, "dangling.json"), -1, nil, why)
+	// Other streams do not see it.
+	if _, err := s.Get(ctx, "other", "dangling.json"); !errors.Is(err, state.ErrNotFound) {
+		t.Fatalf("Get in another stream: %v, want ErrNotFound", err)
+	}
+	// The reason is stored as SkipReason returns it.
+	for i, reason := range []string{"", "bad \xff byte", strings.Repeat("é", state.MaxSkipReasonBytes)} {
+		p := fmt.Sprintf("reason-%d", i)
+		registerSkipped(t, s, stream, file(p), reason)
+		checkSkipped(t, mustGet(t, s, stream, p), -1, nil, state.SkipReason(reason))
+	}
+	if _, err := s.RegisterSkipped(ctx, stream, state.File{}, why); err == nil {
+		t.Error("RegisterSkipped of an empty path succeeded")
+	}
+}
+
+// testRegisterSkippedKnownPaths: RegisterSkipped leaves known paths alone,
+// in every state.
+func testRegisterSkippedKnownPaths(t *testing.T, s state.Store) {
+	register(t, s, stream, files("pend", "claimed", "committed", "skipped"), state.RegisterOptions{})
+	claim(t, s, stream, 1, "claimed")
+	claim(t, s, stream, 2, "committed", "skipped")
+	at := time.Unix(1720000000, 0)
+	markCommitted(t, s, stream, 2, at)
+	markSkipped(t, s, stream, 2, "skipped", "corrupt")
+	for _, p := range []string{"pend", "claimed", "committed", "skipped"} {
+		if registerSkipped(t, s, stream, file(p), "dangling") {
+			t.Errorf("RegisterSkipped(%q) = true for a known path", p)
+		}
+	}
+	checkState(t, mustGet(t, s, stream, "pend"), state.Pending, -1, nil)
+	checkState(t, mustGet(t, s, stream, "claimed"), state.Claimed, 1, nil)
+	checkState(t, mustGet(t, s, stream, "committed"), state.Committed, 2, &at)
+	checkSkipped(t, mustGet(t, s, stream, "skipped"), 2, &at, "corrupt")
+	if got := paths(pending(t, s, stream, 10)); !slices.Equal(got, []string{"pend"}) {
+		t.Fatalf("Pending = %v, want [pend]", got)
+	}
+}
+
+// testRegisterSkippedThenReadable: a file skipped at discovery that becomes
+// readable is registered (once) and ingested like any file.
+func testRegisterSkippedThenReadable(t *testing.T, s state.Store) {
+	for _, opts := range []state.RegisterOptions{{}, {AllowOverwrites: true}} {
+		strm := fmt.Sprintf("s-%v", opts.AllowOverwrites)
+		f := file("late.json")
+		registerSkipped(t, s, strm, f, "dangling")
+		skippedAt := mustGet(t, s, strm, "late.json").DiscoveryTime
+		if got := register(t, s, strm, []state.File{f, file("other.json")}, opts); !slices.Equal(got, []bool{true, true}) {
+			t.Fatalf("%s: Register after RegisterSkipped = %v, want [true true]", strm, got)
+		}
+		e := mustGet(t, s, strm, "late.json")
+		checkState(t, e, state.Pending, -1, nil)
+		checkFile(t, e, f)
+		if !e.DiscoveryTime.After(skippedAt) {
+			t.Errorf("%s: DiscoveryTime %v not after the skip record's %v", strm, e.DiscoveryTime, skippedAt)
+		}
+		if got := paths(pending(t, s, strm, 10)); !slices.Equal(got, []string{"late.json", "other.json"}) {
+			t.Fatalf("%s: Pending = %v", strm, got)
+		}
+		if got := register(t, s, strm, files("late.json"), opts); got[0] {
+			t.Fatalf("%s: second Register = true", strm)
+		}
+		claim(t, s, strm, 1, "late.json")
+		checkState(t, mustGet(t, s, strm, "late.json"), state.Claimed, 1, nil)
+		// Once it is known, a new skip record does not replace it.
+		if registerSkipped(t, s, strm, f, "dangling again") {
+			t.Fatalf("%s: RegisterSkipped of a claimed file = true", strm)
+		}
+	}
 }
 
 func testGetNotFound(t *testing.T, s state.Store) {
