@@ -37,6 +37,13 @@ type ObjectInfo struct {
 	ETag string
 	// ModTime is the last modification time.
 	ModTime time.Time
+	// Unreadable is set only on entries of a listing with
+	// ListOptions.Unreadable: it says why the store lists this entry but
+	// cannot serve it as an object (a dangling symbolic link, a name that
+	// is not UTF-8, a symbolic link loop, ...). Key then names the entry as
+	// closely as a key can (invalid UTF-8 replaced by U+FFFD; a directory
+	// ends in '/'), and Size and ETag are empty.
+	Unreadable string
 }
 
 // ListOptions selects the objects a listing returns.
@@ -46,6 +53,11 @@ type ListOptions struct {
 	Prefix string
 	// StartAfter restricts the listing to keys strictly greater than it.
 	StartAfter string
+	// Unreadable asks the store to also yield, in key order, the entries it
+	// finds but cannot serve as objects, with ObjectInfo.Unreadable set, so
+	// that a caller can report them instead of losing them silently.
+	// Stores whose listings only ever hold readable objects (S3) ignore it.
+	Unreadable bool
 }
 
 // LevelLister is an optional capability of a Store: listing one level of
@@ -67,7 +79,8 @@ type LevelLister interface {
 //     Among concurrent PutIfAbsent calls for one key exactly one succeeds;
 //     the others return an error wrapping ErrExists. Creation is atomic.
 //   - List yields every object under the prefix in ascending lexical (byte)
-//     order of keys, each once, and only objects (no directory entries). Keys
+//     order of keys, each once, and only objects (no directory entries;
+//     with ListOptions.Unreadable also the unreadable entries). Keys
 //     created or deleted during a listing may or may not appear, but every key
 //     that exists for the whole listing appears exactly once.
 //   - Delete of a missing key succeeds (idempotent).

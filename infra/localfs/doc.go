@@ -5,7 +5,11 @@
 //
 // A key maps to the file at the same relative path under the root directory
 // ('/' separates directories). Every access goes through an os.Root, so no
-// key and no symbolic link inside the tree can reach outside the root.
+// key and no symbolic link inside the tree can reach outside the root,
+// except the reads of a store opened WithFollowLinks (a stream's source
+// directory): Get, Head, Copy's source and List then follow symbolic links
+// wherever they lead, as Hadoop's local file system does, while writes and
+// deletes of directories stay within the root.
 // Intermediate directories are created on write and empty ones are removed
 // again when their last object is deleted. A key cannot be both an object
 // and the parent of other objects ("a" and "a/b"): a filesystem cannot hold
@@ -49,6 +53,15 @@
 // its entries so that keys come out in byte order of the full key (a
 // directory "a" sorts as "a/", after "a-b" and "a.b" and before "a0").
 // Directories outside the prefix, or entirely at or before StartAfter, are
-// not read. Entries whose names are not valid keys (invalid UTF-8), and
-// anything that is neither a regular file nor a directory, are skipped.
+// not read. Symbolic links are followed (within the root unless
+// WithFollowLinks): a link to a file lists as that file under the link's
+// key, a link to a directory as that directory. A directory that is one of
+// its own ancestors again (a link loop; recognised by device and inode) is
+// not entered, so every file is listed once per path that does not loop.
+// Entries that cannot be listed as objects — names that are not valid keys
+// (invalid UTF-8), dangling links, links leaving the root (without
+// WithFollowLinks), link loops, links into a WithExcluded directory,
+// anything that is neither a regular file nor a directory — are left out,
+// or, with ListOptions.Unreadable, yielded with ObjectInfo.Unreadable
+// saying why (a directory's key ends in '/').
 package localfs

@@ -13,6 +13,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -38,29 +39,80 @@ func WithSync(sync bool) Option {
 	return func(s *Store) { s.sync = sync }
 }
 
+// WithFollowLinks makes Get, Head, Copy's reads and List follow symbolic
+// links wherever they lead, as Hadoop's local file system does, instead of
+// only within the root; for a stream's source directory. Writes still stay
+// within the root. List detects directory loops in either mode.
+func WithFollowLinks() Option {
+	return func(s *Store) { s.follow = true }
+}
+
+// WithExcluded names a directory (by any path; what describes it in
+// messages, e.g. "the stream's checkpoint location") that List never enters
+// nor yields files from, whichever symbolic link leads there: such entries
+// are unreadable ones (objstore.ListOptions.Unreadable).
+func WithExcluded(dir, what string) Option {
+	return func(s *Store) {
+		if abs, err := filepath.Abs(dir); err == nil {
+			dir = abs
+		}
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			dir = real
+		}
+		s.excluded = append(s.excluded, excluded{dir: filepath.Clean(dir), what: what})
+	}
+}
+
+// WithExistingRoot makes New fail when the root directory does not exist,
+// instead of creating it (a source directory must exist).
+func WithExistingRoot() Option {
+	return func(s *Store) { s.mustExist = true }
+}
+
+// excluded is a directory List never reads (WithExcluded).
+type excluded struct {
+	dir  string // real path
+	what string
+}
+
 // Store is an objstore.Store rooted at a local directory. It is safe for
 // concurrent use, also by several processes sharing the directory.
 type Store struct {
-	dir  string
-	root *os.Root
-	sync bool
+	dir       string
+	root      *os.Root
+	sync      bool
+	follow    bool
+	mustExist bool
+	excluded  []excluded
 }
 
 var _ objstore.Store = (*Store)(nil)
 
-// New opens (creating it if needed) the directory dir as a store root.
+// New opens (creating it if needed, unless WithExistingRoot) the directory
+// dir as a store root.
 func New(dir string, opts ...Option) (*Store, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	s := &Store{dir: dir, sync: true}
+	for _, o := range opts {
+		o(s)
+	}
+	if s.mustExist {
+		fi, err := os.Stat(dir)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil, fmt.Errorf("localfs: directory %s does not exist", dir)
+		case err != nil:
+			return nil, fmt.Errorf("localfs: root %s: %w", dir, err)
+		case !fi.IsDir():
+			return nil, fmt.Errorf("localfs: %s is not a directory", dir)
+		}
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("localfs: creating root %s: %w", dir, err)
 	}
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, fmt.Errorf("localfs: opening root %s: %w", dir, err)
 	}
-	s := &Store{dir: dir, root: root, sync: true}
-	for _, o := range opts {
-		o(s)
-	}
+	s.root = root
 	return s, nil
 }
 
@@ -112,7 +164,7 @@ func (s *Store) Get(ctx context.Context, key string) (io.ReadCloser, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	f, err := s.root.Open(name(key))
+	f, err := s.open(key)
 	if err != nil {
 		if isMissing(err) {
 			return nil, fmt.Errorf("localfs: get %q: %w", key, objstore.ErrNotFound)
@@ -139,7 +191,7 @@ func (s *Store) Head(ctx context.Context, key string) (objstore.ObjectInfo, erro
 	if err := ctx.Err(); err != nil {
 		return objstore.ObjectInfo{}, err
 	}
-	fi, err := s.root.Stat(name(key))
+	fi, err := s.stat(key)
 	if err != nil {
 		if isMissing(err) {
 			return objstore.ObjectInfo{}, fmt.Errorf("localfs: head %q: %w", key, objstore.ErrNotFound)
@@ -150,6 +202,15 @@ func (s *Store) Head(ctx context.Context, key string) (objstore.ObjectInfo, erro
 		return objstore.ObjectInfo{}, fmt.Errorf("localfs: head %q: %w", key, objstore.ErrNotFound)
 	}
 	return s.info(key, fi), nil
+}
+
+// open opens key for reading, following symbolic links within the root, or
+// (WithFollowLinks) wherever they lead.
+func (s *Store) open(key string) (*os.File, error) {
+	if s.follow {
+		return os.Open(filepath.Join(s.dir, name(key)))
+	}
+	return s.root.Open(name(key))
 }
 
 // Put writes the object atomically, replacing any existing one.
@@ -247,6 +308,9 @@ func (s *Store) Delete(ctx context.Context, key string) error {
 // (a directory that is not empty, a concurrent writer) simply stop it.
 func (s *Store) pruneDirs(dir string) {
 	for ; dir != "." && dir != "/"; dir = path.Dir(dir) {
+		if fi, err := s.root.Lstat(name(dir)); err != nil || !fi.IsDir() {
+			return // never remove a symbolic link to a directory
+		}
 		if err := s.root.Remove(name(dir)); err != nil {
 			return
 		}
@@ -346,7 +410,8 @@ func (s *Store) syncDir(dir string) error {
 	return nil
 }
 
-// List yields the objects matching opts in byte order of their keys.
+// List yields the objects matching opts in byte order of their keys (see
+// the package documentation, Listing).
 func (s *Store) List(ctx context.Context, opts objstore.ListOptions) iter.Seq2[objstore.ObjectInfo, error] {
 	return func(yield func(objstore.ObjectInfo, error) bool) {
 		// Start at the deepest directory the prefix names.
@@ -357,76 +422,254 @@ func (s *Store) List(ctx context.Context, opts objstore.ListOptions) iter.Seq2[o
 				return // no valid key can have this prefix
 			}
 		}
-		s.walk(ctx, start, opts, yield)
+		root, err := s.rootDir()
+		if err != nil {
+			yield(objstore.ObjectInfo{}, fmt.Errorf("localfs: list %q: %w", opts.Prefix, err))
+			return
+		}
+		// The directories above start are its ancestors (loop detection).
+		dir := root
+		for seg := range strings.SplitSeq(strings.TrimSuffix(start, "/"), "/") {
+			if seg == "" {
+				break
+			}
+			fi, err := s.stat(dir.key + seg)
+			if err != nil {
+				if isMissing(err) {
+					return
+				}
+				yield(objstore.ObjectInfo{}, fmt.Errorf("localfs: list %q: %w", opts.Prefix, err))
+				return
+			}
+			if !fi.IsDir() {
+				return
+			}
+			dir = dir.child(seg, fi, s.realPath(dir, seg, true))
+		}
+		s.walk(ctx, dir, opts, yield)
 	}
 }
 
-type dirEntry struct {
-	sortKey string // name, plus "/" for directories
-	name    string
-	isDir   bool
-	entry   fs.DirEntry // regular files: stat relative to the open directory
+// fileID identifies a directory on its device.
+type fileID struct{ dev, ino uint64 }
+
+// maxDepth bounds how many directory levels List descends, a last resort
+// against loops it cannot recognise (no inode numbers, no real paths).
+const maxDepth = 255
+
+// walkDir is a directory being listed and the directories above it.
+type walkDir struct {
+	key   string // "" for the root, else ending in '/'
+	real  string // its real path ("" when unknown)
+	id    fileID
+	hasID bool
+	up    *walkDir // its parent (nil for the root)
+	depth int
 }
 
-// walk lists the directory whose keys start with dirKey ("" for the root,
-// else ending in '/'). It returns false when iteration must stop.
-func (s *Store) walk(ctx context.Context, dirKey string, opts objstore.ListOptions, yield func(objstore.ObjectInfo, error) bool) bool {
-	if err := ctx.Err(); err != nil {
-		yield(objstore.ObjectInfo{}, fmt.Errorf("localfs: list %q: %w", opts.Prefix, err))
-		return false
+// rootDir describes the store's root directory.
+func (s *Store) rootDir() (*walkDir, error) {
+	fi, err := os.Stat(s.dir)
+	if err != nil {
+		return nil, fmt.Errorf("root %s: %w", s.dir, err)
 	}
+	real, err := filepath.EvalSymlinks(s.dir)
+	if err != nil {
+		real = ""
+	}
+	d := &walkDir{real: real}
+	d.id, d.hasID = identity(fi)
+	return d, nil
+}
+
+// child describes the subdirectory name of d, whose info (links followed)
+// is fi and real path real.
+func (d *walkDir) child(name string, fi fs.FileInfo, real string) *walkDir {
+	c := &walkDir{key: d.key + name + "/", real: real, up: d, depth: d.depth + 1}
+	c.id, c.hasID = identity(fi)
+	return c
+}
+
+// loopsTo returns the directory at or above d that is the directory c
+// again (nil if none).
+func (d *walkDir) loopsTo(c *walkDir) *walkDir {
+	for a := d; a != nil; a = a.up {
+		if (a.hasID && c.hasID && a.id == c.id) || (!a.hasID && a.real != "" && a.real == c.real) {
+			return a
+		}
+	}
+	return nil
+}
+
+// realPath returns the real path of the entry name of d: d's real path
+// and name, or, for a symbolic link (or when d's is unknown), resolved
+// from the file system ("" when that fails).
+func (s *Store) realPath(d *walkDir, entry string, link bool) string {
+	if !link && d.real != "" {
+		return filepath.Join(d.real, entry)
+	}
+	real, err := filepath.EvalSymlinks(filepath.Join(s.dir, name(d.key+entry)))
+	if err != nil {
+		return ""
+	}
+	return real
+}
+
+// excludedBy returns the description of the excluded directory that real
+// is or lies in ("" if none).
+func (s *Store) excludedBy(real string) string {
+	if real == "" {
+		return ""
+	}
+	for _, x := range s.excluded {
+		if real == x.dir || strings.HasPrefix(real, x.dir+string(filepath.Separator)) {
+			return fmt.Sprintf("%s %s", x.what, x.dir)
+		}
+	}
+	return ""
+}
+
+// stat returns the info of key, following symbolic links: within the root
+// only, or (WithFollowLinks) wherever they lead.
+func (s *Store) stat(key string) (fs.FileInfo, error) {
+	if s.follow {
+		return os.Stat(filepath.Join(s.dir, name(key)))
+	}
+	return s.root.Stat(name(key))
+}
+
+// readDir reads the directory whose keys start with dirKey.
+func (s *Store) readDir(dirKey string) ([]fs.DirEntry, error) {
 	dirName := "."
 	if dirKey != "" {
 		dirName = name(strings.TrimSuffix(dirKey, "/"))
 	}
-	d, err := s.root.Open(dirName)
+	var (
+		d   *os.File
+		err error
+	)
+	if s.follow {
+		d, err = os.Open(filepath.Join(s.dir, dirName))
+	} else {
+		d, err = s.root.Open(dirName)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	return d.ReadDir(-1)
+}
+
+type dirEntry struct {
+	sortKey string // key part: the name (U+FFFD for invalid UTF-8), plus "/" for directories
+	name    string // the name on disk
+	isDir   bool
+	entry   fs.DirEntry // regular files: stat relative to the open directory
+	info    fs.FileInfo // followed symbolic links: the target's info
+	real    string      // directories: the real path
+	skip    string      // why the entry cannot be read ("" if it can)
+	skipMod time.Time   // skipped entries: the entry's own modification time
+}
+
+// classify describes one entry of directory d: what it is once symbolic
+// links are followed, or why it cannot be listed as an object.
+func (s *Store) classify(d *walkDir, e fs.DirEntry) dirEntry {
+	n := e.Name()
+	de := dirEntry{sortKey: n, name: n}
+	skip := func(isDir bool, format string, args ...any) dirEntry {
+		de.isDir, de.skip = isDir, fmt.Sprintf(format, args...)
+		if de.isDir {
+			de.sortKey += "/"
+		}
+		if fi, err := e.Info(); err == nil {
+			de.skipMod = fi.ModTime()
+		}
+		return de
+	}
+	if !utf8.ValidString(n) {
+		de.sortKey = strings.ToValidUTF8(n, "\uFFFD")
+		return skip(e.IsDir(), "the name %q is not valid UTF-8 (keys are UTF-8), so it cannot be read", n)
+	}
+	link := e.Type()&fs.ModeSymlink != 0
+	switch {
+	case e.IsDir():
+		de.isDir = true
+	case e.Type().IsRegular():
+		de.entry = e
+	case link:
+		fi, err := s.stat(d.key + n)
+		if err != nil {
+			target, _ := os.Readlink(filepath.Join(s.dir, name(d.key+n)))
+			switch {
+			case isMissing(err):
+				return skip(false, "symbolic link to %q, which does not exist", target)
+			case errors.Is(err, syscall.ELOOP):
+				return skip(false, "symbolic link to %q: too many levels of symbolic links (a loop)", target)
+			case !s.follow && strings.Contains(err.Error(), "escapes"): // os.Root's error has no sentinel
+				return skip(false, "symbolic link to %q, outside the directory %s", target, s.dir)
+			}
+			return skip(false, "symbolic link to %q: %v", target, err)
+		}
+		de.isDir, de.info = fi.IsDir(), fi
+		if !de.isDir && !fi.Mode().IsRegular() {
+			return skip(false, "symbolic link to a %s, not a regular file", kind(fi.Mode()))
+		}
+	default:
+		return skip(false, "not a regular file but a %s", kind(e.Type()))
+	}
+	if de.isDir || link {
+		de.real = s.realPath(d, n, link)
+		if x := s.excludedBy(de.real); x != "" {
+			return skip(de.isDir, "leads into %s, which is never read as input", x)
+		}
+	}
+	if de.isDir {
+		de.sortKey += "/"
+	}
+	return de
+}
+
+// kind names a file type for skip reasons.
+func kind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "named pipe"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	case m&fs.ModeCharDevice != 0:
+		return "character device"
+	case m&fs.ModeDevice != 0:
+		return "device"
+	case m&fs.ModeIrregular != 0:
+		return "irregular file"
+	}
+	return "special file"
+}
+
+// walk lists directory d. It returns false when iteration must stop.
+func (s *Store) walk(ctx context.Context, d *walkDir, opts objstore.ListOptions, yield func(objstore.ObjectInfo, error) bool) bool {
+	if err := ctx.Err(); err != nil {
+		yield(objstore.ObjectInfo{}, fmt.Errorf("localfs: list %q: %w", opts.Prefix, err))
+		return false
+	}
+	raw, err := s.readDir(d.key)
 	if err != nil {
 		if isMissing(err) {
 			return true // removed meanwhile, or never there
 		}
-		return yield(objstore.ObjectInfo{}, fmt.Errorf("localfs: list %q: opening %q: %w", opts.Prefix, dirKey, err))
-	}
-	raw, err := d.ReadDir(-1)
-	d.Close()
-	if err != nil {
-		if isMissing(err) {
-			return true
-		}
-		return yield(objstore.ObjectInfo{}, fmt.Errorf("localfs: list %q: reading %q: %w", opts.Prefix, dirKey, err))
+		return yield(objstore.ObjectInfo{}, fmt.Errorf("localfs: list %q: reading %q: %w", opts.Prefix, d.key, err))
 	}
 	entries := make([]dirEntry, 0, len(raw))
 	for _, e := range raw {
-		n := e.Name()
-		if strings.HasPrefix(n, TempPrefix) || !utf8.ValidString(n) {
+		if strings.HasPrefix(e.Name(), TempPrefix) {
 			continue
 		}
-		isDir := e.IsDir()
-		var regular fs.DirEntry
-		switch {
-		case isDir:
-		case e.Type().IsRegular():
-			regular = e
-		case e.Type()&fs.ModeSymlink != 0:
-			fi, err := s.root.Stat(name(dirKey + n))
-			if err != nil {
-				continue // dangling or escaping link
-			}
-			if isDir = fi.IsDir(); !isDir && !fi.Mode().IsRegular() {
-				continue
-			}
-		default:
-			continue
-		}
-		sk := n
-		if isDir {
-			sk += "/"
-		}
-		entries = append(entries, dirEntry{sortKey: sk, name: n, isDir: isDir, entry: regular})
+		entries = append(entries, s.classify(d, e))
 	}
 	slices.SortFunc(entries, func(a, b dirEntry) int { return strings.Compare(a.sortKey, b.sortKey) })
 
 	for _, e := range entries {
-		key := dirKey + e.sortKey // directories end in '/'
+		key := d.key + e.sortKey // directories end in '/'
 		inPrefix := strings.HasPrefix(key, opts.Prefix)
 		if !inPrefix {
 			if e.isDir && strings.HasPrefix(opts.Prefix, key) {
@@ -437,24 +680,54 @@ func (s *Store) walk(ctx context.Context, dirKey string, opts objstore.ListOptio
 				continue
 			}
 		}
-		if e.isDir {
+		if e.isDir && e.skip == "" {
 			// Skip a directory whose every key is <= StartAfter.
 			if key < opts.StartAfter && !strings.HasPrefix(opts.StartAfter, key) {
 				continue
 			}
-			if !s.walk(ctx, key, opts, yield) {
-				return false
+			fi := e.info
+			if fi == nil {
+				if fi, err = s.stat(d.key + e.name); err != nil {
+					if isMissing(err) {
+						continue // removed meanwhile
+					}
+					return yield(objstore.ObjectInfo{}, fmt.Errorf("localfs: list %q: %w", key, err))
+				}
 			}
-			continue
+			c := d.child(e.name, fi, e.real)
+			switch loop := d.loopsTo(c); {
+			case loop != nil:
+				e.skipMod = fi.ModTime()
+				e.skip = fmt.Sprintf("directory loop: this is %s again (through a symbolic link); its files are listed there", display(loop.key))
+			case c.depth > maxDepth:
+				e.skipMod = fi.ModTime()
+				e.skip = fmt.Sprintf("more than %d directory levels deep (a directory loop?)", maxDepth)
+			default:
+				if !s.walk(ctx, c, opts, yield) {
+					return false
+				}
+				continue
+			}
 		}
 		if key <= opts.StartAfter {
 			continue
 		}
-		var fi fs.FileInfo
-		if e.entry != nil {
-			fi, err = e.entry.Info()
-		} else {
-			fi, err = s.root.Stat(name(key))
+		if e.skip != "" {
+			if !opts.Unreadable {
+				continue
+			}
+			if !yield(objstore.ObjectInfo{Key: key, ModTime: e.skipMod, Unreadable: e.skip}, nil) {
+				return false
+			}
+			continue
+		}
+		fi := e.info
+		if fi == nil {
+			if e.entry != nil {
+				fi, err = e.entry.Info()
+			} else {
+				fi, err = s.stat(key)
+			}
 		}
 		if err != nil {
 			if isMissing(err) {
@@ -470,6 +743,14 @@ func (s *Store) walk(ctx context.Context, dirKey string, opts objstore.ListOptio
 		}
 	}
 	return true
+}
+
+// display names a directory key for messages ("" is the root).
+func display(dirKey string) string {
+	if dirKey == "" {
+		return "the root directory"
+	}
+	return "the directory " + strconv.Quote(dirKey)
 }
 
 // RemoveStaleTemp deletes temporary files (left by crashed writers) whose
