@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -20,20 +21,43 @@ import (
 type Filter struct {
 	// Glob is the compiled pathGlobFilter; nil accepts every file name.
 	Glob *Glob
+	// ModifiedAfter (modifiedAfter), when set, accepts only files modified
+	// strictly after it.
+	ModifiedAfter *time.Time
+	// ModifiedBefore (modifiedBefore), when set, accepts only files
+	// modified strictly before it.
+	ModifiedBefore *time.Time
+}
+
+// Hidden reports whether one path segment (a file or directory name) is
+// never input, as Spark's file listing decides (HadoopFSUtils
+// shouldFilterOutPathName): it starts with '.', or with '_' unless it holds
+// '=' (a partition directory such as "_year=2024"), or it ends with
+// "._COPYING_" (a file being copied by "hadoop fs -put"). Spark keeps
+// "_metadata" and "_common_metadata" for Parquet's summary files and never
+// reads them as data; Tributary does not list them at all. An empty
+// segment (a key with "//") is hidden too.
+func Hidden(segment string) bool {
+	switch {
+	case segment == "":
+		return true
+	case segment[0] == '.':
+		return true
+	case segment[0] == '_' && !strings.Contains(segment, "="):
+		return true
+	}
+	return strings.HasSuffix(segment, "._COPYING_")
 }
 
 // Accept reports whether key (relative to the source location) is input:
-// not a folder marker, not hidden (no path segment starting with '_' or '.',
-// as Spark's file index skips them), and, if a glob is set, its file name
-// matches it.
+// not a folder marker, no Hidden path segment, and, if a glob is set, its
+// file name matches it.
 func (f Filter) Accept(key string) bool {
 	if key == "" || strings.HasSuffix(key, "/") {
 		return false
 	}
-	for _, seg := range strings.Split(key, "/") {
-		if seg == "" || seg[0] == '_' || seg[0] == '.' {
-			return false
-		}
+	if !f.visible(key) {
+		return false
 	}
 	if f.Glob != nil {
 		name := key[strings.LastIndexByte(key, '/')+1:]
@@ -42,18 +66,73 @@ func (f Filter) Accept(key string) bool {
 	return true
 }
 
-// List yields the accepted files under the source store in lexical order.
-func List(ctx context.Context, src objstore.Store, f Filter) iter.Seq2[state.File, error] {
-	return func(yield func(state.File, error) bool) {
-		for info, err := range src.List(ctx, objstore.ListOptions{}) {
+// visible reports whether no segment of key (a trailing '/' aside) is Hidden.
+func (f Filter) visible(key string) bool {
+	for _, seg := range strings.Split(strings.TrimSuffix(key, "/"), "/") {
+		if Hidden(seg) {
+			return false
+		}
+	}
+	return true
+}
+
+// HasTimeBounds reports whether modifiedAfter or modifiedBefore is set, so
+// that a file's modification time must be known to decide.
+func (f Filter) HasTimeBounds() bool { return f.ModifiedAfter != nil || f.ModifiedBefore != nil }
+
+// AcceptModTime reports whether a file modified at t passes modifiedAfter
+// and modifiedBefore. As in Spark, the comparison is strict and on the
+// modification time in milliseconds (Hadoop's FileStatus).
+func (f Filter) AcceptModTime(t time.Time) bool {
+	ms := t.Truncate(time.Millisecond)
+	if f.ModifiedAfter != nil && !ms.After(*f.ModifiedAfter) {
+		return false
+	}
+	if f.ModifiedBefore != nil && !ms.Before(*f.ModifiedBefore) {
+		return false
+	}
+	return true
+}
+
+// acceptInfo applies the whole filter to a listed entry. An unreadable
+// entry passes when its path is visible, its name matches the glob (for
+// files) and, when its time is known, its time passes the bounds: it is
+// reported, not ingested.
+func (f Filter) acceptInfo(info objstore.ObjectInfo) bool {
+	if info.Unreadable != "" {
+		if info.Key == "" || !f.visible(info.Key) {
+			return false
+		}
+		if !strings.HasSuffix(info.Key, "/") && f.Glob != nil && !f.Glob.Match(info.Key[strings.LastIndexByte(info.Key, '/')+1:]) {
+			return false
+		}
+		return info.ModTime.IsZero() || !f.HasTimeBounds() || f.AcceptModTime(info.ModTime)
+	}
+	return f.Accept(info.Key) && (!f.HasTimeBounds() || f.AcceptModTime(info.ModTime))
+}
+
+// Found is one entry of a source listing: a file to register, or, when
+// Skip is set, an entry discovery found but cannot ingest (recorded as
+// SKIPPED with Skip as the reason).
+type Found struct {
+	state.File
+	// Skip says why the entry cannot be ingested ("" for input files).
+	Skip string
+}
+
+// List yields the accepted files under the source store in lexical order,
+// and the entries the store cannot read (ListOptions.Unreadable).
+func List(ctx context.Context, src objstore.Store, f Filter) iter.Seq2[Found, error] {
+	return func(yield func(Found, error) bool) {
+		for info, err := range src.List(ctx, objstore.ListOptions{Unreadable: true}) {
 			if err != nil {
-				yield(state.File{}, fmt.Errorf("listing source: %w", err))
+				yield(Found{}, fmt.Errorf("listing source: %w", err))
 				return
 			}
-			if !f.Accept(info.Key) {
+			if !f.acceptInfo(info) {
 				continue
 			}
-			if !yield(fileOf(info), nil) {
+			if !yield(foundOf(info), nil) {
 				return
 			}
 		}
@@ -71,6 +150,10 @@ type Result struct {
 	New int
 	// Bytes is the total size of the new files.
 	Bytes int64
+	// Skipped is the number of entries recorded for the first time as
+	// SKIPPED at discovery (unreadable: a dangling link, a name that is not
+	// UTF-8, ...).
+	Skipped int
 }
 
 // Registrar writes discovered files to the state store in chunks.
@@ -94,10 +177,15 @@ type Registrar struct {
 	// cloudFiles.includeExistingFiles=false it is the stream's first start,
 	// so files that existed then are never ingested.
 	NotBefore time.Time
+	// Logger receives a warning for each entry recorded as SKIPPED at
+	// discovery (slog.Default when nil).
+	Logger *slog.Logger
 }
 
-// RegisterAll registers every file the sequence yields and counts the new ones.
-func (r *Registrar) RegisterAll(ctx context.Context, files iter.Seq2[state.File, error]) (Result, error) {
+// RegisterAll registers every file the sequence yields and counts the new
+// ones; entries with Skip set are recorded as SKIPPED (RegisterSkipped) and
+// logged the first time.
+func (r *Registrar) RegisterAll(ctx context.Context, files iter.Seq2[Found, error]) (Result, error) {
 	var res Result
 	size := r.ChunkSize
 	if size <= 0 {
@@ -118,12 +206,27 @@ func (r *Registrar) RegisterAll(ctx context.Context, files iter.Seq2[state.File,
 		if err != nil {
 			return res, err
 		}
-		res.Listed++
+		old := false
 		if nb := r.notBefore(); !nb.IsZero() && !f.ModTime.IsZero() && f.ModTime.Before(nb) {
+			old = true
+		}
+		if f.Skip != "" {
+			if old {
+				continue
+			}
+			n, err := r.skip(ctx, f)
+			if err != nil {
+				return res, err
+			}
+			res.Skipped += n
+			continue
+		}
+		res.Listed++
+		if old {
 			res.Existing++
 			continue
 		}
-		chunk = append(chunk, f)
+		chunk = append(chunk, f.File)
 		if len(chunk) == size {
 			if err := flush(); err != nil {
 				return res, err
@@ -131,6 +234,24 @@ func (r *Registrar) RegisterAll(ctx context.Context, files iter.Seq2[state.File,
 		}
 	}
 	return res, flush()
+}
+
+// skip records an entry discovery cannot ingest; it returns 1 when the
+// entry is new (and logs it), 0 when it was known.
+func (r *Registrar) skip(ctx context.Context, f Found) (int, error) {
+	added, err := r.State.RegisterSkipped(ctx, r.Stream, f.File, f.Skip)
+	if err != nil {
+		return 0, fmt.Errorf("recording skipped %q of stream %q: %w", f.Path, r.Stream, err)
+	}
+	if !added {
+		return 0, nil
+	}
+	lg := r.Logger
+	if lg == nil {
+		lg = slog.Default()
+	}
+	lg.WarnContext(ctx, "not ingesting a source entry: recorded as SKIPPED", "stream", r.Stream, "path", f.Path, "reason", state.SkipReason(f.Skip))
+	return 1, nil
 }
 
 func (r *Registrar) now() time.Time {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -88,6 +89,18 @@ func TestFilterAccept(t *testing.T) {
 		{"2026/11/a b+c.json", true, true},
 		{"2026/11/a.csv", true, false},
 		{"x.json/y.csv", true, false},
+		// Spark's rules (HadoopFSUtils.shouldFilterOutPathName).
+		{"a.json._COPYING_", false, false},
+		{"dir/a.json._COPYING_", true, false},
+		{"dir._COPYING_/a.json", false, false},
+		{"a._COPYING_.json", false, true},
+		{"_COPYING_", false, false},
+		{"_year=2024/a.json", false, true},
+		{"d/_part=1/_x=y/a.json", true, true},
+		{"_metadata", false, false},
+		{"d/_common_metadata", false, false},
+		{".x=1/a.json", false, false},
+		{"a//b.json", false, false},
 	}
 	for _, tc := range tests {
 		f := Filter{}
@@ -197,5 +210,120 @@ func TestRegistrarTimeBounds(t *testing.T) {
 				t.Errorf("%s: expiry %v, %v", tc.name, e, err)
 			}
 		}
+	}
+}
+
+func TestAcceptModTime(t *testing.T) {
+	at := time.Date(2020, 6, 1, 13, 0, 0, 0, time.UTC)
+	after := Filter{ModifiedAfter: &at}
+	before := Filter{ModifiedBefore: &at}
+	tests := []struct {
+		mod           time.Time
+		after, before bool
+	}{
+		{at, false, false}, // strict on both sides
+		{at.Add(time.Millisecond), true, false},
+		{at.Add(999 * time.Microsecond), false, false}, // milliseconds, as Hadoop's FileStatus
+		{at.Add(-time.Millisecond), false, true},
+		{at.Add(-time.Nanosecond), false, true},
+		{at.Add(time.Hour), true, false},
+		{time.Time{}, false, true},
+	}
+	for _, tc := range tests {
+		if got := after.AcceptModTime(tc.mod); got != tc.after {
+			t.Errorf("modifiedAfter %v: AcceptModTime(%v) = %v", at, tc.mod, got)
+		}
+		if got := before.AcceptModTime(tc.mod); got != tc.before {
+			t.Errorf("modifiedBefore %v: AcceptModTime(%v) = %v", at, tc.mod, got)
+		}
+	}
+	if (Filter{}).HasTimeBounds() || !after.HasTimeBounds() || !before.HasTimeBounds() {
+		t.Error("HasTimeBounds")
+	}
+	end := at.Add(time.Hour)
+	window := Filter{ModifiedAfter: &at, ModifiedBefore: &end}
+	if !window.AcceptModTime(at.Add(time.Minute)) || window.AcceptModTime(end) || window.AcceptModTime(at) {
+		t.Error("window")
+	}
+}
+
+func TestListAppliesModTimeBounds(t *testing.T) {
+	ctx := context.Background()
+	src := memstore.New()
+	for _, k := range []string{"a.json", "b.json"} {
+		if err := src.Put(ctx, k, strings.NewReader(k)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	past := time.Now().Add(-time.Hour)
+	future := time.Now().Add(time.Hour)
+	for _, tc := range []struct {
+		f    Filter
+		want int
+	}{
+		{Filter{}, 2},
+		{Filter{ModifiedAfter: &past}, 2},
+		{Filter{ModifiedAfter: &future}, 0},
+		{Filter{ModifiedBefore: &past}, 0},
+		{Filter{ModifiedBefore: &future}, 2},
+	} {
+		for _, workers := range []int{1, 4} {
+			n := 0
+			for _, err := range ListParallel(ctx, src, tc.f, workers) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				n++
+			}
+			if n != tc.want {
+				t.Errorf("%+v, %d workers: %d files, want %d", tc.f, workers, n, tc.want)
+			}
+		}
+	}
+}
+
+func TestRegisterAllRecordsSkippedEntries(t *testing.T) {
+	ctx := context.Background()
+	now := time.Now()
+	found := []Found{
+		{File: state.File{Path: "a.json", Size: 3, ModTime: now}},
+		{File: state.File{Path: "dangling.json", ModTime: now}, Skip: "symbolic link to \"x\", which does not exist"},
+		{File: state.File{Path: "loop/"}, Skip: "directory loop"},
+		{File: state.File{Path: "old-dangling.json", ModTime: now.Add(-48 * time.Hour)}, Skip: "dangling"},
+	}
+	seq := func(yield func(Found, error) bool) {
+		for _, f := range found {
+			if !yield(f, nil) {
+				return
+			}
+		}
+	}
+	var logs strings.Builder
+	st := memstate.New()
+	r := &Registrar{State: st, Stream: "s", NotBefore: now.Add(-time.Hour), Logger: slog.New(slog.NewTextHandler(&logs, nil))}
+	res, err := r.RegisterAll(ctx, seq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Listed != 1 || res.New != 1 || res.Skipped != 2 || res.Existing != 0 {
+		t.Fatalf("first pass = %+v", res)
+	}
+	for _, p := range []string{"dangling.json", "loop/"} {
+		e, err := st.Get(ctx, "s", p)
+		if err != nil || e.State != state.Skipped || e.BatchID != -1 || e.Error == "" {
+			t.Errorf("%s: %+v, %v", p, e, err)
+		}
+		if !strings.Contains(logs.String(), "path="+p) {
+			t.Errorf("no warning logged for %s: %s", p, logs.String())
+		}
+	}
+	if _, err := st.Get(ctx, "s", "old-dangling.json"); !errors.Is(err, state.ErrNotFound) {
+		t.Errorf("an entry older than NotBefore was recorded: %v", err)
+	}
+	// A second pass records and logs nothing new.
+	logs.Reset()
+	res, err = r.RegisterAll(ctx, seq)
+	if err != nil || res.Skipped != 0 || res.New != 0 || logs.Len() != 0 {
+		t.Fatalf("second pass = %+v, %v, logs %q", res, err, logs.String())
 	}
 }

@@ -19,15 +19,15 @@ const maxFanOutDepth = 4
 // goroutines when the store is an objstore.LevelLister: the key hierarchy
 // is expanded level by level ('/' delimiter) until there are at least as
 // many sub-prefixes as workers (or maxFanOutDepth levels), then each
-// sub-prefix is listed in full by one worker. Hidden sub-prefixes ('_' or
-// '.') are pruned. Files come in lexical order within a prefix, not across
+// sub-prefix is listed in full by one worker. Hidden sub-prefixes are
+// pruned. Files come in lexical order within a prefix, not across
 // prefixes. Stores without the capability, or workers <= 1, list sequentially.
-func ListParallel(ctx context.Context, src objstore.Store, f Filter, workers int) iter.Seq2[state.File, error] {
+func ListParallel(ctx context.Context, src objstore.Store, f Filter, workers int) iter.Seq2[Found, error] {
 	ll, ok := src.(objstore.LevelLister)
 	if !ok || workers <= 1 {
 		return List(ctx, src, f)
 	}
-	return func(yield func(state.File, error) bool) {
+	return func(yield func(Found, error) bool) {
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		var top []objstore.ObjectInfo
@@ -37,7 +37,7 @@ func ListParallel(ctx context.Context, src objstore.Store, f Filter, workers int
 			for _, p := range frontier {
 				objs, subs, err := ll.ListLevel(ctx, p)
 				if err != nil {
-					yield(state.File{}, fmt.Errorf("listing source level %q: %w", p, err))
+					yield(Found{}, fmt.Errorf("listing source level %q: %w", p, err))
 					return
 				}
 				top = append(top, objs...)
@@ -50,12 +50,12 @@ func ListParallel(ctx context.Context, src objstore.Store, f Filter, workers int
 			frontier = next
 		}
 		for _, info := range top {
-			if f.Accept(info.Key) && !yield(fileOf(info), nil) {
+			if f.acceptInfo(info) && !yield(foundOf(info), nil) {
 				return
 			}
 		}
 		type item struct {
-			f   state.File
+			f   Found
 			err error
 		}
 		out := make(chan item, 256)
@@ -66,7 +66,7 @@ func ListParallel(ctx context.Context, src objstore.Store, f Filter, workers int
 			go func() {
 				defer wg.Done()
 				for p := range work {
-					for info, err := range src.List(ctx, objstore.ListOptions{Prefix: p}) {
+					for info, err := range src.List(ctx, objstore.ListOptions{Prefix: p, Unreadable: true}) {
 						if err != nil {
 							select {
 							case out <- item{err: fmt.Errorf("listing source prefix %q: %w", p, err)}:
@@ -74,11 +74,11 @@ func ListParallel(ctx context.Context, src objstore.Store, f Filter, workers int
 							}
 							return
 						}
-						if !f.Accept(info.Key) {
+						if !f.acceptInfo(info) {
 							continue
 						}
 						select {
-						case out <- item{f: fileOf(info)}:
+						case out <- item{f: foundOf(info)}:
 						case <-ctx.Done():
 							return
 						}
@@ -100,7 +100,7 @@ func ListParallel(ctx context.Context, src objstore.Store, f Filter, workers int
 		}()
 		for it := range out {
 			if it.err != nil {
-				yield(state.File{}, it.err)
+				yield(Found{}, it.err)
 				return
 			}
 			if !yield(it.f, nil) {
@@ -110,13 +110,12 @@ func ListParallel(ctx context.Context, src objstore.Store, f Filter, workers int
 	}
 }
 
-func fileOf(info objstore.ObjectInfo) state.File {
-	return state.File{Path: info.Key, Size: info.Size, ETag: info.ETag, ModTime: info.ModTime}
+func foundOf(info objstore.ObjectInfo) Found {
+	return Found{File: state.File{Path: info.Key, Size: info.Size, ETag: info.ETag, ModTime: info.ModTime}, Skip: info.Unreadable}
 }
 
-// hiddenPrefix reports a sub-prefix whose last segment starts with '_' or '.'.
+// hiddenPrefix reports a sub-prefix whose last segment is Hidden.
 func hiddenPrefix(p string) bool {
 	p = strings.TrimSuffix(p, "/")
-	seg := p[strings.LastIndexByte(p, '/')+1:]
-	return seg == "" || seg[0] == '_' || seg[0] == '.'
+	return Hidden(p[strings.LastIndexByte(p, '/')+1:])
 }

@@ -84,7 +84,8 @@ type Stream struct {
 	Table *delta.Table
 	// State is the file-state store.
 	State state.Store
-	// Filter selects input keys (pathGlobFilter, hidden files, folder markers).
+	// Filter selects input keys (pathGlobFilter, modifiedAfter,
+	// modifiedBefore, hidden files, folder markers).
 	Filter discovery.Filter
 	// Registrar records discovered files.
 	Registrar *discovery.Registrar
@@ -124,6 +125,33 @@ func (env Env) OpenStore(loc string) (objstore.Store, error) {
 	return localfs.New(loc)
 }
 
+// openSource opens the stream's source. A local source directory must
+// exist; it is read as Hadoop's local file system reads it (symbolic links
+// followed wherever they lead), except that the stream's own local
+// locations (table, checkpoint, schema location, move destination) are
+// never listed, whichever link leads there.
+func (env Env) openSource(opts *options.Stream) (objstore.Store, error) {
+	if IsS3(opts.Source) || strings.Contains(opts.Source, "://") {
+		return env.OpenStore(opts.Source)
+	}
+	lopts := []localfs.Option{localfs.WithExistingRoot(), localfs.WithFollowLinks()}
+	for _, own := range []struct{ loc, what string }{
+		{opts.Table, "the stream's table"},
+		{opts.CheckpointLocation(), "the stream's checkpoint location"},
+		{opts.CloudFiles.SchemaLocation, "the stream's schema location"},
+		{opts.CloudFiles.MoveDestination, "the stream's cleanSource.moveDestination"},
+	} {
+		if own.loc != "" && !IsS3(own.loc) && !strings.Contains(own.loc, "://") {
+			lopts = append(lopts, localfs.WithExcluded(own.loc, own.what))
+		}
+	}
+	st, err := localfs.New(opts.Source, lopts...)
+	if err != nil {
+		return nil, fmt.Errorf("location %s: %w", opts.Source, err)
+	}
+	return st, nil
+}
+
 // Open opens every adapter of the stream and builds its engine.
 func (env Env) Open(ctx context.Context, opts *options.Stream) (*Stream, error) {
 	if err := env.Validate(opts); err != nil {
@@ -144,7 +172,7 @@ func (env Env) Open(ctx context.Context, opts *options.Stream) (*Stream, error) 
 			s.Close()
 		}
 	}()
-	if s.Source, err = env.OpenStore(opts.Source); err != nil {
+	if s.Source, err = env.openSource(opts); err != nil {
 		return nil, fmt.Errorf("stream %q source: %w", opts.ID, err)
 	}
 	tableStore, err := env.OpenStore(opts.Table)
@@ -169,6 +197,7 @@ func (env Env) Open(ctx context.Context, opts *options.Stream) (*Stream, error) 
 	if c, ok := s.State.(interface{ Close() error }); ok {
 		s.closers = append(s.closers, c.Close)
 	}
+	s.Filter.ModifiedAfter, s.Filter.ModifiedBefore = opts.Reader.ModifiedAfter, opts.Reader.ModifiedBefore
 	if g := opts.Reader.PathGlobFilter; g != "" {
 		glob, err := discovery.CompileGlob(g)
 		if err != nil {
@@ -181,6 +210,7 @@ func (env Env) Open(ctx context.Context, opts *options.Stream) (*Stream, error) 
 		Stream:     opts.ID,
 		Options:    state.RegisterOptions{AllowOverwrites: opts.CloudFiles.AllowOverwrites},
 		MaxFileAge: opts.CloudFiles.MaxFileAge,
+		Logger:     env.logger(),
 	}
 	if !opts.CloudFiles.IncludeExistingFiles {
 		// Only then is the stream's first start needed (the functions'
