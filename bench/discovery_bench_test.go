@@ -54,9 +54,9 @@ func ensureListing(tb testing.TB, n int) string {
 }
 
 // syntheticFiles yields n files as a listing would, without touching disk.
-func syntheticFiles(n int) iter.Seq2[state.File, error] {
+func syntheticFiles(n int) iter.Seq2[discovery.Found, error] {
 	mod := time.Date(2024, 3, 1, 0, 0, 0, 0, time.UTC)
-	return func(yield func(state.File, error) bool) {
+	return func(yield func(discovery.Found, error) bool) {
 		for i := range n {
 			f := state.File{
 				Path:    fmt.Sprintf("date=2024-03-%02d/hour=%02d/part-%05d.json", 1+i/400%28, i/17%24, i),
@@ -64,7 +64,7 @@ func syntheticFiles(n int) iter.Seq2[state.File, error] {
 				ETag:    fmt.Sprintf("%016x", uint64(i)*0x9e3779b97f4a7c15),
 				ModTime: mod.Add(time.Duration(i) * time.Second),
 			}
-			if !yield(f, nil) {
+			if !yield(discovery.Found{File: f}, nil) {
 				return
 			}
 		}
@@ -85,10 +85,10 @@ func BenchmarkDiscovery(b *testing.B) {
 	defer src.Close()
 	cases := []struct {
 		name  string
-		files func(ctx context.Context) iter.Seq2[state.File, error]
+		files func(ctx context.Context) iter.Seq2[discovery.Found, error]
 	}{
-		{"register", func(context.Context) iter.Seq2[state.File, error] { return syntheticFiles(discoveryFiles) }},
-		{"list+register", func(ctx context.Context) iter.Seq2[state.File, error] {
+		{"register", func(context.Context) iter.Seq2[discovery.Found, error] { return syntheticFiles(discoveryFiles) }},
+		{"list+register", func(ctx context.Context) iter.Seq2[discovery.Found, error] {
 			return discovery.List(ctx, src, discovery.Filter{})
 		}},
 	}
