@@ -2,12 +2,16 @@ package lambdafn
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/tributary-io/tributary/core/objstore"
 	"github.com/tributary-io/tributary/core/state"
 	tevents "github.com/tributary-io/tributary/events"
+	"github.com/tributary-io/tributary/infra/streams"
 )
 
 // DiscoveryResult counts what one discovery invocation did.
@@ -73,12 +77,22 @@ func (a *App) discover(ctx context.Context, ev events.SQSEvent) (events.SQSEvent
 				res.Ignored++
 				continue
 			}
+			mod, ok := a.modTime(ctx, s, rel, n.EventTime, m.MessageId)
+			if !ok {
+				fail(m.MessageId)
+				continue
+			}
+			if !s.Filter.AcceptModTime(mod) {
+				a.Logger.Info("ignoring object outside modifiedAfter/modifiedBefore", "stream", opts.ID, "key", n.Key, "lastModified", mod)
+				res.Ignored++
+				continue
+			}
 			p := byStream[opts.ID]
 			if p == nil {
 				p = &pending{messages: map[string]bool{}}
 				byStream[opts.ID] = p
 			}
-			p.files = append(p.files, state.File{Path: rel, Size: n.Size, ETag: n.ETag, ModTime: n.EventTime})
+			p.files = append(p.files, state.File{Path: rel, Size: n.Size, ETag: n.ETag, ModTime: mod})
 			p.messages[m.MessageId] = true
 		}
 	}
@@ -107,6 +121,29 @@ func (a *App) discover(ctx context.Context, ev events.SQSEvent) (events.SQSEvent
 	a.Logger.Info("discovery done", "messages", res.Messages, "failed", res.Failed,
 		"notifications", res.Notifications, "registered", res.Registered, "ignored", res.Ignored)
 	return resp, res
+}
+
+// modTime returns the modification time to register an object with: the
+// event's time, or, when the stream filters on modification times
+// (modifiedAfter, modifiedBefore), the object's LastModified as a listing
+// sees it (for a multipart upload it is when the upload started, which the
+// event time is not). An object deleted since its event keeps the event
+// time (its batch records it SKIPPED). ok is false when the object could
+// not be read: the message is retried.
+func (a *App) modTime(ctx context.Context, s *streams.Stream, rel string, eventTime time.Time, messageID string) (time.Time, bool) {
+	if !s.Filter.HasTimeBounds() {
+		return eventTime, true
+	}
+	info, err := s.Source.Head(ctx, rel)
+	switch {
+	case err == nil:
+		return info.ModTime, true
+	case errors.Is(err, objstore.ErrNotFound):
+		return eventTime, true
+	}
+	a.Logger.Error("cannot read the object's LastModified for modifiedAfter/modifiedBefore; the message will be retried",
+		"stream", s.Options.ID, "key", rel, "messageId", messageID, "error", err.Error())
+	return time.Time{}, false
 }
 
 func truncate(s string, n int) string {

@@ -83,6 +83,8 @@ type fixture struct {
 	bodies []string
 	// discoveryCalls and commitCalls count handler invocations.
 	discoveryCalls, commitCalls int
+	// extraOptions are added to the stream's options (see reconfigure).
+	extraOptions map[string]any
 }
 
 // newFixture creates a deployment with fresh resource names.
@@ -171,11 +173,24 @@ func (f *fixture) streamConfig() string {
 			"cloudFiles.inferColumnTypes": true,
 		},
 	}}}
+	opts := cfg["streams"].([]any)[0].(map[string]any)["options"].(map[string]any)
+	for k, v := range f.extraOptions {
+		opts[k] = v
+	}
 	out, err := json.Marshal(cfg)
 	if err != nil {
 		f.t.Fatal(err)
 	}
 	return string(out)
+}
+
+// reconfigure redeploys the functions with extra stream options (a cold
+// start: no stream stays open).
+func (f *fixture) reconfigure(extra map[string]any) {
+	f.t.Helper()
+	f.extraOptions = extra
+	f.configJSON = f.streamConfig()
+	f.app = f.newApp()
 }
 
 // newApp builds the App as lambdafn.Boot does, with counting middleware.
