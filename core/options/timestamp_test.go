@@ -10,7 +10,9 @@ import (
 )
 
 func TestParseTimestamp(t *testing.T) {
-	utc := func(y int, mo time.Month, d, h, mi, s, ns int) time.Time { return time.Date(y, mo, d, h, mi, s, ns, time.UTC) }
+	utc := func(y int, mo time.Month, d, h, mi, s, ns int) time.Time {
+		return time.Date(y, mo, d, h, mi, s, ns, time.UTC)
+	}
 	tests := []struct {
 		in   string
 		want time.Time
