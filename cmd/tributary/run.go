@@ -204,6 +204,9 @@ func runPass(ctx context.Context, s *streams.Stream, stdout, stderr io.Writer) e
 		return err
 	}
 	fmt.Fprintf(stderr, "discovered %d files (%d new, %s)\n", found.Listed, found.New, humanBytes(found.Bytes))
+	if found.Skipped > 0 {
+		fmt.Fprintf(stderr, "%d source entries cannot be ingested (recorded SKIPPED with the reason: tributary state --state SKIPPED)\n", found.Skipped)
+	}
 	sum, err := s.Engine.RunAvailableNow(ctx, nil)
 	if errors.Is(err, ingest.ErrSchemaEvolved) {
 		return fmt.Errorf("%w\n(%d batches were committed before; like Auto Loader after an UnknownFieldException, the next run continues with the new schema)", err, len(sum.Batches))
