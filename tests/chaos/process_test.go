@@ -165,15 +165,21 @@ func runCLI(t *testing.T, bin string, args []string, kp killPlan, during func())
 		timer.Stop()
 		// The process has not been waited for, so the signal reaches it
 		// (or its zombie, if it already exited: Wait then reports the exit).
-		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil && !errors.Is(err, os.ErrProcessDone) {
 			t.Fatalf("SIGKILL: %v", err)
 		}
 	} else {
-		select {
-		case <-done:
-		case <-time.After(hangGuard):
-			hung = true
-			_ = cmd.Process.Signal(syscall.SIGKILL)
+	run:
+		for {
+			select {
+			case <-progress:
+			case <-done:
+				break run
+			case <-time.After(hangGuard):
+				hung = true
+				_ = cmd.Process.Signal(syscall.SIGKILL)
+				break run
+			}
 		}
 	}
 	<-done
