@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"math"
 	"math/big"
-	"strings"
 	"time"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -62,8 +61,7 @@ type statCol struct {
 	maxI  int64
 	minF  float64
 	maxF  float64
-	minS  string
-	maxS  string
+	strs  minMax // strings: min/max, long values cut (see bound)
 	minD  *big.Int
 	maxD  *big.Int
 	limit *big.Int // 10^precision of a decimal
@@ -85,13 +83,13 @@ func newStatsCollector(s *schema.StructType, opts WriterOptions) *statsCollector
 	if budget < 0 {
 		budget = math.MaxInt
 	}
-	c.cols, _ = statCols(s, budget)
+	c.cols, _ = statCols(s, budget, opts.StringPrefixLength)
 	return c
 }
 
 // statCols mirrors delta-spark's truncateSchema: it keeps fields while fewer
 // than budget leaves were taken, descending into structs.
-func statCols(s *schema.StructType, budget int) ([]*statCol, int) {
+func statCols(s *schema.StructType, budget, prefix int) ([]*statCol, int) {
 	var out []*statCol
 	taken := 0
 	for _, f := range s.Fields {
@@ -101,7 +99,7 @@ func statCols(s *schema.StructType, budget int) ([]*statCol, int) {
 		sc := &statCol{name: f.Name, typ: f.Type}
 		if st, ok := f.Type.(*schema.StructType); ok {
 			var n int
-			sc.children, n = statCols(st, budget-taken)
+			sc.children, n = statCols(st, budget-taken, prefix)
 			if sc.children == nil {
 				sc.children = []*statCol{}
 			}
@@ -109,6 +107,7 @@ func statCols(s *schema.StructType, budget int) ([]*statCol, int) {
 		} else {
 			taken++
 			sc.minmax = eligible(f.Type)
+			sc.strs.keep = statsKeep(prefix)
 			if d, ok := f.Type.(schema.DecimalType); ok {
 				sc.limit = pow10(d.Precision)
 			}
@@ -177,12 +176,7 @@ func (sc *statCol) add(v any) {
 	case float64:
 		sc.addFloat(x, first)
 	case string:
-		if first || x < sc.minS {
-			sc.minS = strings.Clone(x)
-		}
-		if first || x > sc.maxS {
-			sc.maxS = strings.Clone(x)
-		}
+		sc.strs.add(unsafeBytes(x))
 	case schema.Decimal:
 		d := sc.typ.(schema.DecimalType)
 		u, err := rescale(x, d.Scale, sc.limit)
@@ -297,8 +291,8 @@ func (sc *statCol) bounds(prefix int) (lo, hi any, okLo, okHi bool) {
 			hi, okHi = formatMicros(ceilDiv(sc.maxI, 1000), layout)
 			return lo, hi, okLo, okHi
 		case schema.String:
-			lo, okLo = truncateMin(sc.minS, prefix)
-			hi, okHi = truncateMax(sc.maxS, prefix)
+			lo, okLo = truncateMinBound(&sc.strs.lo, prefix)
+			hi, okHi = truncateMaxBound(&sc.strs.hi, prefix)
 			return lo, hi, okLo, okHi
 		}
 	}
@@ -342,6 +336,48 @@ const (
 	asciiMax = 0x7F
 	utf8Max  = utf8.MaxRune // U+10FFFF, a surrogate pair in UTF-16
 )
+
+// statsKeep is how many bytes of a long string the statistics keep: more
+// than the 2×prefix+1 UTF-16 code units (at most 3 bytes each) that
+// truncateMin and truncateMax look at.
+func statsKeep(prefix int) int {
+	return max(maxStatsSize, 3*(2*prefix+2)+utf8.UTFMax)
+}
+
+// truncateMinBound is truncateMin of the string b stands for.
+func truncateMinBound(b *bound, prefix int) (string, bool) {
+	if !b.long() {
+		return truncateMin(string(b.b), prefix)
+	}
+	if !b.valid {
+		return string(b.b[:prefix]), true
+	}
+	return truncateMin(string(runePrefix(b.b)), prefix)
+}
+
+// truncateMaxBound is truncateMax of the string b stands for.
+func truncateMaxBound(b *bound, prefix int) (string, bool) {
+	if !b.long() {
+		return truncateMax(string(b.b), prefix)
+	}
+	if !b.valid {
+		return "", false
+	}
+	return truncateMax(string(runePrefix(b.b)), prefix)
+}
+
+// runePrefix drops a character cut off at the end of b.
+func runePrefix(b []byte) []byte {
+	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(b[i]) {
+			if utf8.FullRune(b[i:]) {
+				return b
+			}
+			return b[:i]
+		}
+	}
+	return b
+}
 
 // truncateMin cuts s to prefix UTF-16 code units without splitting a
 // surrogate pair (delta-spark truncateMinStringAgg). A prefix is never

@@ -14,6 +14,7 @@
 package parquetio
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -23,6 +24,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress"
+	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/tributary-io/tributary/core/schema"
 )
@@ -94,7 +96,13 @@ type WriterOptions struct {
 type Writer struct {
 	tree    *tnode
 	pw      *parquet.Writer
+	out     *outWriter
 	opts    WriterOptions
+	tracked []int       // leaf columns of physical type BYTE_ARRAY
+	trackOf []int       // leaf column -> index in tracked, or -1
+	track   []*colTrack // byte-array statistics of the row group being written
+	groups  []groupStat // byte-array statistics of the finished row groups
+	rgDone  int64       // rows of the current row group handed to parquet-go
 	stats   *statsCollector
 	cols    [][]parquet.Value // per-column values of the row being shredded
 	buf     []parquet.Value   // shredded values of the batch, row after row
@@ -141,22 +149,46 @@ func NewWriter(w io.Writer, s *schema.StructType, opts WriterOptions) (*Writer, 
 	if err != nil {
 		return nil, err
 	}
+	out := newOutWriter(w)
 	wopts := []parquet.WriterOption{
 		ps,
 		parquet.Compression(codec),
 		parquet.PageBufferSize(opts.PageBytes),
+		parquet.WriteBufferSize(0), // out buffers; the footer must not linger in parquet-go
 		parquet.CreatedBy("tributary", "1", ""),
+		// parquet-mr writes no page header statistics (the column index
+		// replaces them) and truncates column-index bounds to 64 bytes.
+		parquet.DataPageStatistics(false),
+		parquet.ColumnIndexSizeLimit(func([]string) int { return columnIndexTruncateLength }),
+	}
+	trackOf := make([]int, len(tree.leaves))
+	var tracked []int
+	for i, path := range ps.Columns() {
+		trackOf[i] = -1
+		if leaf, ok := ps.Lookup(path...); ok && leaf.ColumnIndex == i && leaf.Node.Type().Kind() == parquet.ByteArray {
+			trackOf[i] = len(tracked)
+			tracked = append(tracked, i)
+			wopts = append(wopts, parquet.SkipPageBounds(path...))
+		}
 	}
 	for k, v := range opts.Metadata {
 		wopts = append(wopts, parquet.KeyValueMetadata(k, v))
 	}
-	pw := parquet.NewWriter(w, wopts...)
+	pw := parquet.NewWriter(out, wopts...)
+	track := make([]*colTrack, len(tracked))
+	for k, c := range tracked {
+		track[k] = newColTrack(c)
+	}
 	return &Writer{
-		tree:  tree,
-		pw:    pw,
-		opts:  opts,
-		stats: newStatsCollector(s, opts),
-		cols:  make([][]parquet.Value, len(tree.leaves)),
+		tree:    tree,
+		pw:      pw,
+		out:     out,
+		opts:    opts,
+		tracked: tracked,
+		trackOf: trackOf,
+		track:   track,
+		stats:   newStatsCollector(s, opts),
+		cols:    make([][]parquet.Value, len(tree.leaves)),
 	}, nil
 }
 
@@ -207,30 +239,95 @@ func (w *Writer) Write(rows [][]any) error {
 		w.rows = append(w.rows, parquet.Row(w.buf[start:end:end]))
 		start = end
 	}
-	// Write in runs that end where a row group fills up.
+	// Hand rows to parquet-go in runs of at most writeRunRows that end
+	// where a row group fills up: parquet-go only cuts a page at the end of
+	// a run, which lets the byte-array statistics follow the pages.
 	from := 0
 	for i := range w.rows {
 		w.rgRows++
 		w.rgBytes += w.sizes[i]
 		full := w.rgBytes >= w.opts.RowGroupBytes ||
 			(w.opts.RowGroupRows > 0 && w.rgRows >= int64(w.opts.RowGroupRows))
-		if !full && i < len(w.rows)-1 {
+		if !full && i < len(w.rows)-1 && i+1-from < writeRunRows {
 			continue
 		}
-		if _, err := w.pw.WriteRows(w.rows[from : i+1]); err != nil {
-			w.err = fmt.Errorf("parquetio: writing rows: %w", err)
-			return w.err
+		if err := w.writeRun(from, i+1); err != nil {
+			return err
 		}
 		from = i + 1
 		if full {
-			if err := w.pw.Flush(); err != nil {
-				w.err = fmt.Errorf("parquetio: flushing row group: %w", err)
-				return w.err
+			if err := w.flushRowGroup(); err != nil {
+				return err
 			}
-			w.rgRows, w.rgBytes = 0, 0
 		}
 	}
 	clear(w.rows)
+	clear(w.buf) // drop the references to the rows' strings
+	return nil
+}
+
+// writeRunRows is the most rows handed to parquet-go at once (parquet-go
+// splits larger writes into runs of 64 rows and may cut a page after each).
+const writeRunRows = 64
+
+// writeRun writes rows [from, to) of the shredded batch, following the
+// byte-array statistics.
+func (w *Writer) writeRun(from, to int) error {
+	start := 0
+	if from > 0 {
+		start = w.ends[from-1]
+	}
+	for _, v := range w.buf[start:w.ends[to-1]] {
+		if k := w.trackOf[v.Column()]; k >= 0 && !v.IsNull() {
+			w.track[k].page.add(v.ByteArray())
+		}
+	}
+	if _, err := w.pw.WriteRows(w.rows[from:to]); err != nil {
+		w.err = fmt.Errorf("parquetio: writing rows: %w", err)
+		return w.err
+	}
+	w.rgDone += int64(to - from)
+	if len(w.track) == 0 {
+		return nil
+	}
+	// Find the pages parquet-go finished during this run.
+	var idx []format.OffsetIndex
+	if f := w.pw.File(); f != nil {
+		idx = f.OffsetIndexes()
+	}
+	for _, ct := range w.track {
+		n := -1
+		if ct.col < len(idx) {
+			n = len(idx[ct.col].PageLocations)
+		}
+		switch {
+		case n == len(ct.pages):
+		case n == len(ct.pages)+1 && idx[ct.col].PageLocations[n-1].FirstRowIndex == ct.pageStart:
+			ct.endPage(w.rgDone)
+		default:
+			ct.broken = true
+		}
+	}
+	return nil
+}
+
+// flushRowGroup ends the row group being written.
+func (w *Writer) flushRowGroup() error {
+	for _, ct := range w.track {
+		if w.rgDone > ct.pageStart {
+			ct.endPage(w.rgDone) // parquet-go writes the rest as one page
+		}
+	}
+	if err := w.pw.Flush(); err != nil {
+		w.err = fmt.Errorf("parquetio: flushing row group: %w", err)
+		return w.err
+	}
+	g := groupStat{rows: w.rgDone, chunk: make([]chunkStat, len(w.track))}
+	for k, ct := range w.track {
+		g.chunk[k] = ct.finish()
+	}
+	w.groups = append(w.groups, g)
+	w.rgRows, w.rgBytes, w.rgDone = 0, 0, 0
 	return nil
 }
 
@@ -244,8 +341,27 @@ func (w *Writer) Close() (FileStats, error) {
 	if w.err != nil {
 		return FileStats{}, w.err
 	}
-	if err := w.pw.Close(); err != nil {
+	if w.rgDone > 0 {
+		if err := w.flushRowGroup(); err != nil {
+			return FileStats{}, err
+		}
+	}
+	base := w.out.n
+	w.out.tail = new(bytes.Buffer)
+	err := w.pw.Close()
+	tail := w.out.tail.Bytes()
+	w.out.tail = nil
+	if err != nil {
 		return FileStats{}, fmt.Errorf("parquetio: closing parquet file: %w", err)
+	}
+	if tail, err = rewriteTail(tail, base, w.tracked, w.groups); err != nil {
+		return FileStats{}, err
+	}
+	if _, err := w.out.Write(tail); err != nil {
+		return FileStats{}, fmt.Errorf("parquetio: writing footer: %w", err)
+	}
+	if err := w.out.bw.Flush(); err != nil {
+		return FileStats{}, fmt.Errorf("parquetio: writing parquet file: %w", err)
 	}
 	return w.stats.result(), nil
 }
@@ -264,6 +380,7 @@ func (w *Writer) shredRow(r []any) error {
 	}
 	for c := range w.cols {
 		w.buf = append(w.buf, w.cols[c]...)
+		clear(w.cols[c])
 		w.cols[c] = w.cols[c][:0]
 	}
 	w.ends = append(w.ends, len(w.buf))

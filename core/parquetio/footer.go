@@ -1,0 +1,297 @@
+package parquetio
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"io"
+
+	"github.com/parquet-go/parquet-go/encoding/thrift"
+	"github.com/parquet-go/parquet-go/format"
+)
+
+// Byte-array statistics. parquet-go copies the whole min and max of every
+// page into the column chunk statistics and the column index (four copies
+// of a 64 MB string, and a footer readers refuse). The Writer therefore
+// turns page bounds off for BYTE_ARRAY columns, follows their min/max
+// itself (keeping at most maxStatsSize bytes of a value) and, when the file
+// is closed, rewrites the page indexes and the footer written by parquet-go
+// with the statistics parquet-mr would write.
+
+// outWriter is the Writer's output: buffered, with the bytes written after
+// the last row group (page indexes and footer) captured for rewriting.
+type outWriter struct {
+	bw   *bufio.Writer
+	n    int64         // bytes written through bw
+	tail *bytes.Buffer // non-nil while capturing
+}
+
+func newOutWriter(w io.Writer) *outWriter {
+	return &outWriter{bw: bufio.NewWriterSize(w, 64<<10)}
+}
+
+func (o *outWriter) Write(p []byte) (int, error) {
+	if o.tail != nil {
+		return o.tail.Write(p)
+	}
+	n, err := o.bw.Write(p)
+	o.n += int64(n)
+	return n, err
+}
+
+// colTrack follows the min/max of one byte-array column through the pages
+// of the row group being written.
+type colTrack struct {
+	col       int    // leaf column
+	page      minMax // the page being filled
+	group     minMax // the finished pages of the row group
+	pageStart int64  // row of the row group the page being filled starts at
+	pages     []pageStat
+	broken    bool
+}
+
+func newColTrack(col int) *colTrack {
+	return &colTrack{col: col, page: minMax{keep: maxStatsSize}, group: minMax{keep: maxStatsSize}}
+}
+
+// endPage closes the page being filled; the next one starts at row end.
+func (ct *colTrack) endPage(end int64) {
+	ps := pageStat{firstRow: ct.pageStart, has: ct.page.has, ok: true}
+	if ct.page.has {
+		ps.lo = indexMin(&ct.page.lo, columnIndexTruncateLength)
+		ps.hi, ps.ok = indexMax(&ct.page.hi, columnIndexTruncateLength)
+	}
+	ct.pages = append(ct.pages, ps)
+	ct.group.merge(&ct.page)
+	ct.page.reset()
+	ct.pageStart = end
+}
+
+// finish returns the statistics of the row group's column chunk and
+// starts the next row group.
+func (ct *colTrack) finish() chunkStat {
+	cs := chunkStat{pages: ct.pages, broken: ct.broken}
+	cs.lo, cs.hi, _ = ct.group.chunkMinMax()
+	ct.pages, ct.broken, ct.pageStart = nil, false, 0
+	ct.group.reset()
+	return cs
+}
+
+// pageStat is what the column index says about one page of a byte-array
+// column.
+type pageStat struct {
+	firstRow int64 // row of the row group the page starts at
+	has      bool  // the page holds a non-null value
+	lo, hi   []byte
+	ok       bool // lo/hi are true bounds (false: no column index)
+}
+
+// chunkStat is a byte-array column chunk's statistics.
+type chunkStat struct {
+	lo, hi []byte // min and max for the footer (nil: left out)
+	pages  []pageStat
+	broken bool // page boundaries were not followed: write no column index
+}
+
+// groupStat holds the chunk statistics of one row group, by tracked column.
+type groupStat struct {
+	rows  int64
+	chunk []chunkStat
+}
+
+// rewriteTail rewrites the part of the file parquet-go wrote after the last
+// row group (tail, which starts at file offset base): the page indexes and
+// the footer. It sets the byte-array columns' chunk min/max and column
+// indexes from groups; whatever cannot be matched safely loses its min/max
+// and column index rather than keeping parquet-go's.
+func rewriteTail(tail []byte, base int64, tracked []int, groups []groupStat) ([]byte, error) {
+	if len(tracked) == 0 {
+		return tail, nil
+	}
+	n := len(tail)
+	if n < 8 || string(tail[n-4:]) != "PAR1" {
+		return nil, fmt.Errorf("parquetio: rewriting footer: no Parquet magic at the end")
+	}
+	flen := int(binary.LittleEndian.Uint32(tail[n-8 : n-4]))
+	fstart := n - 8 - flen
+	if flen <= 0 || fstart < 0 {
+		return nil, fmt.Errorf("parquetio: rewriting footer: bad footer length %d", flen)
+	}
+	proto := new(thrift.CompactProtocol)
+	var md format.FileMetaData
+	if err := thrift.Unmarshal(proto, tail[fstart:n-8], &md); err != nil {
+		return nil, fmt.Errorf("parquetio: rewriting footer: %w", err)
+	}
+	section := func(off int64, length int32) ([]byte, error) {
+		lo := off - base
+		if length <= 0 || lo < 0 || lo+int64(length) > int64(fstart) {
+			return nil, fmt.Errorf("parquetio: rewriting footer: page index at %d+%d outside the tail", off, length)
+		}
+		return tail[lo : lo+int64(length)], nil
+	}
+	// Decode every page index; the first one starts the rewritten region.
+	start := int64(fstart)
+	cis := make([][]*format.ColumnIndex, len(md.RowGroups))
+	ois := make([][][]byte, len(md.RowGroups))
+	for i := range md.RowGroups {
+		cols := md.RowGroups[i].Columns
+		cis[i] = make([]*format.ColumnIndex, len(cols))
+		ois[i] = make([][]byte, len(cols))
+		for j := range cols {
+			cc := &cols[j]
+			if cc.ColumnIndexLength > 0 {
+				b, err := section(cc.ColumnIndexOffset, cc.ColumnIndexLength)
+				if err != nil {
+					return nil, err
+				}
+				ci := new(format.ColumnIndex)
+				if err := thrift.Unmarshal(proto, b, ci); err != nil {
+					return nil, fmt.Errorf("parquetio: rewriting footer: column index: %w", err)
+				}
+				cis[i][j] = ci
+				start = min(start, cc.ColumnIndexOffset-base)
+			}
+			if cc.OffsetIndexLength > 0 {
+				b, err := section(cc.OffsetIndexOffset, cc.OffsetIndexLength)
+				if err != nil {
+					return nil, err
+				}
+				ois[i][j] = b
+				start = min(start, cc.OffsetIndexOffset-base)
+			}
+		}
+	}
+	matched := len(groups) == len(md.RowGroups)
+	for i := range md.RowGroups {
+		rg := &md.RowGroups[i]
+		for k, col := range tracked {
+			if col >= len(rg.Columns) {
+				return nil, fmt.Errorf("parquetio: rewriting footer: row group %d has %d columns", i, len(rg.Columns))
+			}
+			cc := &rg.Columns[col]
+			var cs *chunkStat
+			if matched && groups[i].rows == rg.NumRows {
+				cs = &groups[i].chunk[k]
+			}
+			applyChunkStat(cc, &cis[i][col], ois[i][col], cs)
+		}
+	}
+	// Re-encode: page indexes in parquet-go's order, then the footer.
+	out := bytes.NewBuffer(make([]byte, 0, n))
+	out.Write(tail[:start])
+	for i := range md.RowGroups {
+		for j := range md.RowGroups[i].Columns {
+			cc := &md.RowGroups[i].Columns[j]
+			cc.ColumnIndexOffset, cc.ColumnIndexLength = 0, 0
+			if ci := cis[i][j]; ci != nil {
+				b, err := thrift.Marshal(proto, ci)
+				if err != nil {
+					return nil, fmt.Errorf("parquetio: encoding column index: %w", err)
+				}
+				cc.ColumnIndexOffset, cc.ColumnIndexLength = base+int64(out.Len()), int32(len(b))
+				out.Write(b)
+			}
+		}
+	}
+	for i := range md.RowGroups {
+		for j := range md.RowGroups[i].Columns {
+			cc := &md.RowGroups[i].Columns[j]
+			cc.OffsetIndexOffset, cc.OffsetIndexLength = 0, 0
+			if b := ois[i][j]; b != nil {
+				cc.OffsetIndexOffset, cc.OffsetIndexLength = base+int64(out.Len()), int32(len(b))
+				out.Write(b)
+			}
+		}
+	}
+	footer, err := thrift.Marshal(proto, &md)
+	if err != nil {
+		return nil, fmt.Errorf("parquetio: encoding footer: %w", err)
+	}
+	out.Write(footer)
+	out.Write(binary.LittleEndian.AppendUint32(nil, uint32(len(footer))))
+	out.WriteString("PAR1")
+	return out.Bytes(), nil
+}
+
+// applyChunkStat sets the min/max and column index of one byte-array
+// column chunk from cs; with cs nil, or when cs does not match the pages
+// parquet-go wrote, both are left out.
+func applyChunkStat(cc *format.ColumnChunk, ci **format.ColumnIndex, oi []byte, cs *chunkStat) {
+	st := &cc.MetaData.Statistics
+	st.MinValue, st.MaxValue, st.Min, st.Max = nil, nil, nil, nil
+	if cs != nil && cs.lo != nil {
+		st.MinValue, st.MaxValue = cs.lo, cs.hi
+	}
+	if *ci == nil || cs == nil || !pagesMatch(*ci, oi, cs) {
+		*ci = nil
+		return
+	}
+	c := *ci
+	size := 0
+	for p, ps := range cs.pages {
+		c.MinValues[p], c.MaxValues[p] = ps.lo, ps.hi
+		if c.MinValues[p] == nil {
+			c.MinValues[p], c.MaxValues[p] = []byte{}, []byte{}
+		}
+		size += len(ps.lo) + len(ps.hi)
+	}
+	if size > len(cs.pages)*maxStatsSize {
+		*ci = nil
+		return
+	}
+	c.BoundaryOrder = boundaryOrder(cs.pages)
+}
+
+// pagesMatch reports whether the pages followed by cs are the ones of the
+// column index and offset index, with true bounds for each.
+func pagesMatch(ci *format.ColumnIndex, oi []byte, cs *chunkStat) bool {
+	if cs.broken || oi == nil {
+		return false
+	}
+	var idx format.OffsetIndex
+	if err := thrift.Unmarshal(new(thrift.CompactProtocol), oi, &idx); err != nil {
+		return false
+	}
+	n := len(cs.pages)
+	if len(idx.PageLocations) != n || len(ci.NullPages) != n || len(ci.MinValues) != n || len(ci.MaxValues) != n {
+		return false
+	}
+	for p, ps := range cs.pages {
+		if !ps.ok || idx.PageLocations[p].FirstRowIndex != ps.firstRow || ci.NullPages[p] == ps.has {
+			return false
+		}
+	}
+	return true
+}
+
+// boundaryOrder is the column index's boundary order of pages: ascending
+// when the mins and the maxes of the non-null pages never decrease,
+// descending when they never increase.
+func boundaryOrder(pages []pageStat) format.BoundaryOrder {
+	asc, desc := true, true
+	var prev *pageStat
+	for p := range pages {
+		ps := &pages[p]
+		if !ps.has {
+			continue
+		}
+		if prev != nil {
+			lo, hi := bytes.Compare(prev.lo, ps.lo), bytes.Compare(prev.hi, ps.hi)
+			if lo > 0 || hi > 0 {
+				asc = false
+			}
+			if lo < 0 || hi < 0 {
+				desc = false
+			}
+		}
+		prev = ps
+	}
+	switch {
+	case asc:
+		return format.Ascending
+	case desc:
+		return format.Descending
+	}
+	return format.Unordered
+}
