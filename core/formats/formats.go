@@ -47,6 +47,8 @@ type (
 	ParseMode = fileformat.ParseMode
 	// BadRecord is a record that could not be read as a row.
 	BadRecord = fileformat.BadRecord
+	// TextOptions are the encoding and lineSep of text formats.
+	TextOptions = fileformat.TextOptions
 )
 
 // Defaults and parse modes (see package fileformat).

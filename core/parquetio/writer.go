@@ -89,6 +89,13 @@ type WriterOptions struct {
 	StringPrefixLength int
 	// Metadata is written to the file footer's key/value metadata.
 	Metadata map[string]string
+	// SpillBytes is how many bytes of encoded pages a column chunk keeps in
+	// memory before they move to a temporary file; 0 means
+	// DefaultSpillBytes.
+	SpillBytes int64
+	// TempDir is the directory of those temporary files ("" means
+	// os.TempDir()); they are unlinked as soon as they are created.
+	TempDir string
 }
 
 // Writer streams rows into one Parquet file. It is not safe for concurrent
@@ -97,6 +104,7 @@ type Writer struct {
 	tree    *tnode
 	pw      *parquet.Writer
 	out     *outWriter
+	pool    *spillPool
 	opts    WriterOptions
 	tracked []int       // leaf columns of physical type BYTE_ARRAY
 	trackOf []int       // leaf column -> index in tracked, or -1
@@ -122,7 +130,7 @@ func NewWriter(w io.Writer, s *schema.StructType, opts WriterOptions) (*Writer, 
 	if s == nil || len(s.Fields) == 0 {
 		return nil, fmt.Errorf("%w: schema has no fields", ErrUnsupportedSchema)
 	}
-	if opts.RowGroupRows < 0 || opts.RowGroupBytes < 0 || opts.PageBytes < 0 || opts.StringPrefixLength < 0 {
+	if opts.RowGroupRows < 0 || opts.RowGroupBytes < 0 || opts.PageBytes < 0 || opts.StringPrefixLength < 0 || opts.SpillBytes < 0 {
 		return nil, fmt.Errorf("%w: negative size in %+v", ErrInvalidOption, opts)
 	}
 	if opts.RowGroupBytes == 0 {
@@ -137,6 +145,9 @@ func NewWriter(w io.Writer, s *schema.StructType, opts WriterOptions) (*Writer, 
 	if opts.StringPrefixLength == 0 {
 		opts.StringPrefixLength = DefaultStringPrefixLength
 	}
+	if opts.SpillBytes == 0 {
+		opts.SpillBytes = DefaultSpillBytes
+	}
 	codec, err := codecOf(opts.Compression)
 	if err != nil {
 		return nil, err
@@ -150,8 +161,10 @@ func NewWriter(w io.Writer, s *schema.StructType, opts WriterOptions) (*Writer, 
 		return nil, err
 	}
 	out := newOutWriter(w)
+	pool := newSpillPool(opts.TempDir, opts.SpillBytes)
 	wopts := []parquet.WriterOption{
 		ps,
+		parquet.ColumnPageBuffers(pool),
 		parquet.Compression(codec),
 		parquet.PageBufferSize(opts.PageBytes),
 		parquet.WriteBufferSize(0), // out buffers; the footer must not linger in parquet-go
@@ -183,6 +196,7 @@ func NewWriter(w io.Writer, s *schema.StructType, opts WriterOptions) (*Writer, 
 		tree:    tree,
 		pw:      pw,
 		out:     out,
+		pool:    pool,
 		opts:    opts,
 		tracked: tracked,
 		trackOf: trackOf,
@@ -239,22 +253,26 @@ func (w *Writer) Write(rows [][]any) error {
 		w.rows = append(w.rows, parquet.Row(w.buf[start:end:end]))
 		start = end
 	}
-	// Hand rows to parquet-go in runs of at most writeRunRows that end
-	// where a row group fills up: parquet-go only cuts a page at the end of
-	// a run, which lets the byte-array statistics follow the pages.
+	// Hand rows to parquet-go in runs of at most writeRunRows rows and
+	// about PageBytes bytes that end where a row group fills up. parquet-go
+	// cuts a page only at the end of a run, which lets the byte-array
+	// statistics follow the pages, and buffers a whole run before it does:
+	// a run of several huge values would be held (and encoded) at once.
 	from := 0
+	var runBytes int64
 	for i := range w.rows {
 		w.rgRows++
 		w.rgBytes += w.sizes[i]
+		runBytes += w.sizes[i]
 		full := w.rgBytes >= w.opts.RowGroupBytes ||
 			(w.opts.RowGroupRows > 0 && w.rgRows >= int64(w.opts.RowGroupRows))
-		if !full && i < len(w.rows)-1 && i+1-from < writeRunRows {
+		if !full && i < len(w.rows)-1 && i+1-from < writeRunRows && runBytes < int64(w.opts.PageBytes) {
 			continue
 		}
 		if err := w.writeRun(from, i+1); err != nil {
 			return err
 		}
-		from = i + 1
+		from, runBytes = i+1, 0
 		if full {
 			if err := w.flushRowGroup(); err != nil {
 				return err
@@ -338,6 +356,7 @@ func (w *Writer) Close() (FileStats, error) {
 		return FileStats{}, ErrClosed
 	}
 	w.closed = true
+	defer w.pool.close()
 	if w.err != nil {
 		return FileStats{}, w.err
 	}

@@ -111,6 +111,8 @@ type RowReader interface {
 
 // InferOptions configure schema inference.
 type InferOptions struct {
+	// Text is how the files' bytes split into records.
+	Text TextOptions
 	// InferColumnTypes is cloudFiles.inferColumnTypes (default false for
 	// json, csv and xml): when false every column is a string, nested
 	// objects and arrays included (they hold their JSON text), except along
@@ -158,6 +160,8 @@ type BadRecord struct {
 
 // ReadOptions configure reading one file.
 type ReadOptions struct {
+	// Text is how the file's bytes split into records.
+	Text TextOptions
 	// FilePath is the file's full path (s3://bucket/key or a local path):
 	// recorded under "_file_path" in the rescued data and used in error
 	// messages.

@@ -156,7 +156,10 @@ func (in *inferrer) Add(ctx context.Context, path string, r io.Reader) error {
 		return fmt.Errorf("jsonfmt: %s: %w (%d bytes)", path, fileformat.ErrSampleFull, in.max)
 	}
 	cr := &countingReader{r: r}
-	lr := newLineReader(cr)
+	lr, err := newLineReader(cr, in.opts.Text)
+	if err != nil {
+		return fmt.Errorf("jsonfmt: %s: %w", path, err)
+	}
 	defer func() { in.sample.Bytes += cr.n }()
 	in.sample.Files++
 	for {

@@ -1,7 +1,6 @@
 package jsonfmt
 
 import (
-	"bufio"
 	"context"
 	"encoding/base64"
 	"errors"
@@ -16,67 +15,6 @@ import (
 	"github.com/tributary-io/tributary/core/formats/fileformat"
 	"github.com/tributary-io/tributary/core/schema"
 )
-
-// lineReader splits a stream into lines of any length.
-type lineReader struct {
-	br   *bufio.Reader
-	buf  []byte
-	line int64 // number of the line last returned, from 1
-}
-
-func newLineReader(r io.Reader) *lineReader {
-	return &lineReader{br: bufio.NewReaderSize(r, 64<<10)}
-}
-
-// next returns the next line without its "\n" or "\r\n" (and, on line 1,
-// without a UTF-8 byte order mark). The slice is valid until the next call.
-// It returns io.EOF when the stream is exhausted.
-func (l *lineReader) next() ([]byte, error) {
-	l.buf = l.buf[:0]
-	for {
-		chunk, err := l.br.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
-			l.buf = append(l.buf, chunk...)
-			continue
-		}
-		if err != nil && !errors.Is(err, io.EOF) {
-			return nil, err
-		}
-		if err != nil && len(chunk) == 0 && len(l.buf) == 0 {
-			return nil, io.EOF
-		}
-		line := chunk
-		if len(l.buf) > 0 {
-			l.buf = append(l.buf, chunk...)
-			line = l.buf
-		}
-		l.line++
-		line = trimEOL(line)
-		if l.line == 1 && len(line) >= 3 && line[0] == 0xEF && line[1] == 0xBB && line[2] == 0xBF {
-			line = line[3:]
-		}
-		return line, nil
-	}
-}
-
-func trimEOL(b []byte) []byte {
-	if n := len(b); n > 0 && b[n-1] == '\n' {
-		b = b[:n-1]
-		if n := len(b); n > 0 && b[n-1] == '\r' {
-			b = b[:n-1]
-		}
-	}
-	return b
-}
-
-func isBlank(b []byte) bool {
-	for _, c := range b {
-		if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
-			return false
-		}
-	}
-	return true
-}
 
 // plan is a schema type compiled for decoding.
 type plan struct {
@@ -189,7 +127,9 @@ func open(ctx context.Context, r io.Reader, s *schema.StructType, opts fileforma
 	}
 	rd.foldMatch = opts.CaseInsensitive || rd.rescueIdx < 0
 	rd.root = compile(s, skip)
-	rd.lr = newLineReader(r)
+	if rd.lr, err = newLineReader(r, opts.Text); err != nil {
+		return nil, fmt.Errorf("jsonfmt: %s: %w", opts.FilePath, err)
+	}
 	return rd, nil
 }
 
@@ -221,6 +161,7 @@ func (rd *reader) Next() ([]any, error) {
 			return nil, io.EOF
 		}
 		line, err := rd.lr.next()
+		rd.tape.owned = rd.lr.owned
 		if errors.Is(err, io.EOF) {
 			rd.done = true
 			return nil, io.EOF

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // kind is the kind of a JSON value.
@@ -38,6 +39,10 @@ type node struct {
 type tape struct {
 	b     []byte
 	nodes []node
+	// owned says b is never reused or modified: decoded strings without
+	// escapes may then point into it instead of copying (a 64 MB string
+	// value is not held twice).
+	owned bool
 }
 
 // syntaxError is a malformed-JSON error at a byte offset of the record.
@@ -285,6 +290,9 @@ func (t *tape) text(n int) string {
 	s := t.b[nd.start+1 : nd.end-1]
 	if !nd.esc {
 		if utf8.Valid(s) {
+			if t.owned && len(s) > 0 {
+				return unsafe.String(&s[0], len(s))
+			}
 			return string(s)
 		}
 		return string([]rune(string(s))) // replaces invalid bytes with U+FFFD
@@ -336,7 +344,10 @@ func (t *tape) text(n int) string {
 		}
 		i += 2
 	}
-	return string(out)
+	if len(out) == 0 {
+		return ""
+	}
+	return unsafe.String(&out[0], len(out)) // out is not used again
 }
 
 func hex4(b []byte) rune {

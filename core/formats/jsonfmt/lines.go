@@ -1,0 +1,212 @@
+package jsonfmt
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"runtime/debug"
+
+	"github.com/tributary-io/tributary/core/formats/charset"
+	"github.com/tributary-io/tributary/core/formats/fileformat"
+)
+
+// Buffer sizes of the line reader.
+const (
+	// readBufSize is the read buffer: a line that fits is returned as a
+	// slice of it, without a copy.
+	readBufSize = 64 << 10
+	// maxPartSize bounds the parts a longer line is gathered in.
+	maxPartSize = 4 << 20
+	// hugeLine is the size from which the parts of a line are collected
+	// (runtime.GC) as soon as the line is assembled.
+	hugeLine = 16 << 20
+)
+
+// lineReader splits a text stream into records, Spark's lines: by default a
+// line ends at "\n", "\r\n" or "\r" (Hadoop's LineReader); with lineSep at
+// that string. The stream is decoded to UTF-8 from the encoding option
+// first, and a UTF-8 byte order mark opening line 1 is dropped.
+//
+// Memory: a line longer than the read buffer is gathered in parts, then
+// copied once into a buffer of its exact size, which is the caller's to
+// keep (owned): the reader never reuses it, so strings may point into it.
+// A huge line therefore costs about twice its size while it is read and
+// once afterwards.
+type lineReader struct {
+	src      io.Reader
+	sep      []byte // lineSep in UTF-8; nil: "\n", "\r\n" or "\r"
+	buf      []byte // read buffer: unread input is buf[pos:end]
+	pos, end int
+	from     int   // buf index where the search for the line end resumes
+	err      error // read error; io.EOF once the input is exhausted
+	skipLF   bool  // the last line ended at "\r": a "\n" next belongs to it
+	parts    [][]byte
+	partN    int   // bytes gathered in parts
+	line     int64 // number of the line last returned, from 1
+	owned    bool  // the line last returned is a fresh buffer (see above)
+}
+
+// newLineReader reads r with the text options; an unknown encoding wraps
+// fileformat.ErrBadOption.
+func newLineReader(r io.Reader, opts fileformat.TextOptions) (*lineReader, error) {
+	cs := charset.UTF8
+	if opts.Encoding != "" {
+		c, err := charset.Lookup(opts.Encoding)
+		if err != nil {
+			return nil, fmt.Errorf("%w: encoding: %v", fileformat.ErrBadOption, err)
+		}
+		cs = c
+	}
+	l := &lineReader{src: cs.NewReader(r)}
+	size := readBufSize
+	if opts.LineSep != "" {
+		l.sep = []byte(opts.LineSep)
+		size = max(size, 4*len(l.sep))
+	}
+	l.buf = make([]byte, size)
+	return l, nil
+}
+
+// next returns the next line without its end. A line that fits the read
+// buffer is valid until the next call; an owned one stays valid. It returns
+// io.EOF when the stream is exhausted.
+func (l *lineReader) next() ([]byte, error) {
+	l.owned = false
+	for {
+		if l.skipLF && l.pos < l.end {
+			if l.buf[l.pos] == '\n' {
+				l.pos++
+			}
+			l.skipLF = false
+		}
+		l.from = max(l.from, l.pos)
+		if i, n := l.find(); i >= 0 {
+			line := l.buf[l.pos:i]
+			l.pos = i + n
+			l.from = l.pos
+			return l.finish(line), nil
+		}
+		if l.err != nil {
+			if !errors.Is(l.err, io.EOF) {
+				return nil, l.err
+			}
+			if l.pos == l.end && l.partN == 0 {
+				return nil, io.EOF
+			}
+			line := l.buf[l.pos:l.end]
+			l.pos, l.from = l.end, l.end
+			return l.finish(line), nil
+		}
+		l.fill()
+	}
+}
+
+// find returns the index in buf of the end of the line starting at pos and
+// the length of that end, or -1.
+func (l *lineReader) find() (int, int) {
+	data := l.buf[l.from:l.end]
+	if l.sep != nil {
+		if i := bytes.Index(data, l.sep); i >= 0 {
+			return l.from + i, len(l.sep)
+		}
+		return -1, 0
+	}
+	lf := bytes.IndexByte(data, '\n')
+	upto := data
+	if lf >= 0 {
+		upto = data[:lf]
+	}
+	if cr := bytes.IndexByte(upto, '\r'); cr >= 0 {
+		l.skipLF = true
+		return l.from + cr, 1
+	}
+	if lf >= 0 {
+		return l.from + lf, 1
+	}
+	return -1, 0
+}
+
+// fill reads more input, first making room: unread input moves to the
+// front of the buffer, and a full buffer is set aside in parts (but for a
+// tail that may begin lineSep).
+func (l *lineReader) fill() {
+	// The search resumes where a separator could still start.
+	l.from = max(l.pos, l.end-max(len(l.sep)-1, 0))
+	if l.pos > 0 {
+		n := copy(l.buf, l.buf[l.pos:l.end])
+		l.from -= l.pos
+		l.pos, l.end = 0, n
+	}
+	if l.end == len(l.buf) {
+		keep := l.from // bytes that cannot begin the line end
+		l.gather(l.buf[:keep])
+		n := copy(l.buf, l.buf[keep:l.end])
+		l.end, l.from = n, 0
+	}
+	for range 100 {
+		n, err := l.src.Read(l.buf[l.end:])
+		l.end += n
+		if err != nil {
+			l.err = err
+			return
+		}
+		if n > 0 {
+			return
+		}
+	}
+	l.err = io.ErrNoProgress
+}
+
+// gather appends b to the parts of a long line.
+func (l *lineReader) gather(b []byte) {
+	for len(b) > 0 {
+		k := len(l.parts) - 1
+		if k < 0 || len(l.parts[k]) == cap(l.parts[k]) {
+			size := min(max(readBufSize, l.partN), maxPartSize)
+			l.parts = append(l.parts, make([]byte, 0, size))
+			k++
+		}
+		p := &l.parts[k]
+		n := min(len(b), cap(*p)-len(*p))
+		*p = append(*p, b[:n]...)
+		b = b[n:]
+		l.partN += n
+	}
+}
+
+// finish completes a line whose last bytes are tail.
+func (l *lineReader) finish(tail []byte) []byte {
+	l.line++
+	line := tail
+	if l.partN > 0 {
+		line = make([]byte, l.partN+len(tail))
+		n := 0
+		for i, p := range l.parts {
+			n += copy(line[n:], p)
+			l.parts[i] = nil
+		}
+		copy(line[n:], tail)
+		huge := l.partN >= hugeLine
+		l.parts, l.partN, l.owned = l.parts[:0], 0, true
+		if huge {
+			// The parts are as large as the line and garbage now; collect
+			// them before the line's row is encoded (which allocates a few
+			// more times its size) rather than when the heap has doubled.
+			debug.FreeOSMemory()
+		}
+	}
+	if l.line == 1 && len(line) >= 3 && line[0] == 0xEF && line[1] == 0xBB && line[2] == 0xBF {
+		line = line[3:]
+	}
+	return line
+}
+
+func isBlank(b []byte) bool {
+	for _, c := range b {
+		if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
+			return false
+		}
+	}
+	return true
+}
