@@ -131,16 +131,16 @@ func (m *minMax) chunkMinMax() (lo, hi []byte, ok bool) {
 // length bytes, on a character boundary when the value is valid UTF-8
 // (parquet-mr's BinaryTruncator.truncateMin).
 func indexMin(b *bound, length int) []byte {
-	if b.size <= length {
+	if !b.long() && b.size <= length {
 		return append([]byte{}, b.b...)
 	}
+	cut := min(length, len(b.b))
 	if b.valid {
-		if p := truncateUTF8(b.b, length); p != nil {
+		if p := truncateUTF8(b.b, cut); p != nil {
 			return p
 		}
-		return untruncated(b)
 	}
-	return append([]byte{}, b.b[:length]...)
+	return append([]byte{}, b.b[:cut]...)
 }
 
 // indexMax is a column-index upper bound of b: the value cut to at most
@@ -149,14 +149,15 @@ func indexMin(b *bound, length int) []byte {
 // whole value is the bound; ok is false if that value is longer than what
 // b kept.
 func indexMax(b *bound, length int) (max []byte, ok bool) {
-	if b.size <= length {
+	if !b.long() && b.size <= length {
 		return append([]byte{}, b.b...), true
 	}
+	cut := min(length, len(b.b))
 	var p []byte
 	if b.valid {
-		p = incrementUTF8(truncateUTF8(b.b, length))
+		p = incrementUTF8(truncateUTF8(b.b, cut))
 	} else {
-		p = incrementBytes(append([]byte{}, b.b[:length]...))
+		p = incrementBytes(append([]byte{}, b.b[:cut]...))
 	}
 	if p != nil {
 		return p, true
@@ -166,8 +167,6 @@ func indexMax(b *bound, length int) (max []byte, ok bool) {
 	}
 	return append([]byte{}, b.b...), true
 }
-
-func untruncated(b *bound) []byte { return append([]byte{}, b.b...) }
 
 // truncateUTF8 returns a copy of the longest prefix of b of at most length
 // bytes that is valid UTF-8, or nil if there is none.
