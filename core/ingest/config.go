@@ -57,6 +57,7 @@ func ConfigFromOptions(s *options.Stream) (Config, error) {
 		IgnoreCorruptFiles:  s.Reader.IgnoreCorruptFiles,
 		IgnoreMissingFiles:  s.Reader.IgnoreMissingFiles,
 		BadRecordsPath:      s.Reader.BadRecordsPath,
+		Text:                formats.TextOptions{Encoding: s.Reader.Encoding, LineSep: s.Reader.LineSep},
 	}
 	if s.CloudFiles.SchemaHints != "" && len(cfg.PartitionColumns) > 0 {
 		hints, err := schema.ParseDDL(s.CloudFiles.SchemaHints)

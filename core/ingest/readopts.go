@@ -35,6 +35,9 @@ type ReaderConfig struct {
 	// BadRecordsPath is badRecordsPath: bad records and bad files are
 	// recorded under it (Engine.BadRecords) and the load goes on.
 	BadRecordsPath string
+	// Text is encoding and lineSep: how the files' bytes split into
+	// records.
+	Text formats.TextOptions
 }
 
 // inferOptions are the format's inference options for this stream.
@@ -47,6 +50,7 @@ func (e *Engine) inferOptions(hints []schema.HintField, maxBytes int64) formats.
 		mode = formats.DropMalformed
 	}
 	return formats.InferOptions{
+		Text:                r.Text,
 		InferColumnTypes:    s.InferColumnTypes,
 		PrefersDecimal:      r.PrefersDecimal,
 		PrimitivesAsString:  r.PrimitivesAsString,
@@ -64,6 +68,7 @@ func (e *Engine) inferOptions(hints []schema.HintField, maxBytes int64) formats.
 func (e *Engine) readOptions(path string, bad func(formats.BadRecord)) formats.ReadOptions {
 	r := e.Config.Reader
 	return formats.ReadOptions{
+		Text:                r.Text,
 		FilePath:            e.fullPath(path),
 		RescuedDataColumn:   e.Config.Schema.rescuedColumn(),
 		CaseInsensitive:     r.CaseInsensitive,

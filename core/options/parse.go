@@ -504,6 +504,7 @@ func (p *parser) checkCloudFiles() {
 	if cf.QueueURL != "" && !cf.UseNotifications {
 		s.Warnings = append(s.Warnings, "cloudFiles.queueUrl has no effect unless cloudFiles.useNotifications=true")
 	}
+	p.checkText()
 }
 
 // checkReader checks the reader options against each other and the

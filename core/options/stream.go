@@ -266,6 +266,12 @@ type Reader struct {
 	// data column, a field whose name differs from its column only by case
 	// is rescued.
 	CaseSensitive bool
+	// Encoding is encoding (alias charset): the canonical Java name of the
+	// files' charset ("" means UTF-8).
+	Encoding string
+	// LineSep is lineSep: the string that ends a record ("" means "\n",
+	// "\r\n" or "\r").
+	LineSep string
 	// Options are all reader options set, by documented name.
 	Options map[string]string
 }

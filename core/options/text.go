@@ -1,0 +1,58 @@
+package options
+
+import (
+	"fmt"
+
+	"github.com/tributary-io/tributary/core/formats/charset"
+)
+
+// encodingOpt is encoding (alias charset): a Java charset name, resolved
+// at load time so that an unknown one fails there, naming the option.
+func encodingOpt(formats []FileFormat) optSpec {
+	return optSpec{
+		name: "encoding", scope: scopeReader, formats: formats,
+		set: func(s *Stream, v string) error {
+			c, err := charset.Lookup(v)
+			if err != nil {
+				return err
+			}
+			if c.ByteOrderMark() {
+				// Spark's JSONOptionsInRead denies UTF-16 and UTF-32 unless
+				// multiLine is true: only the first line has the mark.
+				return fmt.Errorf("%s takes its byte order from a byte order mark, which only the first line of a file has: Spark refuses it unless multiLine is true; name the byte order (%sLE or %sBE)", c.Name(), c.Name(), c.Name())
+			}
+			s.Reader.Encoding = c.Name()
+			s.Reader.Options["encoding"] = c.Name()
+			return nil
+		},
+		get: func(s *Stream) (string, bool) { return s.Reader.Encoding, s.Reader.Encoding != "" },
+	}
+}
+
+// lineSepOpt is lineSep: any non-empty string, taken as is.
+func lineSepOpt(formats []FileFormat) optSpec {
+	return optSpec{
+		name: "lineSep", scope: scopeReader, formats: formats,
+		set: func(s *Stream, v string) error {
+			if v == "" {
+				return fmt.Errorf("'lineSep' cannot be an empty string")
+			}
+			s.Reader.LineSep = v
+			s.Reader.Options["lineSep"] = v
+			return nil
+		},
+		get: func(s *Stream) (string, bool) { return fmt.Sprintf("%q", s.Reader.LineSep), s.Reader.LineSep != "" },
+	}
+}
+
+// checkText applies Spark's rule for reading line by line (multiLine
+// false): a charset other than UTF-8 needs an explicit lineSep.
+func (p *parser) checkText() {
+	r := &p.s.Reader
+	if r.Encoding == "" || !p.explicit["encoding"] || r.LineSep != "" {
+		return
+	}
+	if c, err := charset.Lookup(r.Encoding); err == nil && !c.IsUTF8() {
+		p.c.add("encoding", p.given["encoding"], fmt.Sprintf("the lineSep option must be specified for the %s encoding (Spark reads only UTF-8 line by line without it)", r.Encoding))
+	}
+}
