@@ -44,7 +44,8 @@ var (
 	// sample was already used up: the file was not read.
 	ErrSampleFull = errors.New("schema inference sample size reached")
 	// ErrMalformedRecord is wrapped by readers and inferrers in FAILFAST
-	// mode when a record cannot be parsed; the error names file and line.
+	// mode at the first bad record (see FailFast); the error names file and
+	// line.
 	ErrMalformedRecord = errors.New("malformed record")
 	// ErrReadSchema is wrapped by Format.Open when the schema and the read
 	// options do not fit together (e.g. the rescued data column is missing
