@@ -150,16 +150,36 @@ func locsOf(s *Stream) streamLocs {
 	return l
 }
 
+// real returns l with the real paths of its locations (RealLocation).
+func (l streamLocs) real() streamLocs {
+	l.src, l.table, l.ckpt = RealLocation(l.src), RealLocation(l.table), RealLocation(l.ckpt)
+	l.schema, l.bad = RealLocation(l.schema), RealLocation(l.bad)
+	return l
+}
+
 // Validate checks the rules between streams: stream ids are unique
 // (case-insensitively); no two streams share or nest checkpoint or schema
 // locations; no stream keeps state or bad records inside another stream's table (other than
 // under a _ folder) or source directory; two streams writing one table do not
-// share a txnAppId. Errors name both streams and wrap ErrSharedLocation.
+// share a txnAppId. The locations are compared as written and, when that
+// finds nothing, with symbolic links resolved. Errors name both streams and
+// wrap ErrSharedLocation.
 func (c *Config) Validate() error {
 	locs := make([]streamLocs, len(c.Streams))
 	for i, s := range c.Streams {
 		locs[i] = locsOf(s)
 	}
+	if err := validateLocs(locs); err != nil {
+		return err
+	}
+	for i := range locs {
+		locs[i] = locs[i].real()
+	}
+	return validateLocs(locs)
+}
+
+// validateLocs applies Validate's rules to the streams' locations.
+func validateLocs(locs []streamLocs) error {
 	var all []error
 	add := func(a *Stream, option, value string, format string, args ...any) {
 		all = append(all, &OptionError{Stream: a.ID, Option: option, Value: value, Reason: fmt.Sprintf(format, args...), Kind: ErrSharedLocation})

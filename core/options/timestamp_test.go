@@ -190,3 +190,32 @@ func TestLocationsComparedOnRealPaths(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestValidateComparesRealPaths: a stream's checkpoint that lies in
+// another stream's source through a symbolic link is refused too.
+func TestValidateComparesRealPaths(t *testing.T) {
+	dir := t.TempDir()
+	srcB := filepath.Join(dir, "raw", "b")
+	if err := os.MkdirAll(filepath.Join(srcB, "_chk"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(srcB, "_chk"), filepath.Join(dir, "chk_a")); err != nil {
+		t.Fatal(err)
+	}
+	cfg := configJSON(
+		streamJSON("a", filepath.Join(dir, "raw", "a"), filepath.Join(dir, "lake", "a"), filepath.Join(dir, "chk_a", "a"), ""),
+		streamJSON("b", srcB, filepath.Join(dir, "lake", "b"), filepath.Join(dir, "chk", "b"), ""),
+	)
+	_, err := LoadConfig(strings.NewReader(cfg))
+	if !errors.Is(err, ErrSharedLocation) || !strings.Contains(err.Error(), "source directory") {
+		t.Fatalf("LoadConfig = %v, want stream a's checkpoint refused as inside stream b's source", err)
+	}
+	// Without the link the same layout is fine.
+	cfg = configJSON(
+		streamJSON("a", filepath.Join(dir, "raw", "a"), filepath.Join(dir, "lake", "a"), filepath.Join(dir, "chk", "a"), ""),
+		streamJSON("b", srcB, filepath.Join(dir, "lake", "b"), filepath.Join(dir, "chk", "b"), ""),
+	)
+	if _, err := LoadConfig(strings.NewReader(cfg)); err != nil {
+		t.Fatal(err)
+	}
+}
