@@ -8,8 +8,10 @@
 // copy-on-write B+tree: a transaction's pages are written to free space, the
 // file is fsync'd, then the meta page is switched and fsync'd again, so a
 // crash at any point leaves either the old or the new tree, never a torn one.
-// The file is flock'd while open, so two processes cannot write one state
-// file. SQLite would give the same durability but needs cgo (or a large
+// One process at a time writes a state file; others may read it meanwhile
+// (OpenReadOnly, see Store for the locking). Open verifies the file first
+// (verify), so a truncated or damaged file is reported as such
+// (ErrCorrupt) instead of crashing the process with SIGBUS. SQLite would give the same durability but needs cgo (or a large
 // transpiled driver) and SQL for what is a handful of sorted key spaces; the
 // store needs only ordered keys, prefix scans and serialised writers.
 //
@@ -65,66 +67,7 @@ var (
 // entriesPage is how many entries one read transaction of Entries loads.
 const entriesPage = 256
 
-// Option configures Open.
-type Option func(*options)
-
-type options struct {
-	now         func() time.Time
-	lockTimeout time.Duration
-}
-
-// WithClock makes the store take discovery times from now instead of
-// time.Now (they are still forced to increase strictly).
-func WithClock(now func() time.Time) Option {
-	return func(o *options) { o.now = now }
-}
-
-// WithLockTimeout sets how long Open waits for another process to release
-// the file lock (default 1s) before failing.
-func WithLockTimeout(d time.Duration) Option {
-	return func(o *options) { o.lockTimeout = d }
-}
-
-// Store is a state.Store in a bbolt file, safe for concurrent use.
-type Store struct {
-	db  *bolt.DB
-	now func() time.Time
-}
-
 var _ state.Store = (*Store)(nil)
-
-// Open opens (creating if needed) the state file at path.
-func Open(path string, opts ...Option) (*Store, error) {
-	o := options{now: time.Now, lockTimeout: time.Second}
-	for _, f := range opts {
-		f(&o)
-	}
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: o.lockTimeout})
-	if err != nil {
-		return nil, fmt.Errorf("boltstate: open %s (locked by another process?): %w", path, err)
-	}
-	err = db.Update(func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bucketMeta, bucketStreams} {
-			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		db.Close()
-		return nil, fmt.Errorf("boltstate: initialise %s: %w", path, err)
-	}
-	return &Store{db: db, now: o.now}, nil
-}
-
-// Close releases the file (and its lock).
-func (s *Store) Close() error {
-	if err := s.db.Close(); err != nil {
-		return fmt.Errorf("boltstate: close %s: %w", s.db.Path(), err)
-	}
-	return nil
-}
 
 // record is a file's row in the "files" bucket.
 type record struct {
@@ -179,6 +122,9 @@ func openStream(tx *bolt.Tx, stream string, create bool) (*streamBuckets, error)
 	}
 	root := tx.Bucket(bucketStreams)
 	if root == nil {
+		if !create {
+			return nil, nil // a read-only view of a file without buckets
+		}
 		return nil, errors.New("boltstate: missing streams bucket")
 	}
 	sb := root.Bucket([]byte(stream))
@@ -285,7 +231,7 @@ func (s *Store) Register(ctx context.Context, stream string, files []state.File,
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.update(ctx, func(tx *bolt.Tx) error {
 		b, err := openStream(tx, stream, true)
 		if err != nil {
 			return err
@@ -374,7 +320,7 @@ func (s *Store) Pending(ctx context.Context, stream string, limit int) ([]state.
 		return nil, err
 	}
 	var out []state.Entry
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		b, err := openStream(tx, stream, false)
 		if err != nil || b == nil {
 			return err
@@ -416,7 +362,7 @@ func (s *Store) Claim(ctx context.Context, stream string, batch int64, paths []s
 		return err
 	}
 	var conflicts []error
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.update(ctx, func(tx *bolt.Tx) error {
 		conflicts = nil
 		b, err := openStream(tx, stream, false)
 		if err != nil || b == nil {
@@ -460,7 +406,7 @@ func (s *Store) MarkCommitted(ctx context.Context, stream string, batch int64, t
 	if err != nil {
 		return fmt.Errorf("boltstate: commit time of batch %d: %w", batch, err)
 	}
-	return s.db.Update(func(tx *bolt.Tx) error {
+	return s.update(ctx, func(tx *bolt.Tx) error {
 		b, err := openStream(tx, stream, true)
 		if err != nil {
 			return err
@@ -479,7 +425,7 @@ func (s *Store) MarkSkipped(ctx context.Context, stream string, batch int64, pat
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return s.db.Update(func(tx *bolt.Tx) error {
+	return s.update(ctx, func(tx *bolt.Tx) error {
 		b, err := openStream(tx, stream, false)
 		if err != nil {
 			return err
@@ -509,7 +455,7 @@ func (s *Store) MarkSkipped(ctx context.Context, stream string, batch int64, pat
 
 // lookup runs fn on the record of path, or returns ErrNotFound.
 func (s *Store) lookup(stream, path string, fn func(b *streamBuckets, r *record) error) error {
-	return s.db.View(func(tx *bolt.Tx) error {
+	return s.view(func(tx *bolt.Tx) error {
 		b, err := openStream(tx, stream, false)
 		if err != nil {
 			return err
@@ -566,7 +512,7 @@ func (s *Store) Entries(ctx context.Context, stream string, states ...state.Inge
 			}
 			var page []state.Entry
 			more := false
-			err := s.db.View(func(tx *bolt.Tx) error {
+			err := s.view(func(tx *bolt.Tx) error {
 				b, err := openStream(tx, stream, false)
 				if err != nil || b == nil {
 					return err
