@@ -57,9 +57,9 @@ func cmdDescribe(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	st, err := e.OpenStore(loc)
+	st, err := e.OpenExistingStore(loc) // read-only: creates nothing
 	if err != nil {
-		return err
+		return fmt.Errorf("table %s: %w", loc, err)
 	}
 	snap, err := delta.NewTable(st, delta.WithLocation(locationURI(loc))).Snapshot(ctx)
 	if err != nil {

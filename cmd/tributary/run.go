@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	iofs "io/fs"
 	"log/slog"
 	"os"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/tributary-io/tributary/core/ingest"
 	"github.com/tributary-io/tributary/core/options"
 	"github.com/tributary-io/tributary/infra/awsclient"
+	"github.com/tributary-io/tributary/infra/boltstate"
 	"github.com/tributary-io/tributary/infra/streams"
 )
 
@@ -67,8 +69,24 @@ func env(ctx context.Context, logger *slog.Logger, locs ...string) (streams.Env,
 }
 
 // resolve parses the stream's options from a config file or from flags.
+// With flags and no --stream, the stream id is the checkpoint's (created on
+// first use): only run may call it then.
 func (f *streamFlags) resolve(ctx context.Context, e streams.Env) (*options.Stream, error) {
 	if f.config != "" {
+		var given []string
+		for _, v := range []struct{ flag, val string }{
+			{"--source", f.source}, {"--table", f.table}, {"--checkpoint", f.checkpoint}, {"--schema-location", f.schemaAt},
+		} {
+			if v.val != "" {
+				given = append(given, v.flag)
+			}
+		}
+		if len(f.opts) > 0 {
+			given = append(given, "--option")
+		}
+		if len(given) > 0 {
+			return nil, fmt.Errorf("%w: %s cannot be combined with --config (set them in the configuration file)", errUsage, strings.Join(given, ", "))
+		}
 		file, err := os.Open(f.config)
 		if err != nil {
 			return nil, err
@@ -115,18 +133,123 @@ func (f *streamFlags) resolve(ctx context.Context, e streams.Env) (*options.Stre
 	})
 }
 
+// load resolves the stream's options and the environment its locations
+// need (AWS only for s3:// locations or a DynamoDB state table).
+func (f *streamFlags) load(ctx context.Context, logger *slog.Logger) (streams.Env, *options.Stream, error) {
+	if f.config == "" {
+		e, err := env(ctx, logger, f.source, f.table, f.checkpoint, f.schemaAt)
+		if err != nil {
+			return e, nil, err
+		}
+		opts, err := f.resolve(ctx, e)
+		return e, opts, err
+	}
+	opts, err := f.resolve(ctx, streams.Env{})
+	if err != nil {
+		return streams.Env{}, nil, err
+	}
+	e, err := env(ctx, logger, opts.Source, opts.Table, opts.CheckpointLocation(),
+		opts.CloudFiles.SchemaLocation, opts.CloudFiles.MoveDestination)
+	return e, opts, err
+}
+
+// withTrigger returns opts parsed again with the trigger option set to
+// trigger (--trigger overrides a configuration file's trigger).
+func withTrigger(opts *options.Stream, trigger string) (*options.Stream, error) {
+	raw := map[string]string{}
+	for k, v := range opts.Raw {
+		if !strings.EqualFold(k, "trigger") {
+			raw[k] = v
+		}
+	}
+	raw["trigger"] = trigger
+	s, err := options.Parse(raw, options.Locations{
+		StreamID:           opts.ID,
+		Source:             opts.Source,
+		Table:              opts.Table,
+		CheckpointLocation: opts.CheckpointLocation(),
+		SchemaLocation:     opts.CloudFiles.SchemaLocation,
+		SourceFormat:       string(opts.SourceFormat),
+		UserSchema:         opts.UserSchema,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("--trigger: %w", err)
+	}
+	return s, nil
+}
+
+// claimCheckpoint records the stream id in the checkpoint's metadata on
+// first use, and refuses a checkpoint that another stream id created (a run
+// with another id would find no file state and ingest everything again).
+func claimCheckpoint(ctx context.Context, e streams.Env, opts *options.Stream) error {
+	cp := opts.CheckpointLocation()
+	st, err := e.OpenStore(cp)
+	if err != nil {
+		return fmt.Errorf("checkpoint %s: %w", cp, err)
+	}
+	if _, err := streams.CheckpointMetadata(ctx, st, opts.ID, time.Now()); err != nil {
+		if errors.Is(err, streams.ErrForeignCheckpoint) {
+			return fmt.Errorf("checkpoint %s: %w (run without --stream to use its stream, or give this stream a new checkpoint)", cp, err)
+		}
+		return fmt.Errorf("checkpoint %s: %w", cp, err)
+	}
+	return nil
+}
+
 // streamIDOf reads (or creates) the stream id kept in the checkpoint's
 // metadata file, as Spark keeps a query id in checkpointLocation/metadata.
+// A checkpoint that has file state but no metadata (first run with
+// --stream by an older version) keeps the one stream its state holds.
 func streamIDOf(ctx context.Context, e streams.Env, checkpoint string) (string, error) {
 	st, err := e.OpenStore(checkpoint)
 	if err != nil {
 		return "", fmt.Errorf("checkpoint %s: %w", checkpoint, err)
 	}
-	m, err := streams.CheckpointMetadata(ctx, st, "", time.Now())
+	m, ok, err := streams.ReadCheckpointMetadata(ctx, st)
 	if err != nil {
 		return "", fmt.Errorf("checkpoint %s: %w", checkpoint, err)
 	}
+	if ok {
+		return m.ID, nil
+	}
+	id, err := stateStream(ctx, e, checkpoint)
+	if err != nil {
+		return "", err
+	}
+	if m, err = streams.CheckpointMetadata(ctx, st, id, time.Now()); err != nil {
+		return "", fmt.Errorf("checkpoint %s: %w", checkpoint, err)
+	}
 	return m.ID, nil
+}
+
+// stateStream returns the only stream id of the checkpoint's embedded
+// state, "" when there is no state.
+func stateStream(ctx context.Context, e streams.Env, checkpoint string) (string, error) {
+	st, closeState, err := e.OpenStateReadOnly(checkpoint)
+	var ce *boltstate.CorruptError
+	if errors.Is(err, iofs.ErrNotExist) || errors.As(err, &ce) && ce.NeverUsed {
+		return "", nil // no state (the run replaces a file that never held any)
+	}
+	if err != nil {
+		return "", err
+	}
+	defer closeState()
+	lister, ok := st.(interface {
+		Streams(context.Context) ([]string, error)
+	})
+	if !ok {
+		return "", nil
+	}
+	ids, err := lister.Streams(ctx)
+	switch {
+	case err != nil:
+		return "", err
+	case len(ids) > 1:
+		return "", fmt.Errorf("%w: checkpoint %s holds the state of several streams (%s): choose one with --stream", errUsage, checkpoint, strings.Join(ids, ", "))
+	case len(ids) == 1:
+		return ids[0], nil
+	}
+	return "", nil
 }
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer, logger *slog.Logger) error {
@@ -139,19 +262,27 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer, logger
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
-	if *trigger != "" {
+	if *trigger != "" && sf.config == "" {
 		sf.opts["trigger"] = *trigger
 	}
-	e, err := env(ctx, logger, sf.source, sf.table, sf.checkpoint)
+	e, opts, err := sf.load(ctx, logger)
 	if err != nil {
 		return err
 	}
-	opts, err := sf.resolve(ctx, e)
-	if err != nil {
+	if *trigger != "" && sf.config != "" {
+		if opts, err = withTrigger(opts, *trigger); err != nil {
+			return err
+		}
+	}
+	// Refuse what this process cannot run before anything is written.
+	if err := e.Validate(opts); err != nil {
 		return err
 	}
 	for _, w := range opts.Warnings {
 		fmt.Fprintf(stderr, "warning: %s\n", w)
+	}
+	if err := claimCheckpoint(ctx, e, opts); err != nil {
+		return err
 	}
 	s, err := e.Open(ctx, opts)
 	if err != nil {

@@ -5,10 +5,13 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	iofs "io/fs"
 	"log/slog"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -16,6 +19,7 @@ import (
 	"unicode"
 
 	"github.com/tributary-io/tributary/core/state"
+	"github.com/tributary-io/tributary/infra/streams"
 )
 
 // stateRow is one line of `tributary state`, named like cloud_files_state's columns.
@@ -31,10 +35,15 @@ type stateRow struct {
 	Error string `json:"error"`
 }
 
+// cmdState lists a checkpoint's file state. It is read-only: it creates
+// and writes nothing (no metadata, no state file, no directory), and it
+// works while a run holds the checkpoint.
 func cmdState(ctx context.Context, args []string, stdout io.Writer, logger *slog.Logger) error {
 	fs := flag.NewFlagSet("state", flag.ContinueOnError)
-	var sf streamFlags
-	sf.register(fs)
+	var config, streamID, checkpoint string
+	fs.StringVar(&config, "config", "", "stream configuration file (JSON)")
+	fs.StringVar(&streamID, "stream", "", "stream id (default: from --config's only stream, or the checkpoint's)")
+	fs.StringVar(&checkpoint, "checkpoint", "", "checkpointLocation (or give it as the argument)")
 	format := fs.String("format", "table", "output format: table, json or csv")
 	states := fs.String("state", "", "only these ingestion states (comma-separated: PENDING, CLAIMED, COMMITTED, SKIPPED)")
 	prefix := fs.String("path-prefix", "", "only paths starting with this prefix")
@@ -54,7 +63,10 @@ func cmdState(ctx context.Context, args []string, stdout io.Writer, logger *slog
 		return fmt.Errorf("%w: state takes one checkpoint location, got %q", errUsage, positional)
 	}
 	if len(positional) == 1 {
-		sf.checkpoint = positional[0]
+		if checkpoint != "" {
+			return fmt.Errorf("%w: state takes one checkpoint location, got %q and --checkpoint %q", errUsage, positional[0], checkpoint)
+		}
+		checkpoint = positional[0]
 	}
 	var filter []state.IngestionState
 	if *states != "" {
@@ -68,13 +80,12 @@ func cmdState(ctx context.Context, args []string, stdout io.Writer, logger *slog
 			}
 		}
 	}
-	e, err := env(ctx, logger, sf.checkpoint)
-	if err != nil {
-		return err
-	}
-	streamID, checkpoint := sf.streamID, sf.checkpoint
-	if sf.config != "" {
-		opts, err := sf.resolve(ctx, e)
+	if config != "" {
+		if checkpoint != "" {
+			return fmt.Errorf("%w: state takes a checkpoint location or --config, not both", errUsage)
+		}
+		sf := streamFlags{config: config, streamID: streamID}
+		opts, err := sf.resolve(ctx, streams.Env{})
 		if err != nil {
 			return err
 		}
@@ -83,27 +94,82 @@ func cmdState(ctx context.Context, args []string, stdout io.Writer, logger *slog
 	if checkpoint == "" {
 		return fmt.Errorf("%w: state needs a checkpoint location or --config", errUsage)
 	}
-	if streamID == "" {
-		if streamID, err = streamIDOf(ctx, e, checkpoint); err != nil {
-			return err
-		}
+	switch *format {
+	case "table", "json", "csv":
+	default:
+		return fmt.Errorf("%w: --format %q: want table, json or csv", errUsage, *format)
 	}
-	st, closeState, err := e.OpenState(checkpoint)
+	rows, err := readState(ctx, logger, checkpoint, streamID, filter, *prefix)
 	if err != nil {
 		return err
 	}
+	return writeState(stdout, *format, rows)
+}
+
+// readState reads the rows of a checkpoint's file state without changing
+// anything, and releases the state store before returning.
+func readState(ctx context.Context, logger *slog.Logger, checkpoint, streamID string, filter []state.IngestionState, prefix string) ([]stateRow, error) {
+	e, err := env(ctx, logger, checkpoint)
+	if err != nil {
+		return nil, err
+	}
+	cp, err := e.OpenExistingStore(checkpoint)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint %s: %w", checkpoint, err)
+	}
+	if streamID == "" {
+		m, ok, err := streams.ReadCheckpointMetadata(ctx, cp)
+		if err != nil {
+			return nil, fmt.Errorf("checkpoint %s: %w", checkpoint, err)
+		}
+		if ok {
+			streamID = m.ID
+		}
+	}
+	st, closeState, err := e.OpenStateReadOnly(checkpoint)
+	if errors.Is(err, iofs.ErrNotExist) {
+		return nil, fmt.Errorf("checkpoint %s has no file state (%s): no run has used it yet", checkpoint, streams.StateFileName)
+	}
+	if err != nil {
+		return nil, err
+	}
 	defer closeState()
+	lister, canList := st.(interface {
+		Streams(context.Context) ([]string, error)
+	})
+	var ids []string
+	if canList {
+		if ids, err = lister.Streams(ctx); err != nil {
+			return nil, err
+		}
+	}
+	switch {
+	case streamID != "" && (!canList || len(ids) == 0 || slices.Contains(ids, streamID)):
+	case streamID != "":
+		// Older versions wrote a random id into the metadata of a
+		// checkpoint first run with --stream.
+		return nil, fmt.Errorf("checkpoint %s: stream %q has no file state here; the state holds stream %s: choose with --stream", checkpoint, streamID, strings.Join(ids, ", "))
+	case !canList:
+		return nil, fmt.Errorf("checkpoint %s records no stream id: name the stream with --stream", checkpoint)
+	case len(ids) == 0:
+		return nil, nil
+	case len(ids) == 1:
+		// A checkpoint first run with --stream or --config by an older
+		// version has no metadata: its state names the stream.
+		streamID = ids[0]
+	default:
+		return nil, fmt.Errorf("%w: checkpoint %s holds the state of several streams (%s): choose one with --stream", errUsage, checkpoint, strings.Join(ids, ", "))
+	}
 	var rows []stateRow
 	for en, err := range st.Entries(ctx, streamID, filter...) {
 		if err != nil {
-			return err
+			return nil, err
 		}
-		if !strings.HasPrefix(en.Path, *prefix) {
-			continue
+		if strings.HasPrefix(en.Path, prefix) {
+			rows = append(rows, toRow(en))
 		}
-		rows = append(rows, toRow(en))
 	}
-	return writeState(stdout, *format, rows)
+	return rows, nil
 }
 
 func toRow(e state.Entry) stateRow {

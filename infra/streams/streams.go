@@ -59,11 +59,32 @@ var ErrWrongRuntime = errors.New("discovery mode not available here")
 
 // Validate checks, without touching any location, that this process can
 // run the stream as configured: the engine accepts its options
-// (ingest.ConfigFromOptions) and its discovery mode is this process's.
+// (ingest.ConfigFromOptions), its path glob compiles, its locations have a
+// scheme Open can open, and its discovery mode is this process's.
 // The CLI and the functions call it at load / cold start.
 func (env Env) Validate(opts *options.Stream) error {
 	if _, err := ingest.ConfigFromOptions(opts); err != nil {
 		return err
+	}
+	if g := opts.Reader.PathGlobFilter; g != "" {
+		if _, err := discovery.CompileGlob(g); err != nil {
+			return fmt.Errorf("stream %q option pathGlobFilter: %w", opts.ID, err)
+		}
+	}
+	for _, l := range []struct{ what, loc string }{
+		{"source", opts.Source}, {"table", opts.Table}, {"checkpointLocation", opts.CheckpointLocation()},
+		{"option cloudFiles.schemaLocation", opts.CloudFiles.SchemaLocation},
+		{"option cloudFiles.cleanSource.moveDestination", opts.CloudFiles.MoveDestination},
+	} {
+		switch {
+		case l.loc == "":
+		case IsS3(l.loc):
+			if _, _, err := s3store.ParseURL(l.loc); err != nil {
+				return fmt.Errorf("stream %q %s %s: %w", opts.ID, l.what, l.loc, err)
+			}
+		case strings.Contains(l.loc, "://"):
+			return fmt.Errorf("stream %q %s %s: unsupported scheme (want a local path or s3://)", opts.ID, l.what, l.loc)
+		}
 	}
 	switch {
 	case opts.CloudFiles.UseNotifications && !env.Notifications:
@@ -150,6 +171,16 @@ func (env Env) openSource(opts *options.Stream) (objstore.Store, error) {
 		return nil, fmt.Errorf("location %s: %w", opts.Source, err)
 	}
 	return st, nil
+}
+
+// OpenExistingStore opens the object store rooted at loc without creating
+// anything: a local directory must exist (OpenStore creates it). The
+// read-only commands open their locations this way.
+func (env Env) OpenExistingStore(loc string) (objstore.Store, error) {
+	if IsS3(loc) || strings.Contains(loc, "://") {
+		return env.OpenStore(loc)
+	}
+	return localfs.New(loc, localfs.WithExistingRoot())
 }
 
 // Open opens every adapter of the stream and builds its engine.
@@ -280,6 +311,21 @@ func (env Env) logger() *slog.Logger {
 		return env.Logger
 	}
 	return slog.Default()
+}
+
+// OpenStateReadOnly opens the file-state store of a checkpoint location
+// for reading and returns a function that releases it. It creates nothing
+// and works while a run writes the state: the embedded store must exist
+// (an error wrapping fs.ErrNotExist otherwise).
+func (env Env) OpenStateReadOnly(checkpoint string) (state.Store, func() error, error) {
+	if env.StateTable != "" || IsS3(checkpoint) {
+		return env.OpenState(checkpoint)
+	}
+	st, err := boltstate.OpenReadOnly(filepath.Join(checkpoint, StateFileName), boltstate.WithLockTimeout(10*time.Second))
+	if err != nil {
+		return nil, nil, err
+	}
+	return st, st.Close, nil
 }
 
 // OpenState opens the file-state store of a checkpoint location and returns
