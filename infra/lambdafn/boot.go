@@ -11,7 +11,6 @@ import (
 
 	"github.com/tributary-io/tributary/infra/awsclient"
 	"github.com/tributary-io/tributary/infra/sqskick"
-	"github.com/tributary-io/tributary/infra/streams"
 )
 
 // Boot builds the App from the environment: configuration, AWS clients,
@@ -27,9 +26,11 @@ func Boot(ctx context.Context) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
+	env := runtimeEnv()
+	env.AWS, env.StateTable, env.Logger, env.TempDir = &awsCfg, os.Getenv(EnvStateTable), logger, os.TempDir()
 	app := &App{
 		Config:  cfg,
-		Env:     streams.Env{AWS: &awsCfg, StateTable: os.Getenv(EnvStateTable), Logger: logger, TempDir: os.TempDir(), Notifications: true},
+		Env:     env,
 		Logger:  logger,
 		Metrics: os.Stdout,
 	}

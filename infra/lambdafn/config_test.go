@@ -1,11 +1,19 @@
 package lambdafn
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
+	"maps"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/tributary-io/tributary/core/ingest"
 	"github.com/tributary-io/tributary/core/options"
+	"github.com/tributary-io/tributary/infra/streams"
 )
 
 func templateEnv(over map[string]string) func(string) string {
@@ -71,5 +79,221 @@ func TestLoadConfigErrors(t *testing.T) {
 	_, err := LoadConfigFrom(templateEnv(map[string]string{EnvExtraOptions: `{"cloudFiles.maxFileAge":"1 day"}`}))
 	if !errors.Is(err, options.ErrInvalidOption) {
 		t.Fatalf("want ErrInvalidOption, got %v", err)
+	}
+}
+
+// Defect: a function configured with an option the CLI refuses (such as
+// cloudFiles.format=csv) booted and sent every event to the dead-letter
+// queue. The cold start runs the CLI's validation (streams.Env.Validate).
+func TestColdStartValidatesLikeTheCLI(t *testing.T) {
+	tests := []struct {
+		name  string
+		extra string
+		want  string
+		// cliToo: the CLI refuses it too (everything but the discovery mode).
+		cliToo bool
+	}{
+		{"format the engine cannot read", `{"cloudFiles.schemaHints":"id BIGINT"}`, "cloudFiles.format", true},
+		{"glob the listing cannot compile", `{"pathGlobFilter":"*.{json"}`, "pathGlobFilter", true},
+		{"type widening", `{"cloudFiles.schemaEvolutionMode":"addNewColumnsWithTypeWidening"}`, "schemaEvolutionMode", true},
+		{"directory listing", `{"cloudFiles.useNotifications":"false"}`, "cloudFiles.useNotifications", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			over := map[string]string{EnvExtraOptions: tc.extra}
+			if tc.want == "cloudFiles.format" {
+				over[EnvOptions] = `{"cloudFiles.format":"csv"}`
+			}
+			getenv := templateEnv(over)
+			_, err := LoadConfigFrom(getenv)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("cold start: %v, want an error naming %s", err, tc.want)
+			}
+			// The same stream as the CLI would see it (listing mode).
+			cfg, err := loadConfig(getenv)
+			if err != nil {
+				t.Fatalf("the options themselves parse: %v", err)
+			}
+			s := cfg.Streams[0]
+			s.CloudFiles.UseNotifications = false
+			if err := (streams.Env{}).Validate(s); (err != nil) != tc.cliToo {
+				t.Fatalf("CLI validation: %v, want refused=%v", err, tc.cliToo)
+			}
+		})
+	}
+	// Through TRIBUTARY_CONFIG too.
+	_, err := LoadConfigFrom(func(k string) string {
+		if k == EnvConfig {
+			return `{"streams":[{"id":"s","source":"s3://b/in/","table":"s3://b/t","checkpointLocation":"s3://b/cp/","schemaLocation":"s3://b/cp/",` +
+				`"options":{"cloudFiles.format":"csv","cloudFiles.useNotifications":true}}]}`
+		}
+		return ""
+	})
+	if err == nil || !strings.Contains(err.Error(), "cloudFiles.format") {
+		t.Fatalf("%s with format csv: %v", EnvConfig, err)
+	}
+}
+
+// template is template.yaml as text, with the parts these tests read.
+type template struct {
+	text string
+	// params maps each parameter to its default ("" when none) and allowed values.
+	params map[string]templateParam
+}
+
+type templateParam struct {
+	def     string
+	allowed []string
+}
+
+func readTemplate(t *testing.T) template {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "template.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tpl := template{text: string(data), params: map[string]templateParam{}}
+	inParams, name := false, ""
+	for _, line := range strings.Split(tpl.text, "\n") {
+		switch {
+		case line == "Parameters:":
+			inParams = true
+		case inParams && line != "" && line[0] != ' ' && line[0] != '#':
+			inParams = false
+		case !inParams:
+		case strings.HasPrefix(line, "  ") && !strings.HasPrefix(line, "   ") && strings.HasSuffix(line, ":"):
+			name = strings.TrimSuffix(strings.TrimSpace(line), ":")
+			tpl.params[name] = templateParam{}
+		case strings.HasPrefix(line, "    Default: "):
+			p := tpl.params[name]
+			p.def = strings.Trim(strings.TrimPrefix(line, "    Default: "), `"`)
+			tpl.params[name] = p
+		case strings.HasPrefix(line, "    AllowedValues: ["):
+			p := tpl.params[name]
+			for _, v := range strings.Split(strings.TrimSuffix(strings.TrimPrefix(line, "    AllowedValues: ["), "]"), ",") {
+				p.allowed = append(p.allowed, strings.Trim(strings.TrimSpace(v), `"`))
+			}
+			tpl.params[name] = p
+		}
+	}
+	if len(tpl.params) < 10 {
+		t.Fatalf("read only %d template parameters", len(tpl.params))
+	}
+	return tpl
+}
+
+// options returns TRIBUTARY_OPTIONS as the stack sets it for the given
+// parameter values (defaults for the others), with the !If fragments whose
+// conditions are listed in on enabled.
+func (tpl template) options(t *testing.T, values map[string]string, on map[string]bool) string {
+	t.Helper()
+	format := regexp.MustCompile(`(?m)^\s+(\{"cloudFiles\.format":.*\})\s*$`).FindStringSubmatch(tpl.text)
+	if format == nil {
+		t.Fatal("TRIBUTARY_OPTIONS format string not found")
+	}
+	frags := regexp.MustCompile(`(?m)^\s+(?:- )?(\w+): !If\n\s+- (\w+)\n\s+- (?:!Sub )?'([^']*)'\n\s+- ""`).FindAllStringSubmatch(tpl.text, -1)
+	if len(frags) < 4 {
+		t.Fatalf("found %d conditional option fragments", len(frags))
+	}
+	vals := map[string]string{}
+	for n, p := range tpl.params {
+		vals[n] = p.def
+	}
+	maps.Copy(vals, values)
+	for _, f := range frags {
+		vals[f[1]] = ""
+		if on[f[2]] {
+			vals[f[1]] = f[3]
+		}
+	}
+	fill := func(s string) string {
+		return regexp.MustCompile(`\$\{(\w+)\}`).ReplaceAllStringFunc(s, func(m string) string {
+			return vals[m[2:len(m)-1]]
+		})
+	}
+	for _, f := range frags {
+		vals[f[1]] = fill(vals[f[1]])
+	}
+	return fill(format[1])
+}
+
+// The options the template passes load and validate at the parameters'
+// defaults; BackfillInterval stays the backfill schedule (never an option).
+func TestTemplateOptionsPassColdStart(t *testing.T) {
+	tpl := readTemplate(t)
+	for _, p := range []string{"IgnoreCorruptFiles", "IgnoreMissingFiles"} {
+		if d := tpl.params[p].def; d != "false" {
+			t.Errorf("parameter %s defaults to %q, want Spark's false", p, d)
+		}
+	}
+	defaults := map[string]string{"Format": "json", "SourceBucketName": "landing-bucket"}
+	opts := tpl.options(t, defaults, nil)
+	if _, err := LoadConfigFrom(templateEnv(map[string]string{EnvOptions: opts, EnvExtraOptions: tpl.params["ExtraOptions"].def})); err != nil {
+		t.Fatalf("template defaults %s: %v", opts, err)
+	}
+	if strings.Contains(strings.ToLower(opts), "backfillinterval") || !strings.Contains(tpl.text, "Schedule: !Ref BackfillInterval") {
+		t.Fatal("BackfillInterval must drive the backfill schedule and not be passed as an option")
+	}
+	// Every fragment names an option the registry knows (it may still be
+	// refused while it is being built: the cold start then says so).
+	for _, cond := range []string{"HasMaxBytes", "CleanSourceMove", "IgnoreCorruptFilesOn", "IgnoreMissingFilesOn"} {
+		vals := map[string]string{"Format": "json", "SourceBucketName": "landing-bucket", "MaxBytesPerTrigger": "10g"}
+		opts := tpl.options(t, vals, map[string]bool{cond: true})
+		if cond == "CleanSourceMove" {
+			vals["CleanSource"] = "MOVE"
+			opts = tpl.options(t, vals, map[string]bool{cond: true})
+		}
+		_, err := LoadConfigFrom(templateEnv(map[string]string{EnvOptions: opts, EnvExtraOptions: "{}"}))
+		if errors.Is(err, options.ErrUnknownOption) {
+			t.Errorf("%s: %s: %v", cond, opts, err)
+		}
+	}
+	// Formats the template allows but the engine cannot read stop the cold start.
+	for _, f := range tpl.params["Format"].allowed {
+		vals := map[string]string{"Format": f, "SourceBucketName": "landing-bucket"}
+		_, err := LoadConfigFrom(templateEnv(map[string]string{EnvOptions: tpl.options(t, vals, nil), EnvExtraOptions: "{}"}))
+		if f != "json" && (err == nil || !strings.Contains(err.Error(), "cloudFiles.format")) {
+			t.Errorf("Format=%s: cold start %v", f, err)
+		}
+	}
+}
+
+// Every alarm on a Tributary metric watches a metric the commit function
+// emits in its EMF line, and the skipped-file count has one.
+func TestTemplateAlarmsWatchEmittedMetrics(t *testing.T) {
+	tpl := readTemplate(t)
+	var buf bytes.Buffer
+	if err := (ingest.Progress{StreamID: "s", NumSkippedFiles: 2, DurationMs: map[string]int64{}}).WriteEMF(&buf); err != nil {
+		t.Fatal(err)
+	}
+	var emf struct {
+		AWS struct {
+			CloudWatchMetrics []struct {
+				Namespace string
+				Metrics   []struct{ Name string }
+			}
+		} `json:"_aws"`
+		NumSkippedFiles int `json:"numSkippedFiles"`
+	}
+	if err := json.Unmarshal(buf.Bytes(), &emf); err != nil {
+		t.Fatal(err)
+	}
+	emitted := map[string]bool{}
+	for _, m := range emf.AWS.CloudWatchMetrics[0].Metrics {
+		emitted[m.Name] = true
+	}
+	if emf.NumSkippedFiles != 2 || !emitted["numSkippedFiles"] || emf.AWS.CloudWatchMetrics[0].Namespace != ingest.MetricsNamespace {
+		t.Fatalf("EMF line: %s", buf.String())
+	}
+	alarms := regexp.MustCompile(`(?m)^      Namespace: Tributary\n      MetricName: (\w+)$`).FindAllStringSubmatch(tpl.text, -1)
+	watched := map[string]bool{}
+	for _, a := range alarms {
+		watched[a[1]] = true
+		if !emitted[a[1]] {
+			t.Errorf("an alarm watches %s, which the EMF line does not emit", a[1])
+		}
+	}
+	if !watched["numSkippedFiles"] {
+		t.Error("no alarm on numSkippedFiles")
 	}
 }

@@ -93,8 +93,34 @@ func LoadConfig() (*options.Config, error) {
 	return LoadConfigFrom(os.Getenv)
 }
 
-// LoadConfigFrom is LoadConfig over a lookup function (os.Getenv).
+// runtimeEnv is the functions' stream environment without its clients:
+// enough for streams.Env.Validate (Boot adds the AWS clients).
+func runtimeEnv() streams.Env {
+	return streams.Env{Notifications: true} // the functions are fed by S3 event notifications
+}
+
+// LoadConfigFrom is LoadConfig over a lookup function (os.Getenv). Every
+// stream also passes streams.Env.Validate, the check the CLI runs before a
+// run (engine options, format, globs, locations, discovery mode): a stream
+// the functions cannot run stops the cold start instead of sending every
+// event to the dead-letter queue.
 func LoadConfigFrom(getenv func(string) string) (*options.Config, error) {
+	cfg, err := loadConfig(getenv)
+	if err != nil {
+		return nil, err
+	}
+	env := runtimeEnv()
+	var errs []error
+	for _, s := range cfg.Streams {
+		errs = append(errs, env.Validate(s))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+func loadConfig(getenv func(string) string) (*options.Config, error) {
 	if raw := getenv(EnvConfig); strings.TrimSpace(raw) != "" {
 		cfg, err := options.LoadConfig(strings.NewReader(raw))
 		if err != nil {
