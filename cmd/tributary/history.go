@@ -64,9 +64,9 @@ func cmdHistory(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	st, err := e.OpenStore(loc)
+	st, err := e.OpenExistingStore(loc) // read-only: creates nothing
 	if err != nil {
-		return err
+		return fmt.Errorf("table %s: %w", loc, err)
 	}
 	hist, err := delta.NewTable(st).History(ctx, *limit)
 	if err != nil {

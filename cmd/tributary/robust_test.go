@@ -161,8 +161,13 @@ func TestReadOnlyCommandsCreateNothing(t *testing.T) {
 	if _, errs, code := c.exec("state", c.cp); code != 1 || !strings.Contains(errs, c.cp) {
 		t.Fatalf("state of a missing checkpoint: %d %s", code, errs)
 	}
-	if _, errs, code := c.exec("describe", c.table); code != 1 || !strings.Contains(errs, c.table) {
-		t.Fatalf("describe of a missing table: %d %s", code, errs)
+	for _, cmd := range []string{"describe", "history"} {
+		if _, errs, code := c.exec(cmd, c.table); code != 1 || !strings.Contains(errs, c.table) {
+			t.Fatalf("%s of a missing table: %d %s", cmd, code, errs)
+		}
+	}
+	if after := snapshot(t, root); after != before {
+		t.Fatalf("read-only commands wrote:\nbefore:\n%s\nafter:\n%s", before, after)
 	}
 	if err := os.MkdirAll(c.cp, 0o755); err != nil {
 		t.Fatal(err)
