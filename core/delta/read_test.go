@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/big"
@@ -399,4 +400,61 @@ func missingDataFiles(t *testing.T, rel string) int {
 		}
 	}
 	return n
+}
+
+// TestTypeWideningReadsWidenedValues reads kernel/type-widening (columns
+// widened byte→long, float→double, int→decimal, date→timestamp_ntz, …
+// between its two files): every file holds one row, so each row must equal
+// its file's stats (written in the file's own, narrower types).
+func TestTypeWideningReadsWidenedValues(t *testing.T) {
+	tbl := openFixture(t, "kernel/type-widening")
+	snap, err := tbl.Snapshot(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := snap.Schema()
+	files := 0
+	err = snap.ScanRows(context.Background(), func(fr FileRows) error {
+		files++
+		stats, err := fr.Add.ParseStats()
+		if err != nil || stats == nil || stats.NumRecords != 1 || len(fr.Rows) != 1 {
+			t.Fatalf("%s: %d rows, stats %+v %v", fr.Add.Path, len(fr.Rows), stats, err)
+		}
+		for i, f := range st.Fields {
+			got, want := fr.Rows[0][i], stats.MinValues[f.Name]
+			if !sameAsStat(got, want) {
+				t.Errorf("%s: %s (%s) = %s, stats say %v", fr.Add.Path, f.Name, f.Type, render(got, f.Type), want)
+			}
+		}
+		return nil
+	})
+	if err != nil || files != 2 {
+		t.Fatalf("%d files, %v", files, err)
+	}
+}
+
+// sameAsStat compares a read value with a stats value: exactly for
+// integers and decimals, at float32 precision for doubles (a float column
+// widened to double), to the millisecond for timestamps.
+func sameAsStat(v, stat any) bool {
+	n, ok := stat.(json.Number)
+	switch x := v.(type) {
+	case int64:
+		return ok && n.String() == strconv.FormatInt(x, 10)
+	case float64:
+		f, err := strconv.ParseFloat(string(n), 64)
+		return ok && err == nil && (f == x || float32(f) == float32(x))
+	case schema.Decimal:
+		r, okr := new(big.Rat).SetString(string(n))
+		d := new(big.Rat).SetFrac(x.Unscaled, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(x.Scale)), nil))
+		return ok && okr && r.Cmp(d) == 0
+	case time.Time:
+		s, _ := stat.(string)
+		for _, layout := range []string{"2006-01-02T15:04:05.000", "2006-01-02"} {
+			if ts, err := time.Parse(layout, s); err == nil {
+				return x.Truncate(time.Millisecond).Equal(ts)
+			}
+		}
+	}
+	return false
 }
