@@ -45,7 +45,7 @@ var sparkCheckedTables = []string{
 // widening, typed partition values) and with Apache Spark (delta-spark),
 // and compares the rows. It also reads, with Spark, a table whose NULL
 // partition value went through a checkpoint Tributary wrote: Spark must
-// still see NULL (it read ” while checkpoints stored "").
+// still see NULL (it read an empty string while checkpoints stored "").
 func TestSparkReadsWhatTributaryReads(t *testing.T) {
 	root := repoRoot(t)
 	shared := filepath.Join(root, "..", "shared", "testdata", "delta")
