@@ -188,17 +188,25 @@ func (e *Engine) copyFile(ctx context.Context, fw *fileWriter, bad *badSink, sch
 		rescuedIdx = sch.FieldIndex(name)
 	}
 	// Decoding and Parquet encoding each take about half the CPU: decode
-	// in a goroutine and encode here, handing over chunks of rows.
+	// in a goroutine and encode here, handing over chunks of rows (and no
+	// more than maxAheadBytes ahead, see aheadGate).
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	chunks := make(chan [][]any, 4)
+	type chunk struct {
+		rows  [][]any
+		bytes int64
+	}
+	chunks := make(chan chunk, 4)
 	decoded := make(chan error, 1)
+	ahead := newAheadGate()
 	go func() {
 		defer close(chunks)
 		buf := make([][]any, 0, chunkRows)
+		var bufBytes int64
 		send := func() bool {
+			ahead.add(bufBytes)
 			select {
-			case chunks <- buf:
+			case chunks <- chunk{buf, bufBytes}:
 				return true
 			case <-ctx.Done():
 				decoded <- ctx.Err()
@@ -206,6 +214,10 @@ func (e *Engine) copyFile(ctx context.Context, fw *fileWriter, bad *badSink, sch
 			}
 		}
 		for {
+			if err := ahead.wait(ctx); err != nil {
+				decoded <- err
+				return
+			}
 			row, err := rr.Next()
 			if errors.Is(err, io.EOF) {
 				break
@@ -223,11 +235,12 @@ func (e *Engine) copyFile(ctx context.Context, fw *fileWriter, bad *badSink, sch
 			}
 			rows++
 			buf = append(buf, row)
-			if len(buf) == chunkRows {
+			bufBytes += rowBytes(row)
+			if len(buf) == chunkRows || bufBytes >= chunkBytes {
 				if !send() {
 					return
 				}
-				buf = make([][]any, 0, chunkRows)
+				buf, bufBytes = make([][]any, 0, chunkRows), 0
 			}
 		}
 		if len(buf) > 0 && !send() {
@@ -236,12 +249,13 @@ func (e *Engine) copyFile(ctx context.Context, fw *fileWriter, bad *badSink, sch
 		decoded <- nil
 	}()
 	var werr error
-	for buf := range chunks {
+	for c := range chunks {
 		if werr == nil {
-			if werr = fw.write(ctx, part, buf); werr != nil {
+			if werr = fw.write(ctx, part, c.rows); werr != nil {
 				cancel() // stop the decoder; drain what it sent
 			}
 		}
+		ahead.done(c.bytes)
 	}
 	derr := <-decoded
 	if werr != nil {

@@ -271,3 +271,41 @@ func TestUnmatchedStatsAreDropped(t *testing.T) {
 		t.Errorf("pages not matched: index %v, min %q; want no index, min \"a\"", ci, cc.MetaData.Statistics.MinValue)
 	}
 }
+
+// TestHugeRowsPages: a row past PageBytes ends its page, taking the next
+// row along when that one is small (parquet-go copies a page holding a
+// single byte-array value once more); two big rows get a page each.
+func TestHugeRowsPages(t *testing.T) {
+	s := structOf(field("s", schema.String, true))
+	big := strings.Repeat("b", 3000)
+	for _, tc := range []struct {
+		rows  []string
+		pages []int64 // first row of each page
+	}{
+		{[]string{big, "x", "y"}, []int64{0, 2}},
+		{[]string{big, big, "x"}, []int64{0, 1}},
+		{[]string{"x", big, "y", big}, []int64{0, 2}},
+		{[]string{"x", "y"}, []int64{0}},
+	} {
+		var rows [][]any
+		for _, v := range tc.rows {
+			rows = append(rows, []any{v})
+		}
+		data, _ := writeFile(t, s, rows, WriterOptions{PageBytes: 1000})
+		var got []int64
+		for _, loc := range openParquet(t, data).OffsetIndexes()[0].PageLocations {
+			got = append(got, loc.FirstRowIndex)
+		}
+		if !slices.Equal(got, tc.pages) {
+			t.Errorf("rows of %v bytes: pages start at %v, want %v", lens(tc.rows), got, tc.pages)
+		}
+	}
+}
+
+func lens(ss []string) []int {
+	var out []int
+	for _, s := range ss {
+		out = append(out, len(s))
+	}
+	return out
+}

@@ -257,16 +257,22 @@ func (w *Writer) Write(rows [][]any) error {
 	// about PageBytes bytes that end where a row group fills up. parquet-go
 	// cuts a page only at the end of a run, which lets the byte-array
 	// statistics follow the pages, and buffers a whole run before it does:
-	// a run of several huge values would be held (and encoded) at once.
+	// a run of several huge values would be held (and encoded) at once. A
+	// huge row takes the next row along when that one is small: parquet-go
+	// copies the values of a page holding a single byte-array value once
+	// more (byteArrayColumnBuffer.page).
 	from := 0
 	var runBytes int64
+	page := int64(w.opts.PageBytes)
 	for i := range w.rows {
 		w.rgRows++
 		w.rgBytes += w.sizes[i]
 		runBytes += w.sizes[i]
 		full := w.rgBytes >= w.opts.RowGroupBytes ||
 			(w.opts.RowGroupRows > 0 && w.rgRows >= int64(w.opts.RowGroupRows))
-		if !full && i < len(w.rows)-1 && i+1-from < writeRunRows && runBytes < int64(w.opts.PageBytes) {
+		last := i == len(w.rows)-1
+		big := runBytes >= page && (i > from || last || w.sizes[i+1] >= page)
+		if !full && !last && i+1-from < writeRunRows && !big {
 			continue
 		}
 		if err := w.writeRun(from, i+1); err != nil {

@@ -163,6 +163,7 @@ func (in *inferrer) Add(ctx context.Context, path string, r io.Reader) error {
 	defer func() { in.sample.Bytes += cr.n }()
 	in.sample.Files++
 	for {
+		in.tape.b = nil // the last line may be huge: do not hold it while reading the next
 		line, err := lr.next()
 		if errors.Is(err, io.EOF) {
 			return nil

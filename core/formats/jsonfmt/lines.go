@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"runtime/debug"
 
 	"github.com/tributary-io/tributary/core/formats/charset"
@@ -31,8 +32,10 @@ const (
 // Memory: a line longer than the read buffer is gathered in parts, then
 // copied once into a buffer of its exact size, which is the caller's to
 // keep (owned): the reader never reuses it, so strings may point into it.
-// A huge line therefore costs about twice its size while it is read and
-// once afterwards.
+// A huge line (hugeLine or more) therefore costs about twice its size
+// while it is read and once afterwards; the garbage around it is
+// collected right away (see gather and finish), so that encoding its row
+// does not find the heap already doubled.
 type lineReader struct {
 	src      io.Reader
 	sep      []byte // lineSep in UTF-8; nil: "\n", "\r\n" or "\r"
@@ -160,6 +163,13 @@ func (l *lineReader) fill() {
 
 // gather appends b to the parts of a long line.
 func (l *lineReader) gather(b []byte) {
+	if l.partN < hugeLine && l.partN+len(b) >= hugeLine {
+		// A huge line begins. The buffers that encoded the last huge value
+		// may still sit in sync.Pools, which let go of them only at the
+		// second collection: free them before this line takes as much.
+		runtime.GC()
+		runtime.GC()
+	}
 	for len(b) > 0 {
 		k := len(l.parts) - 1
 		if k < 0 || len(l.parts[k]) == cap(l.parts[k]) {
@@ -190,7 +200,7 @@ func (l *lineReader) finish(tail []byte) []byte {
 		huge := l.partN >= hugeLine
 		l.parts, l.partN, l.owned = l.parts[:0], 0, true
 		if huge {
-			// The parts are as large as the line and garbage now; collect
+			// The parts are as large as the line and garbage now: collect
 			// them before the line's row is encoded (which allocates a few
 			// more times its size) rather than when the heap has doubled.
 			debug.FreeOSMemory()

@@ -160,6 +160,7 @@ func (rd *reader) Next() ([]any, error) {
 		if rd.done {
 			return nil, io.EOF
 		}
+		rd.tape.b = nil // the last line may be huge: do not hold it while reading the next
 		line, err := rd.lr.next()
 		rd.tape.owned = rd.lr.owned
 		if errors.Is(err, io.EOF) {
