@@ -416,8 +416,9 @@ type tableSpec struct {
 }
 
 type readSpec struct {
-	Tables []tableSpec `json:"tables"`
-	Ivy    string      `json:"ivy"`
+	Tables  []tableSpec  `json:"tables"`
+	Digests []digestSpec `json:"digests,omitempty"`
+	Ivy     string       `json:"ivy"`
 }
 
 // fileOut is one data file as deltalake reports it: its add-action path
@@ -432,7 +433,8 @@ type fileOut struct {
 
 // engineOut is read_delta.py's output.
 type engineOut struct {
-	Engine string `json:"engine"`
+	Engine  string      `json:"engine"`
+	Digests []digestOut `json:"digests"`
 	Tables []struct {
 		Path     string `json:"path"`
 		Version  *int64 `json:"version"`
@@ -668,6 +670,10 @@ func TestEnginesReadTributaryTables(t *testing.T) {
 		ts.Probes = append(ts.Probes, sc.extraProbes...)
 		spec.Tables = append(spec.Tables, ts)
 	}
+	// A 64 MB string value, read by every engine (and pyarrow) in the same
+	// sessions: lengths and checksums only.
+	large := writeLargeTable(t, bin)
+	spec.Digests = append(spec.Digests, digestSpec{Path: large.path, Key: "id", Column: "s"})
 
 	for _, e := range engines() {
 		var mu sync.Mutex // env scripts may install: one at a time
@@ -681,6 +687,7 @@ func TestEnginesReadTributaryTables(t *testing.T) {
 			}
 			out := readWith(t, root, filepath.Join(bin, "python"), e.name, spec)
 			t.Logf("engine: %s", out.Engine)
+			checkDigests(t, e.name, large, out.Digests)
 			for i, tb := range tables {
 				t.Run(tb.sc.name, func(t *testing.T) {
 					checkTable(t, e, out.Engine, tb, i, out)
