@@ -435,7 +435,7 @@ type fileOut struct {
 type engineOut struct {
 	Engine  string      `json:"engine"`
 	Digests []digestOut `json:"digests"`
-	Tables []struct {
+	Tables  []struct {
 		Path     string `json:"path"`
 		Version  *int64 `json:"version"`
 		NumFiles *int   `json:"numFiles"`
