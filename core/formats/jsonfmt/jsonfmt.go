@@ -4,9 +4,12 @@
 // PERMISSIVE / DROPMALFORMED / FAILFAST handling of malformed records.
 //
 // Records. Each non-blank line is one JSON object; a line holding a JSON
-// array of objects yields one record per element (as Spark does). A UTF-8
-// byte order mark and "\r\n" line ends are accepted. Multi-line JSON
-// (Spark's multiLine option) is not supported yet. Beyond RFC 8259 the
+// array of objects yields one record per element (as Spark does). A line
+// ends at "\n", "\r\n" or "\r" (Hadoop's LineReader), or at the lineSep
+// option's string; the input is decoded from the encoding option's charset
+// first, and a byte order mark opening the file is dropped. A line of any
+// length is read (see lineReader for what a huge one costs). Multi-line
+// JSON (Spark's multiLine option) is not supported yet. Beyond RFC 8259 the
 // unquoted numbers NaN, Infinity, +Infinity and -Infinity are accepted;
 // single-quoted strings, comments and unquoted names are not (they make the
 // record malformed).
