@@ -11,6 +11,12 @@
 // INT64 or FIXED_LEN_BYTE_ARRAY by precision. Rows are shredded into Parquet
 // repetition and definition levels here rather than through parquet-go's
 // reflection, which mishandles []any values.
+//
+// Parquet statistics follow parquet-mr: no page header statistics, column
+// indexes with min/max cut to 64 bytes, and a column chunk's min/max left
+// out when together they take 4096 bytes or more (the null count stays), so
+// a 64 MB string costs about 64 MB of file. Encoded pages past SpillBytes
+// per column chunk wait in a temporary file rather than in memory.
 package parquetio
 
 import (
