@@ -346,7 +346,7 @@ func (fw *fileWriter) open(part partition) (*partFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("creating temporary Parquet file: %w", err)
 	}
-	pw, err := parquetio.NewWriter(tmp, fw.sch, parquetio.WriterOptions{})
+	pw, err := parquetio.NewWriter(tmp, fw.sch, parquetio.WriterOptions{TempDir: fw.e.TempDir})
 	if err != nil {
 		tmp.Close()
 		os.Remove(tmp.Name())
