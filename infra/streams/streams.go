@@ -291,8 +291,33 @@ func (env Env) Open(ctx context.Context, opts *options.Stream) (*Stream, error) 
 	if err := s.Engine.CheckIdentity(ctx); err != nil {
 		return nil, err
 	}
+	env.removeStaleTemp(ctx, opts.ID, tableStore, cp, schemaStore, moveDest)
 	ok = true
 	return s, nil
+}
+
+// StaleTempAge is how old a local writer's temporary file must be before
+// Open deletes it as left by a killed process: far longer than any write
+// takes, so a live writer's file is never touched.
+const StaleTempAge = time.Hour
+
+// removeStaleTemp deletes, best effort, the temporary files that killed
+// writers left in the stream's local directories (table, checkpoint,
+// schema location, move destination); readers ignore them, but they would
+// pile up. S3 writes leave no such files.
+func (env Env) removeStaleTemp(ctx context.Context, stream string, stores ...objstore.Store) {
+	for _, st := range stores {
+		ls, ok := st.(*localfs.Store)
+		if !ok {
+			continue
+		}
+		n, err := ls.RemoveStaleTemp(ctx, StaleTempAge)
+		if err != nil {
+			env.logger().Warn("could not remove stale temporary files", "stream", stream, "error", err.Error())
+		} else if n > 0 {
+			env.logger().Info("removed stale temporary files left by a killed writer", "stream", stream, "files", n)
+		}
+	}
 }
 
 // absLocation is loc as an absolute directory, or unchanged for a URL.
