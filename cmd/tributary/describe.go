@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tributary-io/tributary/core/delta"
+	"github.com/tributary-io/tributary/core/delta/scan"
 	"github.com/tributary-io/tributary/core/schema"
 )
 
@@ -125,7 +126,7 @@ func detail(ctx context.Context, loc string, snap *delta.Snapshot) (*tableDetail
 	}
 	// Live rows: stats (or the Parquet footer of files without them) minus
 	// the rows deletion vectors remove.
-	rc, err := snap.CountRows(ctx)
+	rc, err := scan.CountRows(ctx, snap)
 	if err != nil {
 		return nil, fmt.Errorf("table %s: counting rows: %w", loc, err)
 	}

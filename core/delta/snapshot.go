@@ -134,6 +134,9 @@ func (s *Snapshot) finish() error {
 // Schema returns the table schema (decoded from metaData.schemaString).
 func (s *Snapshot) Schema() *schema.StructType { return s.schema }
 
+// Table returns the table the snapshot was loaded from.
+func (s *Snapshot) Table() *Table { return s.table }
+
 // NumFiles returns the number of active files.
 func (s *Snapshot) NumFiles() int { return len(s.files) }
 

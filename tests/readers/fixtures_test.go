@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/tributary-io/tributary/core/delta"
+	"github.com/tributary-io/tributary/core/delta/scan"
 	"github.com/tributary-io/tributary/core/schema"
 	"github.com/tributary-io/tributary/infra/localfs"
 )
@@ -41,7 +42,7 @@ var sparkCheckedTables = []string{
 }
 
 // TestSparkReadsWhatTributaryReads reads shared Delta tables with Tributary's
-// reader (core/delta ReadRowsAt: deletion vectors, column mapping, type
+// reader (core/delta/scan: deletion vectors, column mapping, type
 // widening, typed partition values) and with Apache Spark (delta-spark),
 // and compares the rows. It also reads, with Spark, a table whose NULL
 // partition value went through a checkpoint Tributary wrote: Spark must
@@ -96,7 +97,7 @@ func TestSparkReadsWhatTributaryReads(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			err = snap.ScanRows(ctx, func(fr delta.FileRows) error {
+			err = scan.Rows(ctx, snap, func(fr scan.FileRows) error {
 				for _, r := range fr.Rows {
 					ours = append(ours, canonRow(r, snap.Schema()))
 				}

@@ -1,4 +1,4 @@
-package delta
+package scan
 
 import (
 	"bytes"
@@ -17,11 +17,29 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tributary-io/tributary/core/delta"
 	"github.com/tributary-io/tributary/core/delta/internal/dirstore"
 	"github.com/tributary-io/tributary/core/objstore"
 	"github.com/tributary-io/tributary/core/parquetio"
 	"github.com/tributary-io/tributary/core/schema"
 )
+
+// testdataRoot is the shared Delta test tables, beside the repository.
+const testdataRoot = "../../../../shared/testdata/delta"
+
+func fixture(t *testing.T, rel string) string {
+	t.Helper()
+	p := filepath.Join(testdataRoot, filepath.FromSlash(rel))
+	if _, err := os.Stat(filepath.Join(p, "_delta_log")); err != nil {
+		t.Fatalf("fixture %s: %v", rel, err)
+	}
+	return p
+}
+
+func openFixture(t *testing.T, rel string) *delta.Table {
+	t.Helper()
+	return delta.NewTable(dirstore.New(fixture(t, rel)))
+}
 
 // render prints a value of type t canonically, independently of the Go
 // type that holds it: struct fields by lower-cased name, map entries
@@ -107,18 +125,18 @@ func expectedRows(t *testing.T, dir string) []string {
 }
 
 // readAll reads a table's live rows with ReadRowsAt and renders them.
-func readAllRows(t *testing.T, tbl *Table, version int64) ([]string, *Snapshot) {
+func readAllRows(t *testing.T, tbl *delta.Table, version int64) ([]string, *delta.Snapshot) {
 	t.Helper()
 	var out []string
 	files := 0
-	snap, err := tbl.ReadRowsAt(context.Background(), version, func(fr FileRows) error {
+	snap, err := RowsAt(context.Background(), tbl, version, func(fr FileRows) error {
 		files++
 		return nil
 	})
 	if err != nil {
 		t.Fatalf("ReadRowsAt: %v", err)
 	}
-	_, err = tbl.ReadRowsAt(context.Background(), version, func(fr FileRows) error {
+	_, err = RowsAt(context.Background(), tbl, version, func(fr FileRows) error {
 		for _, r := range fr.Rows {
 			if len(r) != len(snap.Schema().Fields) {
 				t.Fatalf("row of %d values, schema has %d fields", len(r), len(snap.Schema().Fields))
@@ -178,7 +196,7 @@ func TestGoldenTablesRows(t *testing.T) {
 			if !ok {
 				v = -1
 			}
-			got, _ := readAllRows(t, NewTable(dirstore.New(dir)), v)
+			got, _ := readAllRows(t, delta.NewTable(dirstore.New(dir)), v)
 			want := expectedRows(t, exp)
 			diffRows(t, got, want)
 			checked++
@@ -279,30 +297,6 @@ func TestConvertPrimitive(t *testing.T) {
 	}
 }
 
-// TestColumnMappingMode: the property counts only with protocol support.
-func TestColumnMappingMode(t *testing.T) {
-	conf := map[string]string{PropColumnMappingMode: "name"}
-	tests := []struct {
-		p    Protocol
-		conf map[string]string
-		want string
-		ok   bool
-	}{
-		{Protocol{MinReaderVersion: 1, MinWriterVersion: 2}, conf, "none", true},
-		{Protocol{MinReaderVersion: 2, MinWriterVersion: 5}, conf, "name", true},
-		{Protocol{MinReaderVersion: 3, MinWriterVersion: 7}, conf, "none", true},
-		{Protocol{MinReaderVersion: 3, MinWriterVersion: 7, ReaderFeatures: []string{FeatureColumnMapping}}, map[string]string{PropColumnMappingMode: "ID"}, "id", true},
-		{Protocol{MinReaderVersion: 2, MinWriterVersion: 5}, map[string]string{PropColumnMappingMode: "position"}, "", false},
-	}
-	for _, tc := range tests {
-		s := &Snapshot{Protocol: tc.p, Metadata: Metadata{Configuration: tc.conf}}
-		got, err := s.ColumnMappingMode()
-		if (err == nil) != tc.ok || got != tc.want {
-			t.Errorf("%+v %v: %q, %v", tc.p, tc.conf, got, err)
-		}
-	}
-}
-
 // sharedTables lists every shared test table a reader must load (the
 // broken logs it must refuse and the log-less folder excluded).
 func sharedTables(t *testing.T) []string {
@@ -347,20 +341,20 @@ func TestCountRowsEqualsRowsRead(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if _, err := snap.CountRows(context.Background()); err != nil && !errors.Is(err, objstore.ErrNotFound) {
+				if _, err := CountRows(context.Background(), snap); err != nil && !errors.Is(err, objstore.ErrNotFound) {
 					t.Errorf("log-only table: %v", err)
 				}
 				return
 			}
 			var read int64
-			snap, err := tbl.ReadRowsAt(context.Background(), -1, func(fr FileRows) error {
+			snap, err := RowsAt(context.Background(), tbl, -1, func(fr FileRows) error {
 				read += int64(len(fr.Rows))
 				return nil
 			})
 			if err != nil {
 				t.Fatal(err)
 			}
-			rc, err := snap.CountRows(context.Background())
+			rc, err := CountRows(context.Background(), snap)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -390,7 +384,7 @@ func missingDataFiles(t *testing.T, rel string) int {
 	}
 	n := 0
 	for a := range snap.Files() {
-		key, err := ObjectKey(a.Path)
+		key, err := delta.ObjectKey(a.Path)
 		if err != nil {
 			n++
 			continue
@@ -414,7 +408,7 @@ func TestTypeWideningReadsWidenedValues(t *testing.T) {
 	}
 	st := snap.Schema()
 	files := 0
-	err = snap.ScanRows(context.Background(), func(fr FileRows) error {
+	err = Rows(context.Background(), snap, func(fr FileRows) error {
 		files++
 		stats, err := fr.Add.ParseStats()
 		if err != nil || stats == nil || stats.NumRecords != 1 || len(fr.Rows) != 1 {
