@@ -311,3 +311,23 @@ func TestReadStored(t *testing.T) {
 		}
 	}
 }
+
+func FuzzReadStored(f *testing.F) {
+	v := Encode([]uint64{1, 5})
+	file := append([]byte{1}, binary.BigEndian.AppendUint32(nil, uint32(len(v)))...)
+	file = append(file, v...)
+	file = binary.BigEndian.AppendUint32(file, crc32.ChecksumIEEE(v))
+	f.Add(file, int64(1), int64(len(v)))
+	f.Fuzz(func(t *testing.T, file []byte, off, size int64) {
+		data, err := ReadStored(bytes.NewReader(file), off, size%4096)
+		if err != nil {
+			if !errors.Is(err, ErrInvalid) {
+				t.Fatalf("error does not wrap ErrInvalid: %v", err)
+			}
+			return
+		}
+		if int64(len(data)) != size%4096 {
+			t.Fatalf("%d bytes for size %d", len(data), size%4096)
+		}
+	})
+}
