@@ -9,7 +9,7 @@ OUT      ?= out
 FUNCTIONS := discovery backfill commit
 LDFLAGS  := -s -w -buildid=
 
-.PHONY: all build run test unit vet lint-template bench lambdas deploy clean pyenv
+.PHONY: all build run test unit vet lint-template bench lambdas deploy clean pyenv build-DiscoveryFunction build-BackfillFunction build-CommitFunction
 
 all: build
 
@@ -48,16 +48,30 @@ test: vet unit lint-template
 bench:
 	GO=$(GO) ./scripts/bench-run.sh $(OUT)/bench.txt
 
-# Lambda bundles: dist/<fn>/bootstrap, linux/arm64, reproducible (-trimpath, no build id, no VCS stamp).
+# Lambda bundles: dist/<fn>/bootstrap, linux/arm64, reproducible (-trimpath,
+# no build id, no VCS stamp), and dist/<fn>.zip, byte-identical under any
+# umask: bootstrap is mode 0755 and dated 1980-01-01 in the zip, no extra fields.
 lambdas: $(addprefix dist/,$(addsuffix /bootstrap,$(FUNCTIONS)))
 
-dist/%/bootstrap: $(shell find . -name '*.go' -not -path './.cache/*') go.mod go.sum
+dist/%/bootstrap: $(shell find . -name '*.go' -not -path './.cache/*' -not -path './.aws-sam/*') go.mod go.sum
 	mkdir -p $(dir $@)
 	CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build $(GOFLAGS) -buildvcs=false -tags lambda.norpc -ldflags '$(LDFLAGS)' -o $@ ./functions/$*
+	chmod 0755 $@
 	cd $(dir $@) && rm -f ../$*.zip && touch -t 198001010000 bootstrap && zip -X -q ../$*.zip bootstrap
 
-deploy: lambdas lint-template
-	sam deploy --template-file template.yaml --guided
+# `sam build` (BuildMethod: makefile, build in source: see samconfig.toml)
+# calls build-<LogicalId> with ARTIFACTS_DIR set: the artifact is the
+# bootstrap `make lambdas` builds, copied with its mode and date.
+build-DiscoveryFunction: dist/discovery/bootstrap
+	cp -p dist/discovery/bootstrap $(ARTIFACTS_DIR)/bootstrap
+build-BackfillFunction: dist/backfill/bootstrap
+	cp -p dist/backfill/bootstrap $(ARTIFACTS_DIR)/bootstrap
+build-CommitFunction: dist/commit/bootstrap
+	cp -p dist/commit/bootstrap $(ARTIFACTS_DIR)/bootstrap
+
+deploy: lint-template
+	sam build
+	sam deploy --guided
 
 clean:
-	rm -rf bin dist $(OUT)
+	rm -rf bin dist .aws-sam $(OUT)

@@ -4,7 +4,14 @@
 #      findings all fail the script);
 #   2. sam validate: the SAM translator expands AWS::Serverless::* resources
 #      (catches bad event-source properties that cfn-lint misses);
-#   3. sam validate --lint: cfn-lint as SAM CLI runs it.
+#   3. sam validate --lint: cfn-lint as SAM CLI runs it;
+#   4. (default template only) `make lambdas` under umask 077, then
+#      `sam build` under umask 022 (it runs the Makefile's build-<LogicalId>
+#      targets, so it rebuilds the same bootstraps): the zips must be
+#      byte-identical across the two umasks, bootstrap mode 0755 in each zip,
+#      and every .aws-sam/build/<Fn>/bootstrap the same bytes as
+#      dist/<fn>/bootstrap; then cfn-lint on .aws-sam/build/template.yaml.
+#      sam build needs Go and make only (no Docker, no --use-container).
 # All three work offline and without AWS credentials: they need a region only
 # (no managed-policy lookups, because the template uses no SAM policy
 # templates or managed policies). SAM CLI's own weekly "newer version" check
@@ -24,6 +31,33 @@ echo "== sam validate"
 "$bin/sam" validate --template "$template"
 echo "== sam validate --lint"
 "$bin/sam" validate --lint --template "$template"
+if [ -z "${1:-}" ]; then
+  cd "$root"
+  fns=(discovery:DiscoveryFunction backfill:BackfillFunction commit:CommitFunction)
+  hashes() { for f in "${fns[@]}"; do sha256sum "dist/${f%%:*}.zip"; done; }
+  echo "== make lambdas (umask 077)"
+  (umask 077 && rm -rf dist && make -s lambdas >/dev/null)
+  first=$(hashes)
+  echo "== sam build (umask 022)"
+  log=$(mktemp)
+  (umask 022 && rm -rf dist .aws-sam && "$bin/sam" build >"$log" 2>&1) || { cat "$log" >&2; rm -f "$log"; exit 1; }
+  rm -f "$log"
+  second=$(hashes)
+  if [ "$first" != "$second" ]; then
+    printf 'zips differ between umask 077 and 022:\n%s\n--\n%s\n' "$first" "$second" >&2
+    exit 1
+  fi
+  for f in "${fns[@]}"; do
+    fn=${f%%:*} id=${f##*:}
+    mode=$(zipinfo "dist/$fn.zip" bootstrap | awk '{print $1}')
+    [ "$mode" = "-rwxr-xr-x" ] || { echo "dist/$fn.zip: bootstrap mode $mode, want -rwxr-xr-x" >&2; exit 1; }
+    cmp "dist/$fn/bootstrap" ".aws-sam/build/$id/bootstrap" || { echo "sam build's $id differs from make lambdas' $fn" >&2; exit 1; }
+    [ "$(stat -c %a ".aws-sam/build/$id/bootstrap")" = 755 ] || { echo ".aws-sam/build/$id/bootstrap is not mode 0755" >&2; exit 1; }
+  done
+  echo "$second"
+  echo "== cfn-lint .aws-sam/build/template.yaml"
+  "$bin/cfn-lint" --include-checks I -- .aws-sam/build/template.yaml
+fi
 echo "== JSON built with !Sub (dashboard body, TRIBUTARY_OPTIONS)"
 "$bin/python" - "$template" <<'PY'
 # cfn-lint does not parse JSON assembled by Fn::Sub. Substitute every
