@@ -303,6 +303,19 @@ func TestMissingSourceIsAnError(t *testing.T) {
 	if _, err := os.Stat(c.src); !os.IsNotExist(err) {
 		t.Fatalf("the missing source was created: %v", err)
 	}
+	// Nothing else is written either: no checkpoint (with or without
+	// --stream, where the id used to be recorded first), no table.
+	for _, extra := range [][]string{nil, {"--stream", "s"}} {
+		c.extra = extra
+		if _, errs, code := c.run(); code != 1 || !strings.Contains(errs, "does not exist") {
+			t.Fatalf("run %v: %d %s", extra, code, errs)
+		}
+		for _, p := range []string{c.cp, c.table} {
+			if _, err := os.Stat(p); !os.IsNotExist(err) {
+				t.Fatalf("run %v with a missing source created %s (%v)", extra, p, err)
+			}
+		}
+	}
 }
 
 // `--trigger once` warns that Trigger.Once is deprecated, also when it

@@ -111,6 +111,11 @@ func (f *streamFlags) resolve(ctx context.Context, e streams.Env) (*options.Stre
 	if f.source == "" || f.table == "" || f.checkpoint == "" {
 		return nil, fmt.Errorf("%w: run needs --config, or --source, --table and --checkpoint", errUsage)
 	}
+	// A missing source is refused before the checkpoint is created or a
+	// stream id recorded in it.
+	if err := e.CheckSource(f.source); err != nil {
+		return nil, err
+	}
 	id := f.streamID
 	if id == "" {
 		var err error
@@ -280,6 +285,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer, logger
 	}
 	for _, w := range opts.Warnings {
 		fmt.Fprintf(stderr, "warning: %s\n", w)
+	}
+	if err := e.CheckSource(opts.Source); err != nil {
+		return err
 	}
 	if err := claimCheckpoint(ctx, e, opts); err != nil {
 		return err

@@ -9,7 +9,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -171,6 +173,25 @@ func (env Env) openSource(opts *options.Stream) (objstore.Store, error) {
 		return nil, fmt.Errorf("location %s: %w", opts.Source, err)
 	}
 	return st, nil
+}
+
+// CheckSource reports a local source directory that does not exist (or
+// is not a directory), naming it, without creating anything; s3:// sources
+// are not checked (a missing prefix is an empty listing there, as in S3).
+func (env Env) CheckSource(loc string) error {
+	if loc == "" || strings.Contains(loc, "://") {
+		return nil
+	}
+	fi, err := os.Stat(loc)
+	switch {
+	case err != nil && errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("source %s does not exist", loc)
+	case err != nil:
+		return fmt.Errorf("source %s: %w", loc, err)
+	case !fi.IsDir():
+		return fmt.Errorf("source %s is not a directory", loc)
+	}
+	return nil
 }
 
 // OpenExistingStore opens the object store rooted at loc without creating
