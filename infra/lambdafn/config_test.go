@@ -8,11 +8,13 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/tributary-io/tributary/core/ingest"
 	"github.com/tributary-io/tributary/core/options"
+	"github.com/tributary-io/tributary/infra/dynamostate"
 	"github.com/tributary-io/tributary/infra/streams"
 )
 
@@ -257,13 +259,43 @@ func TestTemplateOptionsPassColdStart(t *testing.T) {
 			t.Errorf("%s: %s: %v", cond, opts, err)
 		}
 	}
-	// Formats the template allows but the engine cannot read stop the cold start.
-	for _, f := range tpl.params["Format"].allowed {
-		vals := map[string]string{"Format": f, "SourceBucketName": "landing-bucket"}
+	// The Format parameter allows exactly the formats the functions read:
+	// each allowed one passes the cold start, every other Auto Loader format
+	// stops it naming cloudFiles.format.
+	allowed := tpl.params["Format"].allowed
+	if len(allowed) == 0 {
+		t.Fatal("the Format parameter has no AllowedValues")
+	}
+	for _, f := range options.FileFormats() {
+		vals := map[string]string{"Format": string(f), "SourceBucketName": "landing-bucket"}
 		_, err := LoadConfigFrom(templateEnv(map[string]string{EnvOptions: tpl.options(t, vals, nil), EnvExtraOptions: "{}"}))
-		if f != "json" && (err == nil || !strings.Contains(err.Error(), "cloudFiles.format")) {
-			t.Errorf("Format=%s: cold start %v", f, err)
+		switch {
+		case slices.Contains(allowed, string(f)) && err != nil:
+			t.Errorf("Format=%s is allowed by the template but stops the cold start: %v", f, err)
+		case !slices.Contains(allowed, string(f)) && err == nil:
+			t.Errorf("Format=%s passes the cold start but the template does not allow it", f)
+		case !slices.Contains(allowed, string(f)) && !strings.Contains(err.Error(), "cloudFiles.format"):
+			t.Errorf("Format=%s: cold start error does not name cloudFiles.format: %v", f, err)
 		}
+	}
+}
+
+// The state table in template.yaml has the GSI projection of the DynamoDB
+// adapter's schema (a projection the code does not expect would cost
+// storage, or break Pending).
+func TestTemplateStateTableMatchesSchema(t *testing.T) {
+	tpl := readTemplate(t)
+	want := string(dynamostate.TableSchema("x").GlobalSecondaryIndexes[0].Projection.ProjectionType)
+	block := regexp.MustCompile(`(?s)\n  StateTable:\n.*?\n\n`).FindString(tpl.text)
+	got := regexp.MustCompile(`ProjectionType: (\w+)`).FindAllStringSubmatch(block, -1)
+	if len(got) != 1 || got[0][1] != want {
+		t.Fatalf("StateTable GSI projections %v, want one %s", got, want)
+	}
+	if idx := *dynamostate.TableSchema("x").GlobalSecondaryIndexes[0].IndexName; !strings.Contains(block, "IndexName: "+idx+"\n") {
+		t.Errorf("StateTable has no index %s", idx)
+	}
+	if !strings.Contains(block, "DeletionProtectionEnabled:") {
+		t.Error("StateTable has no DeletionProtectionEnabled")
 	}
 }
 
@@ -294,7 +326,7 @@ func TestTemplateAlarmsWatchEmittedMetrics(t *testing.T) {
 	if emf.NumSkippedFiles != 2 || !emitted["numSkippedFiles"] || emf.AWS.CloudWatchMetrics[0].Namespace != ingest.MetricsNamespace {
 		t.Fatalf("EMF line: %s", buf.String())
 	}
-	alarms := regexp.MustCompile(`(?m)^      Namespace: Tributary\n      MetricName: (\w+)$`).FindAllStringSubmatch(tpl.text, -1)
+	alarms := regexp.MustCompile(`(?m)^\s+Namespace: Tributary\n\s+MetricName: (\w+)$`).FindAllStringSubmatch(tpl.text, -1)
 	watched := map[string]bool{}
 	for _, a := range alarms {
 		watched[a[1]] = true
@@ -302,7 +334,9 @@ func TestTemplateAlarmsWatchEmittedMetrics(t *testing.T) {
 			t.Errorf("an alarm watches %s, which the EMF line does not emit", a[1])
 		}
 	}
-	if !watched["numSkippedFiles"] {
-		t.Error("no alarm on numSkippedFiles")
+	for _, m := range []string{"numSkippedFiles", "numFilesOutstanding"} {
+		if !watched[m] {
+			t.Errorf("no alarm on %s", m)
+		}
 	}
 }
