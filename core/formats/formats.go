@@ -23,6 +23,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/tributary-io/tributary/core/formats/csvfmt"
 	"github.com/tributary-io/tributary/core/formats/fileformat"
 	"github.com/tributary-io/tributary/core/formats/jsonfmt"
 )
@@ -95,10 +96,13 @@ func Lookup(name string) (Format, error) {
 		if !strings.EqualFold(n, name) {
 			continue
 		}
-		if n == "json" {
+		switch n {
+		case "json":
 			return jsonfmt.Format{}, nil
+		case "csv":
+			return csvfmt.Format{}, nil
 		}
-		return nil, fmt.Errorf("cloudFiles.format %q: %w (supported: json)", name, ErrUnsupportedFormat)
+		return nil, fmt.Errorf("cloudFiles.format %q: %w (supported: csv, json)", name, ErrUnsupportedFormat)
 	}
 	return nil, fmt.Errorf("cloudFiles.format %q: %w (want one of %s)", name, ErrUnknownFormat, strings.Join(names[:], ", "))
 }

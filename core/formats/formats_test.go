@@ -19,7 +19,7 @@ func TestLookup(t *testing.T) {
 			t.Errorf("Lookup(%q) = %v, %v", name, f, err)
 		}
 	}
-	for _, name := range []string{"avro", "binaryFile", "binaryfile", "csv", "orc", "parquet", "text", "xml"} {
+	for _, name := range []string{"avro", "binaryFile", "binaryfile", "orc", "parquet", "text", "xml"} {
 		_, err := Lookup(name)
 		if !errors.Is(err, ErrUnsupportedFormat) || !strings.Contains(err.Error(), "cloudFiles.format") || !strings.Contains(err.Error(), name) {
 			t.Errorf("Lookup(%q) err = %v, want ErrUnsupportedFormat naming the option", name, err)

@@ -59,6 +59,7 @@ func ConfigFromOptions(s *options.Stream) (Config, error) {
 		BadRecordsPath:      s.Reader.BadRecordsPath,
 		Text:                formats.TextOptions{Encoding: s.Reader.Encoding, LineSep: s.Reader.LineSep},
 	}
+	cfg.FormatOptions = s.Reader.Options
 	if s.CloudFiles.SchemaHints != "" && len(cfg.PartitionColumns) > 0 {
 		hints, err := schema.ParseDDL(s.CloudFiles.SchemaHints)
 		if err != nil {

@@ -34,7 +34,7 @@ func TestConfigFromOptions(t *testing.T) {
 			return c.Reader == ReaderConfig{Mode: formats.DropMalformed, CorruptRecordColumn: "_bad", PrefersDecimal: true, PrimitivesAsString: true,
 				DropFieldIfAllNull: true, CaseInsensitive: true, IgnoreCorruptFiles: true, IgnoreMissingFiles: true, BadRecordsPath: "/data/_bad"}
 		}},
-		{"unsupported format", map[string]string{"cloudFiles.format": "csv"}, "cloudFiles.format", nil},
+		{"unsupported format", map[string]string{"cloudFiles.format": "orc"}, "cloudFiles.format", nil},
 		{"type widening", map[string]string{"cloudFiles.format": "json", "cloudFiles.schemaEvolutionMode": "addNewColumnsWithTypeWidening"}, "addNewColumnsWithTypeWidening", nil},
 		{"typed partition hint", map[string]string{"cloudFiles.format": "json", "cloudFiles.partitionColumns": "date", "cloudFiles.schemaHints": "date DATE"}, "partition column date", nil},
 	}

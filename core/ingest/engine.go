@@ -54,6 +54,9 @@ type Config struct {
 	AppID string
 	// Format is the cloudFiles.format reader.
 	Format formats.Format
+	// FormatOptions are the format's own reader options by documented name
+	// (csv: header, sep, quote, ...), passed to the format as they are.
+	FormatOptions map[string]string
 	// Limits bound one batch (maxFilesPerTrigger, maxBytesPerTrigger).
 	Limits Limits
 	// Once ignores Limits (the deprecated Trigger.Once: one batch of everything).

@@ -60,6 +60,7 @@ func (e *Engine) inferOptions(hints []schema.HintField, maxBytes int64) formats.
 		MaxBytes:            maxBytes,
 		Mode:                mode,
 		CorruptRecordColumn: r.CorruptRecordColumn,
+		Options:             e.Config.FormatOptions,
 	}
 }
 
@@ -75,5 +76,6 @@ func (e *Engine) readOptions(path string, bad func(formats.BadRecord)) formats.R
 		Mode:                r.Mode,
 		CorruptRecordColumn: r.CorruptRecordColumn,
 		BadRecords:          bad,
+		Options:             e.Config.FormatOptions,
 	}
 }

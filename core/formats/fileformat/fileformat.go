@@ -145,6 +145,10 @@ type InferOptions struct {
 	// sampled values are all null (or empty arrays, or empty structs) is left
 	// out of the schema instead of becoming a string.
 	DropFieldIfAllNull bool
+	// Options are the format's own reader options (csv: header, sep, ...)
+	// by documented name, as the options registry normalised them; formats
+	// without such options ignore them.
+	Options map[string]string
 }
 
 // BadRecord is a record that could not be read as a row: it is malformed
@@ -192,6 +196,8 @@ type ReadOptions struct {
 	// otherwise it is rescued (Databricks: with the rescued data column,
 	// only malformed records are bad records).
 	BadRecords func(BadRecord)
+	// Options are the format's own reader options, as in InferOptions.
+	Options map[string]string
 }
 
 // ReadStats counts what a RowReader read. Paths are dotted column paths

@@ -1,0 +1,234 @@
+package csvfmt
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/tributary-io/tributary/core/formats/charset"
+	"github.com/tributary-io/tributary/core/formats/fileformat"
+	"github.com/tributary-io/tributary/core/schema"
+)
+
+// icol is one inferred column.
+type icol struct {
+	name string
+	t    ctype
+}
+
+// inferrer implements fileformat.Inferrer for CSV.
+type inferrer struct {
+	opts   fileformat.InferOptions
+	o      Options
+	optErr error
+	mode   fileformat.ParseMode
+	cols   []icol
+	index  map[string]int // lower-cased name -> column
+	sample fileformat.Sample
+	max    int64
+}
+
+func newInferrer(opts fileformat.InferOptions) *inferrer {
+	in := &inferrer{opts: opts, index: map[string]int{}, max: opts.MaxBytes}
+	var err error
+	in.o, err = ParseOptions(opts.Options)
+	if err == nil {
+		in.mode, err = opts.Mode.Normalize()
+	}
+	if err == nil && opts.MaxBytes < 0 {
+		err = fmt.Errorf("%w: cloudFiles.schemaInference.sampleSize.numBytes %d is negative", fileformat.ErrBadOption, opts.MaxBytes)
+	}
+	if err == nil {
+		_, err = decoder(opts.Text)
+	}
+	if err != nil {
+		in.optErr = fmt.Errorf("csvfmt: %w", err)
+	}
+	if in.max == 0 {
+		in.max = fileformat.DefaultSampleBytes
+	}
+	return in
+}
+
+// decoder resolves the encoding option.
+func decoder(t fileformat.TextOptions) (*charset.Charset, error) {
+	if t.Encoding == "" {
+		return charset.UTF8, nil
+	}
+	c, err := charset.Lookup(t.Encoding)
+	if err != nil {
+		return nil, fmt.Errorf("%w: encoding: %v", fileformat.ErrBadOption, err)
+	}
+	return c, nil
+}
+
+// Full reports whether the byte budget is used up.
+func (in *inferrer) Full() bool { return in.sample.Bytes >= in.max }
+
+// Sampled reports what was sampled so far.
+func (in *inferrer) Sampled() fileformat.Sample { return in.sample }
+
+// column returns the index of the column named name, adding it when new
+// (names match case-insensitively; the first-seen spelling wins).
+func (in *inferrer) column(name string) int {
+	key := strings.ToLower(name)
+	if i, ok := in.index[key]; ok {
+		return i
+	}
+	in.index[key] = len(in.cols)
+	in.cols = append(in.cols, icol{name: name})
+	return len(in.cols) - 1
+}
+
+// Add samples one file.
+func (in *inferrer) Add(ctx context.Context, path string, r io.Reader) error {
+	if in.optErr != nil {
+		return in.optErr
+	}
+	if in.Full() {
+		return fmt.Errorf("csvfmt: %s: %w (%d bytes)", path, fileformat.ErrSampleFull, in.max)
+	}
+	cs, _ := decoder(in.opts.Text)
+	cr := &countingReader{r: r}
+	defer func() { in.sample.Bytes += cr.n }()
+	in.sample.Files++
+	o := in.o
+	tk := newTokenizer(cs.NewReader(cr), &o, in.opts.Text.LineSep)
+	var cols []int // file column -> inferred column
+	for n := 0; ; n++ {
+		err := tk.next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("csvfmt: read %s line %d: %w", path, tk.line, err)
+		}
+		if n%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		if cols == nil {
+			names := make([]string, len(tk.toks))
+			if o.Header {
+				raw := make([]string, len(tk.toks))
+				for i := range tk.toks {
+					raw[i] = tk.value(i)
+				}
+				names = safeHeader(raw, o.NullValue)
+			} else {
+				for i := range names {
+					names[i] = "_c" + strconv.Itoa(i)
+				}
+			}
+			cols = make([]int, len(names))
+			for i, name := range names {
+				cols[i] = in.column(name)
+			}
+			if o.Header {
+				continue
+			}
+		}
+		if tk.bad != "" {
+			switch in.mode {
+			case fileformat.FailFast:
+				return fmt.Errorf("csvfmt: %s line %d: %w: %s", path, tk.line, fileformat.ErrMalformedRecord, tk.bad)
+			}
+			continue
+		}
+		in.sample.Records++
+		if !in.opts.InferColumnTypes {
+			continue
+		}
+		for i := 0; i < min(len(cols), len(tk.toks)); i++ {
+			s, null := tokenValue(tk, i, &o)
+			if null {
+				continue
+			}
+			c := &in.cols[cols[i]]
+			c.t = o.inferField(c.t, s, in.opts.PrefersDecimal)
+		}
+	}
+}
+
+// tokenValue returns value i of the record: null for an empty unquoted
+// value, a skipped one (SKIP_VALUE) and the nullValue; a quoted empty value
+// is the emptyValue.
+func tokenValue(tk *tokenizer, i int, o *Options) (string, bool) {
+	t := tk.toks[i]
+	if t.skip {
+		return "", true
+	}
+	s := tk.value(i)
+	if s == "" {
+		if !t.quoted {
+			return "", true
+		}
+		s = o.EmptyValue
+	}
+	if s == o.NullValue {
+		return "", true
+	}
+	return s, false
+}
+
+// safeHeader is Spark's CSV header cleanup: an empty name (or the
+// nullValue) becomes _c<index>; names repeated (case-insensitively) get
+// their index appended.
+func safeHeader(row []string, nullValue string) []string {
+	count := map[string]int{}
+	for _, v := range row {
+		if v != "" && v != nullValue {
+			count[strings.ToLower(v)]++
+		}
+	}
+	out := make([]string, len(row))
+	for i, v := range row {
+		switch {
+		case v == "" || v == nullValue:
+			out[i] = "_c" + strconv.Itoa(i)
+		case count[strings.ToLower(v)] > 1:
+			out[i] = v + strconv.Itoa(i)
+		default:
+			out[i] = v
+		}
+	}
+	return out
+}
+
+// Schema returns the inferred schema: columns in first-seen order (STRING
+// without inferColumnTypes, and for null-only columns), the hints applied
+// and the rescued data column appended.
+func (in *inferrer) Schema() *schema.StructType {
+	st := &schema.StructType{}
+	for _, c := range in.cols {
+		if in.opts.RescuedDataColumn != "" && strings.EqualFold(c.name, in.opts.RescuedDataColumn) {
+			continue
+		}
+		st.Fields = append(st.Fields, schema.Field{Name: c.name, Type: c.t.schemaType(), Nullable: true})
+	}
+	st = schema.ApplyHints(st, in.opts.Hints)
+	if in.opts.RescuedDataColumn != "" {
+		st.Fields = slices.DeleteFunc(st.Fields, func(f schema.Field) bool {
+			return strings.EqualFold(f.Name, in.opts.RescuedDataColumn)
+		})
+		st.Fields = append(st.Fields, schema.Field{Name: in.opts.RescuedDataColumn, Type: schema.String, Nullable: true})
+	}
+	return st
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}

@@ -1,0 +1,340 @@
+package csvfmt
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/tributary-io/tributary/core/formats/fileformat"
+	"github.com/tributary-io/tributary/core/schema"
+)
+
+// ErrHeaderMismatch is wrapped when enforceSchema is false and a file's
+// header does not name the schema's columns in order (Spark's
+// CSVHeaderChecker); the error names the file, the header and the schema.
+var ErrHeaderMismatch = errors.New("CSV header does not conform to the schema")
+
+// reader implements fileformat.RowReader for CSV.
+type reader struct {
+	ctx       context.Context
+	file      string
+	o         Options
+	tk        *tokenizer
+	s         *schema.StructType
+	data      []int // schema indices of the data columns, in order
+	rescueIdx int   // -1: rescue disabled
+	corrupt   string
+	corIdx    int // -1: no corrupt-record column
+	foldMatch bool
+	mode      fileformat.ParseMode
+	badHook   func(fileformat.BadRecord)
+
+	started  bool     // the header (or the first record) was seen
+	colIdx   []int    // file column -> schema index; -1 unknown
+	colName  []string // file column -> its name
+	caseOnly []bool   // file column differs from a schema column only by case
+	expect   int      // values a record should have
+
+	rescue fileformat.Rescue
+	stats  fileformat.ReadStats
+	seenU  map[string]bool
+	seenM  map[string]bool
+	done   bool
+}
+
+func open(ctx context.Context, r io.Reader, s *schema.StructType, opts fileformat.ReadOptions) (*reader, error) {
+	if s == nil {
+		return nil, fmt.Errorf("csvfmt: %s: %w: no schema", opts.FilePath, fileformat.ErrReadSchema)
+	}
+	mode, err := opts.Mode.Normalize()
+	if err != nil {
+		return nil, fmt.Errorf("csvfmt: %w", err)
+	}
+	o, err := ParseOptions(opts.Options)
+	if err != nil {
+		return nil, fmt.Errorf("csvfmt: %w", err)
+	}
+	cs, err := decoder(opts.Text)
+	if err != nil {
+		return nil, fmt.Errorf("csvfmt: %w", err)
+	}
+	rd := &reader{
+		ctx: ctx, file: opts.FilePath, o: o, s: s, rescueIdx: -1, corIdx: -1, mode: mode,
+		corrupt: opts.CorruptRecordColumn, badHook: opts.BadRecords,
+		seenU: map[string]bool{}, seenM: map[string]bool{},
+	}
+	if rd.corrupt == "" {
+		rd.corrupt = fileformat.DefaultCorruptRecordColumn
+	}
+	if opts.RescuedDataColumn != "" {
+		i := s.FieldIndex(opts.RescuedDataColumn)
+		if i < 0 {
+			return nil, fmt.Errorf("csvfmt: %s: %w: rescued data column %q is not in the schema %s",
+				opts.FilePath, fileformat.ErrReadSchema, opts.RescuedDataColumn, s)
+		}
+		if s.Fields[i].Type != schema.String {
+			return nil, fmt.Errorf("csvfmt: %s: %w: rescued data column %q is %s, want string",
+				opts.FilePath, fileformat.ErrReadSchema, opts.RescuedDataColumn, s.Fields[i].Type)
+		}
+		rd.rescueIdx = i
+	}
+	if i := s.FieldIndex(rd.corrupt); i >= 0 && s.Fields[i].Type == schema.String && i != rd.rescueIdx {
+		rd.corIdx = i
+	}
+	for i, f := range s.Fields {
+		if i == rd.rescueIdx || i == rd.corIdx {
+			continue
+		}
+		switch f.Type.(type) {
+		case *schema.StructType, *schema.ArrayType, *schema.MapType:
+			return nil, fmt.Errorf("csvfmt: %s: %w: column %s is %s: CSV holds no nested values", opts.FilePath, fileformat.ErrReadSchema, f.Name, schema.DDLType(f.Type))
+		}
+		rd.data = append(rd.data, i)
+	}
+	rd.foldMatch = opts.CaseInsensitive || rd.rescueIdx < 0
+	rd.tk = newTokenizer(cs.NewReader(r), &rd.o, opts.Text.LineSep)
+	return rd, nil
+}
+
+// Stats reports what was read so far.
+func (rd *reader) Stats() fileformat.ReadStats {
+	st := rd.stats
+	st.UnknownFields = slices.Clone(st.UnknownFields)
+	st.MismatchedFields = slices.Clone(st.MismatchedFields)
+	return st
+}
+
+// Close ends the read; it does not close the source reader.
+func (rd *reader) Close() error {
+	rd.done = true
+	return nil
+}
+
+// header maps the file's columns to the schema from its header row.
+func (rd *reader) header() error {
+	tk := rd.tk
+	raw := make([]string, len(tk.toks))
+	for i := range tk.toks {
+		raw[i] = tk.value(i)
+	}
+	names := safeHeader(raw, rd.o.NullValue)
+	rd.expect = len(names)
+	if !rd.o.EnforceSchema {
+		if err := rd.checkHeader(names); err != nil {
+			return err
+		}
+	}
+	if rd.rescueIdx < 0 {
+		// Spark: the schema is applied by position, the header only names.
+		rd.colName = names
+		for i := range names {
+			rd.colIdx = append(rd.colIdx, rd.dataAt(i))
+		}
+		rd.caseOnly = make([]bool, len(names))
+		return nil
+	}
+	// Auto Loader with a rescued data column: columns match by name.
+	for _, name := range names {
+		idx, caseOnly := -1, false
+		for _, di := range rd.data {
+			fn := rd.s.Fields[di].Name
+			if fn == name {
+				idx, caseOnly = di, false
+				break
+			}
+			if idx < 0 && strings.EqualFold(fn, name) {
+				if rd.foldMatch {
+					idx = di
+				} else {
+					caseOnly = true
+				}
+			}
+		}
+		rd.colIdx = append(rd.colIdx, idx)
+		rd.colName = append(rd.colName, name)
+		rd.caseOnly = append(rd.caseOnly, caseOnly)
+	}
+	return nil
+}
+
+// checkHeader is enforceSchema=false: the header must name the data
+// columns in order (case-insensitively, as spark.sql.caseSensitive=false).
+func (rd *reader) checkHeader(names []string) error {
+	var want []string
+	for _, di := range rd.data {
+		want = append(want, rd.s.Fields[di].Name)
+	}
+	msg := ""
+	if len(names) != len(want) {
+		msg = fmt.Sprintf("number of columns in the header (%d) is not the number of fields in the schema (%d)", len(names), len(want))
+	} else {
+		for i := range names {
+			if !strings.EqualFold(names[i], want[i]) {
+				msg = fmt.Sprintf("expected %s but found %s", want[i], names[i])
+				break
+			}
+		}
+	}
+	if msg == "" {
+		return nil
+	}
+	return fmt.Errorf("csvfmt: %s: %w (enforceSchema=false): %s; header: %s; schema: %s",
+		rd.file, ErrHeaderMismatch, msg, strings.Join(names, ", "), strings.Join(want, ", "))
+}
+
+// dataAt is the schema index of data column i (-1 beyond the schema).
+func (rd *reader) dataAt(i int) int {
+	if i < len(rd.data) {
+		return rd.data[i]
+	}
+	return -1
+}
+
+// column returns file column i's schema index and name, extending the map
+// for a headerless file's extra columns (_c<i>).
+func (rd *reader) column(i int) (int, string, bool) {
+	for len(rd.colIdx) <= i {
+		k := len(rd.colIdx)
+		rd.colIdx = append(rd.colIdx, rd.dataAt(k))
+		rd.colName = append(rd.colName, "_c"+strconv.Itoa(k))
+		rd.caseOnly = append(rd.caseOnly, false)
+	}
+	return rd.colIdx[i], rd.colName[i], rd.caseOnly[i]
+}
+
+func (rd *reader) note(seen map[string]bool, list *[]string, p string) {
+	if len(*list) >= fileformat.MaxReportedPaths || seen[p] {
+		return
+	}
+	seen[p] = true
+	*list = append(*list, p)
+}
+
+// Next returns the next row, or io.EOF.
+func (rd *reader) Next() ([]any, error) {
+	tk := rd.tk
+	for {
+		if rd.done {
+			return nil, io.EOF
+		}
+		err := tk.next()
+		if errors.Is(err, io.EOF) {
+			rd.done = true
+			return nil, io.EOF
+		}
+		if err != nil {
+			return nil, fmt.Errorf("csvfmt: read %s line %d: %w", rd.file, tk.line, err)
+		}
+		if tk.line%1024 == 0 {
+			if err := rd.ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		if !rd.started {
+			rd.started = true
+			if rd.o.Header {
+				if err := rd.header(); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			rd.expect = len(rd.data)
+		}
+		row, reason := rd.record()
+		if reason == "" {
+			rd.stats.RowsRead++
+			return row, nil
+		}
+		rd.stats.CorruptRecords++
+		text := strings.ToValidUTF8(string(tk.raw), "\uFFFD")
+		switch {
+		case rd.badHook != nil:
+			rd.badHook(fileformat.BadRecord{Line: tk.line, Record: text, Reason: reason})
+			continue
+		case rd.mode == fileformat.FailFast:
+			return nil, fmt.Errorf("csvfmt: %s line %d: %w: %s", rd.file, tk.line, fileformat.ErrMalformedRecord, reason)
+		case rd.mode == fileformat.DropMalformed:
+			continue
+		}
+		switch {
+		case rd.corIdx >= 0:
+			row[rd.corIdx] = text
+		case rd.rescueIdx >= 0:
+			if row[rd.rescueIdx] == nil {
+				rd.stats.RowsRescued++
+			}
+			rd.rescue.AddString([]string{rd.corrupt}, text)
+			row[rd.rescueIdx], _ = rd.rescue.JSON(rd.file)
+		case strings.HasPrefix(reason, "malformed"):
+			rd.stats.ValuesDropped++
+		}
+		rd.stats.RowsRead++
+		return row, nil
+	}
+}
+
+// record converts the tokenizer's record into a row; reason is not empty
+// when it is a bad record (malformed, or with rescue disabled a value that
+// does not fit its column). The row then holds what could be read (all
+// nulls for a record the parser refused).
+func (rd *reader) record() ([]any, string) {
+	tk := rd.tk
+	row := make([]any, len(rd.s.Fields))
+	rd.rescue.Reset()
+	if tk.bad != "" {
+		return row, "malformed CSV record: " + tk.bad
+	}
+	reason := ""
+	n := len(tk.toks)
+	if n < rd.expect || (n > rd.expect && (rd.o.Header || rd.rescueIdx < 0)) {
+		reason = fmt.Sprintf("malformed CSV record: %d values, want %d", n, rd.expect)
+		n = min(n, rd.expect)
+	}
+	for i := 0; i < n; i++ {
+		idx, name, caseOnly := rd.column(i)
+		s, null := tokenValue(tk, i, &rd.o)
+		if idx < 0 {
+			if !caseOnly {
+				rd.note(rd.seenU, &rd.stats.UnknownFields, name)
+			}
+			switch {
+			case null:
+			case rd.rescueIdx < 0:
+				rd.stats.ValuesDropped++
+			default:
+				rd.rescue.AddString([]string{name}, s)
+			}
+			continue
+		}
+		if null {
+			continue
+		}
+		v, ok := rd.o.convert(rd.s.Fields[idx].Type, s)
+		if !ok {
+			rd.note(rd.seenM, &rd.stats.MismatchedFields, rd.s.Fields[idx].Name)
+			if rd.rescueIdx >= 0 {
+				rd.rescue.AddString([]string{name}, s)
+			} else {
+				rd.stats.ValuesDropped++
+				if reason == "" {
+					if len(s) > 64 {
+						s = strings.ToValidUTF8(s[:64], "") + "..."
+					}
+					reason = fmt.Sprintf("value %s of column %s does not fit %s", s, rd.s.Fields[idx].Name, schema.DDLType(rd.s.Fields[idx].Type))
+				}
+			}
+		}
+		row[idx] = v
+	}
+	if rd.rescueIdx >= 0 {
+		if js, ok := rd.rescue.JSON(rd.file); ok {
+			row[rd.rescueIdx] = js
+			rd.stats.RowsRescued++
+		}
+	}
+	return row, reason
+}

@@ -1,0 +1,437 @@
+package csvfmt
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"unicode/utf8"
+)
+
+// ErrLimit is wrapped when a record exceeds maxColumns or a value
+// exceeds maxCharsPerColumn: Spark's parser fails the file then (whatever
+// the mode), and so does Tributary, naming the file, the line and the
+// option.
+var ErrLimit = errors.New("CSV parser limit exceeded")
+
+// token is one parsed value: buf[start:end].
+type token struct {
+	start, end int
+	quoted     bool // the value was quoted ("" is then emptyValue, not null)
+	skip       bool // SKIP_VALUE dropped it: null
+}
+
+// tokenizer splits decoded (UTF-8) CSV text into records of values,
+// streaming: it holds one record at a time. See the package doc for the
+// rules it follows.
+type tokenizer struct {
+	br      *bufio.Reader
+	o       *Options
+	sep     []byte
+	sepR    rune // first rune of sep
+	lineSep rune // 0: "\n", "\r\n" or "\r"
+
+	buf   []byte  // the values of the record
+	raw   []byte  // the record's text, without its line end
+	toks  []token // the record's values
+	bad   string  // why the record is malformed ("" when it is not)
+	line  int64   // line the current record starts on, from 1
+	cur   int64   // line the reader is on, from 1
+	eof   bool
+	first bool // nothing read yet (byte order mark)
+	chars int  // characters in the value being read
+	// back is a rune read ahead (peek) or taken back (unread).
+	back    rune
+	hasBack bool
+	// literal makes quotes plain characters (the rest of a value after an
+	// unescaped quote).
+	literal bool
+}
+
+func newTokenizer(r io.Reader, o *Options, lineSep string) *tokenizer {
+	t := &tokenizer{br: bufio.NewReaderSize(r, 64<<10), o: o, sep: []byte(o.Sep), cur: 1, first: true}
+	t.sepR, _ = utf8.DecodeRuneInString(o.Sep)
+	if lineSep != "" {
+		t.lineSep, _ = utf8.DecodeRuneInString(lineSep)
+	}
+	return t
+}
+
+// read consumes one rune and appends it to raw. ok is false at the end of
+// the input.
+func (t *tokenizer) read() (rune, bool, error) {
+	if t.hasBack {
+		t.hasBack = false
+		t.raw = utf8.AppendRune(t.raw, t.back)
+		return t.back, true, nil
+	}
+	r, _, err := t.br.ReadRune()
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			t.eof = true
+			return 0, false, nil
+		}
+		return 0, false, err
+	}
+	t.raw = utf8.AppendRune(t.raw, r)
+	return r, true, nil
+}
+
+// unread takes back the rune last read (and its raw text).
+func (t *tokenizer) unread(r rune) {
+	t.back, t.hasBack = r, true
+	t.raw = t.raw[:len(t.raw)-utf8.RuneLen(r)]
+}
+
+// peek returns the next rune without consuming it (ok false at the end).
+func (t *tokenizer) peek() (rune, bool) {
+	if t.hasBack {
+		return t.back, true
+	}
+	r, _, err := t.br.ReadRune()
+	if err != nil {
+		return 0, false
+	}
+	t.back, t.hasBack = r, true
+	return r, true
+}
+
+// peek2 returns the rune after the next one.
+func (t *tokenizer) peek2() (rune, bool) {
+	if _, ok := t.peek(); !ok {
+		return 0, false
+	}
+	b, _ := t.br.Peek(utf8.UTFMax)
+	if len(b) == 0 {
+		return 0, false
+	}
+	r, _ := utf8.DecodeRune(b)
+	return r, true
+}
+
+func (t *tokenizer) isLineEnd(r rune) bool {
+	if t.lineSep != 0 {
+		return r == t.lineSep
+	}
+	return r == '\n' || r == '\r'
+}
+
+// endLine is called after reading line end r: it drops it from raw, takes
+// the "\n" of a "\r\n" and counts the line.
+func (t *tokenizer) endLine(r rune) {
+	t.raw = t.raw[:len(t.raw)-utf8.RuneLen(r)]
+	if r == '\r' && t.lineSep == 0 {
+		if b, _ := t.br.Peek(1); len(b) == 1 && b[0] == '\n' {
+			_, _ = t.br.Discard(1)
+		}
+	}
+	t.cur++
+}
+
+// isSep reports whether r, just read, begins the delimiter; when it does
+// the rest of the delimiter is consumed.
+func (t *tokenizer) isSep(r rune) bool {
+	if r != t.sepR {
+		return false
+	}
+	n := utf8.RuneLen(r)
+	if len(t.sep) == n {
+		return true
+	}
+	rest := t.sep[n:]
+	b, _ := t.br.Peek(len(rest))
+	if string(b) != string(rest) {
+		return false
+	}
+	_, _ = t.br.Discard(len(rest))
+	t.raw = append(t.raw, rest...)
+	return true
+}
+
+func (t *tokenizer) emit(r rune) error {
+	t.buf = utf8.AppendRune(t.buf, r)
+	t.chars++
+	if m := t.o.MaxCharsPerColumn; m > 0 && t.chars > m {
+		return fmt.Errorf("%w: a value is longer than maxCharsPerColumn=%d characters", ErrLimit, m)
+	}
+	return nil
+}
+
+func isSpace(r rune) bool { return r <= ' ' }
+
+// next reads the next record into toks (and raw); io.EOF at the end.
+// Blank lines and comment lines are skipped, as Spark skips them.
+func (t *tokenizer) next() error {
+	for {
+		if t.eof {
+			return io.EOF
+		}
+		t.buf, t.raw, t.toks, t.bad = t.buf[:0], t.raw[:0], t.toks[:0], ""
+		t.line = t.cur
+		if t.first {
+			t.first = false
+			if r, ok := t.peek(); ok && r == '\uFEFF' {
+				t.hasBack = false
+			}
+		}
+		if t.o.Comment != 0 {
+			if r, ok := t.peek(); ok && r == t.o.Comment {
+				if err := t.skipLine(); err != nil {
+					return err
+				}
+				continue
+			}
+		}
+		for {
+			end, err := t.field()
+			if err != nil {
+				return err
+			}
+			if len(t.toks) > t.o.MaxColumns {
+				return fmt.Errorf("%w: a record has more than maxColumns=%d columns", ErrLimit, t.o.MaxColumns)
+			}
+			if end {
+				break
+			}
+		}
+		blank := true
+		for _, c := range t.raw {
+			if c > ' ' {
+				blank = false
+				break
+			}
+		}
+		if blank {
+			if t.eof && len(t.raw) == 0 {
+				return io.EOF
+			}
+			continue
+		}
+		return nil
+	}
+}
+
+// skipLine consumes a comment line (quotes in it mean nothing).
+func (t *tokenizer) skipLine() error {
+	for {
+		r, ok, err := t.read()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return nil
+		}
+		if t.isLineEnd(r) {
+			t.endLine(r)
+			return nil
+		}
+	}
+}
+
+// field reads one value; end reports that it ended the record.
+func (t *tokenizer) field() (end bool, err error) {
+	t.chars = 0
+	tok := token{start: len(t.buf)}
+	defer func() {
+		tok.end = len(t.buf)
+		t.toks = append(t.toks, tok)
+	}()
+	if t.o.IgnoreLeadingWhiteSpace {
+		for {
+			r, ok := t.peek()
+			if !ok || !isSpace(r) || t.isLineEnd(r) || r == t.sepR {
+				break
+			}
+			_, _, _ = t.read()
+		}
+	}
+	if r, ok := t.peek(); ok && t.o.Quote != 0 && r == t.o.Quote {
+		_, _, _ = t.read()
+		tok.quoted = true
+		return t.quoted(&tok)
+	}
+	return t.unquoted(&tok)
+}
+
+// unquoted reads the rest of an unquoted value.
+func (t *tokenizer) unquoted(tok *token) (bool, error) {
+	defer func() {
+		if t.o.IgnoreTrailingWhiteSpace && !tok.quoted {
+			for len(t.buf) > tok.start && isSpace(rune(t.buf[len(t.buf)-1])) {
+				t.buf = t.buf[:len(t.buf)-1]
+			}
+		}
+	}()
+	for {
+		r, ok, err := t.read()
+		if err != nil {
+			return true, err
+		}
+		if !ok {
+			return true, nil
+		}
+		if t.isLineEnd(r) {
+			t.endLine(r)
+			return true, nil
+		}
+		if t.isSep(r) {
+			return false, nil
+		}
+		if t.o.Quote != 0 && r == t.o.Quote && !t.literal {
+			switch t.o.UnescapedQuoteHandling {
+			case RaiseError:
+				if t.bad == "" {
+					t.bad = "unescaped quote character in an unquoted value (unescapedQuoteHandling=RAISE_ERROR)"
+				}
+			case SkipValue:
+				tok.skip = true
+			}
+		}
+		if tok.skip {
+			continue
+		}
+		if err := t.emit(r); err != nil {
+			return true, err
+		}
+	}
+}
+
+// quoted reads the rest of a quoted value (the opening quote is read).
+func (t *tokenizer) quoted(tok *token) (bool, error) {
+	o := t.o
+	for {
+		r, ok, err := t.read()
+		if err != nil {
+			return true, err
+		}
+		if !ok {
+			return true, nil // unclosed at the end of the input: the value so far
+		}
+		switch {
+		case o.Escape != 0 && o.Escape != o.Quote && r == o.Escape:
+			if p, ok := t.peek(); ok && p == o.Quote {
+				_, _, _ = t.read()
+				if err := t.emit(o.Quote); err != nil {
+					return true, err
+				}
+				continue
+			}
+			if o.CharToEscapeQuoteEscape != 0 && r == o.CharToEscapeQuoteEscape {
+				if p, ok := t.peek(); ok && p == o.Escape {
+					if p2, ok := t.peek2(); ok && p2 == o.Quote {
+						// An escaped escape: the quote after it is not escaped.
+						_, _, _ = t.read()
+						if err := t.emit(o.Escape); err != nil {
+							return true, err
+						}
+						continue
+					}
+				}
+			}
+		case o.CharToEscapeQuoteEscape != 0 && r == o.CharToEscapeQuoteEscape && o.Escape != 0 && o.Escape != o.Quote:
+			if p, ok := t.peek(); ok && p == o.Escape {
+				if p2, ok := t.peek2(); ok && p2 == o.Quote {
+					_, _, _ = t.read()
+					if err := t.emit(o.Escape); err != nil {
+						return true, err
+					}
+					continue
+				}
+			}
+		case r == o.Quote:
+			if p, ok := t.peek(); ok && p == o.Quote {
+				// A doubled quote is a quote character.
+				_, _, _ = t.read()
+				if err := t.emit(o.Quote); err != nil {
+					return true, err
+				}
+				continue
+			}
+			return t.afterQuote(tok)
+		case t.isLineEnd(r):
+			if !o.MultiLine {
+				// Records are lines: an unclosed quote ends with the line.
+				t.endLine(r)
+				return true, nil
+			}
+			t.cur++
+			if r == '\r' && t.lineSep == 0 {
+				if p, ok := t.peek(); ok && p == '\n' {
+					if err := t.emit('\r'); err != nil {
+						return true, err
+					}
+					r, _, _ = t.read()
+				}
+			}
+		}
+		if err := t.emit(r); err != nil {
+			return true, err
+		}
+	}
+}
+
+// afterQuote handles what follows a closing quote: whitespace, then the
+// delimiter or the line end. Anything else means the quote was an
+// unescaped quote inside the value: unescapedQuoteHandling decides.
+func (t *tokenizer) afterQuote(tok *token) (bool, error) {
+	var ws []rune
+	for {
+		r, ok, err := t.read()
+		if err != nil {
+			return true, err
+		}
+		if !ok {
+			return true, nil
+		}
+		if t.isLineEnd(r) {
+			t.endLine(r)
+			return true, nil
+		}
+		if t.isSep(r) {
+			return false, nil
+		}
+		if isSpace(r) {
+			ws = append(ws, r)
+			continue
+		}
+		t.unread(r)
+		break
+	}
+	switch t.o.UnescapedQuoteHandling {
+	case StopAtClosingQuote:
+		for _, c := range append([]rune{t.o.Quote}, ws...) {
+			if err := t.emit(c); err != nil {
+				return true, err
+			}
+		}
+		return t.quoted(tok)
+	case SkipValue:
+		tok.skip = true
+	case RaiseError:
+		if t.bad == "" {
+			t.bad = "unescaped quote character inside a quoted value (unescapedQuoteHandling=RAISE_ERROR)"
+		}
+	case BackToDelimiter:
+		v := append([]byte(nil), t.buf[tok.start:]...)
+		t.buf = utf8.AppendRune(t.buf[:tok.start], t.o.Quote)
+		t.buf = append(t.buf, v...)
+	}
+	if !tok.skip {
+		for _, c := range append([]rune{t.o.Quote}, ws...) {
+			if err := t.emit(c); err != nil {
+				return true, err
+			}
+		}
+	}
+	tok.quoted = false // the rest is read as an unquoted value
+	t.literal = true // quotes from here on are characters
+	end, err := t.unquoted(tok)
+	t.literal = false
+	return end, err
+}
+
+// value returns token i's text.
+func (t *tokenizer) value(i int) string {
+	tk := t.toks[i]
+	return string(t.buf[tk.start:tk.end])
+}

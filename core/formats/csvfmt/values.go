@@ -1,0 +1,360 @@
+package csvfmt
+
+import (
+	"math"
+
+	"strconv"
+	"strings"
+
+	"github.com/tributary-io/tributary/core/formats/fileformat"
+	"github.com/tributary-io/tributary/core/schema"
+)
+
+// kind is a type of Spark's CSV inference lattice (CSVInferSchema).
+type kind uint8
+
+const (
+	kNull kind = iota
+	kInt
+	kLong
+	kDecimal
+	kDouble
+	kDate
+	kTimestamp
+	kBool
+	kString
+)
+
+// ctype is an inferred column type.
+type ctype struct {
+	k           kind
+	prec, scale int // kDecimal
+}
+
+// inferField widens soFar with one non-null value as Spark's
+// CSVInferSchema.inferField does: the value is tried from soFar's type on,
+// in the order int, long, decimal, double, date, timestamp, boolean,
+// string.
+func (o *Options) inferField(soFar ctype, s string, prefersDecimal bool) ctype {
+	var t ctype
+	switch soFar.k {
+	case kNull, kInt:
+		t = o.tryInt(s, prefersDecimal)
+	case kLong:
+		t = o.tryLong(s, prefersDecimal)
+	case kDecimal:
+		t = o.tryDecimal(s, prefersDecimal)
+	case kDouble:
+		t = o.tryDouble(s)
+	case kDate:
+		t = o.tryDate(s)
+	case kTimestamp:
+		t = o.tryTimestamp(s)
+	case kBool:
+		t = tryBool(s)
+	default:
+		return ctype{k: kString}
+	}
+	return merge(soFar, t)
+}
+
+func (o *Options) tryInt(s string, pd bool) ctype {
+	if _, err := strconv.ParseInt(s, 10, 32); err == nil {
+		return ctype{k: kInt}
+	}
+	return o.tryLong(s, pd)
+}
+
+func (o *Options) tryLong(s string, pd bool) ctype {
+	if _, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return ctype{k: kLong}
+	}
+	return o.tryDecimal(s, pd)
+}
+
+// tryDecimal: a number without a fraction (Java BigDecimal scale <= 0, US
+// locale: commas removed) is DECIMAL(precision, 0) when it fits 38 digits;
+// a fraction makes it DOUBLE, or DECIMAL with prefersDecimal.
+func (o *Options) tryDecimal(s string, pd bool) ctype {
+	if p, sc, ok := bigDecimalShape(strings.ReplaceAll(s, ",", "")); ok {
+		switch {
+		case sc == 0 && p <= 38:
+			return ctype{k: kDecimal, prec: p, scale: 0}
+		case sc > 0 && pd && max(p, sc) <= 38:
+			return ctype{k: kDecimal, prec: max(p, sc), scale: sc}
+		}
+	}
+	return o.tryDouble(s)
+}
+
+func (o *Options) tryDouble(s string) ctype {
+	if _, ok := javaDouble(s); ok || s == o.NaNValue || s == o.PositiveInf || s == o.NegativeInf {
+		return ctype{k: kDouble}
+	}
+	return o.tryDate(s)
+}
+
+// tryDate: Spark's preferDate inference parses with the default dateFormat
+// yyyy-MM-dd, strictly.
+func (o *Options) tryDate(s string) ctype {
+	if len(s) == 10 && s[4] == '-' && s[7] == '-' && allDigits(s[:4]) && allDigits(s[5:7]) && allDigits(s[8:]) {
+		if _, ok := fileformat.ParseDate(s); ok {
+			return ctype{k: kDate}
+		}
+	}
+	return o.tryTimestamp(s)
+}
+
+func (o *Options) tryTimestamp(s string) ctype {
+	if _, ok := fileformat.ParseTimestamp(s, false); ok && s == strings.TrimSpace(s) {
+		return ctype{k: kTimestamp}
+	}
+	return tryBool(s)
+}
+
+func tryBool(s string) ctype {
+	if strings.EqualFold(s, "true") || strings.EqualFold(s, "false") {
+		return ctype{k: kBool}
+	}
+	return ctype{k: kString}
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// merge is Spark's CSVInferSchema.compatibleType; no common type is
+// STRING.
+func merge(a, b ctype) ctype {
+	switch {
+	case a.k == kNull:
+		return b
+	case b.k == kNull:
+		return a
+	case a.k == kString || b.k == kString:
+		return ctype{k: kString}
+	case a.k == b.k && a.k != kDecimal:
+		return a
+	}
+	integral := func(k kind) bool { return k == kInt || k == kLong }
+	switch {
+	case integral(a.k) && integral(b.k):
+		return ctype{k: kLong}
+	case (integral(a.k) || a.k == kDouble) && (integral(b.k) || b.k == kDouble):
+		return ctype{k: kDouble}
+	case a.k == kDouble && b.k == kDecimal, a.k == kDecimal && b.k == kDouble:
+		return ctype{k: kDouble}
+	case (a.k == kDecimal || integral(a.k)) && (b.k == kDecimal || integral(b.k)):
+		ap, as := decimalOf(a)
+		bp, bs := decimalOf(b)
+		scale := max(as, bs)
+		rng := max(ap-as, bp-bs)
+		if rng+scale > 38 {
+			return ctype{k: kDouble}
+		}
+		return ctype{k: kDecimal, prec: rng + scale, scale: scale}
+	case a.k == kDate && b.k == kTimestamp, a.k == kTimestamp && b.k == kDate:
+		return ctype{k: kTimestamp}
+	}
+	return ctype{k: kString}
+}
+
+// decimalOf is Spark's DecimalType.forType for integral types.
+func decimalOf(t ctype) (int, int) {
+	switch t.k {
+	case kInt:
+		return 10, 0
+	case kLong:
+		return 20, 0
+	}
+	return t.prec, t.scale
+}
+
+func (t ctype) schemaType() schema.Type {
+	switch t.k {
+	case kInt:
+		return schema.Integer
+	case kLong:
+		return schema.Long
+	case kDecimal:
+		return schema.DecimalType{Precision: t.prec, Scale: t.scale}
+	case kDouble:
+		return schema.Double
+	case kDate:
+		return schema.DateType
+	case kTimestamp:
+		return schema.Timestamp
+	case kBool:
+		return schema.Boolean
+	}
+	return schema.String
+}
+
+// bigDecimalShape returns the precision and scale Java's BigDecimal gives
+// s ([+-]digits[.digits][(e|E)[+-]digits]); ok is false when s is not
+// such a number.
+func bigDecimalShape(s string) (prec, scale int, ok bool) {
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		s = s[1:]
+	}
+	exp := 0
+	if i := strings.IndexAny(s, "eE"); i >= 0 {
+		e, err := strconv.Atoi(strings.TrimPrefix(s[i+1:], "+"))
+		if err != nil || s[i+1:] == "" || e > 1<<20 || e < -(1<<20) {
+			return 0, 0, false
+		}
+		exp, s = e, s[:i]
+	}
+	intPart, frac := s, ""
+	if i := strings.IndexByte(s, '.'); i >= 0 {
+		intPart, frac = s[:i], s[i+1:]
+	}
+	if intPart+frac == "" || !allDigitsOrEmpty(intPart) || !allDigitsOrEmpty(frac) {
+		return 0, 0, false
+	}
+	digits := strings.TrimLeft(intPart+frac, "0")
+	return max(len(digits), 1), len(frac) - exp, true
+}
+
+func allDigitsOrEmpty(s string) bool { return s == "" || allDigits(s) }
+
+// javaDouble parses s as Java's Double.parseDouble does: surrounding
+// characters <= ' ' ignored, an optional sign, NaN, Infinity, or a decimal
+// or hexadecimal floating-point literal with an optional f/F/d/D suffix.
+// Magnitudes beyond float64 are infinite, as in Java.
+func javaDouble(s string) (float64, bool) {
+	s = strings.TrimFunc(s, func(r rune) bool { return r <= ' ' })
+	body := s
+	neg := false
+	if body != "" && (body[0] == '+' || body[0] == '-') {
+		neg = body[0] == '-'
+		body = body[1:]
+	}
+	switch body {
+	case "NaN":
+		return math.NaN(), true
+	case "Infinity":
+		if neg {
+			return math.Inf(-1), true
+		}
+		return math.Inf(1), true
+	}
+	if n := len(body); n > 0 && strings.ContainsRune("fFdD", rune(body[n-1])) && !strings.HasPrefix(strings.ToLower(body), "0x") {
+		body = body[:n-1]
+	} else if n > 0 && strings.HasPrefix(strings.ToLower(body), "0x") && strings.ContainsRune("fFdD", rune(body[n-1])) && strings.ContainsAny(body, "pP") {
+		body = body[:n-1]
+	}
+	if body == "" {
+		return 0, false
+	}
+	hex := strings.HasPrefix(strings.ToLower(body), "0x")
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		switch {
+		case c >= '0' && c <= '9', c == '.':
+		case !hex && (c == 'e' || c == 'E' || c == '+' || c == '-'):
+		case hex && (i == 1 || c == 'p' || c == 'P' || c == '+' || c == '-' || (c|0x20) >= 'a' && (c|0x20) <= 'f'):
+		default:
+			return 0, false
+		}
+	}
+	if body == "." || strings.HasPrefix(body, "+") || strings.HasPrefix(body, "-") {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(body, 64)
+	if err != nil {
+		ne, ok := err.(*strconv.NumError)
+		if !ok || ne.Err != strconv.ErrRange {
+			return 0, false
+		}
+	}
+	if neg {
+		f = -f
+	}
+	return f, true
+}
+
+// convert turns one CSV value into a value of type t (Spark's
+// UnivocityParser converters); ok is false when it does not fit.
+func (o *Options) convert(t schema.Type, s string) (any, bool) {
+	switch tt := t.(type) {
+	case schema.DecimalType:
+		if _, _, ok := bigDecimalShape(strings.ReplaceAll(s, ",", "")); !ok {
+			return nil, false
+		}
+		d, ok := fileformat.ParseDecimal(strings.ReplaceAll(s, ",", ""), tt)
+		if !ok {
+			return nil, false
+		}
+		return d, true
+	case schema.PrimitiveType:
+		switch tt {
+		case schema.String:
+			return s, true
+		case schema.Integer, schema.Long, schema.Short, schema.Byte:
+			bits := map[schema.PrimitiveType]int{schema.Integer: 32, schema.Long: 64, schema.Short: 16, schema.Byte: 8}[tt]
+			v, err := strconv.ParseInt(s, 10, bits)
+			if err != nil {
+				return nil, false
+			}
+			switch tt {
+			case schema.Integer:
+				return int32(v), true
+			case schema.Short:
+				return int16(v), true
+			case schema.Byte:
+				return int8(v), true
+			}
+			return v, true
+		case schema.Double, schema.Float:
+			var f float64
+			switch s {
+			case o.NaNValue:
+				f = math.NaN()
+			case o.NegativeInf:
+				f = math.Inf(-1)
+			case o.PositiveInf:
+				f = math.Inf(1)
+			default:
+				var ok bool
+				if f, ok = javaDouble(s); !ok {
+					return nil, false
+				}
+			}
+			if tt == schema.Float {
+				return float32(f), true
+			}
+			return f, true
+		case schema.Boolean:
+			switch {
+			case strings.EqualFold(s, "true"):
+				return true, true
+			case strings.EqualFold(s, "false"):
+				return false, true
+			}
+			return nil, false
+		case schema.DateType:
+			d, ok := fileformat.ParseDate(s)
+			if !ok {
+				return nil, false
+			}
+			return d, true
+		case schema.Timestamp, schema.TimestampNTZ:
+			ts, ok := fileformat.ParseTimestamp(s, tt == schema.TimestampNTZ)
+			if !ok {
+				return nil, false
+			}
+			return ts, true
+		case schema.Binary:
+			return []byte(s), true
+		}
+	}
+	return nil, false
+}
+
+
