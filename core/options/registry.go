@@ -267,7 +267,7 @@ func doc(o optSpec, def, meaning string) optSpec {
 const (
 	notYet       = "being built"
 	formatsIssue = "this Spark reader option is not implemented by Tributary's readers yet"
-	csvIssue     = "cloudFiles.format csv is not supported yet"
+	csvIssue     = "this Spark CSV option is not implemented by Tributary's CSV reader yet"
 	xmlIssue     = "cloudFiles.format xml is not supported yet"
 	deltaSource  = "Delta tables as a streaming source are not supported yet"
 )
@@ -300,7 +300,7 @@ func registry() map[string]*optSpec {
 				return fmt.Errorf("unknown format: want one of %s", formatList())
 			},
 			get: func(s *Stream) (string, bool) { return string(s.CloudFiles.Format), s.CloudFiles.Format != "" },
-		}, "", "The source file format (required). Tributary reads json; the other Auto Loader formats are refused with \"not supported yet\"."),
+		}, "", "The source file format (required). Tributary reads json and csv; the other Auto Loader formats are refused with \"not supported yet\"."),
 		doc(posIntOpt("cloudFiles.maxFilesPerTrigger", scopeCloudFiles, func(s *Stream) *int { return &s.CloudFiles.MaxFilesPerTrigger }),
 			"1000", "Maximum number of new files in one micro-batch (one Delta commit)."),
 		doc(bytesOpt("cloudFiles.maxBytesPerTrigger", scopeCloudFiles, func(s *Stream) *int64 { return &s.CloudFiles.MaxBytesPerTrigger }, true),
@@ -501,9 +501,7 @@ func registry() map[string]*optSpec {
 			"The files' charset, a Java charset name (UTF-8, ISO-8859-1, windows-1252, UTF-16LE, ...; alias charset). As in Spark, any charset but UTF-8 needs lineSep, and UTF-16/UTF-32 need their byte order in the name."),
 		doc(lineSepOpt(textLike), "\\n, \\r\\n or \\r",
 			"The string that ends a record (any length, not empty); by default a line ends at \\n, \\r\\n or \\r."),
-		refusedOpt("multiLine", scopeReader, jsonCSV, formatsIssue),
 		refusedOpt("enableDateTimeParsingFallback", scopeReader, jsonCSV, formatsIssue),
-		refusedOpt("nullValue", scopeReader, []FileFormat{FormatCSV, FormatXML}, formatsIssue),
 		refusedOpt("inferSchema", scopeReader, []FileFormat{FormatCSV, FormatXML}, "Auto Loader infers with cloudFiles.inferColumnTypes"),
 
 		// --- json ---
@@ -522,25 +520,9 @@ func registry() map[string]*optSpec {
 		refusedOpt("singleVariantColumn", scopeReader, jsonOnly, "the VARIANT type is not supported yet"),
 
 		// --- csv ---
-		refusedOpt("sep", scopeReader, csvOnly, csvIssue),
-		refusedOpt("header", scopeReader, csvOnly, csvIssue),
-		refusedOpt("quote", scopeReader, csvOnly, csvIssue),
-		refusedOpt("escape", scopeReader, csvOnly, csvIssue),
-		refusedOpt("charToEscapeQuoteEscaping", scopeReader, csvOnly, csvIssue),
-		refusedOpt("comment", scopeReader, csvOnly, csvIssue),
-		refusedOpt("emptyValue", scopeReader, csvOnly, csvIssue),
-		refusedOpt("nanValue", scopeReader, csvOnly, csvIssue),
-		refusedOpt("positiveInf", scopeReader, csvOnly, csvIssue),
-		refusedOpt("negativeInf", scopeReader, csvOnly, csvIssue),
-		refusedOpt("enforceSchema", scopeReader, csvOnly, csvIssue),
-		refusedOpt("ignoreLeadingWhiteSpace", scopeReader, csvOnly, csvIssue),
-		refusedOpt("ignoreTrailingWhiteSpace", scopeReader, csvOnly, csvIssue),
-		refusedOpt("maxCharsPerColumn", scopeReader, csvOnly, csvIssue),
-		refusedOpt("maxColumns", scopeReader, csvOnly, csvIssue),
 		refusedOpt("preferDate", scopeReader, csvOnly, csvIssue),
 		refusedOpt("skipRows", scopeReader, csvOnly, csvIssue),
 		refusedOpt("parserCaseSensitive", scopeReader, csvOnly, csvIssue),
-		refusedOpt("unescapedQuoteHandling", scopeReader, csvOnly, csvIssue),
 
 		// --- xml ---
 		refusedOpt("rowTag", scopeReader, xmlOnly, xmlIssue),
@@ -664,6 +646,7 @@ func registry() map[string]*optSpec {
 			},
 		}, "", "With txnAppId: append once, as Delta's idempotent writes: one batch of every outstanding file committed with txn{txnAppId, txnVersion}; skipped when the table already holds that appId at this version or later."),
 	}
+	list = append(list, csvOptions()...)
 	m := make(map[string]*optSpec, len(list))
 	for i := range list {
 		m[strings.ToLower(list[i].name)] = &list[i]

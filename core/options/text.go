@@ -2,6 +2,7 @@ package options
 
 import (
 	"fmt"
+	"unicode/utf8"
 
 	"github.com/tributary-io/tributary/core/formats/charset"
 )
@@ -16,9 +17,10 @@ func encodingOpt(formats []FileFormat) optSpec {
 			if err != nil {
 				return err
 			}
-			if c.ByteOrderMark() {
+			if c.ByteOrderMark() && s.CloudFiles.Format != FormatCSV {
 				// Spark's JSONOptionsInRead denies UTF-16 and UTF-32 unless
-				// multiLine is true: only the first line has the mark.
+				// multiLine is true: only the first line has the mark. The CSV
+				// reader decodes the whole file before splitting it.
 				return fmt.Errorf("%s takes its byte order from a byte order mark, which only the first line of a file has: Spark refuses it unless multiLine is true; name the byte order (%sLE or %sBE)", c.Name(), c.Name(), c.Name())
 			}
 			s.Reader.Encoding = c.Name()
@@ -37,6 +39,9 @@ func lineSepOpt(formats []FileFormat) optSpec {
 			if v == "" {
 				return fmt.Errorf("'lineSep' cannot be an empty string")
 			}
+			if s.CloudFiles.Format == FormatCSV && utf8.RuneCountInString(v) != 1 {
+				return fmt.Errorf("'lineSep' can contain only 1 character (csv)")
+			}
 			s.Reader.LineSep = v
 			s.Reader.Options["lineSep"] = v
 			return nil
@@ -45,11 +50,13 @@ func lineSepOpt(formats []FileFormat) optSpec {
 	}
 }
 
-// checkText applies Spark's rule for reading line by line (multiLine
-// false): a charset other than UTF-8 needs an explicit lineSep.
+// checkText applies Spark's rule for reading JSON line by line (multiLine
+// false): a charset other than UTF-8 needs an explicit lineSep. The CSV
+// reader decodes the whole file before splitting it, so it has no such
+// rule.
 func (p *parser) checkText() {
 	r := &p.s.Reader
-	if r.Encoding == "" || !p.explicit["encoding"] || r.LineSep != "" {
+	if r.Encoding == "" || !p.explicit["encoding"] || r.LineSep != "" || p.s.CloudFiles.Format == FormatCSV {
 		return
 	}
 	if c, err := charset.Lookup(r.Encoding); err == nil && !c.IsUTF8() {

@@ -424,7 +424,7 @@ func (t *tokenizer) afterQuote(tok *token) (bool, error) {
 		}
 	}
 	tok.quoted = false // the rest is read as an unquoted value
-	t.literal = true // quotes from here on are characters
+	t.literal = true   // quotes from here on are characters
 	end, err := t.unquoted(tok)
 	t.literal = false
 	return end, err

@@ -356,5 +356,3 @@ func (o *Options) convert(t schema.Type, s string) (any, bool) {
 	}
 	return nil, false
 }
-
-

@@ -1,0 +1,102 @@
+package options
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/tributary-io/tributary/core/formats/csvfmt"
+)
+
+// csvCharOpt is a one-character CSV option (quote, escape,
+// charToEscapeQuoteEscaping, comment): "" turns it off, as in Spark.
+func csvCharOpt(name string) optSpec {
+	return optSpec{
+		name: name, scope: scopeReader, formats: []FileFormat{FormatCSV},
+		set: func(s *Stream, v string) error {
+			if _, err := csvfmt.Char(name, v); err != nil {
+				return err
+			}
+			s.Reader.Options[name] = v
+			return nil
+		},
+		get: func(s *Stream) (string, bool) {
+			v, ok := s.Reader.Options[name]
+			return strconv.Quote(v), ok
+		},
+	}
+}
+
+// csvOptions are the CSV reader options Tributary honours (package csvfmt
+// reads them from Reader.Options).
+func csvOptions() []optSpec {
+	csvOnly := []FileFormat{FormatCSV}
+	return []optSpec{
+		doc(optSpec{
+			name: "sep", scope: scopeReader, formats: csvOnly,
+			set: func(s *Stream, v string) error {
+				if _, err := csvfmt.Delimiter(v); err != nil {
+					return err
+				}
+				s.Reader.Options["sep"] = v
+				return nil
+			},
+			get: func(s *Stream) (string, bool) {
+				v, ok := s.Reader.Options["sep"]
+				return strconv.Quote(v), ok
+			},
+		}, ",", "The value separator (alias delimiter): one or more characters; \\t, \\u0000 and Spark's other escapes are resolved."),
+		doc(readerOption("header", kBool, csvOnly, nil, nil), "false",
+			"Whether the first line of every file names its columns (inference takes the names; with a rescued data column, columns are matched by name); false names them _c0, _c1, ..."),
+		doc(csvCharOpt("quote"), "\"", "The quote character; \"\" turns quoting off."),
+		doc(csvCharOpt("escape"), "\\", "The character that escapes a quote inside a quoted value."),
+		doc(csvCharOpt("charToEscapeQuoteEscaping"), "escape, or none when escape is the quote",
+			"The character that escapes the escape character before a quote (the quote then closes the value)."),
+		doc(csvCharOpt("comment"), "", "Lines starting with this character are skipped (none by default)."),
+		doc(readerOption("nullValue", kString, []FileFormat{FormatCSV, FormatXML}, nil, nil), "\"\"",
+			"The text read as null (an empty unquoted value is always null)."),
+		doc(readerOption("emptyValue", kString, csvOnly, nil, nil), "\"\"",
+			"The value of a quoted empty string (\"\"); it is null when it equals nullValue, as by default."),
+		doc(readerOption("nanValue", kString, csvOnly, nil, nil), "NaN", "The text read as NaN in DOUBLE and FLOAT columns (and inferred as DOUBLE)."),
+		doc(readerOption("positiveInf", kString, csvOnly, nil, nil), "Inf", "The text read as +Infinity in DOUBLE and FLOAT columns (and inferred as DOUBLE)."),
+		doc(readerOption("negativeInf", kString, csvOnly, nil, nil), "-Inf", "The text read as -Infinity in DOUBLE and FLOAT columns (and inferred as DOUBLE)."),
+		doc(readerOption("enforceSchema", kBool, csvOnly, nil, nil), "true",
+			"true applies the schema and ignores header names (by position, without a rescued data column); false fails a file whose header does not name the schema's columns in order."),
+		doc(readerOption("ignoreLeadingWhiteSpace", kBool, csvOnly, nil, nil), "false", "Whether leading white space of values is dropped (quoted values keep theirs)."),
+		doc(readerOption("ignoreTrailingWhiteSpace", kBool, csvOnly, nil, nil), "false", "Whether trailing white space of unquoted values is dropped."),
+		doc(readerOption("maxColumns", kPosInt, csvOnly, nil, nil), "20480", "The most values a record may have; more fails the file, naming it and the line."),
+		doc(optSpec{
+			name: "maxCharsPerColumn", scope: scopeReader, formats: csvOnly,
+			set: func(s *Stream, v string) error {
+				n, err := strconv.Atoi(strings.TrimSpace(v))
+				if err != nil || n == 0 || n < -1 {
+					return fmt.Errorf("want a positive integer, or -1 for no limit")
+				}
+				s.Reader.Options["maxCharsPerColumn"] = strconv.Itoa(n)
+				return nil
+			},
+			get: func(s *Stream) (string, bool) {
+				v, ok := s.Reader.Options["maxCharsPerColumn"]
+				return v, ok
+			},
+		}, "-1", "The most characters a value may have (-1: no limit); a longer one fails the file, naming it and the line."),
+		doc(readerOption("unescapedQuoteHandling", kString, csvOnly, csvfmt.UnescapedQuoteHandlings(), nil), "STOP_AT_DELIMITER",
+			"What a quote inside a value that it does not close does: STOP_AT_DELIMITER, BACK_TO_DELIMITER, STOP_AT_CLOSING_QUOTE, SKIP_VALUE (null) or RAISE_ERROR (a malformed record)."),
+		doc(optSpec{
+			name: "multiLine", scope: scopeReader, formats: []FileFormat{FormatJSON, FormatCSV},
+			set: func(s *Stream, v string) error {
+				b, err := ParseBool(v)
+				if err != nil {
+					return err
+				}
+				if b && s.CloudFiles.Format == FormatJSON {
+					return fmt.Errorf("%w: multiLine JSON (one value per file) is not built; Tributary reads JSON Lines", ErrUnsupportedOption)
+				}
+				s.Reader.MultiLine = b
+				s.Reader.Options["multiLine"] = strconv.FormatBool(b)
+				return nil
+			},
+			get: func(s *Stream) (string, bool) { return strconv.FormatBool(s.Reader.MultiLine), true },
+		}, "false", "csv: whether a quoted value may span lines (false: every line is a record, as Spark splits them). json: true is refused (not supported yet)."),
+	}
+}

@@ -1,0 +1,219 @@
+package options_test
+
+import (
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/tributary-io/tributary/core/formats/csvfmt"
+)
+
+// csvCases are the behavioural cases of the CSV reader options (owner:
+// helper csv). Each compares a run with the option against the same input
+// without it, or asserts Spark's documented effect.
+func csvCases() []optionCase {
+	return []optionCase{
+		{name: "header names the columns from the first line", options: []string{"header"}, run: func(t *testing.T) {
+			on := csvPipe(t, "id,name\n1,a\n", map[string]string{"header": "true"})
+			if got := on.schema(); !slices.Equal(got, []string{"id STRING", "name STRING", "_rescued_data STRING"}) || len(on.rows()) != 1 {
+				t.Errorf("header=true: schema %v, %d rows", got, len(on.rows()))
+			}
+			off := csvPipe(t, "id,name\n1,a\n", nil)
+			if got := off.schema(); !slices.Equal(got, []string{"_c0 STRING", "_c1 STRING", "_rescued_data STRING"}) || len(off.rows()) != 2 {
+				t.Errorf("header=false: schema %v, %d rows", got, len(off.rows()))
+			}
+		}},
+		{name: "sep (alias delimiter) splits values", options: []string{"sep"}, run: func(t *testing.T) {
+			for _, key := range []string{"sep", "delimiter"} {
+				p := csvPipe(t, "a;b\n1;2\n", map[string]string{"header": "true", key: ";"})
+				if got := p.column("b"); !slices.Equal(got, []string{"2"}) {
+					t.Errorf("%s=;: b %v, want 2", key, got)
+				}
+			}
+			p := csvPipe(t, "a;b\n1;2\n", map[string]string{"header": "true"})
+			if got := p.column("a;b"); !slices.Equal(got, []string{"1;2"}) {
+				t.Errorf("default sep: column a;b %v", got)
+			}
+			tab := csvPipe(t, "a\tb\n1\t2\n", map[string]string{"header": "true", "sep": `\t`})
+			if got := tab.column("b"); !slices.Equal(got, []string{"2"}) {
+				t.Errorf(`sep=\t: b %v`, got)
+			}
+		}},
+		{name: "quote sets the quote character", options: []string{"quote"}, run: func(t *testing.T) {
+			on := csvPipe(t, "v,w\n'x,y',z\n", map[string]string{"header": "true", "quote": "'"})
+			off := csvPipe(t, "v,w\n'x,y',z\n", map[string]string{"header": "true"})
+			if got := on.column("v"); !slices.Equal(got, []string{"x,y"}) {
+				t.Errorf("quote=': v %v, want x,y", got)
+			}
+			if got := off.column("v"); !slices.Equal(got, []string{"'x"}) {
+				t.Errorf("default quote: v %v, want 'x", got)
+			}
+		}},
+		{name: "escape sets the character that escapes a quote", options: []string{"escape"}, run: func(t *testing.T) {
+			on := csvPipe(t, "v,w\n\"a'\"b\",c\n", map[string]string{"header": "true", "escape": "'"})
+			if got := on.column("v"); !slices.Equal(got, []string{`a"b`}) {
+				t.Errorf("escape=': v %v, want a\"b", got)
+			}
+			off := csvPipe(t, "v,w\n\"a'\"b\",c\n", map[string]string{"header": "true"})
+			if got := off.column("v"); !slices.Equal(got, []string{`a'"b"`}) {
+				t.Errorf("default escape: v %v, want a'\"b\" (an unescaped quote)", got)
+			}
+		}},
+		{name: "charToEscapeQuoteEscaping escapes the escape before a quote", options: []string{"charToEscapeQuoteEscaping"}, run: func(t *testing.T) {
+			const data = "v,w\n\"a#\\\",b\n"
+			on := csvPipe(t, data, map[string]string{"header": "true", "charToEscapeQuoteEscaping": "#"})
+			if got := on.column("v"); !slices.Equal(got, []string{`a\`}) {
+				t.Errorf("charToEscapeQuoteEscaping=#: v %v, want a\\", got)
+			}
+			off := csvPipe(t, data, map[string]string{"header": "true"})
+			if got := off.column("v"); !slices.Equal(got, []string{`a#",b`}) {
+				t.Errorf("default: v %v, want a#\",b (the quote escaped)", got)
+			}
+		}},
+		{name: "comment skips lines starting with the character", options: []string{"comment"}, run: func(t *testing.T) {
+			on := csvPipe(t, "v\n#note\nx\n", map[string]string{"header": "true", "comment": "#"})
+			off := csvPipe(t, "v\n#note\nx\n", map[string]string{"header": "true"})
+			if got := on.column("v"); !slices.Equal(got, []string{"x"}) {
+				t.Errorf("comment=#: %v", got)
+			}
+			if got := off.column("v"); !slices.Equal(got, []string{"#note", "x"}) {
+				t.Errorf("no comment: %v", got)
+			}
+		}},
+		{name: "nullValue and emptyValue", options: []string{"nullValue", "emptyValue"}, run: func(t *testing.T) {
+			const data = "v\nNA\n\"\"\n"
+			def := csvPipe(t, data, map[string]string{"header": "true"})
+			if got := def.column("v"); !slices.Equal(got, []string{"NA", "null"}) {
+				t.Errorf("defaults: %v, want NA and null", got)
+			}
+			nv := csvPipe(t, data, map[string]string{"header": "true", "nullValue": "NA"})
+			if got := nv.column("v"); !slices.Equal(got, []string{"", "null"}) {
+				t.Errorf("nullValue=NA: %q, want null and the empty string", got)
+			}
+			ev := csvPipe(t, data, map[string]string{"header": "true", "emptyValue": "EMPTY"})
+			if got := ev.column("v"); !slices.Equal(got, []string{"EMPTY", "NA"}) {
+				t.Errorf("emptyValue=EMPTY: %v", got)
+			}
+		}},
+		{name: "nanValue, positiveInf and negativeInf read special doubles", options: []string{"nanValue", "positiveInf", "negativeInf"}, run: func(t *testing.T) {
+			const data = "x\nnan\n+inf\n-inf\n"
+			opts := map[string]string{"header": "true", "cloudFiles.schemaHints": "x DOUBLE"}
+			off := csvPipe(t, data, opts)
+			if got := off.column("x"); !slices.Equal(got, []string{"null", "null", "null"}) {
+				t.Errorf("defaults: %v, want all rescued", got)
+			}
+			on := maps.Clone(opts)
+			maps.Copy(on, map[string]string{"nanValue": "nan", "positiveInf": "+inf", "negativeInf": "-inf"})
+			p := csvPipe(t, data, on)
+			if got := p.column("x"); !slices.Equal(got, []string{"+Inf", "-Inf", "NaN"}) {
+				t.Errorf("custom: %v, want NaN, +Inf, -Inf", got)
+			}
+		}},
+		{name: "enforceSchema false fails a file whose header does not match the schema", options: []string{"enforceSchema"}, run: func(t *testing.T) {
+			opts := map[string]string{"header": "true", "cloudFiles.schemaEvolutionMode": "none"}
+			p := newPipe(t)
+			p.write("a.csv", "id,name\n1,a\n")
+			p.write("b.csv", "name,id\nb,2\n")
+			p.mustRun(withCSV(opts))
+			if got := p.column("id"); !slices.Equal(got, []string{"1", "b"}) {
+				t.Errorf("enforceSchema=true: id %v, want the schema applied by position", got)
+			}
+			q := newPipe(t)
+			q.write("a.csv", "id,name\n1,a\n")
+			q.write("b.csv", "name,id\nb,2\n")
+			strict := maps.Clone(opts)
+			strict["enforceSchema"] = "false"
+			_, err := q.run(withCSV(strict))
+			if err == nil || !strings.Contains(err.Error(), csvfmt.ErrHeaderMismatch.Error()) || !strings.Contains(err.Error(), "b.csv") {
+				t.Errorf("enforceSchema=false: %v, want a header mismatch naming b.csv", err)
+			}
+		}},
+		{name: "ignoreLeadingWhiteSpace and ignoreTrailingWhiteSpace trim values", options: []string{"ignoreLeadingWhiteSpace", "ignoreTrailingWhiteSpace"}, run: func(t *testing.T) {
+			const data = "v\n  x  \n"
+			for _, tc := range []struct {
+				opts map[string]string
+				want string
+			}{
+				{nil, "  x  "},
+				{map[string]string{"ignoreLeadingWhiteSpace": "true"}, "x  "},
+				{map[string]string{"ignoreTrailingWhiteSpace": "true"}, "  x"},
+			} {
+				opts := map[string]string{"header": "true"}
+				maps.Copy(opts, tc.opts)
+				if got := csvPipe(t, data, opts).column("v"); !slices.Equal(got, []string{tc.want}) {
+					t.Errorf("%v: %q, want %q", tc.opts, got, tc.want)
+				}
+			}
+		}},
+		{name: "maxColumns and maxCharsPerColumn fail the file", options: []string{"maxColumns", "maxCharsPerColumn"}, run: func(t *testing.T) {
+			for _, o := range []map[string]string{{"maxColumns": "2"}, {"maxCharsPerColumn": "3"}} {
+				p := newPipe(t)
+				p.write("a.csv", "a,b,c\n1,2,3456\n")
+				_, err := p.run(withCSV(o))
+				var name string
+				for k := range o {
+					name = k
+				}
+				if err == nil || !strings.Contains(err.Error(), csvfmt.ErrLimit.Error()) || !strings.Contains(err.Error(), "a.csv") || !strings.Contains(err.Error(), name) {
+					t.Errorf("%v: %v, want a limit error naming a.csv and %s", o, err, name)
+				}
+				if p.snapshot() != nil {
+					t.Errorf("%v: a table was committed", o)
+				}
+			}
+			p := newPipe(t)
+			p.write("a.csv", "a,b,c\n1,2,3456\n")
+			p.mustRun(withCSV(map[string]string{"maxColumns": "3", "maxCharsPerColumn": "4"}))
+		}},
+		{name: "unescapedQuoteHandling decides what a stray quote does", options: []string{"unescapedQuoteHandling"}, run: func(t *testing.T) {
+			const data = "v,w\na\"b,c\n"
+			def := csvPipe(t, data, map[string]string{"header": "true"})
+			if got := def.column("v"); !slices.Equal(got, []string{`a"b`}) {
+				t.Errorf("STOP_AT_DELIMITER: %v", got)
+			}
+			skip := csvPipe(t, data, map[string]string{"header": "true", "unescapedQuoteHandling": "SKIP_VALUE"})
+			if got := skip.column("v"); !slices.Equal(got, []string{"null"}) {
+				t.Errorf("SKIP_VALUE: %v", got)
+			}
+			p := newPipe(t)
+			p.write("a.csv", data)
+			_, err := p.run(withCSV(map[string]string{"header": "true", "unescapedQuoteHandling": "RAISE_ERROR", "mode": "FAILFAST"}))
+			if err == nil || !strings.Contains(err.Error(), "a.csv line 2") {
+				t.Errorf("RAISE_ERROR + FAILFAST: %v, want a failure naming a.csv line 2", err)
+			}
+		}},
+		{name: "multiLine lets a quoted value span lines", options: []string{"multiLine"}, run: func(t *testing.T) {
+			const data = "v,w\n\"a\nb\",c\n"
+			on := csvPipe(t, data, map[string]string{"header": "true", "multiLine": "true"})
+			if got := on.column("v"); !slices.Equal(got, []string{"a\nb"}) {
+				t.Errorf("multiLine=true: %q", got)
+			}
+			off := csvPipe(t, data, map[string]string{"header": "true"})
+			if n := len(off.rows()); n != 2 {
+				t.Errorf("multiLine=false: %d rows, want 2 (records are lines)", n)
+			}
+			p := newPipe(t)
+			if _, err := p.run(map[string]string{"multiLine": "true"}); err == nil || !strings.Contains(err.Error(), "not supported yet") {
+				t.Errorf("json multiLine=true: %v, want refused", err)
+			}
+		}},
+	}
+}
+
+// withCSV adds cloudFiles.format=csv to opts.
+func withCSV(opts map[string]string) map[string]string {
+	out := map[string]string{"cloudFiles.format": "csv"}
+	maps.Copy(out, opts)
+	return out
+}
+
+// csvPipe ingests one CSV file a.csv with opts (cloudFiles.format=csv) in a
+// new pipe.
+func csvPipe(t *testing.T, content string, opts map[string]string) *pipe {
+	t.Helper()
+	p := newPipe(t)
+	p.write("a.csv", content)
+	p.mustRun(withCSV(opts))
+	return p
+}
