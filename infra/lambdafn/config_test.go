@@ -104,7 +104,7 @@ func TestColdStartValidatesLikeTheCLI(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			over := map[string]string{EnvExtraOptions: tc.extra}
 			if tc.want == "cloudFiles.format" {
-				over[EnvOptions] = `{"cloudFiles.format":"csv"}`
+				over[EnvOptions] = `{"cloudFiles.format":"orc"}`
 			}
 			getenv := templateEnv(over)
 			_, err := LoadConfigFrom(getenv)
@@ -127,12 +127,12 @@ func TestColdStartValidatesLikeTheCLI(t *testing.T) {
 	_, err := LoadConfigFrom(func(k string) string {
 		if k == EnvConfig {
 			return `{"streams":[{"id":"s","source":"s3://b/in/","table":"s3://b/t","checkpointLocation":"s3://b/cp/","schemaLocation":"s3://b/cp/",` +
-				`"options":{"cloudFiles.format":"csv","cloudFiles.useNotifications":true}}]}`
+				`"options":{"cloudFiles.format":"orc","cloudFiles.useNotifications":true}}]}`
 		}
 		return ""
 	})
 	if err == nil || !strings.Contains(err.Error(), "cloudFiles.format") {
-		t.Fatalf("%s with format csv: %v", EnvConfig, err)
+		t.Fatalf("%s with format orc: %v", EnvConfig, err)
 	}
 }
 
