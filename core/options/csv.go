@@ -82,6 +82,10 @@ func csvOptions() []optSpec {
 		}, "-1", "The most characters a value may have (-1: no limit); a longer one fails the file, naming it and the line."),
 		doc(readerOption("unescapedQuoteHandling", kString, csvOnly, csvfmt.UnescapedQuoteHandlings(), nil), "STOP_AT_DELIMITER",
 			"What a quote inside a value that it does not close does: STOP_AT_DELIMITER, BACK_TO_DELIMITER, STOP_AT_CLOSING_QUOTE, SKIP_VALUE (null) or RAISE_ERROR (a malformed record)."),
+		doc(readerOption("preferDate", kBool, csvOnly, nil, nil), "true",
+			"With cloudFiles.inferColumnTypes, values in the yyyy-MM-dd form infer as DATE; false infers them as TIMESTAMP."),
+		doc(readerOption("skipRows", kNonNegInt, csvOnly, nil, nil), "0",
+			"How many lines at the start of every file are skipped (comment and empty lines included); the header, if any, is the next record."),
 		doc(optSpec{
 			name: "multiLine", scope: scopeReader, formats: []FileFormat{FormatJSON, FormatCSV},
 			set: func(s *Stream, v string) error {

@@ -520,8 +520,6 @@ func registry() map[string]*optSpec {
 		refusedOpt("singleVariantColumn", scopeReader, jsonOnly, "the VARIANT type is not supported yet"),
 
 		// --- csv ---
-		refusedOpt("preferDate", scopeReader, csvOnly, csvIssue),
-		refusedOpt("skipRows", scopeReader, csvOnly, csvIssue),
 		refusedOpt("parserCaseSensitive", scopeReader, csvOnly, csvIssue),
 
 		// --- xml ---

@@ -183,6 +183,70 @@ func csvCases() []optionCase {
 				t.Errorf("RAISE_ERROR + FAILFAST: %v, want a failure naming a.csv line 2", err)
 			}
 		}},
+		{name: "preferDate infers yyyy-MM-dd as DATE, false as TIMESTAMP", options: []string{"preferDate"}, run: func(t *testing.T) {
+			for _, on := range []bool{true, false} {
+				opts := map[string]string{"header": "true", "cloudFiles.inferColumnTypes": "true"}
+				if !on {
+					opts["preferDate"] = "false"
+				}
+				want := "d DATE"
+				if !on {
+					want = "d TIMESTAMP"
+				}
+				if got := csvPipe(t, "d\n2024-01-31\n", opts).schema(); !slices.Contains(got, want) {
+					t.Errorf("preferDate=%v: %v, want %s", on, got, want)
+				}
+			}
+		}},
+		{name: "skipRows skips the first lines of every file", options: []string{"skipRows"}, run: func(t *testing.T) {
+			const data = "exported by X\n\nid,name\n1,a\n"
+			p := csvPipe(t, data, map[string]string{"header": "true", "skipRows": "2"})
+			if got := p.column("name"); !slices.Equal(got, []string{"a"}) {
+				t.Errorf("skipRows=2: name %v (schema %v)", got, p.schema())
+			}
+			q := csvPipe(t, data, map[string]string{"header": "true"})
+			if slices.Contains(q.schema(), "name STRING") {
+				t.Errorf("without skipRows the first line is the header: %v", q.schema())
+			}
+		}},
+		{name: "encoding decodes CSV files (UTF-16 with a byte order mark, no lineSep needed)", options: []string{"encoding"}, run: func(t *testing.T) {
+			var b []byte
+			b = append(b, 0xFF, 0xFE)
+			for _, r := range "id,name\r\n1,Zoë\r\n" {
+				b = append(b, byte(r), byte(r>>8))
+			}
+			p := newPipe(t)
+			p.writeBytes("a.csv", b)
+			p.mustRun(withCSV(map[string]string{"header": "true", "encoding": "UTF-16"}))
+			if got := p.column("name"); !slices.Equal(got, []string{"Zoë"}) {
+				t.Errorf("encoding=UTF-16: name %q", got)
+			}
+			q := newPipe(t)
+			q.writeBytes("a.csv", b)
+			q.mustRun(withCSV(map[string]string{"header": "true"}))
+			if slices.Contains(q.schema(), "name STRING") {
+				t.Errorf("read as UTF-8 the header is not id,name: %v", q.schema())
+			}
+		}},
+		{name: "mode and columnNameOfCorruptRecord apply to CSV records", options: []string{"mode", "columnNameOfCorruptRecord"}, run: func(t *testing.T) {
+			const data = "id,name\n1,a\n2\n"
+			p := newPipe(t)
+			p.userSchema = "id INT, name STRING, _bad STRING"
+			p.write("a.csv", data)
+			p.mustRun(withCSV(map[string]string{"header": "true", "columnNameOfCorruptRecord": "_bad"}))
+			if got := p.column("_bad"); !slices.Equal(got, []string{"2", "null"}) {
+				t.Errorf("PERMISSIVE: _bad %v, want the short record's text", got)
+			}
+			d := csvPipe(t, data, map[string]string{"header": "true", "mode": "DROPMALFORMED"})
+			if n := len(d.rows()); n != 1 {
+				t.Errorf("DROPMALFORMED: %d rows, want 1", n)
+			}
+			f := newPipe(t)
+			f.write("a.csv", data)
+			if _, err := f.run(withCSV(map[string]string{"header": "true", "mode": "FAILFAST"})); err == nil || !strings.Contains(err.Error(), "a.csv line 3") {
+				t.Errorf("FAILFAST: %v, want a failure naming a.csv line 3", err)
+			}
+		}},
 		{name: "multiLine lets a quoted value span lines", options: []string{"multiLine"}, run: func(t *testing.T) {
 			const data = "v,w\n\"a\nb\",c\n"
 			on := csvPipe(t, data, map[string]string{"header": "true", "multiLine": "true"})

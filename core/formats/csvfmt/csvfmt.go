@@ -30,7 +30,8 @@
 // leading/trailing characters <= ' ' with ignoreLeadingWhiteSpace /
 // ignoreTrailingWhiteSpace (both false by default, as Spark reads). Lines
 // that are empty or white space only, and lines starting with the comment
-// character (when set), are skipped. A record of more than maxColumns
+// character (when set), are skipped, and so are the first skipRows lines
+// of every file (whatever they hold). A record of more than maxColumns
 // (20480) values or a value of more than maxCharsPerColumn characters (-1:
 // unlimited) fails the file (ErrLimit), as Spark's parser does.
 //
@@ -52,7 +53,8 @@
 // cloudFiles.inferColumnTypes false every column is a string; with it,
 // each value widens its column in Spark's order int, long, decimal (no
 // fraction; prefersDecimal also takes fractions), double (nanValue,
-// positiveInf and negativeInf included), date (yyyy-MM-dd), timestamp,
+// positiveInf and negativeInf included), date (yyyy-MM-dd; skipped with
+// preferDate false), timestamp,
 // boolean, string, and columns merge as Spark's compatibleType does;
 // null-only columns are strings.
 //

@@ -44,6 +44,8 @@ type Options struct {
 	UnescapedQuoteHandling   string
 	MaxColumns               int
 	MaxCharsPerColumn        int // -1: unlimited
+	PreferDate               bool
+	SkipRows                 int
 }
 
 // Defaults are Spark's CSV read defaults.
@@ -52,7 +54,7 @@ func Defaults() Options {
 		Sep: ",", Quote: '"', Escape: '\\', CharToEscapeQuoteEscape: '\\',
 		NaNValue: "NaN", PositiveInf: "Inf", NegativeInf: "-Inf",
 		EnforceSchema: true, UnescapedQuoteHandling: StopAtDelimiter,
-		MaxColumns: 20480, MaxCharsPerColumn: -1,
+		MaxColumns: 20480, MaxCharsPerColumn: -1, PreferDate: true,
 	}
 }
 
@@ -139,7 +141,7 @@ func ParseOptions(m map[string]string) (Options, error) {
 		p    *bool
 	}{
 		{"header", &o.Header}, {"multiLine", &o.MultiLine}, {"ignoreLeadingWhiteSpace", &o.IgnoreLeadingWhiteSpace},
-		{"ignoreTrailingWhiteSpace", &o.IgnoreTrailingWhiteSpace}, {"enforceSchema", &o.EnforceSchema},
+		{"ignoreTrailingWhiteSpace", &o.IgnoreTrailingWhiteSpace}, {"enforceSchema", &o.EnforceSchema}, {"preferDate", &o.PreferDate},
 	} {
 		if v, ok := get(b.name); ok {
 			x := strings.ToLower(strings.TrimSpace(v))
@@ -206,6 +208,13 @@ func ParseOptions(m map[string]string) (Options, error) {
 			return o, bad("maxColumns", v, fmt.Errorf("want a positive integer"))
 		}
 		o.MaxColumns = n
+	}
+	if v, ok := get("skipRows"); ok {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || n < 0 {
+			return o, bad("skipRows", v, fmt.Errorf("want a non-negative integer"))
+		}
+		o.SkipRows = n
 	}
 	if v, ok := get("maxCharsPerColumn"); ok {
 		n, err := strconv.Atoi(strings.TrimSpace(v))

@@ -173,6 +173,16 @@ func (t *tokenizer) next() error {
 			if r, ok := t.peek(); ok && r == '\uFEFF' {
 				t.hasBack = false
 			}
+			// skipRows: the first lines go, whatever they hold.
+			for i := 0; i < t.o.SkipRows && !t.eof; i++ {
+				if err := t.skipLine(); err != nil {
+					return err
+				}
+			}
+			if t.eof {
+				return io.EOF
+			}
+			t.raw, t.line = t.raw[:0], t.cur
 		}
 		if t.o.Comment != 0 {
 			if r, ok := t.peek(); ok && r == t.o.Comment {

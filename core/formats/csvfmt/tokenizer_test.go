@@ -167,3 +167,21 @@ func FuzzTokenizer(f *testing.F) {
 		}
 	})
 }
+
+func TestSkipRowsAndPreferDate(t *testing.T) {
+	got, _, err := records(t, "junk \"x\n\n# c\na,b\n", map[string]string{"skipRows": "3"}, "")
+	if err != nil || !reflect.DeepEqual(got, [][]string{{"a", "b"}}) {
+		t.Errorf("skipRows=3: %q %v", got, err)
+	}
+	if got, _, _ := records(t, "a\n", map[string]string{"skipRows": "5"}, ""); len(got) != 0 {
+		t.Errorf("skipRows beyond the file: %q", got)
+	}
+	o := Defaults()
+	if k := o.inferField(ctype{}, "2024-01-31", false).k; k != kDate {
+		t.Errorf("preferDate default: %v", k)
+	}
+	o.PreferDate = false
+	if k := o.inferField(ctype{}, "2024-01-31", false).k; k != kTimestamp {
+		t.Errorf("preferDate=false: %v", k)
+	}
+}

@@ -91,6 +91,9 @@ func (o *Options) tryDouble(s string) ctype {
 	if _, ok := javaDouble(s); ok || s == o.NaNValue || s == o.PositiveInf || s == o.NegativeInf {
 		return ctype{k: kDouble}
 	}
+	if !o.PreferDate {
+		return o.tryTimestamp(s)
+	}
 	return o.tryDate(s)
 }
 
