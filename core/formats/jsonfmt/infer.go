@@ -70,7 +70,12 @@ type hintTrie struct {
 	children map[string]*hintTrie
 }
 
+// newHintTrie builds the trie of the hint paths; nil when there are no
+// hints, so that addObject's fast path for already-seen names runs.
 func newHintTrie(hints []schema.HintField) *hintTrie {
+	if len(hints) == 0 {
+		return nil
+	}
 	root := &hintTrie{}
 	for _, h := range hints {
 		n := root
@@ -161,6 +166,7 @@ func (in *inferrer) Add(ctx context.Context, path string, r io.Reader) error {
 		return fmt.Errorf("jsonfmt: %s: %w", path, err)
 	}
 	defer func() { in.sample.Bytes += cr.n }()
+	defer lr.release()
 	in.sample.Files++
 	for {
 		in.tape.b = nil // the last line may be huge: do not hold it while reading the next
@@ -288,7 +294,8 @@ func (in *inferrer) add(it *itype, n int, h *hintTrie) {
 		}
 		in.addArray(it, n, h.child("element"))
 	default:
-		it.merge(in.scalarType(n))
+		o := in.scalarType(n)
+		it.merge(&o)
 	}
 }
 
@@ -306,53 +313,62 @@ func (in *inferrer) addArray(it *itype, n int, h *hintTrie) {
 // scalarType infers a JSON scalar as Spark does: integers are long (decimal
 // beyond long, double beyond decimal(38)), other numbers double (or decimal
 // with PrefersDecimal), an empty string is like null.
-func (in *inferrer) scalarType(n int) *itype {
+func (in *inferrer) scalarType(n int) itype {
 	t := &in.tape
 	switch t.nodes[n].kind {
 	case kTrue, kFalse:
 		if in.opts.PrimitivesAsString {
-			return &itype{kind: iString}
+			return itype{kind: iString}
 		}
-		return &itype{kind: iBool}
+		return itype{kind: iBool}
 	case kString:
 		if t.nodes[n].end-t.nodes[n].start == 2 {
-			return &itype{kind: iNull}
+			return itype{kind: iNull}
 		}
-		return &itype{kind: iString}
+		return itype{kind: iString}
 	case kNumber:
 		if in.opts.PrimitivesAsString {
-			return &itype{kind: iString}
+			return itype{kind: iString}
 		}
-		raw := string(t.raw(n))
+		raw := t.raw(n)
 		if t.isIntegral(n) {
 			if fitsInt64(raw) {
-				return &itype{kind: iLong}
+				return itype{kind: iLong}
 			}
-			return decimalOrDouble(raw)
+			return decimalOrDouble(string(raw))
 		}
 		if in.opts.PrefersDecimal && raw[0] != 'N' && raw[0] != 'I' && raw[len(raw)-1] != 'y' {
-			return decimalOrDouble(raw)
+			return decimalOrDouble(string(raw))
 		}
-		return &itype{kind: iDouble}
+		return itype{kind: iDouble}
 	}
-	return &itype{kind: iNull}
+	return itype{kind: iNull}
 }
 
-func fitsInt64(raw string) bool {
-	_, err := strconv.ParseInt(raw, 10, 64)
+// fitsInt64 reports whether the integer literal raw fits a long. Up to 18
+// digits always fit, without a conversion; longer ones are parsed.
+func fitsInt64(raw []byte) bool {
+	digits := len(raw)
+	if digits > 0 && (raw[0] == '-' || raw[0] == '+') {
+		digits--
+	}
+	if digits > 0 && digits <= 18 {
+		return true
+	}
+	_, err := strconv.ParseInt(string(raw), 10, 64)
 	return err == nil
 }
 
 // decimalOrDouble gives a number Java BigDecimal's precision and scale, as
 // Spark does: decimal(max(p,s), s) when that fits 38 digits and the scale is
 // not negative, else double.
-func decimalOrDouble(raw string) *itype {
+func decimalOrDouble(raw string) itype {
 	s := strings.TrimLeft(raw, "-+")
 	exp := 0
 	if i := strings.IndexAny(s, "eE"); i >= 0 {
 		e, err := strconv.Atoi(s[i+1:])
 		if err != nil || e < -1000 || e > 1000 {
-			return &itype{kind: iDouble}
+			return itype{kind: iDouble}
 		}
 		exp, s = e, s[:i]
 	}
@@ -364,12 +380,12 @@ func decimalOrDouble(raw string) *itype {
 	digits := strings.TrimLeft(intPart+frac, "0")
 	prec := max(len(digits), 1)
 	if scale < 0 {
-		return &itype{kind: iDouble}
+		return itype{kind: iDouble}
 	}
 	if p := max(prec, scale); p <= 38 {
-		return &itype{kind: iDecimal, prec: p, scale: scale}
+		return itype{kind: iDecimal, prec: p, scale: scale}
 	}
-	return &itype{kind: iDouble}
+	return itype{kind: iDouble}
 }
 
 // merge widens it (a scalar or null type, or any type when o is null) with

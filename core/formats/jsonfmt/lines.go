@@ -7,6 +7,7 @@ import (
 	"io"
 	"runtime"
 	"runtime/debug"
+	"sync"
 
 	"github.com/tributary-io/tributary/core/formats/charset"
 	"github.com/tributary-io/tributary/core/formats/fileformat"
@@ -23,6 +24,11 @@ const (
 	// (runtime.GC) as soon as the line is assembled.
 	hugeLine = 16 << 20
 )
+
+// readBufs recycles read buffers of readBufSize across files: a small file
+// would otherwise pay for allocating and zeroing 64 KiB. It holds only
+// spare memory, no state.
+var readBufs = sync.Pool{New: func() any { return new([readBufSize]byte) }}
 
 // lineReader splits a text stream into records, Spark's lines: by default a
 // line ends at "\n", "\r\n" or "\r" (Hadoop's LineReader); with lineSep at
@@ -45,9 +51,10 @@ type lineReader struct {
 	err      error // read error; io.EOF once the input is exhausted
 	skipLF   bool  // the last line ended at "\r": a "\n" next belongs to it
 	parts    [][]byte
-	partN    int   // bytes gathered in parts
-	line     int64 // number of the line last returned, from 1
-	owned    bool  // the line last returned is a fresh buffer (see above)
+	partN    int                // bytes gathered in parts
+	line     int64              // number of the line last returned, from 1
+	owned    bool               // the line last returned is a fresh buffer (see above)
+	pooled   *[readBufSize]byte // buf's array when it came from readBufs
 }
 
 // newLineReader reads r with the text options; an unknown encoding wraps
@@ -67,8 +74,28 @@ func newLineReader(r io.Reader, opts fileformat.TextOptions) (*lineReader, error
 		l.sep = []byte(opts.LineSep)
 		size = max(size, 4*len(l.sep))
 	}
-	l.buf = make([]byte, size)
+	if size == readBufSize {
+		l.pooled = readBufs.Get().(*[readBufSize]byte)
+		l.buf = l.pooled[:]
+	} else {
+		l.buf = make([]byte, size)
+	}
 	return l, nil
+}
+
+// release returns the read buffer to readBufs once the stream is done with:
+// at io.EOF and when the reader is closed. A line returned before must not
+// be used after release unless it was owned.
+func (l *lineReader) release() {
+	if l.pooled == nil {
+		return
+	}
+	readBufs.Put(l.pooled)
+	l.pooled, l.buf = nil, nil
+	l.pos, l.end, l.from = 0, 0, 0
+	if l.err == nil {
+		l.err = io.EOF
+	}
 }
 
 // next returns the next line without its end. A line that fits the read
@@ -95,6 +122,7 @@ func (l *lineReader) next() ([]byte, error) {
 				return nil, l.err
 			}
 			if l.pos == l.end && l.partN == 0 {
+				l.release()
 				return nil, io.EOF
 			}
 			line := l.buf[l.pos:l.end]

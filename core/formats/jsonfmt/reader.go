@@ -145,6 +145,9 @@ func (rd *reader) Stats() fileformat.ReadStats {
 func (rd *reader) Close() error {
 	rd.done = true
 	rd.pending = nil
+	if rd.lr != nil {
+		rd.lr.release()
+	}
 	return nil
 }
 
