@@ -215,7 +215,7 @@ func NewWriter(w io.Writer, s *schema.StructType, opts WriterOptions) (*Writer, 
 func codecOf(name string) (compress.Codec, error) {
 	switch name {
 	case "", "snappy":
-		return &parquet.Snappy, nil
+		return fastSnappy{}, nil
 	case "zstd":
 		return &parquet.Zstd, nil
 	case "gzip":
