@@ -46,6 +46,9 @@ type tokenizer struct {
 	// literal makes quotes plain characters (the rest of a value after an
 	// unescaped quote).
 	literal bool
+	// stopU and stopQ are the ASCII bytes that end a fast run of plain
+	// bytes in an unquoted and a quoted value.
+	stopU, stopQ [256]bool
 }
 
 func newTokenizer(r io.Reader, o *Options, lineSep string) *tokenizer {
@@ -54,7 +57,42 @@ func newTokenizer(r io.Reader, o *Options, lineSep string) *tokenizer {
 	if lineSep != "" {
 		t.lineSep, _ = utf8.DecodeRuneInString(lineSep)
 	}
+	for _, r := range []rune{'\n', '\r', t.lineSep, t.sepR, o.Quote} {
+		if r < utf8.RuneSelf {
+			t.stopU[r] = true
+		}
+	}
+	for _, r := range []rune{'\n', '\r', t.lineSep, o.Quote, o.Escape, o.CharToEscapeQuoteEscape} {
+		if r < utf8.RuneSelf {
+			t.stopQ[r] = true
+		}
+	}
 	return t
+}
+
+// fastRun appends to the value the plain ASCII bytes at the read position
+// up to the first byte in stop (or the first non-ASCII byte): the common
+// case, without decoding runes one by one.
+func (t *tokenizer) fastRun(stop *[256]bool) error {
+	if t.hasBack {
+		return nil
+	}
+	b, _ := t.br.Peek(t.br.Buffered())
+	n := 0
+	for n < len(b) && b[n] < utf8.RuneSelf && !stop[b[n]] {
+		n++
+	}
+	if n == 0 {
+		return nil
+	}
+	t.buf = append(t.buf, b[:n]...)
+	t.raw = append(t.raw, b[:n]...)
+	t.chars += n
+	_, _ = t.br.Discard(n)
+	if m := t.o.MaxCharsPerColumn; m > 0 && t.chars > m {
+		return fmt.Errorf("%w: a value is longer than maxCharsPerColumn=%d characters", ErrLimit, m)
+	}
+	return nil
 }
 
 // read consumes one rune and appends it to raw. ok is false at the end of
@@ -273,6 +311,11 @@ func (t *tokenizer) unquoted(tok *token) (bool, error) {
 		}
 	}()
 	for {
+		if !tok.skip {
+			if err := t.fastRun(&t.stopU); err != nil {
+				return true, err
+			}
+		}
 		r, ok, err := t.read()
 		if err != nil {
 			return true, err
@@ -310,6 +353,9 @@ func (t *tokenizer) unquoted(tok *token) (bool, error) {
 func (t *tokenizer) quoted(tok *token) (bool, error) {
 	o := t.o
 	for {
+		if err := t.fastRun(&t.stopQ); err != nil {
+			return true, err
+		}
 		r, ok, err := t.read()
 		if err != nil {
 			return true, err
