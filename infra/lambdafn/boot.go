@@ -17,17 +17,24 @@ import (
 // state table and kick queue. Every configuration error surfaces here, at
 // cold start, naming the variable or option.
 func Boot(ctx context.Context) (*App, error) {
+	return BootFrom(ctx, os.Getenv)
+}
+
+// BootFrom is Boot over a lookup function (os.Getenv) and extra AWS client
+// options (tests add an emulator endpoint, credentials and middleware that
+// records the calls).
+func BootFrom(ctx context.Context, getenv func(string) string, opts ...awsclient.Option) (*App, error) {
 	logger := slog.New(slog.NewJSONHandler(os.Stderr, nil))
-	cfg, err := LoadConfig()
+	cfg, err := LoadConfigFrom(getenv)
 	if err != nil {
 		return nil, err
 	}
-	awsCfg, err := awsclient.Load(ctx)
+	awsCfg, err := awsclient.Load(ctx, opts...)
 	if err != nil {
 		return nil, err
 	}
 	env := runtimeEnv()
-	env.AWS, env.StateTable, env.Logger, env.TempDir = &awsCfg, os.Getenv(EnvStateTable), logger, os.TempDir()
+	env.AWS, env.StateTable, env.Logger, env.TempDir = &awsCfg, getenv(EnvStateTable), logger, os.TempDir()
 	app := &App{
 		Config:  cfg,
 		Env:     env,
@@ -37,16 +44,16 @@ func Boot(ctx context.Context) (*App, error) {
 	if app.Env.StateTable == "" {
 		return nil, fmt.Errorf("%s is not set: the functions keep the file state in DynamoDB", EnvStateTable)
 	}
-	if q := os.Getenv(EnvKickQueueURL); q != "" {
+	if q := getenv(EnvKickQueueURL); q != "" {
 		app.Kicker = &sqskick.Kicker{Client: sqs.NewFromConfig(awsCfg), QueueURL: q}
 	}
-	if q := os.Getenv(EnvEventsQueueURL); q != "" {
+	if q := getenv(EnvEventsQueueURL); q != "" {
 		client := sqs.NewFromConfig(awsCfg)
 		app.QueueDepth = func(ctx context.Context) (int64, error) {
 			return sqskick.ApproximateDepth(ctx, client, q)
 		}
 	}
-	if m := os.Getenv(EnvTimeMargin); m != "" {
+	if m := getenv(EnvTimeMargin); m != "" {
 		d, err := time.ParseDuration(m)
 		if err != nil {
 			return nil, fmt.Errorf("%s=%q: %w", EnvTimeMargin, m, err)

@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -56,12 +57,17 @@ func TestSNSWrappedNotifications(t *testing.T) {
 		t.Fatalf("create topic: %v", err)
 	}
 	topicARN := aws.ToString(topic.TopicArn)
+	// The subscription as template.yaml creates it with Notifications=SNS.
+	res := templateNotifications(t, f, "SNS", topicARN)
+	tsub := res["SourceTopicSubscription"]
+	if len(res) != 1 || tsub == nil || tsub["TopicArn"] != topicARN || tsub["Endpoint"] != f.eventsARN || tsub["Protocol"] != "sqs" {
+		t.Fatalf("template with Notifications=SNS renders %v, want one subscription of the events queue to %s", res, topicARN)
+	}
 	sub, err := snsc.Subscribe(ctx, &sns.SubscribeInput{
-		TopicArn: topic.TopicArn,
-		Protocol: aws.String("sqs"),
-		Endpoint: aws.String(f.eventsARN),
-		// RawMessageDelivery is left at its default (false): the queue gets
-		// the SNS envelope.
+		TopicArn:              aws.String(tsub["TopicArn"].(string)),
+		Protocol:              aws.String(tsub["Protocol"].(string)),
+		Endpoint:              aws.String(tsub["Endpoint"].(string)),
+		Attributes:            map[string]string{"RawMessageDelivery": fmt.Sprint(tsub["RawMessageDelivery"])},
 		ReturnSubscriptionArn: true,
 	})
 	if err != nil {
@@ -172,19 +178,23 @@ func TestEventBridgeNotifications(t *testing.T) {
 	ctx := t.Context()
 	eb := eventbridge.NewFromConfig(awstest.Config(t, f.endpoint))
 
-	pattern, err := json.Marshal(map[string]any{
-		"source":      []string{"aws.s3"},
-		"detail-type": []string{"Object Created"},
-		"detail": map[string]any{
-			"bucket": map[string]any{"name": []string{f.bucket}},
-			// The bucket sends every object to EventBridge (there is no
-			// key filter on its side); the rule keeps the source prefix.
-			"object": map[string]any{"key": []any{map[string]string{"prefix": sourcePrefix}}},
-		},
-	})
+	// The rule as template.yaml creates it with Notifications=EventBridge
+	// on an existing bucket: the bucket sends every object to EventBridge
+	// (no key filter on its side); the rule keeps the source prefix.
+	res := templateNotifications(t, f, "EventBridge", "")
+	trule := res["ObjectCreatedRule"]
+	if len(res) != 1 || trule == nil {
+		t.Fatalf("template with Notifications=EventBridge renders %v, want the one rule", res)
+	}
+	targets := trule["Targets"].([]any)
+	if len(targets) != 1 || targets[0].(map[string]any)["Arn"] != f.eventsARN {
+		t.Fatalf("rule targets %v, want the events queue %s", targets, f.eventsARN)
+	}
+	pattern, err := json.Marshal(trule["EventPattern"])
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("event pattern from template.yaml: %s", pattern)
 	rule := f.bucket + "-created"
 	if _, err := eb.PutRule(ctx, &eventbridge.PutRuleInput{Name: aws.String(rule), EventPattern: aws.String(string(pattern))}); err != nil {
 		t.Fatalf("put rule %s: %v", rule, err)
@@ -224,4 +234,42 @@ func TestEventBridgeNotifications(t *testing.T) {
 	f.resetCounts()
 
 	f.ingestThroughEnvelope(makeInputs("eb", 6), tevents.SourceEventBridge, nil)
+}
+
+// The fixture's S3-to-SQS notification is the one template.yaml gives a
+// bucket it creates with Notifications=S3 (all object-created events under
+// the source prefix, to the events queue), and that mode creates no rule
+// or subscription; a created bucket with Notifications=EventBridge sends
+// its events to EventBridge instead.
+func TestTemplateS3Notifications(t *testing.T) {
+	f := newFixture(t)
+	res := templateNotifications(t, f, "S3", "")
+	if len(res) != 1 || res["SourceBucket"] == nil {
+		t.Fatalf("template with Notifications=S3 renders %v, want only the bucket", res)
+	}
+	got, err := json.Marshal(res["SourceBucket"]["NotificationConfiguration"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"QueueConfigurations":[{"Event":"s3:ObjectCreated:*","Filter":{"S3Key":{"Rules":[{"Name":"prefix","Value":"` + sourcePrefix + `"}]}},"Queue":"` + f.eventsARN + `"}]}`
+	if string(got) != want {
+		t.Errorf("template's notification configuration\n%s\nwant the fixture's\n%s", got, want)
+	}
+	out, err := f.s3.GetBucketNotificationConfiguration(t.Context(), &s3.GetBucketNotificationConfigurationInput{Bucket: aws.String(f.bucket)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q := out.QueueConfigurations; len(q) != 1 || aws.ToString(q[0].QueueArn) != f.eventsARN || len(q[0].Events) != 1 || q[0].Events[0] != "s3:ObjectCreated:*" ||
+		len(q[0].Filter.Key.FilterRules) != 1 || aws.ToString(q[0].Filter.Key.FilterRules[0].Value) != sourcePrefix {
+		t.Errorf("the fixture's bucket notification configuration differs from the template's: %+v", out.QueueConfigurations)
+	}
+
+	s := newStack(t, loadTemplate(t), map[string]string{
+		"StreamId": streamID, "SourceBucketName": f.bucket, "SourcePrefix": sourcePrefix, "Format": "json",
+		"Notifications": "EventBridge", "CreateSourceBucket": "true",
+	}, map[string]string{"EventsQueue": f.eventsURL}, map[string]string{"EventsQueue.Arn": f.eventsARN})
+	nc, _ := json.Marshal(s.render(s.resource("SourceBucket")["Properties"].(map[string]any)["NotificationConfiguration"]))
+	if string(nc) != `{"EventBridgeConfiguration":{"EventBridgeEnabled":true}}` {
+		t.Errorf("a created bucket with Notifications=EventBridge has notification configuration %s", nc)
+	}
 }
