@@ -259,6 +259,32 @@ func TestTemplateOptionsPassColdStart(t *testing.T) {
 			t.Errorf("%s: %s: %v", cond, opts, err)
 		}
 	}
+	// Every MaxBytesPerTrigger the parameter's pattern admits passes the
+	// cold start; values the functions refuse do not match it.
+	pat := regexp.MustCompile(`(?m)^  MaxBytesPerTrigger:\n(?:    .*\n)*?    AllowedPattern: "(.*)"$`).FindStringSubmatch(tpl.text)
+	if pat == nil {
+		t.Fatal("MaxBytesPerTrigger has no AllowedPattern")
+	}
+	allowedBytes := regexp.MustCompile(pat[1])
+	for _, tc := range []struct {
+		v     string
+		match bool
+	}{
+		{"1", true}, {"999999999999999", true}, {"1b", true}, {"10g", true}, {"512M", true}, {"999999t", true},
+		{"0", false}, {"0g", false}, {"1.5g", false}, {"10x", false}, {"9999999t", false}, {"1p", false},
+	} {
+		if got := allowedBytes.MatchString(tc.v); got != tc.match {
+			t.Errorf("MaxBytesPerTrigger pattern on %q: %v, want %v", tc.v, got, tc.match)
+		}
+		if !tc.match {
+			continue
+		}
+		vals := map[string]string{"Format": "json", "SourceBucketName": "landing-bucket", "MaxBytesPerTrigger": tc.v}
+		if _, err := LoadConfigFrom(templateEnv(map[string]string{EnvOptions: tpl.options(t, vals, map[string]bool{"HasMaxBytes": true}), EnvExtraOptions: "{}"})); err != nil {
+			t.Errorf("MaxBytesPerTrigger=%s matches the parameter's pattern but stops the cold start: %v", tc.v, err)
+		}
+	}
+
 	// The Format parameter allows exactly the formats the functions read:
 	// each allowed one passes the cold start, every other Auto Loader format
 	// stops it naming cloudFiles.format.
