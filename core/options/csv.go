@@ -87,6 +87,24 @@ func csvOptions() []optSpec {
 		doc(readerOption("skipRows", kNonNegInt, csvOnly, nil, nil), "0",
 			"How many lines at the start of every file are skipped (comment and empty lines included); the header, if any, is the next record."),
 		doc(optSpec{
+			name: "parserCaseSensitive", scope: scopeReader, formats: csvOnly,
+			set: func(s *Stream, v string) error {
+				b, err := ParseBool(v)
+				if err != nil {
+					return err
+				}
+				s.Reader.ParserCaseSensitive = &b
+				s.Warnings = append(s.Warnings, "parserCaseSensitive is deprecated: use readerCaseSensitive")
+				return nil
+			},
+			get: func(s *Stream) (string, bool) {
+				if s.Reader.ParserCaseSensitive == nil {
+					return "", false
+				}
+				return strconv.FormatBool(*s.Reader.ParserCaseSensitive), true
+			},
+		}, "true", "Deprecated form of readerCaseSensitive for CSV headers: false matches a header name to a schema column whose name differs only by case (it must not contradict readerCaseSensitive)."),
+		doc(optSpec{
 			name: "multiLine", scope: scopeReader, formats: []FileFormat{FormatJSON, FormatCSV},
 			set: func(s *Stream, v string) error {
 				b, err := ParseBool(v)

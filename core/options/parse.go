@@ -511,6 +511,12 @@ func (p *parser) checkCloudFiles() {
 // stream's columns.
 func (p *parser) checkReader() {
 	s, r := p.s, &p.s.Reader
+	if pc := r.ParserCaseSensitive; pc != nil {
+		if p.explicit["readerCaseSensitive"] && *pc != r.CaseSensitive {
+			p.c.add("parserCaseSensitive", p.given["parserCaseSensitive"], fmt.Sprintf("contradicts readerCaseSensitive=%q (parserCaseSensitive is its deprecated form)", p.given["readerCaseSensitive"]))
+		}
+		r.CaseSensitive = *pc
+	}
 	if c := r.ColumnNameOfCorruptRecord; c != "" {
 		if rc := s.CloudFiles.RescuedDataColumn; rc != "" && strings.EqualFold(c, rc) {
 			p.c.add("columnNameOfCorruptRecord", p.given["columnNameOfCorruptRecord"], fmt.Sprintf("is also the rescued data column %q: the two columns must differ", rc))

@@ -267,7 +267,6 @@ func doc(o optSpec, def, meaning string) optSpec {
 const (
 	notYet       = "being built"
 	formatsIssue = "this Spark reader option is not implemented by Tributary's readers yet"
-	csvIssue     = "this Spark CSV option is not implemented by Tributary's CSV reader yet"
 	xmlIssue     = "cloudFiles.format xml is not supported yet"
 	deltaSource  = "Delta tables as a streaming source are not supported yet"
 )
@@ -276,7 +275,6 @@ const (
 func registry() map[string]*optSpec {
 	textFormats := []FileFormat{FormatJSON, FormatCSV, FormatXML}
 	jsonCSV := []FileFormat{FormatJSON, FormatCSV}
-	csvOnly := []FileFormat{FormatCSV}
 	jsonOnly := []FileFormat{FormatJSON}
 	xmlOnly := []FileFormat{FormatXML}
 	parquetAvro := []FileFormat{FormatParquet, FormatAvro}
@@ -520,7 +518,6 @@ func registry() map[string]*optSpec {
 		refusedOpt("singleVariantColumn", scopeReader, jsonOnly, "the VARIANT type is not supported yet"),
 
 		// --- csv ---
-		refusedOpt("parserCaseSensitive", scopeReader, csvOnly, csvIssue),
 
 		// --- xml ---
 		refusedOpt("rowTag", scopeReader, xmlOnly, xmlIssue),

@@ -266,6 +266,9 @@ type Reader struct {
 	// data column, a field whose name differs from its column only by case
 	// is rescued.
 	CaseSensitive bool
+	// ParserCaseSensitive is the deprecated CSV option parserCaseSensitive
+	// (nil: not set); checkReader folds it into CaseSensitive.
+	ParserCaseSensitive *bool
 	// Encoding is encoding (alias charset): the canonical Java name of the
 	// files' charset ("" means UTF-8).
 	Encoding string

@@ -247,6 +247,30 @@ func csvCases() []optionCase {
 				t.Errorf("FAILFAST: %v, want a failure naming a.csv line 3", err)
 			}
 		}},
+		{name: "parserCaseSensitive false matches a header to a column that differs by case", options: []string{"parserCaseSensitive"}, run: func(t *testing.T) {
+			for _, sensitive := range []bool{true, false} {
+				p := newPipe(t)
+				p.write("a.csv", "name\nx\n")
+				p.mustRun(withCSV(map[string]string{"header": "true"}))
+				p.write("b.csv", "NAME\ny\n")
+				opts := map[string]string{"header": "true", "cloudFiles.schemaEvolutionMode": "rescue"}
+				if !sensitive {
+					opts["parserCaseSensitive"] = "false"
+				}
+				p.mustRun(withCSV(opts))
+				want := []string{"null", "x"}
+				if !sensitive {
+					want = []string{"x", "y"}
+				}
+				if got := p.column("name"); !slices.Equal(got, want) {
+					t.Errorf("parserCaseSensitive=%v: name %v, want %v", sensitive, got, want)
+				}
+			}
+			q := newPipe(t)
+			if _, err := q.run(withCSV(map[string]string{"parserCaseSensitive": "false", "readerCaseSensitive": "true"})); err == nil || !strings.Contains(err.Error(), "contradicts") {
+				t.Errorf("contradicting readerCaseSensitive: %v", err)
+			}
+		}},
 		{name: "multiLine lets a quoted value span lines", options: []string{"multiLine"}, run: func(t *testing.T) {
 			const data = "v,w\n\"a\nb\",c\n"
 			on := csvPipe(t, data, map[string]string{"header": "true", "multiLine": "true"})
