@@ -247,15 +247,13 @@ func javaDouble(s string) (float64, bool) {
 		}
 		return math.Inf(1), true
 	}
-	if n := len(body); n > 0 && strings.ContainsRune("fFdD", rune(body[n-1])) && !strings.HasPrefix(strings.ToLower(body), "0x") {
-		body = body[:n-1]
-	} else if n > 0 && strings.HasPrefix(strings.ToLower(body), "0x") && strings.ContainsRune("fFdD", rune(body[n-1])) && strings.ContainsAny(body, "pP") {
+	hex := len(body) > 1 && body[0] == '0' && (body[1] == 'x' || body[1] == 'X')
+	if n := len(body); n > 0 && strings.IndexByte("fFdD", body[n-1]) >= 0 && (!hex || strings.ContainsAny(body, "pP")) {
 		body = body[:n-1]
 	}
 	if body == "" {
 		return 0, false
 	}
-	hex := strings.HasPrefix(strings.ToLower(body), "0x")
 	for i := 0; i < len(body); i++ {
 		c := body[i]
 		switch {
@@ -300,7 +298,15 @@ func (o *Options) convert(t schema.Type, s string) (any, bool) {
 		case schema.String:
 			return s, true
 		case schema.Integer, schema.Long, schema.Short, schema.Byte:
-			bits := map[schema.PrimitiveType]int{schema.Integer: 32, schema.Long: 64, schema.Short: 16, schema.Byte: 8}[tt]
+			bits := 64
+			switch tt {
+			case schema.Integer:
+				bits = 32
+			case schema.Short:
+				bits = 16
+			case schema.Byte:
+				bits = 8
+			}
 			v, err := strconv.ParseInt(s, 10, bits)
 			if err != nil {
 				return nil, false
