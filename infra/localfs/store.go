@@ -560,6 +560,60 @@ func (s *Store) readDir(dirKey string) ([]fs.DirEntry, error) {
 	return d.ReadDir(-1)
 }
 
+// readDirAfter is readDir for a listing with ListOptions.StartAfter: it
+// reads the names only (no stat: on file systems without d_type ReadDir
+// stats every entry) and stats just the entries that can hold keys after
+// startAfter, so that listing a large directory from a recent key (a Delta
+// log from the last known version) costs a name scan plus the new entries.
+// A name (valid UTF-8; others always go through) is left out when its key
+// and every key below it as a directory sort at or before startAfter.
+func (s *Store) readDirAfter(dirKey, startAfter string) ([]fs.DirEntry, error) {
+	if startAfter == "" || startAfter < dirKey {
+		return s.readDir(dirKey)
+	}
+	dirName := "."
+	if dirKey != "" {
+		dirName = name(strings.TrimSuffix(dirKey, "/"))
+	}
+	var (
+		d   *os.File
+		err error
+	)
+	if s.follow {
+		d, err = os.Open(filepath.Join(s.dir, dirName))
+	} else {
+		d, err = s.root.Open(dirName)
+	}
+	if err != nil {
+		return nil, err
+	}
+	names, err := d.Readdirnames(-1)
+	d.Close()
+	if err != nil {
+		return nil, err
+	}
+	var out []fs.DirEntry
+	for _, n := range names {
+		if sub := dirKey + n + "/"; utf8.ValidString(n) && sub < startAfter && !strings.HasPrefix(startAfter, sub) {
+			continue
+		}
+		var fi fs.FileInfo
+		if s.follow {
+			fi, err = os.Lstat(filepath.Join(s.dir, dirName, n))
+		} else {
+			fi, err = s.root.Lstat(filepath.Join(dirName, n))
+		}
+		if err != nil {
+			if isMissing(err) {
+				continue // removed meanwhile
+			}
+			return nil, err
+		}
+		out = append(out, fs.FileInfoToDirEntry(fi))
+	}
+	return out, nil
+}
+
 type dirEntry struct {
 	sortKey string // key part: the name (U+FFFD for invalid UTF-8), plus "/" for directories
 	name    string // the name on disk
@@ -652,7 +706,7 @@ func (s *Store) walk(ctx context.Context, d *walkDir, opts objstore.ListOptions,
 		yield(objstore.ObjectInfo{}, fmt.Errorf("localfs: list %q: %w", opts.Prefix, err))
 		return false
 	}
-	raw, err := s.readDir(d.key)
+	raw, err := s.readDirAfter(d.key, opts.StartAfter)
 	if err != nil {
 		if isMissing(err) {
 			return true // removed meanwhile, or never there
