@@ -1,31 +1,74 @@
 #!/usr/bin/env bash
-# Side-by-side NDJSON -> Delta: the tributary CLI versus delta-rs
-# (Python deltalake.write_deltalake fed by pyarrow's JSON reader), on the
-# same ~100 MB dataset that `make bench` generates under .cache/bench.
-# Each tool writes a fresh Delta table per run, in a separate process timed
-# the same way (/usr/bin/time: wall, user+sys CPU, peak RSS). MB/s counts
-# the uncompressed NDJSON bytes. Tributary infers column types
-# (cloudFiles.inferColumnTypes=true, which reads the input twice: infer,
-# then convert); pyarrow infers types in its single read.
-# Usage: scripts/bench-compare.sh [runs]   (default 1 run per tool)
+# Side-by-side NDJSON -> Parquet/Delta: the tributary CLI versus DuckDB
+# (read_json_auto -> COPY TO parquet, snappy) and delta-rs (pyarrow's JSON
+# reader -> deltalake.write_deltalake), at 1 and 2 threads (GOMAXPROCS for
+# tributary = DuckDB's threads = pyarrow's CPU count), on three shapes cut
+# from the ~100 MB dataset that `make bench` generates under .cache/bench:
+#   big:   the whole dataset as one ~100 MB file
+#   mid:   100 files of ~1 MB
+#   small: 10,000 files of ~1 KB (the dataset's first ~10 MB)
+# Runs are interleaved (every tool, shape and thread count once per round)
+# so that load on the shared machine hits all of them alike; each process
+# is timed by /usr/bin/time (wall, user+sys CPU, peak RSS). The summary
+# gives, per shape/threads/tool, min and median wall seconds, MB/s at the
+# min, peak RSS, output size, and the ratio tool/DuckDB of speed (>1: faster
+# than DuckDB). Tributary infers column types (inferColumnTypes=true: one
+# inference pass, then the conversion); the others infer in their read.
+# polars is not in tests/requirements.txt and is left out.
+#
+# Usage: scripts/bench-compare.sh [rounds]   (default 3)
+#   SHAPES="big mid small"  THREADS="1 2"  TOOLS="tributary duckdb delta-rs"
+#   TRIBUTARY_BASE=/path/to/older/tributary adds it as tool "trib-base"
+#   (before/after comparisons of the CLI on the same rounds).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-runs="${1:-1}"
+rounds="${1:-3}"
 go="${GO:-go}"
+shapes="${SHAPES:-big mid small}"
+threads_list="${THREADS:-1 2}"
+tools="${TOOLS:-tributary duckdb delta-rs}"
+[ -n "${TRIBUTARY_BASE:-}" ] && tools="trib-base $tools"
 cd "$root"
 
-data="${TRIBUTARY_BENCH_CACHE:-$root/.cache/bench}/ndjson-v1-20x5242880-seed20240301-json"
+cache="${TRIBUTARY_BENCH_CACHE:-$root/.cache/bench}"
+data="$cache/ndjson-v1-20x5242880-seed20240301-json"
 if [ ! -f "$data/_dataset.json" ]; then
   echo "generating the benchmark dataset (once)..." >&2
   # The parent benchmark generates the datasets; '^$' runs no sub-benchmark.
   "$go" test -run '^$' -bench 'JSONToDelta/^$' -benchtime 1x ./bench/ >/dev/null
 fi
-rawbytes=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["RawBytes"])' "$data/_dataset.json")
-rows=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["Rows"])' "$data/_dataset.json")
-
-bin="$root/.cache/bench/tributary"
-"$go" build -o "$bin" ./cmd/tributary
 pybin=$("$root/scripts/pyenv.sh")
+
+# The shapes, cut once at line boundaries.
+shapedir="$cache/shapes-v1"
+if [ ! -f "$shapedir/done" ]; then
+  echo "cutting the shapes (once)..." >&2
+  rm -rf "$shapedir"
+  python3 - "$data" "$shapedir" <<'PY'
+import glob, os, sys
+src, dst = sys.argv[1], sys.argv[2]
+data = b"".join(open(f, "rb").read() for f in sorted(glob.glob(os.path.join(src, "part-*.json"))))
+def cut(name, size, limit=None):
+    d = os.path.join(dst, name); os.makedirs(d)
+    buf = data if limit is None else data[: data.index(b"\n", limit) + 1]
+    i = n = 0
+    while i < len(buf):
+        j = buf.find(b"\n", i + size - 1)
+        j = len(buf) if j < 0 else j + 1
+        open(os.path.join(d, "part-%05d.json" % n), "wb").write(buf[i:j])
+        i, n = j, n + 1
+    rows = buf.count(b"\n")
+    open(os.path.join(d, "_rows"), "w").write(str(rows))
+    open(os.path.join(d, "_bytes"), "w").write(str(len(buf)))
+cut("big", len(data))
+cut("mid", 1 << 20)
+cut("small", 1 << 10, 10 << 20)
+PY
+  touch "$shapedir/done"
+fi
+
+bin="$cache/tributary"
+"$go" build -o "$bin" ./cmd/tributary
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/tributary-compare.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -37,41 +80,84 @@ import pyarrow as pa
 import pyarrow.json as pj
 from deltalake import write_deltalake
 
-src, table = sys.argv[1], sys.argv[2]
+src, table, threads = sys.argv[1], sys.argv[2], int(sys.argv[3])
+pa.set_cpu_count(threads)
+pa.set_io_thread_count(threads)
 files = sorted(glob.glob(os.path.join(src, "part-*.json")))
 tables = [pj.read_json(f) for f in files]
 data = pa.concat_tables(tables, promote_options="permissive")
 write_deltalake(table, data, mode="error")
 print(f"rows={data.num_rows}")
 PY
+cat > "$work/duck.py" <<'PY'
+"""Converts the NDJSON files of a directory to one Parquet file with DuckDB."""
+import os, sys
+import duckdb
 
-# measure NAME CMD...: runs CMD under /usr/bin/time and appends a result row.
+src, out, threads = sys.argv[1], sys.argv[2], int(sys.argv[3])
+os.makedirs(out)
+con = duckdb.connect()
+con.execute(f"SET threads={threads}")
+con.execute(f"COPY (SELECT * FROM read_json_auto('{src}/part-*.json')) TO '{out}/out.parquet' (FORMAT parquet, COMPRESSION snappy)")
+n = con.execute(f"SELECT count(*) FROM read_parquet('{out}/out.parquet')").fetchone()[0]
+print(f"rows={n}")
+PY
+
 results="$work/results.tsv"
+# measure SHAPE THREADS TOOL: one timed run, appended to results.
 measure() {
-  local name=$1; shift
-  local tf="$work/time.txt" log="$work/$name.log"
-  /usr/bin/time -f '%e %U %S %M' -o "$tf" "$@" >"$log" 2>&1 || { cat "$log" >&2; exit 1; }
-  local got
-  got=$(grep -Eo '(ingested |rows=)[0-9]+' "$log" | grep -Eo '[0-9]+$' | head -1)
-  if [ "$got" != "$rows" ]; then
-    echo "$name wrote ${got:-?} rows, want $rows" >&2; cat "$log" >&2; exit 1
+  local shape=$1 th=$2 tool=$3 src="$shapedir/$1"
+  local tf="$work/time.txt" log="$work/run.log" out="$work/out"
+  rm -rf "$out" "$work/checkpoint"
+  case "$tool" in
+    tributary|trib-base)
+      local b="$bin"; [ "$tool" = trib-base ] && b="$TRIBUTARY_BASE"
+      GOMAXPROCS=$th /usr/bin/time -f '%e %U %S %M' -o "$tf" "$b" run --source "$src" --table "$out" \
+        --checkpoint "$work/checkpoint" --option cloudFiles.format=json --option cloudFiles.inferColumnTypes=true \
+        --option cloudFiles.maxFilesPerTrigger=100000 >"$log" 2>&1 || { cat "$log" >&2; exit 1; } ;;
+    duckdb)
+      /usr/bin/time -f '%e %U %S %M' -o "$tf" "$pybin/python" "$work/duck.py" "$src" "$out" "$th" >"$log" 2>&1 || { cat "$log" >&2; exit 1; } ;;
+    delta-rs)
+      /usr/bin/time -f '%e %U %S %M' -o "$tf" "$pybin/python" "$work/deltars.py" "$src" "$out" "$th" >"$log" 2>&1 || { cat "$log" >&2; exit 1; } ;;
+  esac
+  local want got
+  want=$(cat "$src/_rows")
+  got=$(grep -Eo '(ingested |rows=)[0-9]+' "$log" | grep -Eo '[0-9]+$' | awk '{s+=$1} END {print s+0}')
+  if [ "$got" != "$want" ]; then
+    echo "$tool on $shape wrote ${got:-?} rows, want $want" >&2; cat "$log" >&2; exit 1
   fi
-  local out
-  out=$(find "$work/table" -name '*.parquet' -printf '%s\n' | awk '{s+=$1} END {print s+0}')
+  local size
+  size=$(find "$out" -name '*.parquet' -printf '%s\n' | awk '{s+=$1} END {print s+0}')
   read -r wall user sys rss < "$tf"
-  echo -e "$name\t$wall\t$user\t$sys\t$rss\t$out" >> "$results"
+  echo -e "$shape\t$th\t$tool\t$wall\t$user\t$sys\t$rss\t$size\t$(cat "$src/_bytes")" >> "$results"
 }
 
-for i in $(seq "$runs"); do
-  rm -rf "$work/table" "$work/checkpoint"
-  measure tributary "$bin" run --quiet --source "$data" --table "$work/table" --checkpoint "$work/checkpoint" \
-    --option cloudFiles.format=json --option cloudFiles.inferColumnTypes=true
-  rm -rf "$work/table"
-  measure delta-rs "$pybin/python" "$work/deltars.py" "$data" "$work/table"
+for r in $(seq "$rounds"); do
+  for shape in $shapes; do
+    for th in $threads_list; do
+      for tool in $tools; do
+        measure "$shape" "$th" "$tool"
+      done
+    done
+  done
+  echo "round $r/$rounds done" >&2
 done
 
-echo "input: $(basename "$data"): $rows rows, $(awk -v b="$rawbytes" 'BEGIN {printf "%.1f", b/1e6}') MB NDJSON; $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
-awk -F'\t' -v bytes="$rawbytes" '
-BEGIN { printf "%-10s %8s %8s %8s %10s %12s %12s\n", "tool", "wall s", "cpu s", "MB/s", "MB/cpu-s", "peak RSS MB", "parquet MB" }
-{ cpu = $3 + $4
-  printf "%-10s %8.2f %8.2f %8.1f %10.1f %12.1f %12.1f\n", $1, $2, cpu, bytes/1e6/$2, bytes/1e6/cpu, $5/1024, $6/1e6 }' "$results"
+echo "# $(date -u +%FT%TZ); $(nproc) CPUs; load $(cut -d' ' -f1-3 /proc/loadavg); $rounds rounds; tributary $(git -C "$root" rev-parse --short HEAD)"
+python3 - "$results" <<'PY'
+import sys, statistics, collections
+rows = collections.defaultdict(list)
+for line in open(sys.argv[1]):
+    shape, th, tool, wall, user, sys_, rss, size, nbytes = line.rstrip("\n").split("\t")
+    rows[(shape, int(th), tool)].append((float(wall), float(user) + float(sys_), int(rss), int(size), int(nbytes)))
+print(f"{'shape':6} {'thr':>3} {'tool':10} {'min s':>7} {'med s':>7} {'MB/s':>7} {'cpu s':>7} {'RSS MB':>7} {'out MB':>7} {'x duckdb':>8}")
+for (shape, th, tool), v in sorted(rows.items()):
+    walls = sorted(w for w, *_ in v)
+    best = walls[0]
+    nbytes = v[0][4]
+    duck = rows.get((shape, th, "duckdb"))
+    ratio = (min(w for w, *_ in duck) / best) if duck else float("nan")
+    print(f"{shape:6} {th:>3} {tool:10} {best:7.2f} {statistics.median(walls):7.2f} {nbytes/1e6/best:7.1f} "
+          f"{min(c for _, c, *_ in v):7.2f} {max(x[2] for x in v)/1024:7.1f} "
+          f"{v[0][3]/1e6:7.1f} {ratio:8.2f}")
+PY
