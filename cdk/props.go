@@ -1,0 +1,258 @@
+package tributary
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// ErrInvalidProps is wrapped by every error Validate returns.
+var ErrInvalidProps = errors.New("tributary.StreamProps")
+
+// Defaults of StreamProps, the same as the SAM template's parameter defaults.
+const (
+	DefaultSourcePrefix                   = "incoming/"
+	DefaultTablePrefix                    = "tables/"
+	DefaultMaxFilesPerTrigger             = 1000
+	DefaultBackfillInterval               = "rate(1 day)"
+	DefaultCleanSourceMoveDestination     = "archive/"
+	DefaultCommitMemorySize               = 2048
+	DefaultQueueDepthAlarmThreshold       = 10000
+	DefaultQueueAgeAlarmSeconds           = 1800
+	DefaultFilesOutstandingAlarmThreshold = 10000
+	// DefaultCodeDir is where `make lambdas` puts discovery.zip, backfill.zip
+	// and commit.zip, relative to the repository root.
+	DefaultCodeDir = "dist"
+)
+
+// Formats lists the values StreamProps.Format accepts (the template's
+// Format parameter's AllowedValues).
+var formats = []string{"avro", "binaryFile", "csv", "json", "orc", "parquet", "text", "xml"}
+
+var (
+	streamIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$`)
+	bucketPattern   = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$`)
+	prefixPattern   = regexp.MustCompile(`^[^/].*/$`)
+	bytesPattern    = regexp.MustCompile(`^[0-9]+[bBkKmMgGtT]?$`)
+	schedulePattern = regexp.MustCompile(`^(rate|cron)\(.+\)$`)
+)
+
+// StreamProps configures one Tributary stream. The fields mirror the
+// parameters of template.yaml (same names, same defaults, same checks); a
+// zero value means the template's default unless the field says otherwise.
+type StreamProps struct {
+	// StreamId keys the file state, the schema history and the Delta txn
+	// appId, and names resources: 1-40 letters, digits, '_' or '-'. Required;
+	// unique per account and region.
+	StreamId string
+	// SourceBucketName is the bucket this stream creates (files land here). Required.
+	SourceBucketName string
+	// SourcePrefix is the key prefix of the source files, ending in '/'.
+	// nil = "incoming/"; a pointer to "" = the whole bucket (allowed only
+	// when TableBucket is set).
+	SourcePrefix *string
+	// Format is cloudFiles.format: avro, binaryFile, csv, json, orc, parquet, text or xml. Required.
+	Format string
+	// MaxFilesPerTrigger is cloudFiles.maxFilesPerTrigger (0 = 1000).
+	MaxFilesPerTrigger int
+	// MaxBytesPerTrigger is cloudFiles.maxBytesPerTrigger, e.g. "10g" ("" = unset).
+	MaxBytesPerTrigger string
+	// BackfillInterval is the backfill function's schedule expression
+	// (cloudFiles.backfillInterval), e.g. "rate(6 hours)" ("" = "rate(1 day)").
+	BackfillInterval string
+	// TableBucket is an existing bucket that holds the Delta table ("" = the source bucket).
+	TableBucket string
+	// TablePrefix is the Delta table's key prefix, ending in '/' ("" = "tables/").
+	TablePrefix string
+	// CleanSource is cloudFiles.cleanSource: OFF, DELETE or MOVE ("" = OFF).
+	CleanSource string
+	// CleanSourceMoveDestination is the MOVE destination prefix in the
+	// source bucket, ending in '/' ("" = "archive/").
+	CleanSourceMoveDestination string
+	// IgnoreCorruptFiles is ignoreCorruptFiles.
+	IgnoreCorruptFiles bool
+	// IgnoreMissingFiles is ignoreMissingFiles.
+	IgnoreMissingFiles bool
+	// BadRecordsPrefix is badRecordsPath as a prefix in the source bucket, ending in '/' ("" = unset).
+	BadRecordsPrefix string
+	// ExtraOptions are further stream options, passed in TRIBUTARY_EXTRA_OPTIONS
+	// and validated by the functions at cold start.
+	ExtraOptions map[string]string
+	// CommitMemorySize is the commit function's memory in MB, 512-10240 (0 = 2048).
+	CommitMemorySize int
+	// AlarmEmail is subscribed to the alarm topic ("" = no subscription).
+	AlarmEmail string
+	// QueueDepthAlarmThreshold is the events-queue depth alarm threshold (0 = 10000).
+	QueueDepthAlarmThreshold int
+	// QueueAgeAlarmSeconds is the oldest-event age alarm threshold in seconds (0 = 1800).
+	QueueAgeAlarmSeconds int
+	// FilesOutstandingAlarmThreshold is the numFilesOutstanding alarm threshold (0 = 10000).
+	FilesOutstandingAlarmThreshold int
+	// CodeDir holds discovery.zip, backfill.zip and commit.zip as `make
+	// lambdas` builds them ("" = "dist", relative to the working directory).
+	CodeDir string
+}
+
+// resolved is StreamProps with every default applied.
+type resolved struct {
+	StreamProps
+	sourcePrefix string
+	tableBucket  string
+}
+
+// Validate checks the props as the template's parameter constraints and
+// rules do, and returns the first problem found, naming the field.
+func (p *StreamProps) Validate() error {
+	_, err := p.resolve()
+	return err
+}
+
+func bad(field, format string, args ...any) error {
+	return fmt.Errorf("%w: %s: %s", ErrInvalidProps, field, fmt.Sprintf(format, args...))
+}
+
+func (p *StreamProps) resolve() (*resolved, error) {
+	if p == nil {
+		return nil, fmt.Errorf("%w: props are required", ErrInvalidProps)
+	}
+	r := &resolved{StreamProps: *p}
+	if !streamIDPattern.MatchString(r.StreamId) {
+		return nil, bad("StreamId", "%q: 1-40 characters, letters, digits, '_' or '-', starting with a letter or digit", r.StreamId)
+	}
+	if !bucketPattern.MatchString(r.SourceBucketName) {
+		return nil, bad("SourceBucketName", "%q is not a valid S3 bucket name", r.SourceBucketName)
+	}
+	r.sourcePrefix = DefaultSourcePrefix
+	if p.SourcePrefix != nil {
+		r.sourcePrefix = *p.SourcePrefix
+	}
+	if r.sourcePrefix != "" && !prefixPattern.MatchString(r.sourcePrefix) {
+		return nil, bad("SourcePrefix", "%q: empty, or a prefix that does not start with '/' and ends with '/'", r.sourcePrefix)
+	}
+	if !contains(formats, r.Format) {
+		return nil, bad("Format", "%q: one of %s", r.Format, strings.Join(formats, ", "))
+	}
+	if r.MaxFilesPerTrigger == 0 {
+		r.MaxFilesPerTrigger = DefaultMaxFilesPerTrigger
+	}
+	if r.MaxFilesPerTrigger < 1 {
+		return nil, bad("MaxFilesPerTrigger", "%d: at least 1", r.MaxFilesPerTrigger)
+	}
+	if r.MaxBytesPerTrigger != "" && !bytesPattern.MatchString(r.MaxBytesPerTrigger) {
+		return nil, bad("MaxBytesPerTrigger", "%q: a byte count with an optional b/k/m/g/t suffix", r.MaxBytesPerTrigger)
+	}
+	if r.BackfillInterval == "" {
+		r.BackfillInterval = DefaultBackfillInterval
+	}
+	if !schedulePattern.MatchString(r.BackfillInterval) {
+		return nil, bad("BackfillInterval", "%q: rate(...) or cron(...)", r.BackfillInterval)
+	}
+	if r.TableBucket != "" && !bucketPattern.MatchString(r.TableBucket) {
+		return nil, bad("TableBucket", "%q is not a valid S3 bucket name", r.TableBucket)
+	}
+	if r.TablePrefix == "" {
+		r.TablePrefix = DefaultTablePrefix
+	}
+	if !prefixPattern.MatchString(r.TablePrefix) {
+		return nil, bad("TablePrefix", "%q: a prefix that does not start with '/' and ends with '/'", r.TablePrefix)
+	}
+	r.tableBucket = r.TableBucket
+	if r.tableBucket == "" {
+		r.tableBucket = r.SourceBucketName
+		// The template's TableOutsideSourcePrefix rule.
+		if r.sourcePrefix == "" {
+			return nil, bad("SourcePrefix", "must not be empty with the table in the source bucket: the table's own files would be ingested as source files")
+		}
+		if r.sourcePrefix == r.TablePrefix {
+			return nil, bad("TablePrefix", "%q: SourcePrefix and TablePrefix must differ", r.TablePrefix)
+		}
+	}
+	if r.CleanSource == "" {
+		r.CleanSource = "OFF"
+	}
+	if !contains([]string{"OFF", "DELETE", "MOVE"}, r.CleanSource) {
+		return nil, bad("CleanSource", "%q: OFF, DELETE or MOVE", r.CleanSource)
+	}
+	if r.CleanSourceMoveDestination == "" {
+		r.CleanSourceMoveDestination = DefaultCleanSourceMoveDestination
+	}
+	if !prefixPattern.MatchString(r.CleanSourceMoveDestination) {
+		return nil, bad("CleanSourceMoveDestination", "%q: a prefix that does not start with '/' and ends with '/'", r.CleanSourceMoveDestination)
+	}
+	if r.BadRecordsPrefix != "" && !prefixPattern.MatchString(r.BadRecordsPrefix) {
+		return nil, bad("BadRecordsPrefix", "%q: empty, or a prefix that does not start with '/' and ends with '/'", r.BadRecordsPrefix)
+	}
+	if r.CommitMemorySize == 0 {
+		r.CommitMemorySize = DefaultCommitMemorySize
+	}
+	if r.CommitMemorySize < 512 || r.CommitMemorySize > 10240 {
+		return nil, bad("CommitMemorySize", "%d: between 512 and 10240", r.CommitMemorySize)
+	}
+	if r.QueueDepthAlarmThreshold == 0 {
+		r.QueueDepthAlarmThreshold = DefaultQueueDepthAlarmThreshold
+	}
+	if r.QueueAgeAlarmSeconds == 0 {
+		r.QueueAgeAlarmSeconds = DefaultQueueAgeAlarmSeconds
+	}
+	if r.FilesOutstandingAlarmThreshold == 0 {
+		r.FilesOutstandingAlarmThreshold = DefaultFilesOutstandingAlarmThreshold
+	}
+	if r.CodeDir == "" {
+		r.CodeDir = DefaultCodeDir
+	}
+	return r, nil
+}
+
+// options renders TRIBUTARY_OPTIONS as the template's !Sub does.
+func (r *resolved) options() string {
+	o := map[string]string{
+		"cloudFiles.format":             r.Format,
+		"cloudFiles.maxFilesPerTrigger": fmt.Sprint(r.MaxFilesPerTrigger),
+		"cloudFiles.cleanSource":        r.CleanSource,
+		"ignoreCorruptFiles":            fmt.Sprint(r.IgnoreCorruptFiles),
+		"ignoreMissingFiles":            fmt.Sprint(r.IgnoreMissingFiles),
+	}
+	if r.MaxBytesPerTrigger != "" {
+		o["cloudFiles.maxBytesPerTrigger"] = r.MaxBytesPerTrigger
+	}
+	if r.CleanSource == "MOVE" {
+		o["cloudFiles.cleanSource.moveDestination"] = "s3://" + r.SourceBucketName + "/" + r.CleanSourceMoveDestination
+	}
+	if r.BadRecordsPrefix != "" {
+		o["badRecordsPath"] = "s3://" + r.SourceBucketName + "/" + r.BadRecordsPrefix
+	}
+	return mustJSON(o)
+}
+
+// extraOptions renders TRIBUTARY_EXTRA_OPTIONS.
+func (r *resolved) extraOptions() string {
+	if r.ExtraOptions == nil {
+		return "{}"
+	}
+	return mustJSON(r.ExtraOptions)
+}
+
+// zip is the path of one function's bundle.
+func (r *resolved) zip(fn string) string {
+	return filepath.Join(r.CodeDir, fn+".zip")
+}
+
+func mustJSON(v map[string]string) string {
+	b, err := json.Marshal(v) // a map of strings always marshals
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,315 @@
+// Package tributary is an AWS CDK (v2, Go) construct library for Tributary:
+// NewStream builds, inside any stack, the resources that template.yaml
+// deploys for one stream (source bucket with its S3→SQS notification, events
+// queue and DLQ, FIFO kick queue and DLQ, DynamoDB state table, the
+// discovery, backfill and commit functions with their exact-action roles,
+// log groups, the backfill schedule, alarm topic, alarms and dashboard).
+// Several streams may share one stack or app; each needs its own StreamId.
+//
+// The construct ids of the resources are the template's logical ids, so the
+// synthesised logical ids read <stream id><template logical id><hash>.
+package tributary
+
+import (
+	"fmt"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awss3"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssns"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
+	"github.com/aws/constructs-go/constructs/v10"
+	"github.com/aws/jsii-runtime-go"
+)
+
+// MetricsNamespace is the CloudWatch namespace of the commit function's
+// Embedded Metric Format progress record (dimension StreamId).
+const MetricsNamespace = "Tributary"
+
+// Stream is one Tributary stream's resources.
+type Stream struct {
+	// Construct is the stream's node, the scope of all its resources. It is
+	// a field, not embedded: jsii refuses a Go struct that embeds a
+	// construct when it is passed back to JavaScript.
+	Construct constructs.Construct
+	// SourceBucket receives the source files.
+	SourceBucket awss3.Bucket
+	// EventsQueue receives the S3 object-created notifications.
+	EventsQueue awssqs.Queue
+	// EventsDeadLetterQueue is the events queue's DLQ.
+	EventsDeadLetterQueue awssqs.Queue
+	// KickQueue is the FIFO queue that kicks the commit function.
+	KickQueue awssqs.Queue
+	// KickDeadLetterQueue is the kick queue's DLQ.
+	KickDeadLetterQueue awssqs.Queue
+	// StateTable holds the file state.
+	StateTable awsdynamodb.Table
+	// DiscoveryFunction registers files from S3 events.
+	DiscoveryFunction awslambda.Function
+	// BackfillFunction lists the source on a schedule.
+	BackfillFunction awslambda.Function
+	// CommitFunction writes Parquet and commits the Delta log.
+	CommitFunction awslambda.Function
+	// AlarmTopic receives every alarm's state changes.
+	AlarmTopic awssns.Topic
+	// Alarms are the stream's alarms by their template logical id.
+	Alarms map[string]awscloudwatch.Alarm
+	// Dashboard is the stream's CloudWatch dashboard.
+	Dashboard awscloudwatch.Dashboard
+}
+
+// NewStream adds one stream to scope. It panics, as CDK constructors do,
+// when props are invalid (Validate returns the same error without panicking).
+func NewStream(scope constructs.Construct, id string, props *StreamProps) *Stream {
+	r, err := props.resolve()
+	if err != nil {
+		panic(fmt.Errorf("tributary.NewStream %s: %w", id, err))
+	}
+	s := &Stream{Construct: constructs.NewConstruct(scope, jsii.String(id)), Alarms: map[string]awscloudwatch.Alarm{}}
+	stack := awscdk.Stack_Of(s.Construct)
+	partition := *stack.Partition()
+	tags := awscdk.Tags_Of(s.Construct)
+	tags.Add(jsii.String("tributary:stream"), jsii.String(r.StreamId), nil)
+
+	s.queues(r, stack)
+	s.source(r)
+	s.table()
+	logs := s.logGroups(r)
+	roles := s.roles(r, partition, logs)
+	s.functions(r, roles, logs)
+	s.alarms(r)
+	s.dashboard(r)
+	s.outputs(r)
+	return s
+}
+
+func (s *Stream) queues(r *resolved, stack awscdk.Stack) {
+	fourteenDays := awscdk.Duration_Seconds(jsii.Number(1209600))
+	s.EventsDeadLetterQueue = awssqs.NewQueue(s.Construct, jsii.String("EventsDeadLetterQueue"), &awssqs.QueueProps{
+		RetentionPeriod: fourteenDays,
+		Encryption:      awssqs.QueueEncryption_SQS_MANAGED,
+		RemovalPolicy:   awscdk.RemovalPolicy_DESTROY,
+	})
+	s.EventsQueue = awssqs.NewQueue(s.Construct, jsii.String("EventsQueue"), &awssqs.QueueProps{
+		// Lambda recommends at least 6x the function timeout (60 s) for SQS sources.
+		VisibilityTimeout: awscdk.Duration_Seconds(jsii.Number(360)),
+		RetentionPeriod:   fourteenDays,
+		Encryption:        awssqs.QueueEncryption_SQS_MANAGED,
+		RemovalPolicy:     awscdk.RemovalPolicy_DESTROY,
+		DeadLetterQueue:   &awssqs.DeadLetterQueue{Queue: s.EventsDeadLetterQueue, MaxReceiveCount: jsii.Number(5)},
+	})
+	// The policy names the bucket by name, not by reference, which breaks
+	// the bucket -> queue policy -> bucket cycle (as in the template).
+	s.EventsQueue.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Sid:        jsii.String("AllowSourceBucketNotifications"),
+		Effect:     awsiam.Effect_ALLOW,
+		Principals: &[]awsiam.IPrincipal{awsiam.NewServicePrincipal(jsii.String("s3.amazonaws.com"), nil)},
+		Actions:    jsii.Strings("sqs:SendMessage"),
+		Resources:  jsii.Strings(*s.EventsQueue.QueueArn()),
+		Conditions: &map[string]any{
+			"ArnLike":      map[string]any{"aws:SourceArn": fmt.Sprintf("arn:%s:s3:::%s", *stack.Partition(), r.SourceBucketName)},
+			"StringEquals": map[string]any{"aws:SourceAccount": *stack.Account()},
+		},
+	}))
+
+	// FIFO queue, one message group per stream: at most one commit in flight.
+	s.KickDeadLetterQueue = awssqs.NewQueue(s.Construct, jsii.String("KickDeadLetterQueue"), &awssqs.QueueProps{
+		QueueName:       jsii.String(fmt.Sprintf("tributary-%s-kick-dlq.fifo", r.StreamId)),
+		Fifo:            jsii.Bool(true),
+		RetentionPeriod: fourteenDays,
+		Encryption:      awssqs.QueueEncryption_SQS_MANAGED,
+		RemovalPolicy:   awscdk.RemovalPolicy_DESTROY,
+	})
+	s.KickQueue = awssqs.NewQueue(s.Construct, jsii.String("KickQueue"), &awssqs.QueueProps{
+		QueueName:                 jsii.String(fmt.Sprintf("tributary-%s-kick.fifo", r.StreamId)),
+		Fifo:                      jsii.Bool(true),
+		ContentBasedDeduplication: jsii.Bool(false),
+		// Commit timeout (900 s) plus a minute.
+		VisibilityTimeout: awscdk.Duration_Seconds(jsii.Number(960)),
+		RetentionPeriod:   awscdk.Duration_Seconds(jsii.Number(345600)),
+		Encryption:        awssqs.QueueEncryption_SQS_MANAGED,
+		RemovalPolicy:     awscdk.RemovalPolicy_DESTROY,
+		DeadLetterQueue:   &awssqs.DeadLetterQueue{Queue: s.KickDeadLetterQueue, MaxReceiveCount: jsii.Number(5)},
+	})
+}
+
+func (s *Stream) source(r *resolved) {
+	s.SourceBucket = awss3.NewBucket(s.Construct, jsii.String("SourceBucket"), &awss3.BucketProps{
+		BucketName:        jsii.String(r.SourceBucketName),
+		Encryption:        awss3.BucketEncryption_S3_MANAGED,
+		BlockPublicAccess: awss3.BlockPublicAccess_BLOCK_ALL(),
+		ObjectOwnership:   awss3.ObjectOwnership_BUCKET_OWNER_ENFORCED,
+		EnforceSSL:        jsii.Bool(true),
+		RemovalPolicy:     awscdk.RemovalPolicy_RETAIN,
+		LifecycleRules: &[]*awss3.LifecycleRule{{
+			Id:                                  jsii.String("abort-incomplete-multipart-uploads"),
+			Enabled:                             jsii.Bool(true),
+			AbortIncompleteMultipartUploadAfter: awscdk.Duration_Days(jsii.Number(7)),
+		}},
+	})
+	// The notification goes straight into the bucket's configuration, as in
+	// the template (the L2 AddEventNotification would add a custom resource
+	// with its own Lambda function and role).
+	cfn := s.SourceBucket.Node().DefaultChild().(awss3.CfnBucket)
+	qc := &awss3.CfnBucket_QueueConfigurationProperty{
+		Event: jsii.String("s3:ObjectCreated:*"),
+		Queue: s.EventsQueue.QueueArn(),
+	}
+	if r.sourcePrefix != "" {
+		qc.Filter = &awss3.CfnBucket_NotificationFilterProperty{
+			S3Key: &awss3.CfnBucket_S3KeyFilterProperty{Rules: &[]any{
+				&awss3.CfnBucket_FilterRuleProperty{Name: jsii.String("prefix"), Value: jsii.String(r.sourcePrefix)},
+			}},
+		}
+	}
+	cfn.SetNotificationConfiguration(&awss3.CfnBucket_NotificationConfigurationProperty{
+		QueueConfigurations: &[]any{qc},
+	})
+	// S3 checks that it may send to the queue when the notification is set.
+	cfn.AddResourceDependency(s.EventsQueue.Node().FindChild(jsii.String("Policy")).Node().DefaultChild().(awscdk.CfnResource),
+		jsii.String("S3 checks at PutBucketNotificationConfiguration that it may send to the queue"))
+}
+
+func (s *Stream) table() {
+	// Key schema owned by the DynamoDB state adapter: pk/sk, sparse GSI
+	// "pending" on gsi1pk/gsi1sk, TTL on expires_at.
+	s.StateTable = awsdynamodb.NewTable(s.Construct, jsii.String("StateTable"), &awsdynamodb.TableProps{
+		PartitionKey: &awsdynamodb.Attribute{Name: jsii.String("pk"), Type: awsdynamodb.AttributeType_STRING},
+		SortKey:      &awsdynamodb.Attribute{Name: jsii.String("sk"), Type: awsdynamodb.AttributeType_STRING},
+		BillingMode:  awsdynamodb.BillingMode_PAY_PER_REQUEST,
+		PointInTimeRecoverySpecification: &awsdynamodb.PointInTimeRecoverySpecification{
+			PointInTimeRecoveryEnabled: jsii.Bool(true),
+		},
+		TimeToLiveAttribute: jsii.String("expires_at"),
+		RemovalPolicy:       awscdk.RemovalPolicy_RETAIN,
+	})
+	s.StateTable.AddGlobalSecondaryIndex(&awsdynamodb.GlobalSecondaryIndexProps{
+		IndexName:      jsii.String("pending"),
+		PartitionKey:   &awsdynamodb.Attribute{Name: jsii.String("gsi1pk"), Type: awsdynamodb.AttributeType_STRING},
+		SortKey:        &awsdynamodb.Attribute{Name: jsii.String("gsi1sk"), Type: awsdynamodb.AttributeType_STRING},
+		ProjectionType: awsdynamodb.ProjectionType_ALL,
+	})
+	// SSE with the AWS owned key made explicit, as the template states it.
+	cfn := s.StateTable.Node().DefaultChild().(awsdynamodb.CfnTable)
+	cfn.SetSseSpecification(&awsdynamodb.CfnTable_SSESpecificationProperty{SseEnabled: jsii.Bool(true)})
+}
+
+// functionNames are the three functions, in template order.
+var functionNames = []string{"discovery", "backfill", "commit"}
+
+func (s *Stream) logGroups(r *resolved) map[string]awslogs.LogGroup {
+	out := map[string]awslogs.LogGroup{}
+	for _, fn := range functionNames {
+		out[fn] = awslogs.NewLogGroup(s.Construct, jsii.String(title(fn)+"LogGroup"), &awslogs.LogGroupProps{
+			LogGroupName:  jsii.String(fmt.Sprintf("/tributary/%s/%s", r.StreamId, fn)),
+			Retention:     awslogs.RetentionDays_ONE_MONTH,
+			RemovalPolicy: awscdk.RemovalPolicy_DESTROY,
+		})
+	}
+	return out
+}
+
+func title(fn string) string {
+	return string(fn[0]-'a'+'A') + fn[1:]
+}
+
+// stmt is one Allow statement.
+func stmt(sid string, actions []string, resources []string, conditions map[string]any) awsiam.PolicyStatement {
+	p := &awsiam.PolicyStatementProps{
+		Sid:       jsii.String(sid),
+		Effect:    awsiam.Effect_ALLOW,
+		Actions:   jsii.Strings(actions...),
+		Resources: jsii.Strings(resources...),
+	}
+	if conditions != nil {
+		p.Conditions = &conditions
+	}
+	return awsiam.NewPolicyStatement(p)
+}
+
+// stateActions are the DynamoDB calls of the state adapter.
+var stateActions = []string{
+	"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:PutItem", "dynamodb:UpdateItem",
+	"dynamodb:BatchWriteItem", "dynamodb:ConditionCheckItem", "dynamodb:Query",
+}
+
+var consumeActions = []string{"sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:ChangeMessageVisibility", "sqs:GetQueueAttributes"}
+
+// roles builds one role per function with exact actions on exact resources
+// and no managed policy, mirroring the template.
+func (s *Stream) roles(r *resolved, partition string, logs map[string]awslogs.LogGroup) map[string]awsiam.Role {
+	srcObjects := fmt.Sprintf("arn:%s:s3:::%s/%s*", partition, r.SourceBucketName, r.sourcePrefix)
+	srcBucket := fmt.Sprintf("arn:%s:s3:::%s", partition, r.SourceBucketName)
+	tableBucket := fmt.Sprintf("arn:%s:s3:::%s", partition, r.tableBucket)
+	checkpoint := fmt.Sprintf("%s/%s_tributary/checkpoint/", tableBucket, r.TablePrefix)
+	kick := *s.KickQueue.QueueArn()
+	table := *s.StateTable.TableArn()
+	logsStmt := func(fn string) awsiam.PolicyStatement {
+		return stmt("Logs", []string{"logs:CreateLogStream", "logs:PutLogEvents"}, []string{*logs[fn].LogGroupArn()}, nil)
+	}
+
+	var listCond map[string]any
+	if r.sourcePrefix != "" {
+		listCond = map[string]any{"StringLike": map[string]any{"s3:prefix": r.sourcePrefix + "*"}}
+	}
+	commit := []awsiam.PolicyStatement{
+		logsStmt("commit"),
+		stmt("ConsumeKicks", consumeActions, []string{kick}, nil),
+		stmt("SendKick", []string{"sqs:SendMessage"}, []string{kick}, nil),
+		stmt("ReadEventsBacklog", []string{"sqs:GetQueueAttributes"}, []string{*s.EventsQueue.QueueArn()}, nil),
+		stmt("FileState", stateActions, []string{table, table + "/index/pending"}, nil),
+		stmt("ReadSourceFiles", []string{"s3:GetObject"}, []string{srcObjects}, nil),
+		stmt("ListTable", []string{"s3:ListBucket"}, []string{tableBucket},
+			map[string]any{"StringLike": map[string]any{"s3:prefix": r.TablePrefix + "*"}}),
+		// DeleteObject removes the data files of an abandoned attempt.
+		stmt("WriteTable", []string{"s3:GetObject", "s3:PutObject", "s3:DeleteObject"},
+			[]string{fmt.Sprintf("%s/%s*", tableBucket, r.TablePrefix)}, nil),
+	}
+	if r.CleanSource != "OFF" {
+		commit = append(commit, stmt("CleanSource", []string{"s3:DeleteObject"}, []string{srcObjects}, nil))
+	}
+	if r.CleanSource == "MOVE" {
+		commit = append(commit, stmt("CleanSourceMoveDestination", []string{"s3:PutObject"},
+			[]string{fmt.Sprintf("%s/%s*", srcBucket, r.CleanSourceMoveDestination)}, nil))
+	}
+	if r.BadRecordsPrefix != "" {
+		commit = append(commit, stmt("BadRecordsPath", []string{"s3:PutObject"},
+			[]string{fmt.Sprintf("%s/%s*", srcBucket, r.BadRecordsPrefix)}, nil))
+	}
+
+	policies := map[string][]awsiam.PolicyStatement{
+		"discovery": {
+			logsStmt("discovery"),
+			stmt("ConsumeEvents", consumeActions, []string{*s.EventsQueue.QueueArn()}, nil),
+			stmt("SendKick", []string{"sqs:SendMessage"}, []string{kick}, nil),
+			stmt("RegisterFiles", stateActions, []string{table}, nil),
+			stmt("HeadSourceObjects", []string{"s3:GetObject"}, []string{srcObjects}, nil),
+			// Stream identity: one conditional put or get per cold start.
+			stmt("StreamIdentity", []string{"s3:GetObject", "s3:PutObject"}, []string{checkpoint + "source.json"}, nil),
+		},
+		"backfill": {
+			logsStmt("backfill"),
+			stmt("ListSource", []string{"s3:ListBucket"}, []string{srcBucket}, listCond),
+			stmt("SendKick", []string{"sqs:SendMessage"}, []string{kick}, nil),
+			stmt("StreamMetadata", []string{"s3:GetObject", "s3:PutObject"},
+				[]string{checkpoint + "metadata", checkpoint + "source.json"}, nil),
+			stmt("RegisterFiles", stateActions, []string{table}, nil),
+		},
+		"commit": commit,
+	}
+	out := map[string]awsiam.Role{}
+	for _, fn := range functionNames {
+		statements := policies[fn]
+		out[fn] = awsiam.NewRole(s.Construct, jsii.String(title(fn)+"Role"), &awsiam.RoleProps{
+			AssumedBy: awsiam.NewServicePrincipal(jsii.String("lambda.amazonaws.com"), nil),
+			InlinePolicies: &map[string]awsiam.PolicyDocument{
+				fn: awsiam.NewPolicyDocument(&awsiam.PolicyDocumentProps{Statements: &statements}),
+			},
+		})
+	}
+	return out
+}
