@@ -12,6 +12,7 @@ package tributary
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
@@ -59,7 +60,7 @@ type Stream struct {
 	// Alarms are the stream's alarms by their template logical id.
 	Alarms map[string]awscloudwatch.Alarm
 	// Dashboard is the stream's CloudWatch dashboard.
-	Dashboard awscloudwatch.Dashboard
+	Dashboard awscloudwatch.CfnDashboard
 }
 
 // NewStream adds one stream to scope. It panics, as CDK constructors do,
@@ -71,7 +72,6 @@ func NewStream(scope constructs.Construct, id string, props *StreamProps) *Strea
 	}
 	s := &Stream{Construct: constructs.NewConstruct(scope, jsii.String(id)), Alarms: map[string]awscloudwatch.Alarm{}}
 	stack := awscdk.Stack_Of(s.Construct)
-	partition := *stack.Partition()
 	tags := awscdk.Tags_Of(s.Construct)
 	tags.Add(jsii.String("tributary:stream"), jsii.String(r.StreamId), nil)
 
@@ -79,7 +79,7 @@ func NewStream(scope constructs.Construct, id string, props *StreamProps) *Strea
 	s.source(r)
 	s.table()
 	logs := s.logGroups(r)
-	roles := s.roles(r, partition, logs)
+	roles := s.roles(r, logs)
 	s.functions(r, roles, logs)
 	s.alarms(r)
 	s.dashboard(r)
@@ -111,7 +111,7 @@ func (s *Stream) queues(r *resolved, stack awscdk.Stack) {
 		Actions:    jsii.Strings("sqs:SendMessage"),
 		Resources:  jsii.Strings(*s.EventsQueue.QueueArn()),
 		Conditions: &map[string]any{
-			"ArnLike":      map[string]any{"aws:SourceArn": fmt.Sprintf("arn:%s:s3:::%s", *stack.Partition(), r.SourceBucketName)},
+			"ArnLike":      map[string]any{"aws:SourceArn": *sub("arn:${AWS::Partition}:s3:::"+r.SourceBucketName, nil)},
 			"StringEquals": map[string]any{"aws:SourceAccount": *stack.Account()},
 		},
 	}))
@@ -143,7 +143,6 @@ func (s *Stream) source(r *resolved) {
 		Encryption:        awss3.BucketEncryption_S3_MANAGED,
 		BlockPublicAccess: awss3.BlockPublicAccess_BLOCK_ALL(),
 		ObjectOwnership:   awss3.ObjectOwnership_BUCKET_OWNER_ENFORCED,
-		EnforceSSL:        jsii.Bool(true),
 		RemovalPolicy:     awscdk.RemovalPolicy_RETAIN,
 		LifecycleRules: &[]*awss3.LifecycleRule{{
 			Id:                                  jsii.String("abort-incomplete-multipart-uploads"),
@@ -151,6 +150,15 @@ func (s *Stream) source(r *resolved) {
 			AbortIncompleteMultipartUploadAfter: awscdk.Duration_Days(jsii.Number(7)),
 		}},
 	})
+	// A Deny of every S3 action over plain HTTP (the usual TLS-only guard).
+	s.SourceBucket.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Sid:        jsii.String("DenyInsecureTransport"),
+		Effect:     awsiam.Effect_DENY,
+		Principals: &[]awsiam.IPrincipal{awsiam.NewStarPrincipal()},
+		Actions:    jsii.Strings("s3:*"),
+		Resources:  &[]*string{s.SourceBucket.BucketArn(), sub("${Arn}/*", map[string]*string{"Arn": s.SourceBucket.BucketArn()})},
+		Conditions: &map[string]any{"Bool": map[string]any{"aws:SecureTransport": "false"}},
+	}))
 	// The notification goes straight into the bucket's configuration, as in
 	// the template (the L2 AddEventNotification would add a custom resource
 	// with its own Lambda function and role).
@@ -213,17 +221,34 @@ func (s *Stream) logGroups(r *resolved) map[string]awslogs.LogGroup {
 	return out
 }
 
+// sub is Fn::Sub, as the template writes ARNs (cfn-lint prefers it to the
+// Fn::Join that string formatting of tokens renders).
+func sub(body string, vars map[string]*string) *string {
+	if vars == nil {
+		return awscdk.Fn_Sub(jsii.String(body), nil)
+	}
+	return awscdk.Fn_Sub(jsii.String(body), &vars)
+}
+
 func title(fn string) string {
 	return string(fn[0]-'a'+'A') + fn[1:]
 }
 
-// stmt is one Allow statement.
+// stmt is one Allow statement; a resource naming ${AWS::Partition} is
+// rendered as Fn::Sub.
 func stmt(sid string, actions []string, resources []string, conditions map[string]any) awsiam.PolicyStatement {
+	res := make([]*string, len(resources))
+	for i, r := range resources {
+		res[i] = jsii.String(r)
+		if strings.Contains(r, "${AWS::Partition}") {
+			res[i] = sub(r, nil)
+		}
+	}
 	p := &awsiam.PolicyStatementProps{
 		Sid:       jsii.String(sid),
 		Effect:    awsiam.Effect_ALLOW,
 		Actions:   jsii.Strings(actions...),
-		Resources: jsii.Strings(resources...),
+		Resources: &res,
 	}
 	if conditions != nil {
 		p.Conditions = &conditions
@@ -241,10 +266,10 @@ var consumeActions = []string{"sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:Ch
 
 // roles builds one role per function with exact actions on exact resources
 // and no managed policy, mirroring the template.
-func (s *Stream) roles(r *resolved, partition string, logs map[string]awslogs.LogGroup) map[string]awsiam.Role {
-	srcObjects := fmt.Sprintf("arn:%s:s3:::%s/%s*", partition, r.SourceBucketName, r.sourcePrefix)
-	srcBucket := fmt.Sprintf("arn:%s:s3:::%s", partition, r.SourceBucketName)
-	tableBucket := fmt.Sprintf("arn:%s:s3:::%s", partition, r.tableBucket)
+func (s *Stream) roles(r *resolved, logs map[string]awslogs.LogGroup) map[string]awsiam.Role {
+	srcBucket := "arn:${AWS::Partition}:s3:::" + r.SourceBucketName
+	srcObjects := srcBucket + "/" + r.sourcePrefix + "*"
+	tableBucket := "arn:${AWS::Partition}:s3:::" + r.tableBucket
 	checkpoint := fmt.Sprintf("%s/%s_tributary/checkpoint/", tableBucket, r.TablePrefix)
 	kick := *s.KickQueue.QueueArn()
 	table := *s.StateTable.TableArn()
@@ -261,7 +286,7 @@ func (s *Stream) roles(r *resolved, partition string, logs map[string]awslogs.Lo
 		stmt("ConsumeKicks", consumeActions, []string{kick}, nil),
 		stmt("SendKick", []string{"sqs:SendMessage"}, []string{kick}, nil),
 		stmt("ReadEventsBacklog", []string{"sqs:GetQueueAttributes"}, []string{*s.EventsQueue.QueueArn()}, nil),
-		stmt("FileState", stateActions, []string{table, table + "/index/pending"}, nil),
+		stmt("FileState", stateActions, []string{table, *sub("${Arn}/index/pending", map[string]*string{"Arn": s.StateTable.TableArn()})}, nil),
 		stmt("ReadSourceFiles", []string{"s3:GetObject"}, []string{srcObjects}, nil),
 		stmt("ListTable", []string{"s3:ListBucket"}, []string{tableBucket},
 			map[string]any{"StringLike": map[string]any{"s3:prefix": r.TablePrefix + "*"}}),

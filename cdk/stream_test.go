@@ -1,0 +1,599 @@
+package tributary
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
+	"github.com/aws/jsii-runtime-go"
+)
+
+// repoRoot is the main module's root (this module lives in cdk/).
+const repoRoot = ".."
+
+// testStream is one stream of the synthesised app and the template
+// parameters that describe the same stream.
+type testStream struct {
+	id     string // construct id
+	props  *StreamProps
+	params map[string]string // template.yaml parameters
+}
+
+// testStreams exercise every condition of the template both ways.
+func testStreams() []testStream {
+	whole := ""
+	return []testStream{
+		{
+			// Table in the source bucket; every optional statement on.
+			id: "Orders",
+			props: &StreamProps{
+				StreamId: "orders", SourceBucketName: "tributary-test-orders", Format: "json",
+				MaxBytesPerTrigger: "10g", CleanSource: "MOVE", BadRecordsPrefix: "bad/",
+				AlarmEmail: "ops@example.com", CodeDir: filepath.Join(repoRoot, "dist"),
+			},
+			params: map[string]string{
+				"StreamId": "orders", "SourceBucketName": "tributary-test-orders", "Format": "json",
+				"MaxBytesPerTrigger": "10g", "CleanSource": "MOVE", "BadRecordsPrefix": "bad/",
+				"AlarmEmail": "ops@example.com",
+			},
+		},
+		{
+			// Whole bucket, table elsewhere, non-default values everywhere.
+			id: "Clicks",
+			props: &StreamProps{
+				StreamId: "clicks_2", SourceBucketName: "tributary-test-clicks", SourcePrefix: &whole, Format: "csv",
+				MaxFilesPerTrigger: 50, BackfillInterval: "rate(6 hours)", TableBucket: "tributary-test-lake",
+				TablePrefix: "clicks/", CleanSource: "DELETE", IgnoreCorruptFiles: true, IgnoreMissingFiles: true,
+				ExtraOptions: map[string]string{"header": "true"}, CommitMemorySize: 4096,
+				QueueDepthAlarmThreshold: 7, QueueAgeAlarmSeconds: 60, FilesOutstandingAlarmThreshold: 9,
+				CodeDir: filepath.Join(repoRoot, "dist"),
+			},
+			params: map[string]string{
+				"StreamId": "clicks_2", "SourceBucketName": "tributary-test-clicks", "SourcePrefix": "", "Format": "csv",
+				"MaxFilesPerTrigger": "50", "BackfillInterval": "rate(6 hours)", "TableBucket": "tributary-test-lake",
+				"TablePrefix": "clicks/", "CleanSource": "DELETE", "IgnoreCorruptFiles": "true", "IgnoreMissingFiles": "true",
+				"ExtraOptions": `{"header":"true"}`, "CommitMemorySize": "4096",
+				"QueueDepthAlarmThreshold": "7", "QueueAgeAlarmSeconds": "60", "FilesOutstandingAlarmThreshold": "9",
+			},
+		},
+	}
+}
+
+// TestStream synthesises one app with both test streams in one stack (jsii
+// starts once per test binary) and checks it against template.yaml.
+func TestStream(t *testing.T) {
+	venv := pythonBin(t)
+	ensureLambdas(t)
+	if os.Getenv("JSII_RUNTIME_PACKAGE_CACHE_ROOT") == "" {
+		abs, err := filepath.Abs(filepath.Join(repoRoot, ".cache", "jsii"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Setenv("JSII_RUNTIME_PACKAGE_CACHE_ROOT", abs)
+	}
+	t.Setenv("JSII_SILENCE_WARNING_UNTESTED_NODE_VERSION", "1")
+	defer jsii.Close()
+
+	app := awscdk.NewApp(&awscdk.AppProps{Outdir: jsii.String(t.TempDir())})
+	stack := awscdk.NewStack(app, jsii.String("Tributary"), nil)
+	streams := testStreams()
+	for _, s := range streams {
+		NewStream(stack, s.id, s.props)
+	}
+	tpl := assertions.Template_FromStack(stack, nil)
+	raw, err := json.Marshal(tpl.ToJSON())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cdk cfnTemplate
+	if err := json.Unmarshal(raw, &cdk); err != nil {
+		t.Fatal(err)
+	}
+	synth := filepath.Join(t.TempDir(), "tributary.template.json")
+	if err := os.WriteFile(synth, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	t.Run("assertions", func(t *testing.T) {
+		n := float64(len(streams))
+		for typ, per := range map[string]float64{
+			"AWS::S3::Bucket": 1, "AWS::S3::BucketPolicy": 1, "AWS::SQS::Queue": 4, "AWS::SQS::QueuePolicy": 1,
+			"AWS::DynamoDB::Table": 1, "AWS::Lambda::Function": 3, "AWS::Lambda::EventSourceMapping": 2,
+			"AWS::IAM::Role": 3, "AWS::Logs::LogGroup": 3, "AWS::Events::Rule": 1, "AWS::Lambda::Permission": 1,
+			"AWS::SNS::Topic": 1, "AWS::CloudWatch::Alarm": 12, "AWS::CloudWatch::Dashboard": 1,
+			// No grant-made policy, no notification custom resource, no log-retention function.
+			"AWS::IAM::Policy": 0, "Custom::S3BucketNotifications": 0, "Custom::LogRetention": 0,
+		} {
+			tpl.ResourceCountIs(jsii.String(typ), jsii.Number(per*n))
+		}
+		tpl.ResourceCountIs(jsii.String("AWS::SNS::Subscription"), jsii.Number(1)) // Orders only
+		tpl.HasResourceProperties(jsii.String("AWS::SQS::Queue"), map[string]any{
+			"QueueName": "tributary-clicks_2-kick.fifo", "FifoQueue": true, "VisibilityTimeout": 960,
+		})
+		tpl.HasResource(jsii.String("AWS::DynamoDB::Table"), map[string]any{
+			"DeletionPolicy": "Retain", "UpdateReplacePolicy": "Retain",
+		})
+		tpl.AllResourcesProperties(jsii.String("AWS::Lambda::Function"), map[string]any{
+			"Runtime": "provided.al2023", "Architectures": []any{"arm64"}, "Handler": "bootstrap",
+		})
+		tpl.HasResourceProperties(jsii.String("AWS::Lambda::Function"), map[string]any{
+			"MemorySize": 4096, "EphemeralStorage": map[string]any{"Size": 2048},
+			"Tags": []any{map[string]any{"Key": "tributary:stream", "Value": "clicks_2"}},
+		})
+	})
+
+	for _, s := range streams {
+		t.Run("parity/"+s.id, func(t *testing.T) {
+			sam := renderSAM(t, venv, s.params)
+			compareStream(t, sam, cdk.stream(s.id))
+		})
+	}
+
+	t.Run("cfn-lint", func(t *testing.T) {
+		out, err := exec.Command(filepath.Join(venv, "cfn-lint"), "--include-checks", "I", "--", synth).CombinedOutput()
+		if err != nil {
+			t.Fatalf("cfn-lint on the synthesised template: %v\n%s", err, out)
+		}
+	})
+}
+
+// pythonBin returns the bin directory of the pinned venv (cfn-lint, SAM
+// translator), creating it through scripts/pyenv.sh as every test does.
+func pythonBin(t *testing.T) string {
+	t.Helper()
+	out, err := exec.Command(filepath.Join(repoRoot, "scripts", "pyenv.sh")).Output()
+	if err != nil {
+		t.Fatalf("scripts/pyenv.sh: %v", err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// ensureLambdas builds the function zips with `make lambdas` when one is missing.
+func ensureLambdas(t *testing.T) {
+	t.Helper()
+	for _, fn := range functionNames {
+		if _, err := os.Stat(filepath.Join(repoRoot, "dist", fn+".zip")); err != nil {
+			out, err := exec.Command("make", "-C", repoRoot, "lambdas").CombinedOutput()
+			if err != nil {
+				t.Fatalf("make lambdas: %v\n%s", err, out)
+			}
+			return
+		}
+	}
+}
+
+// renderSAM expands template.yaml with the SAM translator for params and
+// evaluates its conditions (testdata/sam_render.py).
+func renderSAM(t *testing.T, venv string, params map[string]string) cfnTemplate {
+	t.Helper()
+	p, err := json.Marshal(params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(filepath.Join(venv, "python"), filepath.Join("testdata", "sam_render.py"),
+		filepath.Join(repoRoot, "template.yaml"), string(p))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("sam_render.py: %v\n%s", err, stderr.String())
+	}
+	var tpl cfnTemplate
+	if err := json.Unmarshal(out, &tpl); err != nil {
+		t.Fatal(err)
+	}
+	return tpl
+}
+
+type cfnResource struct {
+	Type                string         `json:"Type"`
+	Properties          map[string]any `json:"Properties"`
+	DependsOn           any            `json:"DependsOn"`
+	DeletionPolicy      string         `json:"DeletionPolicy"`
+	UpdateReplacePolicy string         `json:"UpdateReplacePolicy"`
+}
+
+type cfnTemplate struct {
+	Resources map[string]cfnResource `json:"Resources"`
+	Outputs   map[string]any         `json:"Outputs"`
+}
+
+// streamTemplate is one stream's part of the synthesised template, keyed
+// by the template's logical ids (construct path prefix and hash removed).
+type streamTemplate struct {
+	cfnTemplate
+	rename func(string) string
+}
+
+var hashSuffix = regexp.MustCompile(`^(.+)[0-9A-F]{8}$`)
+
+func (c cfnTemplate) stream(id string) streamTemplate {
+	names := map[string]string{}
+	for name := range c.Resources {
+		if m := hashSuffix.FindStringSubmatch(name); m != nil && strings.HasPrefix(m[1], id) {
+			names[name] = strings.TrimPrefix(m[1], id)
+		}
+	}
+	rename := func(name string) string {
+		if n, ok := names[name]; ok {
+			return n
+		}
+		return name
+	}
+	out := streamTemplate{cfnTemplate: cfnTemplate{Resources: map[string]cfnResource{}, Outputs: map[string]any{}}, rename: rename}
+	for name, r := range c.Resources {
+		if n, ok := names[name]; ok {
+			out.Resources[n] = r
+		}
+	}
+	for name, o := range c.Outputs {
+		if m := hashSuffix.FindStringSubmatch(name); m != nil && strings.HasPrefix(m[1], id) {
+			out.Outputs[strings.TrimPrefix(m[1], id)] = o
+		}
+	}
+	return out
+}
+
+var (
+	pseudo = map[string]string{"AWS::Partition": "aws", "AWS::AccountId": "123456789012", "AWS::Region": "us-east-1", "AWS::URLSuffix": "amazonaws.com"}
+	subVar = regexp.MustCompile(`\$\{([^}!]+)\}`)
+)
+
+// norm rewrites a CloudFormation value into a comparable form: references
+// become "${Name}" / "${Name.Attr}" with the template's logical ids,
+// Fn::Join and Fn::Sub become strings, scalars become strings, and a list
+// of one element becomes that element (CloudFormation accepts both).
+func norm(v any, rename func(string) string) any {
+	ref := func(name string) string {
+		if p, ok := pseudo[name]; ok {
+			return p
+		}
+		if i := strings.IndexByte(name, '.'); i > 0 {
+			return "${" + rename(name[:i]) + name[i:] + "}"
+		}
+		return "${" + rename(name) + "}"
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		if len(x) == 1 {
+			for k, a := range x {
+				switch k {
+				case "Ref":
+					return ref(a.(string))
+				case "Fn::GetAtt":
+					parts := a.([]any)
+					return ref(parts[0].(string) + "." + parts[1].(string))
+				case "Fn::Sub":
+					text, vars := a, map[string]any{}
+					if l, ok := a.([]any); ok {
+						text, vars = l[0], l[1].(map[string]any)
+					}
+					return subVar.ReplaceAllStringFunc(text.(string), func(m string) string {
+						name := m[2 : len(m)-1]
+						if v, ok := vars[name]; ok {
+							return fmt.Sprint(norm(v, rename))
+						}
+						return ref(name)
+					})
+				case "Fn::Join":
+					args := a.([]any)
+					var b strings.Builder
+					for _, p := range args[1].([]any) {
+						s, ok := norm(p, rename).(string)
+						if !ok {
+							return x
+						}
+						b.WriteString(s)
+					}
+					return b.String()
+				}
+			}
+		}
+		out := map[string]any{}
+		for k, a := range x {
+			out[k] = norm(a, rename)
+		}
+		return out
+	case []any:
+		if len(x) == 1 {
+			return norm(x[0], rename)
+		}
+		out := make([]any, len(x))
+		for i, a := range x {
+			out[i] = norm(a, rename)
+		}
+		return out
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	case bool:
+		return strconv.FormatBool(x)
+	case string:
+		// Pseudo parameters left in strings rendered from the template's !Sub.
+		for p, v := range pseudo {
+			x = strings.ReplaceAll(x, "${"+p+"}", v)
+		}
+		return x
+	default:
+		return v
+	}
+}
+
+// compareStream checks every resource and output of the SAM template
+// against the construct's, property by property. The differences allowed
+// are listed here: Tags (SAM adds lambda:createdBy to functions, the
+// construct tags every resource with tributary:stream), Lambda Code
+// (an S3 upload vs a CDK asset), the ids of rule targets and of the
+// schedule's invoke permission, and the functions' DependsOn on their role.
+func compareStream(t *testing.T, sam cfnTemplate, cdk streamTemplate) {
+	t.Helper()
+	same := func(name string) func(string) string { return func(s string) string { return s } }("")
+	var permSAM, permCDK []string
+	for name, r := range sam.Resources {
+		if r.Type == "AWS::Lambda::Permission" {
+			permSAM = append(permSAM, name)
+		}
+	}
+	for name, r := range cdk.Resources {
+		if r.Type == "AWS::Lambda::Permission" {
+			permCDK = append(permCDK, name)
+		}
+	}
+	if len(permSAM) != 1 || len(permCDK) != 1 {
+		t.Fatalf("Lambda permissions: SAM %v, CDK %v; want one each", permSAM, permCDK)
+	}
+	var names []string
+	for name := range sam.Resources {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		want := sam.Resources[name]
+		cname := name
+		if want.Type == "AWS::Lambda::Permission" {
+			cname = permCDK[0]
+		}
+		got, ok := cdk.Resources[cname]
+		if !ok {
+			t.Errorf("%s (%s): in template.yaml, not built by the construct", name, want.Type)
+			continue
+		}
+		if got.Type != want.Type {
+			t.Errorf("%s: type %s, template.yaml has %s", name, got.Type, want.Type)
+			continue
+		}
+		if got.DeletionPolicy != want.DeletionPolicy || got.UpdateReplacePolicy != want.UpdateReplacePolicy {
+			t.Errorf("%s: DeletionPolicy/UpdateReplacePolicy %q/%q, template.yaml %q/%q", name,
+				got.DeletionPolicy, got.UpdateReplacePolicy, want.DeletionPolicy, want.UpdateReplacePolicy)
+		}
+		if g := dependsOn(got.DependsOn, cdk.rename); !reflect.DeepEqual(g, dependsOn(want.DependsOn, same)) {
+			t.Errorf("%s: DependsOn %v, template.yaml %v", name, g, want.DependsOn)
+		}
+		gp := norm(got.Properties, cdk.rename).(map[string]any)
+		wp := norm(want.Properties, same).(map[string]any)
+		delete(gp, "Tags")
+		delete(wp, "Tags")
+		switch want.Type {
+		case "AWS::Lambda::Function":
+			delete(gp, "Code")
+			delete(wp, "Code")
+			decodeOptions(t, name, gp)
+			decodeOptions(t, name, wp)
+		case "AWS::Lambda::Permission":
+			// The CDK names the function by ARN, SAM by name: both valid.
+			gp["FunctionName"] = strings.TrimSuffix(gp["FunctionName"].(string), ".Arn}") + "}"
+		case "AWS::Events::Rule":
+			for _, p := range []map[string]any{gp, wp} {
+				if tg, ok := p["Targets"].(map[string]any); ok {
+					delete(tg, "Id")
+				}
+			}
+		case "AWS::CloudWatch::Dashboard":
+			gp["DashboardBody"] = dashboardMetrics(t, name, gp["DashboardBody"])
+			wp["DashboardBody"] = dashboardMetrics(t, name, wp["DashboardBody"])
+		}
+		diffProps(t, name, "", gp, wp)
+	}
+	for name, r := range cdk.Resources {
+		if _, ok := sam.Resources[name]; !ok && r.Type != "AWS::Lambda::Permission" {
+			t.Errorf("%s (%s): built by the construct, not in template.yaml", name, r.Type)
+		}
+	}
+	for name, want := range sam.Outputs {
+		got, ok := cdk.Outputs[name]
+		if !ok {
+			t.Errorf("output %s: missing", name)
+			continue
+		}
+		if g, w := norm(got, cdk.rename), norm(want, same); !reflect.DeepEqual(g, w) {
+			t.Errorf("output %s: %v, template.yaml %v", name, g, w)
+		}
+	}
+	if len(cdk.Outputs) != len(sam.Outputs) {
+		t.Errorf("%d outputs, template.yaml has %d", len(cdk.Outputs), len(sam.Outputs))
+	}
+}
+
+// dependsOn lists a DependsOn value with the template's logical ids.
+func dependsOn(v any, rename func(string) string) []string {
+	var out []string
+	switch x := v.(type) {
+	case string:
+		out = append(out, rename(x))
+	case []any:
+		for _, d := range x {
+			out = append(out, rename(d.(string)))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// decodeOptions replaces the functions' JSON option strings by their
+// decoded form (key order differs: JSON objects are unordered).
+func decodeOptions(t *testing.T, name string, props map[string]any) {
+	t.Helper()
+	env, _ := props["Environment"].(map[string]any)
+	vars, _ := env["Variables"].(map[string]any)
+	for _, k := range []string{"TRIBUTARY_OPTIONS", "TRIBUTARY_EXTRA_OPTIONS"} {
+		s, ok := vars[k].(string)
+		if !ok {
+			t.Errorf("%s: %s is %v, not a string", name, k, vars[k])
+			continue
+		}
+		var m map[string]string
+		if err := json.Unmarshal([]byte(s), &m); err != nil {
+			t.Errorf("%s: %s %q: %v", name, k, s, err)
+			continue
+		}
+		vars[k] = m
+	}
+}
+
+// dashboardMetrics reduces a dashboard body to each widget's title and
+// place and the metrics it plots (namespace, name, dimension, statistic,
+// label, axis).
+func dashboardMetrics(t *testing.T, name string, body any) any {
+	t.Helper()
+	s, ok := body.(string)
+	if !ok {
+		t.Errorf("%s: DashboardBody is %v, not a string", name, body)
+		return nil
+	}
+	var dash struct {
+		Widgets []struct {
+			X, Y, Width, Height int
+			Properties          struct {
+				Title   string  `json:"title"`
+				Stat    string  `json:"stat"`
+				Metrics [][]any `json:"metrics"`
+			} `json:"properties"`
+		} `json:"widgets"`
+	}
+	if err := json.Unmarshal([]byte(s), &dash); err != nil {
+		t.Errorf("%s: DashboardBody: %v\n%s", name, err, s)
+		return nil
+	}
+	var out []string
+	for _, w := range dash.Widgets {
+		for _, m := range w.Properties.Metrics {
+			var id []string
+			opts := map[string]any{}
+			for _, p := range m {
+				if o, ok := p.(map[string]any); ok {
+					opts = o
+				} else {
+					id = append(id, fmt.Sprint(p))
+				}
+			}
+			stat := w.Properties.Stat
+			if stat == "" {
+				stat = "Average" // CloudWatch's default, which the CDK leaves out
+			}
+			if s, ok := opts["stat"].(string); ok {
+				stat = s
+			}
+			out = append(out, fmt.Sprintf("%s at %d,%d %dx%d: %s %s %v %v", w.Properties.Title, w.X, w.Y, w.Width, w.Height,
+				strings.Join(id, " "), stat, opts["label"], opts["yAxis"]))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// diffProps reports each differing leaf with its path.
+func diffProps(t *testing.T, name, path string, got, want any) {
+	t.Helper()
+	gm, gok := got.(map[string]any)
+	wm, wok := want.(map[string]any)
+	if gok && wok {
+		keys := map[string]bool{}
+		for k := range gm {
+			keys[k] = true
+		}
+		for k := range wm {
+			keys[k] = true
+		}
+		for k := range keys {
+			diffProps(t, name, path+"."+k, gm[k], wm[k])
+		}
+		return
+	}
+	if !reflect.DeepEqual(got, want) {
+		g, _ := json.Marshal(got)
+		w, _ := json.Marshal(want)
+		t.Errorf("%s%s:\n  construct:     %s\n  template.yaml: %s", name, path, g, w)
+	}
+}
+
+// TestValidate checks that bad props fail with an error naming the field,
+// before any resource is built, and that defaults are the template's.
+func TestValidate(t *testing.T) {
+	ok := func() StreamProps {
+		return StreamProps{StreamId: "s1", SourceBucketName: "my-bucket", Format: "json"}
+	}
+	empty, same := "", "tables/"
+	cases := []struct {
+		name  string
+		edit  func(*StreamProps)
+		field string // "" = valid
+	}{
+		{"defaults", func(*StreamProps) {}, ""},
+		{"stream id with a dot", func(p *StreamProps) { p.StreamId = "a.b" }, "StreamId"},
+		{"stream id too long", func(p *StreamProps) { p.StreamId = strings.Repeat("a", 41) }, "StreamId"},
+		{"bucket name", func(p *StreamProps) { p.SourceBucketName = "My_Bucket" }, "SourceBucketName"},
+		{"format", func(p *StreamProps) { p.Format = "delta" }, "Format"},
+		{"prefix without slash", func(p *StreamProps) { p.SourcePrefix = jsii.String("in") }, "SourcePrefix"},
+		{"whole bucket needs another table bucket", func(p *StreamProps) { p.SourcePrefix = &empty }, "SourcePrefix"},
+		{"whole bucket, table elsewhere", func(p *StreamProps) { p.SourcePrefix = &empty; p.TableBucket = "lake" }, ""},
+		{"table prefix = source prefix", func(p *StreamProps) { p.SourcePrefix = &same }, "TablePrefix"},
+		{"max bytes", func(p *StreamProps) { p.MaxBytesPerTrigger = "10 GB" }, "MaxBytesPerTrigger"},
+		{"negative max files", func(p *StreamProps) { p.MaxFilesPerTrigger = -1 }, "MaxFilesPerTrigger"},
+		{"schedule", func(p *StreamProps) { p.BackfillInterval = "daily" }, "BackfillInterval"},
+		{"clean source", func(p *StreamProps) { p.CleanSource = "ARCHIVE" }, "CleanSource"},
+		{"move destination", func(p *StreamProps) { p.CleanSourceMoveDestination = "/abs/" }, "CleanSourceMoveDestination"},
+		{"bad records prefix", func(p *StreamProps) { p.BadRecordsPrefix = "bad" }, "BadRecordsPrefix"},
+		{"memory", func(p *StreamProps) { p.CommitMemorySize = 128 }, "CommitMemorySize"},
+		{"table bucket", func(p *StreamProps) { p.TableBucket = "x" }, "TableBucket"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := ok()
+			c.edit(&p)
+			err := p.Validate()
+			if c.field == "" {
+				if err != nil {
+					t.Fatalf("Validate: %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), ": "+c.field+": ") {
+				t.Fatalf("Validate = %v, want an error naming %s", err, c.field)
+			}
+			defer func() {
+				if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), c.field) {
+					t.Fatalf("NewStream recovered %v, want a panic naming %s", r, c.field)
+				}
+			}()
+			NewStream(nil, "S", &p) // panics before touching the scope
+		})
+	}
+	r, err := (&StreamProps{StreamId: "s", SourceBucketName: "my-bucket", Format: "text"}).resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.sourcePrefix != "incoming/" || r.TablePrefix != "tables/" || r.MaxFilesPerTrigger != 1000 ||
+		r.BackfillInterval != "rate(1 day)" || r.CommitMemorySize != 2048 || r.tableBucket != "my-bucket" {
+		t.Fatalf("defaults: %+v", r)
+	}
+}
