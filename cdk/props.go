@@ -23,6 +23,8 @@ const (
 	DefaultQueueDepthAlarmThreshold       = 10000
 	DefaultQueueAgeAlarmSeconds           = 1800
 	DefaultFilesOutstandingAlarmThreshold = 10000
+	DefaultCommitStalledAlarmSeconds      = 1800
+	DefaultLogRetentionDays               = 30
 	// DefaultCodeDir is where `make lambdas` puts discovery.zip, backfill.zip
 	// and commit.zip, relative to the repository root.
 	DefaultCodeDir = "dist"
@@ -30,9 +32,25 @@ const (
 
 // Formats lists the values StreamProps.Format accepts (the template's
 // Format parameter's AllowedValues).
-var formats = []string{"avro", "binaryFile", "csv", "json", "orc", "parquet", "text", "xml"}
+var formats = []string{"csv", "json"}
+
+// Notification paths (StreamProps.Notifications).
+const (
+	// NotifyS3 is the bucket's own notification configuration (created bucket only).
+	NotifyS3 = "S3"
+	// NotifyEventBridge is a rule on "Object Created" for the bucket and prefix.
+	NotifyEventBridge = "EventBridge"
+	// NotifySNS is a subscription of the events queue to an existing topic.
+	NotifySNS = "SNS"
+)
+
+// logRetentions are the values CloudWatch Logs accepts (the template's
+// LogRetentionDays AllowedValues).
+var logRetentions = []int{1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653}
 
 var (
+	topicPattern    = regexp.MustCompile(`^arn:[a-z-]+:sns:[a-z0-9-]+:[0-9]{12}:[A-Za-z0-9_.-]{1,256}$`)
+	kmsPattern      = regexp.MustCompile(`^arn:[a-z-]+:kms:[a-z0-9-]+:[0-9]{12}:key/[0-9a-f-]{36}$`)
 	streamIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$`)
 	bucketPattern   = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$`)
 	prefixPattern   = regexp.MustCompile(`^[^/].*/$`)
@@ -48,13 +66,23 @@ type StreamProps struct {
 	// appId, and names resources: 1-40 letters, digits, '_' or '-'. Required;
 	// unique per account and region.
 	StreamId string
-	// SourceBucketName is the bucket this stream creates (files land here). Required.
+	// SourceBucketName is the source bucket (files land here): created by
+	// the stream unless ExistingSourceBucket. Required.
 	SourceBucketName string
+	// ExistingSourceBucket: SourceBucketName exists already and the stream
+	// does not touch it (Notifications must then be EventBridge or SNS).
+	// The template's CreateSourceBucket=false.
+	ExistingSourceBucket bool
+	// Notifications is how object-created events reach the events queue:
+	// NotifyS3 ("" = S3), NotifyEventBridge or NotifySNS.
+	Notifications string
+	// SourceTopicArn is the existing SNS topic carrying the bucket's events (NotifySNS only).
+	SourceTopicArn string
 	// SourcePrefix is the key prefix of the source files, ending in '/'.
 	// nil = "incoming/"; a pointer to "" = the whole bucket (allowed only
 	// when TableBucket is set).
 	SourcePrefix *string
-	// Format is cloudFiles.format: avro, binaryFile, csv, json, orc, parquet, text or xml. Required.
+	// Format is cloudFiles.format: csv or json (the formats the functions read). Required.
 	Format string
 	// MaxFilesPerTrigger is cloudFiles.maxFilesPerTrigger (0 = 1000).
 	MaxFilesPerTrigger int
@@ -83,6 +111,16 @@ type StreamProps struct {
 	ExtraOptions map[string]string
 	// CommitMemorySize is the commit function's memory in MB, 512-10240 (0 = 2048).
 	CommitMemorySize int
+	// KmsKeyArn is an optional customer-managed key for the queues, the
+	// state table, the alarm topic and a created bucket ("" = AWS-owned keys).
+	KmsKeyArn string
+	// LogRetentionDays is the functions' log retention (0 = 30).
+	LogRetentionDays int
+	// Tracing turns AWS X-Ray tracing on (Active).
+	Tracing bool
+	// StateTableDeletionProtection is DeletionProtectionEnabled of the
+	// state table (nil = true).
+	StateTableDeletionProtection *bool
 	// AlarmEmail is subscribed to the alarm topic ("" = no subscription).
 	AlarmEmail string
 	// QueueDepthAlarmThreshold is the events-queue depth alarm threshold (0 = 10000).
@@ -91,6 +129,8 @@ type StreamProps struct {
 	QueueAgeAlarmSeconds int
 	// FilesOutstandingAlarmThreshold is the numFilesOutstanding alarm threshold (0 = 10000).
 	FilesOutstandingAlarmThreshold int
+	// CommitStalledAlarmSeconds alarms when the oldest commit kick is older (0 = 1800, at least 60).
+	CommitStalledAlarmSeconds int
 	// CodeDir holds discovery.zip, backfill.zip and commit.zip as `make
 	// lambdas` builds them ("" = "dist", relative to the working directory).
 	CodeDir string
@@ -99,8 +139,9 @@ type StreamProps struct {
 // resolved is StreamProps with every default applied.
 type resolved struct {
 	StreamProps
-	sourcePrefix string
-	tableBucket  string
+	sourcePrefix       string
+	tableBucket        string
+	deletionProtection bool
 }
 
 // Validate checks the props as the template's parameter constraints and
@@ -125,6 +166,35 @@ func (p *StreamProps) resolve() (*resolved, error) {
 	if !bucketPattern.MatchString(r.SourceBucketName) {
 		return nil, bad("SourceBucketName", "%q is not a valid S3 bucket name", r.SourceBucketName)
 	}
+	if r.Notifications == "" {
+		r.Notifications = NotifyS3
+	}
+	switch r.Notifications {
+	case NotifyS3:
+		if r.ExistingSourceBucket {
+			return nil, bad("Notifications", "S3 writes the bucket's notification configuration, which only a bucket the stream creates may have; for an existing bucket use EventBridge or SNS")
+		}
+	case NotifyEventBridge:
+	case NotifySNS:
+		if r.SourceTopicArn == "" {
+			return nil, bad("SourceTopicArn", "Notifications SNS needs SourceTopicArn")
+		}
+	default:
+		return nil, bad("Notifications", "%q: S3, EventBridge or SNS", r.Notifications)
+	}
+	if r.SourceTopicArn != "" && !topicPattern.MatchString(r.SourceTopicArn) {
+		return nil, bad("SourceTopicArn", "%q is not an SNS topic ARN", r.SourceTopicArn)
+	}
+	if r.KmsKeyArn != "" && !kmsPattern.MatchString(r.KmsKeyArn) {
+		return nil, bad("KmsKeyArn", "%q: a KMS key ARN (arn:...:kms:REGION:ACCOUNT:key/UUID; not an alias)", r.KmsKeyArn)
+	}
+	if r.LogRetentionDays == 0 {
+		r.LogRetentionDays = DefaultLogRetentionDays
+	}
+	if !containsInt(logRetentions, r.LogRetentionDays) {
+		return nil, bad("LogRetentionDays", "%d: one of %v", r.LogRetentionDays, logRetentions)
+	}
+	r.deletionProtection = p.StateTableDeletionProtection == nil || *p.StateTableDeletionProtection
 	r.sourcePrefix = DefaultSourcePrefix
 	if p.SourcePrefix != nil {
 		r.sourcePrefix = *p.SourcePrefix
@@ -200,6 +270,15 @@ func (p *StreamProps) resolve() (*resolved, error) {
 	if r.FilesOutstandingAlarmThreshold == 0 {
 		r.FilesOutstandingAlarmThreshold = DefaultFilesOutstandingAlarmThreshold
 	}
+	if r.FilesOutstandingAlarmThreshold < 1 {
+		return nil, bad("FilesOutstandingAlarmThreshold", "%d: at least 1", r.FilesOutstandingAlarmThreshold)
+	}
+	if r.CommitStalledAlarmSeconds == 0 {
+		r.CommitStalledAlarmSeconds = DefaultCommitStalledAlarmSeconds
+	}
+	if r.CommitStalledAlarmSeconds < 60 {
+		return nil, bad("CommitStalledAlarmSeconds", "%d: at least 60", r.CommitStalledAlarmSeconds)
+	}
 	if r.CodeDir == "" {
 		r.CodeDir = DefaultCodeDir
 	}
@@ -227,6 +306,11 @@ func (r *resolved) options() string {
 	return mustJSON(o)
 }
 
+// ruleName is the EventBridge rule's name (NotifyEventBridge).
+func (r *resolved) ruleName() string {
+	return "tributary-" + r.StreamId + "-object-created"
+}
+
 // extraOptions renders TRIBUTARY_EXTRA_OPTIONS.
 func (r *resolved) extraOptions() string {
 	if r.ExtraOptions == nil {
@@ -246,6 +330,15 @@ func mustJSON(v map[string]string) string {
 		panic(err)
 	}
 	return string(b)
+}
+
+func containsInt(list []int, n int) bool {
+	for _, v := range list {
+		if v == n {
+			return true
+		}
+	}
+	return false
 }
 
 func contains(list []string, s string) bool {

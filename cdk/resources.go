@@ -6,7 +6,6 @@ import (
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
-	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatchactions"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsevents"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awseventstargets"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
@@ -48,6 +47,11 @@ func (s *Stream) functions(r *resolved, roles map[string]awsiam.Role, logs map[s
 			props.EphemeralStorageSize = awscdk.Size_Mebibytes(jsii.Number(2048))
 		}
 		f := awslambda.NewFunction(s.Construct, jsii.String(title(name)+"Function"), props)
+		if r.Tracing {
+			// On the L1: the L2's Tracing would add a policy with the X-Ray
+			// actions, which the role already states (Sid XRay).
+			f.Node().DefaultChild().(awslambda.CfnFunction).SetTracingConfig(&awslambda.CfnFunction_TracingConfigProperty{Mode: jsii.String("Active")})
+		}
 		// The L2 adds DependsOn on the role, which its Fn::GetAtt already
 		// implies (cfn-lint W3005); the role carries its policy inline.
 		f.Node().DefaultChild().(awslambda.CfnFunction).AddDeletionOverride(jsii.String("DependsOn"))
@@ -74,6 +78,18 @@ func (s *Stream) functions(r *resolved, roles map[string]awsiam.Role, logs map[s
 		BatchSize:               jsii.Number(1),
 		ReportBatchItemFailures: jsii.Bool(true),
 	})
+	// The schedule invokes asynchronously: two retries, then the event and
+	// the error go to BackfillFailureQueue (alarmed). L1, as SAM renders it:
+	// the L2 destination would add a policy the role already states.
+	awslambda.NewCfnEventInvokeConfig(s.Construct, jsii.String("BackfillFunctionEventInvokeConfig"), &awslambda.CfnEventInvokeConfigProps{
+		FunctionName:             s.BackfillFunction.FunctionName(),
+		Qualifier:                jsii.String("$LATEST"),
+		MaximumRetryAttempts:     jsii.Number(2),
+		MaximumEventAgeInSeconds: jsii.Number(21600),
+		DestinationConfig: &awslambda.CfnEventInvokeConfig_DestinationConfigProperty{
+			OnFailure: &awslambda.CfnEventInvokeConfig_OnFailureProperty{Destination: s.BackfillFailureQueue.QueueArn()},
+		},
+	})
 	rule := awsevents.NewRule(s.Construct, jsii.String("BackfillFunctionBackfill"), &awsevents.RuleProps{
 		Schedule:    awsevents.Schedule_Expression(jsii.String(r.BackfillInterval)),
 		Description: jsii.String("cloudFiles.backfillInterval"),
@@ -82,7 +98,7 @@ func (s *Stream) functions(r *resolved, roles map[string]awsiam.Role, logs map[s
 	rule.AddTarget(awseventstargets.NewLambdaFunction(s.BackfillFunction, nil))
 }
 
-// alarmSpec is one alarm as the template states it.
+// alarmSpec is one single-metric alarm as the template states it.
 type alarmSpec struct {
 	id, description   string
 	namespace, metric string
@@ -92,12 +108,31 @@ type alarmSpec struct {
 	threshold         float64
 }
 
+// metricStat is one MetricStat of a metric-math alarm.
+func metricStat(id, namespace, metric, dimension string, value *string, stat string) *awscloudwatch.CfnAlarm_MetricDataQueryProperty {
+	return &awscloudwatch.CfnAlarm_MetricDataQueryProperty{
+		Id:         jsii.String(id),
+		ReturnData: jsii.Bool(false),
+		MetricStat: &awscloudwatch.CfnAlarm_MetricStatProperty{
+			Metric: &awscloudwatch.CfnAlarm_MetricProperty{
+				Namespace:  jsii.String(namespace),
+				MetricName: jsii.String(metric),
+				Dimensions: &[]any{&awscloudwatch.CfnAlarm_DimensionProperty{Name: jsii.String(dimension), Value: value}},
+			},
+			Period: jsii.Number(300),
+			Stat:   jsii.String(stat),
+		},
+	}
+}
+
 func (s *Stream) alarms(r *resolved) {
-	// Not KMS-encrypted on purpose: CloudWatch alarms cannot publish to a
-	// topic encrypted with the AWS managed key.
-	s.AlarmTopic = awssns.NewTopic(s.Construct, jsii.String("AlarmTopic"), &awssns.TopicProps{
-		DisplayName: jsii.String(fmt.Sprintf("Tributary %s alarms", r.StreamId)),
-	})
+	// Encrypted only with the customer-managed key: CloudWatch alarms
+	// cannot publish to a topic encrypted with the AWS managed key.
+	topic := &awssns.TopicProps{DisplayName: jsii.String(fmt.Sprintf("Tributary %s alarms", r.StreamId))}
+	if r.KmsKeyArn != "" {
+		topic.MasterKey = s.kmsKey(r)
+	}
+	s.AlarmTopic = awssns.NewTopic(s.Construct, jsii.String("AlarmTopic"), topic)
 	if r.AlarmEmail != "" {
 		awssns.NewSubscription(s.Construct, jsii.String("AlarmEmailSubscription"), &awssns.SubscriptionProps{
 			Topic:    s.AlarmTopic,
@@ -105,7 +140,7 @@ func (s *Stream) alarms(r *resolved) {
 			Endpoint: jsii.String(r.AlarmEmail),
 		})
 	}
-	events, eventsDLQ, kickDLQ := *s.EventsQueue.QueueName(), *s.EventsDeadLetterQueue.QueueName(), *s.KickDeadLetterQueue.QueueName()
+	events, eventsDLQ, kick, kickDLQ := *s.EventsQueue.QueueName(), *s.EventsDeadLetterQueue.QueueName(), *s.KickQueue.QueueName(), *s.KickDeadLetterQueue.QueueName()
 	specs := []alarmSpec{
 		{"EventsQueueDepthAlarm", "events are piling up in the events queue (discovery too slow or failing)",
 			"AWS/SQS", "ApproximateNumberOfMessagesVisible", "QueueName", events, "Maximum", 300, 3, float64(r.QueueDepthAlarmThreshold)},
@@ -115,42 +150,80 @@ func (s *Stream) alarms(r *resolved) {
 			"AWS/SQS", "ApproximateNumberOfMessagesVisible", "QueueName", eventsDLQ, "Maximum", 60, 1, 0},
 		{"KickDeadLetterAlarm", "commit kicks failed repeatedly and are in the kick DLQ",
 			"AWS/SQS", "ApproximateNumberOfMessagesVisible", "QueueName", kickDLQ, "Maximum", 60, 1, 0},
-		{"FilesOutstandingAlarm", "too many discovered files are not yet committed",
-			MetricsNamespace, "numFilesOutstanding", "StreamId", r.StreamId, "Maximum", 300, 3, float64(r.FilesOutstandingAlarmThreshold)},
+		{"CommitStalledAlarm", "the oldest commit kick waits too long (commits stalled)",
+			"AWS/SQS", "ApproximateAgeOfOldestMessage", "QueueName", kick, "Maximum", 300, 1, float64(r.CommitStalledAlarmSeconds)},
+		{"BackfillFailureAlarm", "a scheduled backfill failed after its retries (BackfillFailureQueue holds the event and the error)",
+			"AWS/SQS", "ApproximateNumberOfMessagesVisible", "QueueName", *s.BackfillFailureQueue.QueueName(), "Maximum", 300, 1, 0},
 		{"SkippedFilesAlarm", "input files were skipped as unreadable or missing (tributary state --state SKIPPED lists them with the reason)",
 			MetricsNamespace, "numSkippedFiles", "StreamId", r.StreamId, "Sum", 300, 1, 0},
 	}
 	for _, f := range []struct {
-		name string
-		fn   awslambda.Function
-	}{{"discovery", s.DiscoveryFunction}, {"backfill", s.BackfillFunction}, {"commit", s.CommitFunction}} {
+		name    string
+		fn      awslambda.Function
+		timeout float64
+	}{{"discovery", s.DiscoveryFunction, 60}, {"backfill", s.BackfillFunction, 900}, {"commit", s.CommitFunction, 900}} {
 		name := *f.fn.FunctionName()
 		specs = append(specs,
+			alarmSpec{title(f.name) + "DurationAlarm", fmt.Sprintf("%s function ran longer than 80%% of its %v s timeout", f.name, f.timeout),
+				"AWS/Lambda", "Duration", "FunctionName", name, "Maximum", 300, 1, f.timeout * 800},
 			alarmSpec{title(f.name) + "ErrorsAlarm", f.name + " function errors",
 				"AWS/Lambda", "Errors", "FunctionName", name, "Sum", 300, 1, 0},
 			alarmSpec{title(f.name) + "ThrottlesAlarm", f.name + " function throttled",
 				"AWS/Lambda", "Throttles", "FunctionName", name, "Sum", 300, 1, 0})
 	}
-	action := awscloudwatchactions.NewSnsAction(s.AlarmTopic)
-	for _, a := range specs {
-		alarm := awscloudwatch.NewAlarm(s.Construct, jsii.String(a.id), &awscloudwatch.AlarmProps{
-			AlarmDescription: jsii.String(fmt.Sprintf("Tributary %s: %s", r.StreamId, a.description)),
-			Metric: awscloudwatch.NewMetric(&awscloudwatch.MetricProps{
-				Namespace:     jsii.String(a.namespace),
-				MetricName:    jsii.String(a.metric),
-				DimensionsMap: &map[string]*string{a.dimension: jsii.String(a.value)},
-				Statistic:     jsii.String(a.statistic),
-				Period:        awscdk.Duration_Seconds(jsii.Number(a.period)),
-			}),
-			EvaluationPeriods:  jsii.Number(a.periods),
-			Threshold:          jsii.Number(a.threshold),
-			ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_THRESHOLD,
-			TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
-		})
-		alarm.AddAlarmAction(action)
-		alarm.AddOkAction(action)
-		s.Alarms[a.id] = alarm
+	topicArn := &[]any{s.AlarmTopic.TopicArn()}
+	base := func(description string) *awscloudwatch.CfnAlarmProps {
+		return &awscloudwatch.CfnAlarmProps{
+			AlarmDescription:   jsii.String(fmt.Sprintf("Tributary %s: %s", r.StreamId, description)),
+			ComparisonOperator: jsii.String("GreaterThanThreshold"),
+			TreatMissingData:   jsii.String("notBreaching"),
+			AlarmActions:       topicArn,
+			OkActions:          topicArn,
+			EvaluationPeriods:  jsii.Number(1),
+			Threshold:          jsii.Number(0),
+		}
 	}
+	for _, a := range specs {
+		p := base(a.description)
+		p.Namespace = jsii.String(a.namespace)
+		p.MetricName = jsii.String(a.metric)
+		p.Dimensions = &[]any{&awscloudwatch.CfnAlarm_DimensionProperty{Name: jsii.String(a.dimension), Value: jsii.String(a.value)}}
+		p.Statistic = jsii.String(a.statistic)
+		p.Period = jsii.Number(a.period)
+		p.EvaluationPeriods = jsii.Number(a.periods)
+		p.Threshold = jsii.Number(a.threshold)
+		s.Alarms[a.id] = awscloudwatch.NewCfnAlarm(s.Construct, jsii.String(a.id), p)
+	}
+
+	// A backlog above the threshold, or events arriving while the commit
+	// function reports no numFilesOutstanding at all (no batches).
+	p := base("too many discovered files are not yet committed, or events arrive and no batch reports progress")
+	p.Metrics = &[]any{
+		metricStat("outstanding", MetricsNamespace, "numFilesOutstanding", "StreamId", jsii.String(r.StreamId), "Maximum"),
+		metricStat("arrived", "AWS/SQS", "NumberOfMessagesSent", "QueueName", s.EventsQueue.QueueName(), "Sum"),
+		&awscloudwatch.CfnAlarm_MetricDataQueryProperty{
+			Id:         jsii.String("stuck"),
+			Label:      jsii.String("backlog over threshold, or events without progress"),
+			ReturnData: jsii.Bool(true),
+			Expression: jsii.String(fmt.Sprintf("IF(FILL(outstanding, -1) > %d OR (FILL(outstanding, -1) < 0 AND FILL(arrived, 0) > 0), 1, 0)", r.FilesOutstandingAlarmThreshold)),
+		},
+	}
+	p.EvaluationPeriods = jsii.Number(3)
+	p.DatapointsToAlarm = jsii.Number(3)
+	s.Alarms["FilesOutstandingAlarm"] = awscloudwatch.NewCfnAlarm(s.Construct, jsii.String("FilesOutstandingAlarm"), p)
+
+	p = base("DynamoDB throttles requests on the state table")
+	p.Metrics = &[]any{
+		metricStat("reads", "AWS/DynamoDB", "ReadThrottleEvents", "TableName", s.StateTable.TableName(), "Sum"),
+		metricStat("writes", "AWS/DynamoDB", "WriteThrottleEvents", "TableName", s.StateTable.TableName(), "Sum"),
+		&awscloudwatch.CfnAlarm_MetricDataQueryProperty{
+			Id:         jsii.String("throttles"),
+			Label:      jsii.String("read and write throttle events"),
+			ReturnData: jsii.Bool(true),
+			Expression: jsii.String("FILL(reads, 0) + FILL(writes, 0)"),
+		},
+	}
+	s.Alarms["StateTableThrottlesAlarm"] = awscloudwatch.NewCfnAlarm(s.Construct, jsii.String("StateTableThrottlesAlarm"), p)
 }
 
 // dashWidget is one graph of the dashboard body, as the template writes it.
@@ -239,15 +312,12 @@ func (s *Stream) outputs(r *resolved) {
 		awscdk.NewCfnOutput(s.Construct, jsii.String(id), p)
 	}
 	out("SourceBucketName", "Bucket that receives the source files.", s.SourceBucket.BucketName())
-	out("SourceUri", "Stream source location.", sub("s3://${Bucket}/"+r.sourcePrefix, map[string]*string{"Bucket": s.SourceBucket.BucketName()}))
-	tableUri := jsii.String("s3://" + r.TableBucket + "/" + r.TablePrefix)
-	if r.TableBucket == "" {
-		tableUri = sub("s3://${Bucket}/"+r.TablePrefix, map[string]*string{"Bucket": s.SourceBucket.BucketName()})
-	}
-	out("TableUri", "Delta table location.", tableUri)
-	out("EventsQueueUrl", "Queue that receives the S3 object-created notifications.", s.EventsQueue.QueueUrl())
+	out("SourceUri", "Stream source location.", jsii.String("s3://"+r.SourceBucketName+"/"+r.sourcePrefix))
+	out("TableUri", "Delta table location.", jsii.String("s3://"+r.tableBucket+"/"+r.TablePrefix))
+	out("EventsQueueUrl", "Queue that receives the object-created notifications (S3, EventBridge or SNS).", s.EventsQueue.QueueUrl())
 	out("EventsDeadLetterQueueUrl", "Dead-letter queue of the events queue.", s.EventsDeadLetterQueue.QueueUrl())
 	out("KickQueueUrl", "FIFO queue that kicks the commit function (MessageGroupId = stream id).", s.KickQueue.QueueUrl())
+	out("BackfillFailureQueueUrl", "On-failure destination of the backfill schedule's invocations.", s.BackfillFailureQueue.QueueUrl())
 	out("KickDeadLetterQueueUrl", "Dead-letter queue of the kick queue.", s.KickDeadLetterQueue.QueueUrl())
 	out("StateTableName", "DynamoDB table with the file state.", s.StateTable.TableName())
 	out("DiscoveryFunctionName", "", s.DiscoveryFunction.FunctionName())

@@ -17,7 +17,9 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsevents"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awskms"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awss3"
@@ -37,8 +39,10 @@ type Stream struct {
 	// a field, not embedded: jsii refuses a Go struct that embeds a
 	// construct when it is passed back to JavaScript.
 	Construct constructs.Construct
-	// SourceBucket receives the source files.
-	SourceBucket awss3.Bucket
+	// SourceBucket receives the source files: created, or the existing bucket imported by name.
+	SourceBucket awss3.IBucket
+	// BackfillFailureQueue is the on-failure destination of the backfill schedule's invocations.
+	BackfillFailureQueue awssqs.Queue
 	// EventsQueue receives the S3 object-created notifications.
 	EventsQueue awssqs.Queue
 	// EventsDeadLetterQueue is the events queue's DLQ.
@@ -58,9 +62,11 @@ type Stream struct {
 	// AlarmTopic receives every alarm's state changes.
 	AlarmTopic awssns.Topic
 	// Alarms are the stream's alarms by their template logical id.
-	Alarms map[string]awscloudwatch.Alarm
+	Alarms map[string]awscloudwatch.CfnAlarm
 	// Dashboard is the stream's CloudWatch dashboard.
 	Dashboard awscloudwatch.CfnDashboard
+
+	key awskms.IKey // KmsKeyArn, imported once
 }
 
 // NewStream adds one stream to scope. It panics, as CDK constructors do,
@@ -70,14 +76,14 @@ func NewStream(scope constructs.Construct, id string, props *StreamProps) *Strea
 	if err != nil {
 		panic(fmt.Errorf("tributary.NewStream %s: %w", id, err))
 	}
-	s := &Stream{Construct: constructs.NewConstruct(scope, jsii.String(id)), Alarms: map[string]awscloudwatch.Alarm{}}
+	s := &Stream{Construct: constructs.NewConstruct(scope, jsii.String(id)), Alarms: map[string]awscloudwatch.CfnAlarm{}}
 	stack := awscdk.Stack_Of(s.Construct)
 	tags := awscdk.Tags_Of(s.Construct)
 	tags.Add(jsii.String("tributary:stream"), jsii.String(r.StreamId), nil)
 
 	s.queues(r, stack)
 	s.source(r)
-	s.table()
+	s.table(r)
 	logs := s.logGroups(r)
 	roles := s.roles(r, logs)
 	s.functions(r, roles, logs)
@@ -87,58 +93,120 @@ func NewStream(scope constructs.Construct, id string, props *StreamProps) *Strea
 	return s
 }
 
+// encryption sets a queue's encryption: the customer-managed key, else SSE-SQS.
+func (s *Stream) encryption(r *resolved, q *awssqs.QueueProps) *awssqs.QueueProps {
+	q.Encryption = awssqs.QueueEncryption_SQS_MANAGED
+	if r.KmsKeyArn != "" {
+		q.Encryption = awssqs.QueueEncryption_KMS
+		q.EncryptionMasterKey = s.kmsKey(r)
+	}
+	q.RemovalPolicy = awscdk.RemovalPolicy_DESTROY // transient; the file state and backfill recover anything lost
+	return q
+}
+
+// kmsKey is KmsKeyArn imported once per stream.
+func (s *Stream) kmsKey(r *resolved) awskms.IKey {
+	if s.key == nil {
+		s.key = awskms.Key_FromKeyArn(s.Construct, jsii.String("KmsKey"), jsii.String(r.KmsKeyArn))
+	}
+	return s.key
+}
+
 func (s *Stream) queues(r *resolved, stack awscdk.Stack) {
 	fourteenDays := awscdk.Duration_Seconds(jsii.Number(1209600))
-	s.EventsDeadLetterQueue = awssqs.NewQueue(s.Construct, jsii.String("EventsDeadLetterQueue"), &awssqs.QueueProps{
+	s.EventsDeadLetterQueue = awssqs.NewQueue(s.Construct, jsii.String("EventsDeadLetterQueue"), s.encryption(r, &awssqs.QueueProps{
 		RetentionPeriod: fourteenDays,
-		Encryption:      awssqs.QueueEncryption_SQS_MANAGED,
-		RemovalPolicy:   awscdk.RemovalPolicy_DESTROY,
-	})
-	s.EventsQueue = awssqs.NewQueue(s.Construct, jsii.String("EventsQueue"), &awssqs.QueueProps{
+	}))
+	s.EventsQueue = awssqs.NewQueue(s.Construct, jsii.String("EventsQueue"), s.encryption(r, &awssqs.QueueProps{
 		// Lambda recommends at least 6x the function timeout (60 s) for SQS sources.
 		VisibilityTimeout: awscdk.Duration_Seconds(jsii.Number(360)),
 		RetentionPeriod:   fourteenDays,
-		Encryption:        awssqs.QueueEncryption_SQS_MANAGED,
-		RemovalPolicy:     awscdk.RemovalPolicy_DESTROY,
 		DeadLetterQueue:   &awssqs.DeadLetterQueue{Queue: s.EventsDeadLetterQueue, MaxReceiveCount: jsii.Number(5)},
-	})
-	// The policy names the bucket by name, not by reference, which breaks
+	}))
+	// Only the one sender that Notifications selects may send. The S3
+	// statement names the bucket by name, not by reference, which breaks
 	// the bucket -> queue policy -> bucket cycle (as in the template).
-	s.EventsQueue.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-		Sid:        jsii.String("AllowSourceBucketNotifications"),
-		Effect:     awsiam.Effect_ALLOW,
-		Principals: &[]awsiam.IPrincipal{awsiam.NewServicePrincipal(jsii.String("s3.amazonaws.com"), nil)},
-		Actions:    jsii.Strings("sqs:SendMessage"),
-		Resources:  jsii.Strings(*s.EventsQueue.QueueArn()),
-		Conditions: &map[string]any{
+	sender := &awsiam.PolicyStatementProps{
+		Effect:    awsiam.Effect_ALLOW,
+		Actions:   jsii.Strings("sqs:SendMessage"),
+		Resources: jsii.Strings(*s.EventsQueue.QueueArn()),
+	}
+	switch r.Notifications {
+	case NotifyS3:
+		sender.Sid = jsii.String("AllowSourceBucketNotifications")
+		sender.Principals = &[]awsiam.IPrincipal{awsiam.NewServicePrincipal(jsii.String("s3.amazonaws.com"), nil)}
+		sender.Conditions = &map[string]any{
 			"ArnLike":      map[string]any{"aws:SourceArn": *sub("arn:${AWS::Partition}:s3:::"+r.SourceBucketName, nil)},
 			"StringEquals": map[string]any{"aws:SourceAccount": *stack.Account()},
-		},
+		}
+	case NotifyEventBridge:
+		sender.Sid = jsii.String("AllowObjectCreatedRule")
+		sender.Principals = &[]awsiam.IPrincipal{awsiam.NewServicePrincipal(jsii.String("events.amazonaws.com"), nil)}
+		sender.Conditions = &map[string]any{"ArnEquals": map[string]any{"aws:SourceArn": *sub(
+			"arn:${AWS::Partition}:events:${AWS::Region}:${AWS::AccountId}:rule/"+r.ruleName(), nil)}}
+	case NotifySNS:
+		sender.Sid = jsii.String("AllowSourceTopic")
+		sender.Principals = &[]awsiam.IPrincipal{awsiam.NewServicePrincipal(jsii.String("sns.amazonaws.com"), nil)}
+		sender.Conditions = &map[string]any{"ArnEquals": map[string]any{"aws:SourceArn": r.SourceTopicArn}}
+	}
+	s.EventsQueue.AddToResourcePolicy(awsiam.NewPolicyStatement(sender))
+
+	// On-failure destination of the backfill schedule's async invocations.
+	s.BackfillFailureQueue = awssqs.NewQueue(s.Construct, jsii.String("BackfillFailureQueue"), s.encryption(r, &awssqs.QueueProps{
+		RetentionPeriod: fourteenDays,
 	}))
 
 	// FIFO queue, one message group per stream: at most one commit in flight.
-	s.KickDeadLetterQueue = awssqs.NewQueue(s.Construct, jsii.String("KickDeadLetterQueue"), &awssqs.QueueProps{
+	s.KickDeadLetterQueue = awssqs.NewQueue(s.Construct, jsii.String("KickDeadLetterQueue"), s.encryption(r, &awssqs.QueueProps{
 		QueueName:       jsii.String(fmt.Sprintf("tributary-%s-kick-dlq.fifo", r.StreamId)),
 		Fifo:            jsii.Bool(true),
 		RetentionPeriod: fourteenDays,
-		Encryption:      awssqs.QueueEncryption_SQS_MANAGED,
-		RemovalPolicy:   awscdk.RemovalPolicy_DESTROY,
-	})
-	s.KickQueue = awssqs.NewQueue(s.Construct, jsii.String("KickQueue"), &awssqs.QueueProps{
+	}))
+	s.KickQueue = awssqs.NewQueue(s.Construct, jsii.String("KickQueue"), s.encryption(r, &awssqs.QueueProps{
 		QueueName:                 jsii.String(fmt.Sprintf("tributary-%s-kick.fifo", r.StreamId)),
 		Fifo:                      jsii.Bool(true),
 		ContentBasedDeduplication: jsii.Bool(false),
 		// Commit timeout (900 s) plus a minute.
 		VisibilityTimeout: awscdk.Duration_Seconds(jsii.Number(960)),
 		RetentionPeriod:   awscdk.Duration_Seconds(jsii.Number(345600)),
-		Encryption:        awssqs.QueueEncryption_SQS_MANAGED,
-		RemovalPolicy:     awscdk.RemovalPolicy_DESTROY,
 		DeadLetterQueue:   &awssqs.DeadLetterQueue{Queue: s.KickDeadLetterQueue, MaxReceiveCount: jsii.Number(5)},
-	})
+	}))
 }
 
 func (s *Stream) source(r *resolved) {
-	s.SourceBucket = awss3.NewBucket(s.Construct, jsii.String("SourceBucket"), &awss3.BucketProps{
+	switch r.Notifications {
+	case NotifyEventBridge:
+		// The bucket sends every event to the default bus; this rule keeps
+		// the objects created under the source prefix.
+		awsevents.NewCfnRule(s.Construct, jsii.String("ObjectCreatedRule"), &awsevents.CfnRuleProps{
+			Name:        jsii.String(r.ruleName()),
+			Description: jsii.String(fmt.Sprintf("Tributary %s: Object Created in s3://%s/%s", r.StreamId, r.SourceBucketName, r.sourcePrefix)),
+			State:       jsii.String("ENABLED"),
+			EventPattern: map[string]any{
+				"source":      []any{"aws.s3"},
+				"detail-type": []any{"Object Created"},
+				"detail": map[string]any{
+					"bucket": map[string]any{"name": []any{r.SourceBucketName}},
+					"object": map[string]any{"key": []any{map[string]any{"prefix": r.sourcePrefix}}},
+				},
+			},
+			Targets: &[]any{&awsevents.CfnRule_TargetProperty{Id: jsii.String("events-queue"), Arn: s.EventsQueue.QueueArn()}},
+		})
+	case NotifySNS:
+		// Without raw message delivery each body is the SNS envelope, which
+		// the discovery function unwraps.
+		awssns.NewCfnSubscription(s.Construct, jsii.String("SourceTopicSubscription"), &awssns.CfnSubscriptionProps{
+			TopicArn:           jsii.String(r.SourceTopicArn),
+			Protocol:           jsii.String("sqs"),
+			Endpoint:           s.EventsQueue.QueueArn(),
+			RawMessageDelivery: jsii.Bool(false),
+		})
+	}
+	if r.ExistingSourceBucket {
+		s.SourceBucket = awss3.Bucket_FromBucketName(s.Construct, jsii.String("SourceBucket"), jsii.String(r.SourceBucketName))
+		return
+	}
+	props := &awss3.BucketProps{
 		BucketName:        jsii.String(r.SourceBucketName),
 		Encryption:        awss3.BucketEncryption_S3_MANAGED,
 		BlockPublicAccess: awss3.BlockPublicAccess_BLOCK_ALL(),
@@ -149,40 +217,54 @@ func (s *Stream) source(r *resolved) {
 			Enabled:                             jsii.Bool(true),
 			AbortIncompleteMultipartUploadAfter: awscdk.Duration_Days(jsii.Number(7)),
 		}},
-	})
+	}
+	if r.KmsKeyArn != "" {
+		props.Encryption = awss3.BucketEncryption_KMS
+		props.EncryptionKey = s.kmsKey(r)
+		props.BucketKeyEnabled = jsii.Bool(true)
+	}
+	bucket := awss3.NewBucket(s.Construct, jsii.String("SourceBucket"), props)
+	s.SourceBucket = bucket
 	// A Deny of every S3 action over plain HTTP (the usual TLS-only guard).
-	s.SourceBucket.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+	bucket.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 		Sid:        jsii.String("DenyInsecureTransport"),
 		Effect:     awsiam.Effect_DENY,
 		Principals: &[]awsiam.IPrincipal{awsiam.NewStarPrincipal()},
 		Actions:    jsii.Strings("s3:*"),
-		Resources:  &[]*string{s.SourceBucket.BucketArn(), sub("${Arn}/*", map[string]*string{"Arn": s.SourceBucket.BucketArn()})},
+		Resources:  &[]*string{bucket.BucketArn(), sub("${Arn}/*", map[string]*string{"Arn": bucket.BucketArn()})},
 		Conditions: &map[string]any{"Bool": map[string]any{"aws:SecureTransport": "false"}},
 	}))
 	// The notification goes straight into the bucket's configuration, as in
 	// the template (the L2 AddEventNotification would add a custom resource
 	// with its own Lambda function and role).
-	cfn := s.SourceBucket.Node().DefaultChild().(awss3.CfnBucket)
-	qc := &awss3.CfnBucket_QueueConfigurationProperty{
-		Event: jsii.String("s3:ObjectCreated:*"),
-		Queue: s.EventsQueue.QueueArn(),
-	}
-	if r.sourcePrefix != "" {
-		qc.Filter = &awss3.CfnBucket_NotificationFilterProperty{
-			S3Key: &awss3.CfnBucket_S3KeyFilterProperty{Rules: &[]any{
-				&awss3.CfnBucket_FilterRuleProperty{Name: jsii.String("prefix"), Value: jsii.String(r.sourcePrefix)},
-			}},
+	cfn := bucket.Node().DefaultChild().(awss3.CfnBucket)
+	switch r.Notifications {
+	case NotifyS3:
+		qc := &awss3.CfnBucket_QueueConfigurationProperty{
+			Event: jsii.String("s3:ObjectCreated:*"),
+			Queue: s.EventsQueue.QueueArn(),
 		}
+		if r.sourcePrefix != "" {
+			qc.Filter = &awss3.CfnBucket_NotificationFilterProperty{
+				S3Key: &awss3.CfnBucket_S3KeyFilterProperty{Rules: &[]any{
+					&awss3.CfnBucket_FilterRuleProperty{Name: jsii.String("prefix"), Value: jsii.String(r.sourcePrefix)},
+				}},
+			}
+		}
+		cfn.SetNotificationConfiguration(&awss3.CfnBucket_NotificationConfigurationProperty{
+			QueueConfigurations: &[]any{qc},
+		})
+	case NotifyEventBridge:
+		cfn.SetNotificationConfiguration(&awss3.CfnBucket_NotificationConfigurationProperty{
+			EventBridgeConfiguration: &awss3.CfnBucket_EventBridgeConfigurationProperty{EventBridgeEnabled: jsii.Bool(true)},
+		})
 	}
-	cfn.SetNotificationConfiguration(&awss3.CfnBucket_NotificationConfigurationProperty{
-		QueueConfigurations: &[]any{qc},
-	})
 	// S3 checks that it may send to the queue when the notification is set.
 	cfn.AddResourceDependency(s.EventsQueue.Node().FindChild(jsii.String("Policy")).Node().DefaultChild().(awscdk.CfnResource),
 		jsii.String("S3 checks at PutBucketNotificationConfiguration that it may send to the queue"))
 }
 
-func (s *Stream) table() {
+func (s *Stream) table(r *resolved) {
 	// Key schema owned by the DynamoDB state adapter: pk/sk, sparse GSI
 	// "pending" on gsi1pk/gsi1sk, TTL on expires_at.
 	s.StateTable = awsdynamodb.NewTable(s.Construct, jsii.String("StateTable"), &awsdynamodb.TableProps{
@@ -193,17 +275,22 @@ func (s *Stream) table() {
 			PointInTimeRecoveryEnabled: jsii.Bool(true),
 		},
 		TimeToLiveAttribute: jsii.String("expires_at"),
+		DeletionProtection:  jsii.Bool(r.deletionProtection),
 		RemovalPolicy:       awscdk.RemovalPolicy_RETAIN,
 	})
 	s.StateTable.AddGlobalSecondaryIndex(&awsdynamodb.GlobalSecondaryIndexProps{
 		IndexName:      jsii.String("pending"),
 		PartitionKey:   &awsdynamodb.Attribute{Name: jsii.String("gsi1pk"), Type: awsdynamodb.AttributeType_STRING},
 		SortKey:        &awsdynamodb.Attribute{Name: jsii.String("gsi1sk"), Type: awsdynamodb.AttributeType_STRING},
-		ProjectionType: awsdynamodb.ProjectionType_ALL,
+		ProjectionType: awsdynamodb.ProjectionType_KEYS_ONLY, // as infra/dynamostate.TableSchema
 	})
-	// SSE with the AWS owned key made explicit, as the template states it.
-	cfn := s.StateTable.Node().DefaultChild().(awsdynamodb.CfnTable)
-	cfn.SetSseSpecification(&awsdynamodb.CfnTable_SSESpecificationProperty{SseEnabled: jsii.Bool(true)})
+	// SSE stated as the template does: the customer-managed key, else SSEEnabled alone.
+	sse := &awsdynamodb.CfnTable_SSESpecificationProperty{SseEnabled: jsii.Bool(true)}
+	if r.KmsKeyArn != "" {
+		sse.SseType = jsii.String("KMS")
+		sse.KmsMasterKeyId = jsii.String(r.KmsKeyArn)
+	}
+	s.StateTable.Node().DefaultChild().(awsdynamodb.CfnTable).SetSseSpecification(sse)
 }
 
 // functionNames are the three functions, in template order.
@@ -214,9 +301,9 @@ func (s *Stream) logGroups(r *resolved) map[string]awslogs.LogGroup {
 	for _, fn := range functionNames {
 		out[fn] = awslogs.NewLogGroup(s.Construct, jsii.String(title(fn)+"LogGroup"), &awslogs.LogGroupProps{
 			LogGroupName:  jsii.String(fmt.Sprintf("/tributary/%s/%s", r.StreamId, fn)),
-			Retention:     awslogs.RetentionDays_ONE_MONTH,
 			RemovalPolicy: awscdk.RemovalPolicy_DESTROY,
 		})
+		out[fn].Node().DefaultChild().(awslogs.CfnLogGroup).SetRetentionInDays(jsii.Number(float64(r.LogRetentionDays)))
 	}
 	return out
 }
@@ -258,8 +345,7 @@ func stmt(sid string, actions []string, resources []string, conditions map[strin
 
 // stateActions are the DynamoDB calls of the state adapter.
 var stateActions = []string{
-	"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:PutItem", "dynamodb:UpdateItem",
-	"dynamodb:BatchWriteItem", "dynamodb:ConditionCheckItem", "dynamodb:Query",
+	"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:Query",
 }
 
 var consumeActions = []string{"sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:ChangeMessageVisibility", "sqs:GetQueueAttributes"}
@@ -273,16 +359,26 @@ func (s *Stream) roles(r *resolved, logs map[string]awslogs.LogGroup) map[string
 	checkpoint := fmt.Sprintf("%s/%s_tributary/checkpoint/", tableBucket, r.TablePrefix)
 	kick := *s.KickQueue.QueueArn()
 	table := *s.StateTable.TableArn()
-	logsStmt := func(fn string) awsiam.PolicyStatement {
-		return stmt("Logs", []string{"logs:CreateLogStream", "logs:PutLogEvents"}, []string{*logs[fn].LogGroupArn()}, nil)
+	// Every role starts with its logs, then the KMS key and X-Ray when set.
+	common := func(fn string, extra ...awsiam.PolicyStatement) []awsiam.PolicyStatement {
+		out := []awsiam.PolicyStatement{
+			stmt("Logs", []string{"logs:CreateLogStream", "logs:PutLogEvents"}, []string{*logs[fn].LogGroupArn()}, nil),
+		}
+		out = append(out, extra...)
+		if r.KmsKeyArn != "" { // SSE-KMS queues, table and bucket objects
+			out = append(out, stmt("KmsKey", []string{"kms:Decrypt", "kms:GenerateDataKey"}, []string{r.KmsKeyArn}, nil))
+		}
+		if r.Tracing { // X-Ray does not support resource-level permissions
+			out = append(out, stmt("XRay", []string{"xray:PutTraceSegments", "xray:PutTelemetryRecords"}, []string{"*"}, nil))
+		}
+		return out
 	}
 
 	var listCond map[string]any
 	if r.sourcePrefix != "" {
 		listCond = map[string]any{"StringLike": map[string]any{"s3:prefix": r.sourcePrefix + "*"}}
 	}
-	commit := []awsiam.PolicyStatement{
-		logsStmt("commit"),
+	commit := append(common("commit"),
 		stmt("ConsumeKicks", consumeActions, []string{kick}, nil),
 		stmt("SendKick", []string{"sqs:SendMessage"}, []string{kick}, nil),
 		stmt("ReadEventsBacklog", []string{"sqs:GetQueueAttributes"}, []string{*s.EventsQueue.QueueArn()}, nil),
@@ -293,7 +389,7 @@ func (s *Stream) roles(r *resolved, logs map[string]awslogs.LogGroup) map[string
 		// DeleteObject removes the data files of an abandoned attempt.
 		stmt("WriteTable", []string{"s3:GetObject", "s3:PutObject", "s3:DeleteObject"},
 			[]string{fmt.Sprintf("%s/%s*", tableBucket, r.TablePrefix)}, nil),
-	}
+	)
 	if r.CleanSource != "OFF" {
 		commit = append(commit, stmt("CleanSource", []string{"s3:DeleteObject"}, []string{srcObjects}, nil))
 	}
@@ -307,23 +403,22 @@ func (s *Stream) roles(r *resolved, logs map[string]awslogs.LogGroup) map[string
 	}
 
 	policies := map[string][]awsiam.PolicyStatement{
-		"discovery": {
-			logsStmt("discovery"),
+		"discovery": append(common("discovery"),
 			stmt("ConsumeEvents", consumeActions, []string{*s.EventsQueue.QueueArn()}, nil),
 			stmt("SendKick", []string{"sqs:SendMessage"}, []string{kick}, nil),
 			stmt("RegisterFiles", stateActions, []string{table}, nil),
 			stmt("HeadSourceObjects", []string{"s3:GetObject"}, []string{srcObjects}, nil),
 			// Stream identity: one conditional put or get per cold start.
 			stmt("StreamIdentity", []string{"s3:GetObject", "s3:PutObject"}, []string{checkpoint + "source.json"}, nil),
-		},
-		"backfill": {
-			logsStmt("backfill"),
+		),
+		// Lambda sends failed scheduled runs to the on-failure destination with the function's role.
+		"backfill": append(common("backfill", stmt("OnFailureDestination", []string{"sqs:SendMessage"}, []string{*s.BackfillFailureQueue.QueueArn()}, nil)),
 			stmt("ListSource", []string{"s3:ListBucket"}, []string{srcBucket}, listCond),
 			stmt("SendKick", []string{"sqs:SendMessage"}, []string{kick}, nil),
 			stmt("StreamMetadata", []string{"s3:GetObject", "s3:PutObject"},
 				[]string{checkpoint + "metadata", checkpoint + "source.json"}, nil),
 			stmt("RegisterFiles", stateActions, []string{table}, nil),
-		},
+		),
 		"commit": commit,
 	}
 	out := map[string]awsiam.Role{}

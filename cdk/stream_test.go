@@ -32,39 +32,73 @@ type testStream struct {
 
 // testStreams exercise every condition of the template both ways.
 func testStreams() []testStream {
-	whole := ""
+	whole, off := "", false
+	dist := filepath.Join(repoRoot, "dist")
+	const key = "arn:aws:kms:us-east-1:123456789012:key/0a1b2c3d-0000-4000-8000-123456789abc"
+	const topic = "arn:aws:sns:us-east-1:123456789012:landing-events"
 	return []testStream{
 		{
-			// Table in the source bucket; every optional statement on.
+			// Created bucket, S3 notifications, table in the source bucket;
+			// every optional statement on, KMS, X-Ray.
 			id: "Orders",
 			props: &StreamProps{
 				StreamId: "orders", SourceBucketName: "tributary-test-orders", Format: "json",
 				MaxBytesPerTrigger: "10g", CleanSource: "MOVE", BadRecordsPrefix: "bad/",
-				AlarmEmail: "ops@example.com", CodeDir: filepath.Join(repoRoot, "dist"),
+				AlarmEmail: "ops@example.com", KmsKeyArn: key, Tracing: true, CodeDir: dist,
 			},
 			params: map[string]string{
 				"StreamId": "orders", "SourceBucketName": "tributary-test-orders", "Format": "json",
 				"MaxBytesPerTrigger": "10g", "CleanSource": "MOVE", "BadRecordsPrefix": "bad/",
-				"AlarmEmail": "ops@example.com",
+				"AlarmEmail": "ops@example.com", "KmsKeyArn": key, "Tracing": "Active",
 			},
 		},
 		{
-			// Whole bucket, table elsewhere, non-default values everywhere.
+			// Created bucket with EventBridge, whole bucket, table elsewhere,
+			// non-default values everywhere.
 			id: "Clicks",
 			props: &StreamProps{
 				StreamId: "clicks_2", SourceBucketName: "tributary-test-clicks", SourcePrefix: &whole, Format: "csv",
+				Notifications:      NotifyEventBridge,
 				MaxFilesPerTrigger: 50, BackfillInterval: "rate(6 hours)", TableBucket: "tributary-test-lake",
 				TablePrefix: "clicks/", CleanSource: "DELETE", IgnoreCorruptFiles: true, IgnoreMissingFiles: true,
 				ExtraOptions: map[string]string{"header": "true"}, CommitMemorySize: 4096,
 				QueueDepthAlarmThreshold: 7, QueueAgeAlarmSeconds: 60, FilesOutstandingAlarmThreshold: 9,
-				CodeDir: filepath.Join(repoRoot, "dist"),
+				CommitStalledAlarmSeconds: 120, LogRetentionDays: 90, StateTableDeletionProtection: &off,
+				CodeDir: dist,
 			},
 			params: map[string]string{
 				"StreamId": "clicks_2", "SourceBucketName": "tributary-test-clicks", "SourcePrefix": "", "Format": "csv",
+				"Notifications":      "EventBridge",
 				"MaxFilesPerTrigger": "50", "BackfillInterval": "rate(6 hours)", "TableBucket": "tributary-test-lake",
 				"TablePrefix": "clicks/", "CleanSource": "DELETE", "IgnoreCorruptFiles": "true", "IgnoreMissingFiles": "true",
 				"ExtraOptions": `{"header":"true"}`, "CommitMemorySize": "4096",
 				"QueueDepthAlarmThreshold": "7", "QueueAgeAlarmSeconds": "60", "FilesOutstandingAlarmThreshold": "9",
+				"CommitStalledAlarmSeconds": "120", "LogRetentionDays": "90", "StateTableDeletionProtection": "false",
+			},
+		},
+		{
+			// Existing bucket, EventBridge: the usual way onto a bucket one has.
+			id: "Landing",
+			props: &StreamProps{
+				StreamId: "landing", SourceBucketName: "existing-landing", ExistingSourceBucket: true,
+				Notifications: NotifyEventBridge, Format: "json", CodeDir: dist,
+			},
+			params: map[string]string{
+				"StreamId": "landing", "SourceBucketName": "existing-landing", "CreateSourceBucket": "false",
+				"Notifications": "EventBridge", "Format": "json",
+			},
+		},
+		{
+			// Existing bucket publishing to an existing SNS topic.
+			id: "Feed",
+			props: &StreamProps{
+				StreamId: "feed", SourceBucketName: "existing-feed", ExistingSourceBucket: true,
+				Notifications: NotifySNS, SourceTopicArn: topic, Format: "json", TableBucket: "tributary-test-lake",
+				CodeDir: dist,
+			},
+			params: map[string]string{
+				"StreamId": "feed", "SourceBucketName": "existing-feed", "CreateSourceBucket": "false",
+				"Notifications": "SNS", "SourceTopicArn": topic, "Format": "json", "TableBucket": "tributary-test-lake",
 			},
 		},
 	}
@@ -108,16 +142,18 @@ func TestStream(t *testing.T) {
 	t.Run("assertions", func(t *testing.T) {
 		n := float64(len(streams))
 		for typ, per := range map[string]float64{
-			"AWS::S3::Bucket": 1, "AWS::S3::BucketPolicy": 1, "AWS::SQS::Queue": 4, "AWS::SQS::QueuePolicy": 1,
-			"AWS::DynamoDB::Table": 1, "AWS::Lambda::Function": 3, "AWS::Lambda::EventSourceMapping": 2,
-			"AWS::IAM::Role": 3, "AWS::Logs::LogGroup": 3, "AWS::Events::Rule": 1, "AWS::Lambda::Permission": 1,
-			"AWS::SNS::Topic": 1, "AWS::CloudWatch::Alarm": 12, "AWS::CloudWatch::Dashboard": 1,
+			"AWS::SQS::Queue": 5, "AWS::SQS::QueuePolicy": 1, "AWS::DynamoDB::Table": 1,
+			"AWS::Lambda::Function": 3, "AWS::Lambda::EventSourceMapping": 2, "AWS::Lambda::EventInvokeConfig": 1,
+			"AWS::IAM::Role": 3, "AWS::Logs::LogGroup": 3, "AWS::Lambda::Permission": 1,
+			"AWS::SNS::Topic": 1, "AWS::CloudWatch::Alarm": 18, "AWS::CloudWatch::Dashboard": 1,
 			// No grant-made policy, no notification custom resource, no log-retention function.
 			"AWS::IAM::Policy": 0, "Custom::S3BucketNotifications": 0, "Custom::LogRetention": 0,
 		} {
 			tpl.ResourceCountIs(jsii.String(typ), jsii.Number(per*n))
 		}
-		tpl.ResourceCountIs(jsii.String("AWS::SNS::Subscription"), jsii.Number(1)) // Orders only
+		tpl.ResourceCountIs(jsii.String("AWS::S3::Bucket"), jsii.Number(2))        // Orders, Clicks
+		tpl.ResourceCountIs(jsii.String("AWS::SNS::Subscription"), jsii.Number(2)) // Orders' e-mail, Feed's topic
+		tpl.ResourceCountIs(jsii.String("AWS::Events::Rule"), jsii.Number(4+2))    // schedules, Clicks' and Landing's object-created rules
 		tpl.HasResourceProperties(jsii.String("AWS::SQS::Queue"), map[string]any{
 			"QueueName": "tributary-clicks_2-kick.fifo", "FifoQueue": true, "VisibilityTimeout": 960,
 		})
@@ -553,6 +589,15 @@ func TestValidate(t *testing.T) {
 		{"stream id too long", func(p *StreamProps) { p.StreamId = strings.Repeat("a", 41) }, "StreamId"},
 		{"bucket name", func(p *StreamProps) { p.SourceBucketName = "My_Bucket" }, "SourceBucketName"},
 		{"format", func(p *StreamProps) { p.Format = "delta" }, "Format"},
+		{"format the functions do not read", func(p *StreamProps) { p.Format = "parquet" }, "Format"},
+		{"S3 notifications on an existing bucket", func(p *StreamProps) { p.ExistingSourceBucket = true }, "Notifications"},
+		{"existing bucket via EventBridge", func(p *StreamProps) { p.ExistingSourceBucket = true; p.Notifications = NotifyEventBridge }, ""},
+		{"SNS without a topic", func(p *StreamProps) { p.Notifications = NotifySNS }, "SourceTopicArn"},
+		{"unknown notifications", func(p *StreamProps) { p.Notifications = "Kinesis" }, "Notifications"},
+		{"topic ARN", func(p *StreamProps) { p.Notifications = NotifySNS; p.SourceTopicArn = "landing-events" }, "SourceTopicArn"},
+		{"KMS alias", func(p *StreamProps) { p.KmsKeyArn = "alias/tributary" }, "KmsKeyArn"},
+		{"log retention", func(p *StreamProps) { p.LogRetentionDays = 31 }, "LogRetentionDays"},
+		{"commit stalled", func(p *StreamProps) { p.CommitStalledAlarmSeconds = 30 }, "CommitStalledAlarmSeconds"},
 		{"prefix without slash", func(p *StreamProps) { p.SourcePrefix = jsii.String("in") }, "SourcePrefix"},
 		{"whole bucket needs another table bucket", func(p *StreamProps) { p.SourcePrefix = &empty }, "SourcePrefix"},
 		{"whole bucket, table elsewhere", func(p *StreamProps) { p.SourcePrefix = &empty; p.TableBucket = "lake" }, ""},
@@ -588,12 +633,13 @@ func TestValidate(t *testing.T) {
 			NewStream(nil, "S", &p) // panics before touching the scope
 		})
 	}
-	r, err := (&StreamProps{StreamId: "s", SourceBucketName: "my-bucket", Format: "text"}).resolve()
+	r, err := (&StreamProps{StreamId: "s", SourceBucketName: "my-bucket", Format: "csv"}).resolve()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r.sourcePrefix != "incoming/" || r.TablePrefix != "tables/" || r.MaxFilesPerTrigger != 1000 ||
-		r.BackfillInterval != "rate(1 day)" || r.CommitMemorySize != 2048 || r.tableBucket != "my-bucket" {
+		r.BackfillInterval != "rate(1 day)" || r.CommitMemorySize != 2048 || r.tableBucket != "my-bucket" ||
+		r.Notifications != NotifyS3 || r.LogRetentionDays != 30 || !r.deletionProtection || r.CommitStalledAlarmSeconds != 1800 {
 		t.Fatalf("defaults: %+v", r)
 	}
 }

@@ -108,6 +108,10 @@ def main():
             v = ev(v)
             if v is not NOVALUE:
                 res[k] = v
+        if x and not res:
+            # Emptied by AWS::NoValue (SAM's TracingConfig: {Mode: !If [.., NoValue]}):
+            # the same as leaving the property out.
+            return NOVALUE
         return res
 
     resources = {}
