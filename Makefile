@@ -1,6 +1,6 @@
 # Tributary — build, run, test.
 #   make run    ingest the bundled sample into a local Delta table (no AWS)
-#   make test   everything: vet, unit + conformance + end-to-end tests, template lint
+#   make test   everything: vet, unit + conformance + end-to-end tests, template lint, CDK construct
 #   make bench  benchmarks (JSON→Delta throughput and friends)
 
 GO       ?= go
@@ -9,14 +9,14 @@ OUT      ?= out
 FUNCTIONS := discovery backfill commit
 LDFLAGS  := -s -w -buildid=
 
-.PHONY: all build run test unit vet lint-template bench lambdas deploy clean pyenv build-DiscoveryFunction build-BackfillFunction build-CommitFunction
+.PHONY: all build run test unit vet lint-template bench lambdas deploy clean pyenv cdk-test cdk-synth build-DiscoveryFunction build-BackfillFunction build-CommitFunction
 
 all: build
 
 build:
 	$(GO) build ./...
 
-bin/tributary: $(shell find . -name '*.go' -not -path './.cache/*') go.mod go.sum
+bin/tributary: $(shell find . -name '*.go' -not -path './.cache/*' -not -path './cdk/*') go.mod go.sum
 	$(GO) build $(GOFLAGS) -o $@ ./cmd/tributary
 
 # The embedded default: examples/sample/input -> $(OUT)/sample_table.
@@ -41,7 +41,20 @@ unit: pyenv
 lint-template: pyenv
 	./scripts/lint-template.sh
 
-test: vet unit lint-template
+test: vet unit lint-template cdk-test
+
+# The CDK construct library lives in its own Go module (cdk/) so that the
+# main module does not depend on aws-cdk-go. Its test synthesises a stack of
+# four streams once (one jsii process) and checks it against template.yaml
+# and with cfn-lint; it needs the Lambda zips (dist/*.zip) as assets.
+CDK_ENV = JSII_RUNTIME_PACKAGE_CACHE_ROOT=$$(GO=$(GO) ./scripts/cdk-env.sh) JSII_SILENCE_WARNING_UNTESTED_NODE_VERSION=1
+
+cdk-test: pyenv lambdas
+	$(CDK_ENV) sh -c 'cd cdk && $(GO) vet ./... && $(GO) test -count=1 -timeout 20m ./...'
+
+# The example app (two streams in one stack) into cdk/cdk.out, for `cdk deploy --app cdk/cdk.out`.
+cdk-synth: lambdas
+	$(CDK_ENV) sh -c 'cd cdk && TRIBUTARY_DIST=../dist $(GO) run ./example'
 
 # Writes $(OUT)/bench.txt; about 3 minutes on 2 cores (first run also
 # generates the ~100 MB input under .cache/bench).
@@ -53,7 +66,7 @@ bench:
 # umask: bootstrap is mode 0755 and dated 1980-01-01 in the zip, no extra fields.
 lambdas: $(addprefix dist/,$(addsuffix /bootstrap,$(FUNCTIONS)))
 
-dist/%/bootstrap: $(shell find . -name '*.go' -not -path './.cache/*' -not -path './.aws-sam/*') go.mod go.sum
+dist/%/bootstrap: $(shell find . -name '*.go' -not -path './.cache/*' -not -path './.aws-sam/*' -not -path './cdk/*') go.mod go.sum
 	mkdir -p $(dir $@)
 	CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build $(GOFLAGS) -buildvcs=false -tags lambda.norpc -ldflags '$(LDFLAGS)' -o $@ ./functions/$*
 	chmod 0755 $@
@@ -74,4 +87,4 @@ deploy: lint-template
 	sam deploy --guided
 
 clean:
-	rm -rf bin dist .aws-sam $(OUT)
+	rm -rf bin dist .aws-sam cdk/cdk.out $(OUT)

@@ -1,9 +1,10 @@
-// Command example is a CDK app with two Tributary streams in one stack, each
-// with its own source bucket, both writing their Delta tables into one lake
-// bucket under their own prefixes.
+// Command example is a CDK app with two Tributary streams in one stack: one
+// on a bucket it creates (S3→SQS notifications), one on an existing bucket
+// (EventBridge), both writing their Delta tables into one lake bucket under
+// their own prefixes.
 //
-//	make lambdas && cd cdk && go run ./example   # writes cdk.out/
-//	cdk deploy --app cdk.out                     # with the AWS CDK CLI
+//	make cdk-synth                   # make lambdas, then this into cdk/cdk.out
+//	cdk deploy --app cdk/cdk.out     # with the AWS CDK CLI
 package main
 
 import (
@@ -33,14 +34,16 @@ func main() {
 		CodeDir:          code,
 	})
 	tributary.NewStream(stack, "Clicks", &tributary.StreamProps{
-		StreamId:           "clicks",
-		SourceBucketName:   "example-tributary-clicks-landing",
-		Format:             "csv",
-		TableBucket:        "example-tributary-lake",
-		TablePrefix:        "clicks/",
-		MaxBytesPerTrigger: "1g",
-		ExtraOptions:       map[string]string{"header": "true"},
-		CodeDir:            code,
+		StreamId:             "clicks",
+		SourceBucketName:     "example-existing-clicks-bucket", // not created: events via EventBridge
+		ExistingSourceBucket: true,
+		Notifications:        tributary.NotifyEventBridge,
+		Format:               "csv",
+		TableBucket:          "example-tributary-lake",
+		TablePrefix:          "clicks/",
+		MaxBytesPerTrigger:   "1g",
+		ExtraOptions:         map[string]string{"header": "true"},
+		CodeDir:              code,
 	})
 	asm := app.Synth(nil)
 	fmt.Println("synthesised to", *asm.Directory())
