@@ -54,7 +54,7 @@ var (
 	streamIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$`)
 	bucketPattern   = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$`)
 	prefixPattern   = regexp.MustCompile(`^[^/].*/$`)
-	bytesPattern    = regexp.MustCompile(`^[0-9]+[bBkKmMgGtT]?$`)
+	bytesPattern    = regexp.MustCompile(`^([1-9][0-9]{0,14}|[1-9][0-9]{0,5}[bBkKmMgGtT])$`)
 	schedulePattern = regexp.MustCompile(`^(rate|cron)\(.+\)$`)
 )
 
@@ -212,7 +212,7 @@ func (p *StreamProps) resolve() (*resolved, error) {
 		return nil, bad("MaxFilesPerTrigger", "%d: at least 1", r.MaxFilesPerTrigger)
 	}
 	if r.MaxBytesPerTrigger != "" && !bytesPattern.MatchString(r.MaxBytesPerTrigger) {
-		return nil, bad("MaxBytesPerTrigger", "%q: a byte count with an optional b/k/m/g/t suffix", r.MaxBytesPerTrigger)
+		return nil, bad("MaxBytesPerTrigger", "%q: a positive number of bytes (up to 15 digits) or of b/k/m/g/t units (up to 6 digits), e.g. 10g", r.MaxBytesPerTrigger)
 	}
 	if r.BackfillInterval == "" {
 		r.BackfillInterval = DefaultBackfillInterval

@@ -343,10 +343,10 @@ func stmt(sid string, actions []string, resources []string, conditions map[strin
 	return awsiam.NewPolicyStatement(p)
 }
 
-// stateActions are the DynamoDB calls of the state adapter.
-var stateActions = []string{
-	"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:Query",
-}
+// fileStateActions are the commit function's DynamoDB calls on the table;
+// it queries only the pending index. Discovery and backfill register files
+// with one conditional PutItem each (dynamostate Register).
+var fileStateActions = []string{"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"}
 
 var consumeActions = []string{"sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:ChangeMessageVisibility", "sqs:GetQueueAttributes"}
 
@@ -382,7 +382,8 @@ func (s *Stream) roles(r *resolved, logs map[string]awslogs.LogGroup) map[string
 		stmt("ConsumeKicks", consumeActions, []string{kick}, nil),
 		stmt("SendKick", []string{"sqs:SendMessage"}, []string{kick}, nil),
 		stmt("ReadEventsBacklog", []string{"sqs:GetQueueAttributes"}, []string{*s.EventsQueue.QueueArn()}, nil),
-		stmt("FileState", stateActions, []string{table, *sub("${Arn}/index/pending", map[string]*string{"Arn": s.StateTable.TableArn()})}, nil),
+		stmt("FileState", fileStateActions, []string{table}, nil),
+		stmt("PendingIndex", []string{"dynamodb:Query"}, []string{*sub("${Arn}/index/pending", map[string]*string{"Arn": s.StateTable.TableArn()})}, nil),
 		stmt("ReadSourceFiles", []string{"s3:GetObject"}, []string{srcObjects}, nil),
 		stmt("ListTable", []string{"s3:ListBucket"}, []string{tableBucket},
 			map[string]any{"StringLike": map[string]any{"s3:prefix": r.TablePrefix + "*"}}),
@@ -406,10 +407,11 @@ func (s *Stream) roles(r *resolved, logs map[string]awslogs.LogGroup) map[string
 		"discovery": append(common("discovery"),
 			stmt("ConsumeEvents", consumeActions, []string{*s.EventsQueue.QueueArn()}, nil),
 			stmt("SendKick", []string{"sqs:SendMessage"}, []string{kick}, nil),
-			stmt("RegisterFiles", stateActions, []string{table}, nil),
+			stmt("RegisterFiles", []string{"dynamodb:PutItem"}, []string{table}, nil),
 			stmt("HeadSourceObjects", []string{"s3:GetObject"}, []string{srcObjects}, nil),
 			// Stream identity: one conditional put or get per cold start.
-			stmt("StreamIdentity", []string{"s3:GetObject", "s3:PutObject"}, []string{checkpoint + "source.json"}, nil),
+			// The stream's identity and first start (includeExistingFiles=false).
+			stmt("StreamIdentity", []string{"s3:GetObject", "s3:PutObject"}, []string{checkpoint + "source.json", checkpoint + "metadata"}, nil),
 		),
 		// Lambda sends failed scheduled runs to the on-failure destination with the function's role.
 		"backfill": append(common("backfill", stmt("OnFailureDestination", []string{"sqs:SendMessage"}, []string{*s.BackfillFailureQueue.QueueArn()}, nil)),
@@ -417,7 +419,7 @@ func (s *Stream) roles(r *resolved, logs map[string]awslogs.LogGroup) map[string
 			stmt("SendKick", []string{"sqs:SendMessage"}, []string{kick}, nil),
 			stmt("StreamMetadata", []string{"s3:GetObject", "s3:PutObject"},
 				[]string{checkpoint + "metadata", checkpoint + "source.json"}, nil),
-			stmt("RegisterFiles", stateActions, []string{table}, nil),
+			stmt("RegisterFiles", []string{"dynamodb:PutItem"}, []string{table}, nil),
 		),
 		"commit": commit,
 	}

@@ -603,6 +603,8 @@ func TestValidate(t *testing.T) {
 		{"whole bucket, table elsewhere", func(p *StreamProps) { p.SourcePrefix = &empty; p.TableBucket = "lake" }, ""},
 		{"table prefix = source prefix", func(p *StreamProps) { p.SourcePrefix = &same }, "TablePrefix"},
 		{"max bytes", func(p *StreamProps) { p.MaxBytesPerTrigger = "10 GB" }, "MaxBytesPerTrigger"},
+		{"max bytes zero", func(p *StreamProps) { p.MaxBytesPerTrigger = "0g" }, "MaxBytesPerTrigger"},
+		{"max bytes past int64", func(p *StreamProps) { p.MaxBytesPerTrigger = "1234567t" }, "MaxBytesPerTrigger"},
 		{"negative max files", func(p *StreamProps) { p.MaxFilesPerTrigger = -1 }, "MaxFilesPerTrigger"},
 		{"schedule", func(p *StreamProps) { p.BackfillInterval = "daily" }, "BackfillInterval"},
 		{"clean source", func(p *StreamProps) { p.CleanSource = "ARCHIVE" }, "CleanSource"},
