@@ -47,11 +47,14 @@ func (s *Stream) functions(r *resolved, roles map[string]awsiam.Role, logs map[s
 			props.EphemeralStorageSize = awscdk.Size_Mebibytes(jsii.Number(2048))
 		}
 		f := awslambda.NewFunction(s.Construct, jsii.String(title(name)+"Function"), props)
+		// On the L1: the L2's Tracing would add a policy with the X-Ray
+		// actions, which the role already states (Sid XRay). Off is
+		// PassThrough, Lambda's default, stated as the template does.
+		mode := "PassThrough"
 		if r.Tracing {
-			// On the L1: the L2's Tracing would add a policy with the X-Ray
-			// actions, which the role already states (Sid XRay).
-			f.Node().DefaultChild().(awslambda.CfnFunction).SetTracingConfig(&awslambda.CfnFunction_TracingConfigProperty{Mode: jsii.String("Active")})
+			mode = "Active"
 		}
+		f.Node().DefaultChild().(awslambda.CfnFunction).SetTracingConfig(&awslambda.CfnFunction_TracingConfigProperty{Mode: jsii.String(mode)})
 		// The L2 adds DependsOn on the role, which its Fn::GetAtt already
 		// implies (cfn-lint W3005); the role carries its policy inline.
 		f.Node().DefaultChild().(awslambda.CfnFunction).AddDeletionOverride(jsii.String("DependsOn"))
