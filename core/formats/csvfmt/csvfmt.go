@@ -13,8 +13,10 @@
 // starts with the quote character (after leading white space when
 // ignoreLeadingWhiteSpace is true) is quoted: it ends at the next quote that
 // is followed by the delimiter or the record end (white space between them
-// is skipped); inside it a doubled quote, and the escape character followed
-// by a quote, are a quote; charToEscapeQuoteEscaping followed by the escape
+// is skipped); inside it the escape character followed by a quote is a
+// quote (a doubled quote only when escape is the quote character, as
+// RFC 4180 writes it: with Spark's default escape \ the first of two quotes
+// is an unescaped quote, as Spark reads it); charToEscapeQuoteEscaping followed by the escape
 // and a quote is the escape character (the quote then closes the value);
 // any other escape is kept as it is. With multiLine true a quoted value
 // spans line ends (kept as they are); with multiLine false (the default)

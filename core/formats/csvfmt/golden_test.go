@@ -37,6 +37,7 @@ func TestGolden(t *testing.T) {
 		{"bom_utf16", "bom_utf16.csv", map[string]string{"header": "true", "sep": ";"}, fileformat.TextOptions{Encoding: "UTF-16"}, true},
 		{"semicolons", "semicolons.csv", map[string]string{"header": "true", "sep": ";"}, fileformat.TextOptions{}, true},
 		{"escapes", "escapes.csv", map[string]string{"header": "true"}, fileformat.TextOptions{}, false},
+		{"escapes_rfc4180", "escapes.csv", map[string]string{"header": "true", "escape": "\""}, fileformat.TextOptions{}, false},
 		{"escapes_cte", "escapes.csv", map[string]string{"header": "true", "charToEscapeQuoteEscaping": "#", "quote": "\"", "escape": "\\"}, fileformat.TextOptions{}, false},
 		{"inference", "inference.csv", map[string]string{"header": "true"}, fileformat.TextOptions{}, true},
 		{"inference_strings", "inference.csv", map[string]string{"header": "true"}, fileformat.TextOptions{}, false},

@@ -395,8 +395,10 @@ func (t *tokenizer) quoted(tok *token) (bool, error) {
 				}
 			}
 		case r == o.Quote:
-			if p, ok := t.peek(); ok && p == o.Quote {
-				// A doubled quote is a quote character.
+			if p, ok := t.peek(); ok && p == o.Quote && o.Escape == o.Quote {
+				// With escape set to the quote character (RFC 4180), a
+				// doubled quote is a quote character. With Spark's default
+				// escape (\) it is not: the first quote is unescaped.
 				_, _, _ = t.read()
 				if err := t.emit(o.Quote); err != nil {
 					return true, err
