@@ -206,6 +206,18 @@ func TestTemplateIAM(t *testing.T) {
 			},
 		},
 		{
+			// The same objects read by another reader: the JSON lines
+			// arrive as CSV rows (no header), which is enough for the calls.
+			name:   "format csv",
+			params: map[string]string{"Format": "csv", "MaxFilesPerTrigger": "2"},
+			variants: []iamVariant{
+				{extra: "{}", stopForTime: true},
+				{extra: since, backfillFirst: true},
+				{extra: "{}", lostEvents: true},
+				{extra: fresh, backfillFirst: true},
+			},
+		},
+		{
 			name: "cleanSource MOVE, ignoreCorruptFiles, KMS key, X-Ray",
 			params: map[string]string{"CleanSource": "MOVE", "CleanSourceMoveDestination": "archive/", "IgnoreCorruptFiles": "true",
 				"IgnoreMissingFiles": "true", "MaxBytesPerTrigger": "1m", "MaxFilesPerTrigger": "2", "KmsKeyArn": kmsKey, "Tracing": "Active"},
