@@ -1,8 +1,9 @@
 // Package awstest gives tests an AWS-compatible endpoint and SDK config.
 //
-// If AWS_ENDPOINT_URL is set (LocalStack, a shared moto server, real AWS), it
-// is used as is. Otherwise Endpoint starts a moto server from the project's
-// pinned virtualenv (scripts/pyenv.sh) on a free loopback port, once per test
+// If TRIBUTARY_TEST_ENDPOINT is set (LocalStack as `make localstack` starts
+// it, a shared moto server), or else AWS_ENDPOINT_URL, that endpoint is used
+// as is. Otherwise Endpoint starts a moto server from the project's pinned
+// virtualenv (scripts/pyenv.sh) on a free loopback port, once per test
 // binary, and stops it when the binary exits (see Main).
 package awstest
 
@@ -47,9 +48,23 @@ func repoRoot() string {
 	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
 }
 
-// Start returns the endpoint named by AWS_ENDPOINT_URL or starts a moto server.
+// EndpointEnv names the variable that points the tests at an emulator that
+// is already running (it wins over AWS_ENDPOINT_URL).
+const EndpointEnv = "TRIBUTARY_TEST_ENDPOINT"
+
+// External returns the endpoint the environment names (TRIBUTARY_TEST_ENDPOINT,
+// else AWS_ENDPOINT_URL), or "" when the tests start their own moto server.
+func External() string {
+	if u := os.Getenv(EndpointEnv); u != "" {
+		return u
+	}
+	return os.Getenv("AWS_ENDPOINT_URL")
+}
+
+// Start returns the endpoint the environment names (see External) or starts
+// a moto server.
 func Start() (*Server, error) {
-	if u := os.Getenv("AWS_ENDPOINT_URL"); u != "" {
+	if u := External(); u != "" {
 		return &Server{URL: u}, nil
 	}
 	root := repoRoot()

@@ -251,20 +251,39 @@ func (f *fixture) resetCounts() {
 
 // ---- the driver: the Lambda SQS poller around the real handlers ----
 
-// receive polls a queue once (no long wait: moto delivers S3 events
-// synchronously with the PutObject).
+// receive polls a queue. moto delivers S3 events synchronously with the
+// PutObject, so against it one poll without a wait is exact. LocalStack
+// (an external endpoint, see awstest.External) delivers them from a worker
+// thread after the PutObject has returned: there receive long-polls
+// (externalWait) and keeps polling until it has max messages or a poll
+// comes back empty.
 func (f *fixture) receive(queueURL string, max int32) []sqstypes.Message {
 	f.t.Helper()
-	out, err := f.pollerSQS.ReceiveMessage(f.t.Context(), &sqs.ReceiveMessageInput{
-		QueueUrl:                    aws.String(queueURL),
-		MaxNumberOfMessages:         max,
-		MessageSystemAttributeNames: []sqstypes.MessageSystemAttributeName{sqstypes.MessageSystemAttributeNameAll},
-	})
-	if err != nil {
-		f.t.Fatalf("receive from %s: %v", queueURL, err)
+	var wait int32
+	if awstest.External() != "" {
+		wait = externalWait
 	}
-	return out.Messages
+	var all []sqstypes.Message
+	for {
+		out, err := f.pollerSQS.ReceiveMessage(f.t.Context(), &sqs.ReceiveMessageInput{
+			QueueUrl:                    aws.String(queueURL),
+			MaxNumberOfMessages:         max - int32(len(all)),
+			WaitTimeSeconds:             wait,
+			MessageSystemAttributeNames: []sqstypes.MessageSystemAttributeName{sqstypes.MessageSystemAttributeNameAll},
+		})
+		if err != nil {
+			f.t.Fatalf("receive from %s: %v", queueURL, err)
+		}
+		all = append(all, out.Messages...)
+		if wait == 0 || len(out.Messages) == 0 || len(all) >= int(max) {
+			return all
+		}
+	}
 }
+
+// externalWait is the long-poll wait (seconds) against an external
+// emulator, whose S3 notifications arrive asynchronously.
+const externalWait = 1
 
 // deleteMessages deletes msgs except those whose ids are in keep.
 func (f *fixture) deleteMessages(queueURL string, msgs []sqstypes.Message, keep map[string]bool) {
