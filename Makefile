@@ -2,6 +2,7 @@
 #   make run    ingest the bundled sample into a local Delta table (no AWS)
 #   make test   everything: vet, unit + conformance + end-to-end tests, template lint, CDK construct
 #   make bench  benchmarks (JSON→Delta throughput and friends)
+#   make localstack  the AWS tests and a template deploy on LocalStack in host mode (no Docker)
 
 GO       ?= go
 GOFLAGS  ?= -trimpath
@@ -9,7 +10,7 @@ OUT      ?= out
 FUNCTIONS := discovery backfill commit
 LDFLAGS  := -s -w -buildid=
 
-.PHONY: all build run test unit vet lint-template bench lambdas deploy clean pyenv cdk-test cdk-synth build-DiscoveryFunction build-BackfillFunction build-CommitFunction
+.PHONY: all build run test unit vet lint-template bench lambdas deploy clean pyenv cdk-test cdk-synth build-DiscoveryFunction build-BackfillFunction build-CommitFunction localstack
 
 all: build
 
@@ -60,6 +61,14 @@ cdk-synth: lambdas
 # generates the ~100 MB input under .cache/bench).
 bench:
 	GO=$(GO) ./scripts/bench-run.sh $(OUT)/bench.txt
+
+# LocalStack 4.14 in host mode (Python 3.13 venv, DynamoDB Local from npm; see
+# localstack/README.md): starts it on a free 127.0.0.1 port, runs
+# scripts/localstack-suite.sh against it, stops it. Not part of `make test`:
+# it takes several minutes and adds nothing moto does not already check,
+# except what it says in localstack/README.md.
+localstack: pyenv
+	./scripts/localstack.sh ./scripts/localstack-suite.sh
 
 # Lambda bundles: dist/<fn>/bootstrap, linux/arm64, reproducible (-trimpath,
 # no build id, no VCS stamp), and dist/<fn>.zip, byte-identical under any
