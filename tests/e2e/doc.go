@@ -1,5 +1,7 @@
 // Package e2e holds the end-to-end tests of the AWS deployment. They run
-// against the moto server emulator (infra/awstest): a bucket whose
+// against the moto server emulator (infra/awstest), or against the endpoint
+// in TRIBUTARY_TEST_ENDPOINT (`make localstack` points it at LocalStack in
+// host mode; see localstack/README.md): a bucket whose
 // notification configuration sends real S3 ObjectCreated events to an SQS
 // queue with a dead-letter queue, a commit-kick FIFO queue and a DynamoDB
 // state table. A driver plays the Lambda SQS poller around the real

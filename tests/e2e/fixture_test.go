@@ -49,6 +49,10 @@ const (
 	// eventsVisibility is the events queue's visibility timeout in seconds:
 	// short, so a failed message comes back quickly.
 	eventsVisibility = 1
+	// externalEventsVisibility replaces it on an external emulator: longer
+	// than receive's long poll (externalWait), so a message received at the
+	// start of a receive call cannot come back within the same call.
+	externalEventsVisibility = 3
 	// maxReceiveCount is the events queue's redrive limit.
 	maxReceiveCount = 2
 	// kickVisibility is the kick queue's visibility timeout in seconds.
@@ -115,9 +119,13 @@ func newFixture(t *testing.T) *fixture {
 		t.Fatalf("create bucket %s: %v", f.bucket, err)
 	}
 	f.dlqURL, f.dlqARN = f.createQueue(name+"-events-dlq", nil)
+	visibility := eventsVisibility
+	if awstest.External() != "" {
+		visibility = externalEventsVisibility
+	}
 	redrive, _ := json.Marshal(map[string]string{"deadLetterTargetArn": f.dlqARN, "maxReceiveCount": strconv.Itoa(maxReceiveCount)})
 	f.eventsURL, f.eventsARN = f.createQueue(name+"-events", map[string]string{
-		"VisibilityTimeout": strconv.Itoa(eventsVisibility),
+		"VisibilityTimeout": strconv.Itoa(visibility),
 		"RedrivePolicy":     string(redrive),
 	})
 	f.kickURL, f.kickARN = f.createQueue(name+"-kick.fifo", map[string]string{
