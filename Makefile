@@ -10,7 +10,7 @@ OUT      ?= out
 FUNCTIONS := discovery backfill commit
 LDFLAGS  := -s -w -buildid=
 
-.PHONY: all build run test unit vet lint-template bench lambdas deploy clean pyenv cdk-test cdk-synth build-DiscoveryFunction build-BackfillFunction build-CommitFunction localstack
+.PHONY: all build run test unit vet lint-template bench lambdas deploy clean pyenv cdk-test cdk-synth cdk-deploy build-DiscoveryFunction build-BackfillFunction build-CommitFunction localstack
 
 all: build
 
@@ -42,7 +42,7 @@ unit: pyenv
 lint-template: pyenv
 	./scripts/lint-template.sh
 
-test: vet unit lint-template cdk-test
+test: vet unit lint-template cdk-test cdk-synth
 
 # The CDK construct library lives in its own Go module (cdk/) so that the
 # main module does not depend on aws-cdk-go. Its test synthesises a stack of
@@ -53,9 +53,15 @@ CDK_ENV = JSII_RUNTIME_PACKAGE_CACHE_ROOT=$$(GO=$(GO) ./scripts/cdk-env.sh) JSII
 cdk-test: pyenv lambdas
 	$(CDK_ENV) sh -c 'cd cdk && $(GO) vet ./... && $(GO) test -count=1 -timeout 20m ./...'
 
-# The example app (two streams in one stack) into cdk/cdk.out, for `cdk deploy --app cdk/cdk.out`.
-cdk-synth: lambdas
-	$(CDK_ENV) sh -c 'cd cdk && TRIBUTARY_DIST=../dist $(GO) run ./example'
+# `cdk synth` (the pinned CDK CLI) of the example app (two streams in one
+# stack) into cdk/cdk.out, then cfn-lint on what it wrote.
+CDK_CLI = CDK_DISABLE_VERSION_CHECK=1 $$(GO=$(GO) ./scripts/cdk-env.sh --cli)
+cdk-synth: pyenv lambdas
+	$(CDK_ENV) sh -c 'cd cdk && TRIBUTARY_DIST=../dist '"$(CDK_CLI)"' synth --no-notices --quiet --app "$(GO) run ./example" --output cdk.out'
+	AWS_DEFAULT_REGION=us-east-1 $$(./scripts/pyenv.sh)/cfn-lint --include-checks I -- cdk/cdk.out/TributaryExample.template.json
+
+cdk-deploy: cdk-synth
+	$(CDK_CLI) deploy --app cdk/cdk.out --all
 
 # Writes $(OUT)/bench.txt; about 3 minutes on 2 cores (first run also
 # generates the ~100 MB input under .cache/bench).

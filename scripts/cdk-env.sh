@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Prepares what the CDK construct library (cdk/, its own Go module) needs to
 # synthesise, and prints the jsii package cache directory.
+#   scripts/cdk-env.sh --cli   also installs the pinned AWS CDK CLI (npm
+#                              package aws-cdk, no dependencies) under
+#                              .cache/cdk-cli and prints its `cdk` path instead.
 #
 # The CDK's Node.js side needs no npm install: jsii-runtime-go embeds the
 # @jsii/runtime JavaScript, and github.com/aws/aws-cdk-go/awscdk/v2 embeds
@@ -25,6 +28,17 @@ major=$(node -p 'process.versions.node.split(".")[0]')
 if [ "$major" -lt 20 ]; then
   echo "cdk-env: node $(node --version) is too old: the jsii runtime needs Node.js >= 20" >&2
   exit 1
+fi
+# The CDK CLI (cdk synth/deploy of the Go app), pinned; it reads the cloud
+# assembly the Go app writes, so it must be at least as new as its schema.
+cli_version=2.1148.1
+if [ "${1:-}" = "--cli" ]; then
+  cli="$root/.cache/cdk-cli"
+  if [ "$(node -p "try{require('$cli/node_modules/aws-cdk/package.json').version}catch(e){''}")" != "$cli_version" ]; then
+    npm install --silent --no-audit --no-fund --ignore-scripts --prefix "$cli" "aws-cdk@$cli_version" >&2
+  fi
+  echo "$cli/node_modules/.bin/cdk"
+  exit 0
 fi
 cache="${JSII_RUNTIME_PACKAGE_CACHE_ROOT:-$root/.cache/jsii}"
 mkdir -p "$cache"

@@ -3,8 +3,8 @@
 // (EventBridge), both writing their Delta tables into one lake bucket under
 // their own prefixes.
 //
-//	make cdk-synth                   # make lambdas, then this into cdk/cdk.out
-//	cdk deploy --app cdk/cdk.out     # with the AWS CDK CLI
+//	make cdk-synth                   # make lambdas, then `cdk synth` of this app into cdk/cdk.out
+//	make cdk-deploy                  # `cdk deploy` of it (after `cdk bootstrap`)
 package main
 
 import (
@@ -19,7 +19,11 @@ import (
 
 func main() {
 	defer jsii.Close()
-	app := awscdk.NewApp(&awscdk.AppProps{Outdir: jsii.String("cdk.out")})
+	outdir := os.Getenv("CDK_OUTDIR") // set by `cdk synth`
+	if outdir == "" {
+		outdir = "cdk.out"
+	}
+	app := awscdk.NewApp(&awscdk.AppProps{Outdir: jsii.String(outdir)})
 	stack := awscdk.NewStack(app, jsii.String("TributaryExample"), nil)
 	code := os.Getenv("TRIBUTARY_DIST") // where `make lambdas` put the zips
 	if code == "" {
