@@ -72,14 +72,17 @@ func Start() (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("awstest: preparing python env: %w", err)
 	}
-	bin := filepath.Join(strings.TrimSpace(string(out)), "moto_server")
+	// moto's server wrapped so that conditional writes are atomic, as in
+	// the real services (scripts/moto_atomic.py).
+	python := filepath.Join(strings.TrimSpace(string(out)), "python")
+	script := filepath.Join(root, "scripts", "moto_atomic.py")
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
 	port := l.Addr().(*net.TCPAddr).Port
 	l.Close()
-	cmd := exec.Command(bin, "-H", "127.0.0.1", "-p", fmt.Sprint(port))
+	cmd := exec.Command(python, script, "-H", "127.0.0.1", "-p", fmt.Sprint(port))
 	cmd.Stdout, cmd.Stderr = nil, nil
 	// The emulator must not see the tests' AWS settings (a t.Setenv made
 	// before the first Endpoint call would otherwise leak into it).

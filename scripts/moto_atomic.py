@@ -1,0 +1,59 @@
+"""moto's server, with the conditional writes made atomic.
+
+The real services apply a conditional write (DynamoDB ConditionExpression,
+S3 If-None-Match / If-Match) atomically. moto's threaded server checks the
+condition and applies the write in separate steps without a lock, so two
+concurrent requests can both pass the check. The exactly-once protocol and
+the state store's conformance suite rely on that atomicity, so every
+request that can write state is applied under one lock here; reads and
+SQS long polls (ReceiveMessage with WaitTimeSeconds) stay concurrent.
+
+Usage: python moto_atomic.py -H 127.0.0.1 -p PORT
+"""
+import argparse
+import threading
+
+from moto.server import DomainDispatcherApplication, MotoRequestHandler, create_backend_app
+from werkzeug.serving import run_simple
+
+_LOCK = threading.Lock()
+_WRITE_METHODS = {"PUT", "POST", "DELETE", "PATCH"}
+
+
+def _is_sqs_receive(environ):
+    # SQS's JSON protocol names the action in X-Amz-Target; long polls
+    # must not hold the lock while they wait.
+    target = environ.get("HTTP_X_AMZ_TARGET", "")
+    return target.endswith(".ReceiveMessage") or "Action=ReceiveMessage" in environ.get("QUERY_STRING", "")
+
+
+class AtomicWrites:
+    """WSGI middleware: writes are applied one at a time."""
+
+    def __init__(self, app):
+        self.app = app
+
+    def __call__(self, environ, start_response):
+        if environ.get("REQUEST_METHOD") not in _WRITE_METHODS or _is_sqs_receive(environ):
+            return self.app(environ, start_response)
+        with _LOCK:
+            # Drain the response under the lock: the write is done when
+            # its body has been produced.
+            body = list(self.app(environ, start_response))
+        return body
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("-H", "--host", default="127.0.0.1")
+    parser.add_argument("-p", "--port", type=int, required=True)
+    args = parser.parse_args()
+    import os
+    os.environ.setdefault("MOTO_PORT", str(args.port))
+    app = DomainDispatcherApplication(create_backend_app)
+    app.debug = True
+    run_simple(args.host, args.port, AtomicWrites(app), threaded=True, request_handler=MotoRequestHandler)
+
+
+if __name__ == "__main__":
+    main()
