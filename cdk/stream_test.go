@@ -458,6 +458,10 @@ func compareStream(t *testing.T, sam cfnTemplate, cdk streamTemplate) {
 	if len(cdk.Outputs) != len(sam.Outputs) {
 		t.Errorf("%d outputs, template.yaml has %d", len(cdk.Outputs), len(sam.Outputs))
 	}
+	if t.Failed() {
+		t.Log("the construct (cdk/stream.go, cdk/resources.go) must build what template.yaml builds: " +
+			"a change to either needs the same change in the other")
+	}
 }
 
 // dependsOn lists a DependsOn value with the template's logical ids.
