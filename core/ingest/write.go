@@ -92,8 +92,13 @@ func (e *Engine) writeOnce(ctx context.Context, sch *schema.StructType, p *Plan,
 			fw.discardAll(ctx)
 		}
 	}()
+	// The files are decoded one after the other in a pipeline that runs
+	// ahead of the encoder: the next file's decoding starts as soon as the
+	// previous file is decoded, while its last rows are still encoded.
+	pl := e.startPipeline(ctx, bad, e.dataSchema(sch), p.Files)
+	defer pl.stop()
 	for _, f := range p.Files {
-		rows, rescued, err := e.copyFile(ctx, fw, bad, e.dataSchema(sch), f, evolve)
+		rows, rescued, err := pl.copyNext(fw, evolve)
 		if fe := (*fileError)(nil); errors.As(err, &fe) {
 			v, ferr := e.judge(failures, fe)
 			switch v {
@@ -161,119 +166,6 @@ type sourceReader struct {
 
 func (s *sourceReader) Close() error {
 	return errors.Join(s.ReadCloser.Close(), s.body.Close())
-}
-
-// copyFile streams one input file into the writer and returns the rows
-// (and rescued rows) it wrote. A file that cannot be read gives a
-// *fileError counting the rows written before the failure: every row the
-// reader returned before it, so the cut point depends only on the bytes
-// read.
-func (e *Engine) copyFile(ctx context.Context, fw *fileWriter, bad *badSink, sch *schema.StructType, f PlanFile, evolve bool) (rows, rescued int64, err error) {
-	part, err := e.partitionOf(f.Path)
-	if err != nil {
-		return 0, 0, &fileError{path: f.Path, fault: faultUnusable, err: err}
-	}
-	r, err := e.openSource(ctx, f.Path)
-	if err != nil {
-		return 0, 0, err
-	}
-	defer r.Close()
-	rr, err := e.Config.Format.Open(ctx, r, sch, e.readOptions(f.Path, bad.hook(f.Path)))
-	if err != nil {
-		return 0, 0, fmt.Errorf("opening input file %s: %w", f.Path, err)
-	}
-	defer rr.Close()
-	rescuedIdx := -1
-	if name := e.Config.Schema.rescuedColumn(); name != "" {
-		rescuedIdx = sch.FieldIndex(name)
-	}
-	// Decoding and Parquet encoding each take about half the CPU: decode
-	// in a goroutine and encode here, handing over chunks of rows (and no
-	// more than maxAheadBytes ahead, see aheadGate).
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	type chunk struct {
-		rows  [][]any
-		bytes int64
-	}
-	chunks := make(chan chunk, 4)
-	decoded := make(chan error, 1)
-	ahead := newAheadGate()
-	go func() {
-		defer close(chunks)
-		buf := make([][]any, 0, chunkRows)
-		var bufBytes int64
-		send := func() bool {
-			ahead.add(bufBytes)
-			select {
-			case chunks <- chunk{buf, bufBytes}:
-				return true
-			case <-ctx.Done():
-				decoded <- ctx.Err()
-				return false
-			}
-		}
-		for {
-			if err := ahead.wait(ctx); err != nil {
-				decoded <- err
-				return
-			}
-			row, err := rr.Next()
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				// The rows read before the failure are written too.
-				if len(buf) > 0 && !send() {
-					return
-				}
-				decoded <- err
-				return
-			}
-			if rescuedIdx >= 0 && row[rescuedIdx] != nil {
-				rescued++
-			}
-			rows++
-			buf = append(buf, row)
-			bufBytes += rowBytes(row)
-			if len(buf) == chunkRows || bufBytes >= chunkBytes {
-				if !send() {
-					return
-				}
-				buf, bufBytes = make([][]any, 0, chunkRows), 0
-			}
-		}
-		if len(buf) > 0 && !send() {
-			return
-		}
-		decoded <- nil
-	}()
-	var werr error
-	for c := range chunks {
-		if werr == nil {
-			if werr = fw.write(ctx, part, c.rows); werr != nil {
-				cancel() // stop the decoder; drain what it sent
-			}
-		}
-		ahead.done(c.bytes)
-	}
-	derr := <-decoded
-	if werr != nil {
-		return 0, 0, werr
-	}
-	if derr != nil {
-		switch {
-		case ctx.Err() != nil:
-			return 0, 0, ctx.Err()
-		case errors.Is(derr, formats.ErrMalformedRecord):
-			return 0, 0, fmt.Errorf("mode FAILFAST: %w", derr)
-		}
-		return 0, 0, &fileError{path: f.Path, fault: faultCorrupt, rows: rows, rescued: rescued, unknown: rr.Stats().UnknownFields, err: derr}
-	}
-	if st := rr.Stats(); evolve && len(st.UnknownFields) > 0 {
-		return 0, 0, &newColumns{file: f.Path, paths: st.UnknownFields}
-	}
-	return rows, rescued, nil
 }
 
 // chunkRows is how many decoded rows are handed to the encoder at once.
