@@ -33,6 +33,7 @@ func ConfigFromOptions(s *options.Stream) (Config, error) {
 		PartitionColumns: s.CloudFiles.PartitionColumns,
 		TxnVersion:       s.Sink.TxnVersion,
 		NoMergeSchema:    !s.Sink.MergeSchema,
+		ParquetCodec:     s.Sink.ParquetCodec,
 		Schema: SchemaConfig{
 			InferColumnTypes:  s.CloudFiles.InferColumnTypes,
 			Hints:             s.CloudFiles.SchemaHints,

@@ -61,6 +61,9 @@ type Config struct {
 	Limits Limits
 	// Once ignores Limits (the deprecated Trigger.Once: one batch of everything).
 	Once bool
+	// ParquetCodec is the data files' compression codec (parquetio's
+	// names: snappy, zstd, gzip, lz4, uncompressed; "" is snappy).
+	ParquetCodec string
 	// Schema options.
 	Schema SchemaConfig
 	// Reader holds the plain reader options (mode, ignoreCorruptFiles, ...).

@@ -238,7 +238,7 @@ func (fw *fileWriter) open(part partition) (*partFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("creating temporary Parquet file: %w", err)
 	}
-	pw, err := parquetio.NewWriter(tmp, fw.sch, parquetio.WriterOptions{TempDir: fw.e.TempDir})
+	pw, err := parquetio.NewWriter(tmp, fw.sch, parquetio.WriterOptions{TempDir: fw.e.TempDir, Compression: fw.e.Config.ParquetCodec})
 	if err != nil {
 		tmp.Close()
 		os.Remove(tmp.Name())
@@ -266,7 +266,7 @@ func (fw *fileWriter) close(ctx context.Context, pf *partFile) error {
 	if _, err := pf.tmp.Seek(0, io.SeekStart); err != nil {
 		return err
 	}
-	key := fmt.Sprintf("%spart-%05d-%s-c000.snappy.parquet", pf.part.dir, fw.seq, uuid.NewString())
+	key := fmt.Sprintf("%spart-%05d-%s-c000%s.parquet", pf.part.dir, fw.seq, uuid.NewString(), codecInfix(fw.e.Config.ParquetCodec))
 	fw.seq++
 	if err := fw.e.Table.Store().Put(ctx, key, pf.tmp); err != nil {
 		return fmt.Errorf("uploading data file %s: %w", key, err)
@@ -331,4 +331,20 @@ func (fw *fileWriter) discardAll(ctx context.Context) {
 		}
 	}
 	fw.written, fw.adds = nil, nil
+}
+
+// codecInfix is the codec part of a data file's name, as Spark names them
+// (part-…-c000.snappy.parquet, .zstd., .gz., .lz4raw.; none uncompressed).
+func codecInfix(codec string) string {
+	switch codec {
+	case "", "snappy":
+		return ".snappy"
+	case "gzip":
+		return ".gz"
+	case "lz4":
+		return ".lz4raw"
+	case "uncompressed":
+		return ""
+	}
+	return "." + codec
 }

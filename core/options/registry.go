@@ -640,6 +640,21 @@ func registry() map[string]*optSpec {
 				return strconv.FormatInt(*s.Sink.TxnVersion, 10), true
 			},
 		}, "", "With txnAppId: append once, as Delta's idempotent writes: one batch of every outstanding file committed with txn{txnAppId, txnVersion}; skipped when the table already holds that appId at this version or later."),
+		doc(optSpec{
+			name: "parquet.compression.codec", scope: scopeSink,
+			set: func(s *Stream, v string) error {
+				switch c := strings.ToLower(strings.TrimSpace(v)); c {
+				case "snappy", "zstd", "gzip", "lz4", "uncompressed":
+					s.Sink.ParquetCodec = c
+				case "none", "lz4_raw":
+					s.Sink.ParquetCodec = map[string]string{"none": "uncompressed", "lz4_raw": "lz4"}[c]
+				default:
+					return fmt.Errorf("want snappy, zstd, gzip, lz4 or uncompressed")
+				}
+				return nil
+			},
+			get: func(s *Stream) (string, bool) { return s.Sink.ParquetCodec, s.Sink.ParquetCodec != "" },
+		}, "snappy", "The compression codec of the Parquet data files the sink writes: snappy, zstd, gzip, lz4 (written as the Parquet format's LZ4_RAW codec) or uncompressed."),
 	}
 	list = append(list, csvOptions()...)
 	m := make(map[string]*optSpec, len(list))

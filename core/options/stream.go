@@ -356,6 +356,9 @@ type Sink struct {
 	TxnAppID string
 	// TxnVersion is txnVersion (nil: the batch id is used).
 	TxnVersion *int64
+	// ParquetCodec is parquet.compression.codec, lower-cased: snappy
+	// (default, also ""), zstd, gzip, lz4 or uncompressed.
+	ParquetCodec string
 }
 
 // Limits returns the batch bounds of the stream's source: max files (always

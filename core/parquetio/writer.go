@@ -68,8 +68,8 @@ const (
 
 // WriterOptions configures a Writer. The zero value is valid.
 type WriterOptions struct {
-	// Compression is the page codec: "snappy" (default), "zstd", "gzip" or
-	// "uncompressed" ("none").
+	// Compression is the page codec: "snappy" (default), "zstd", "gzip",
+	// "lz4" (LZ4_RAW) or "uncompressed" ("none").
 	Compression string
 	// RowGroupRows caps the rows in one row group; 0 means no cap besides
 	// RowGroupBytes.
@@ -220,10 +220,12 @@ func codecOf(name string) (compress.Codec, error) {
 		return &parquet.Zstd, nil
 	case "gzip":
 		return &parquet.Gzip, nil
+	case "lz4", "lz4_raw":
+		return &parquet.Lz4Raw, nil
 	case "uncompressed", "none":
 		return &parquet.Uncompressed, nil
 	}
-	return nil, fmt.Errorf("%w: Compression %q (want snappy, zstd, gzip or uncompressed)", ErrInvalidOption, name)
+	return nil, fmt.Errorf("%w: Compression %q (want snappy, zstd, gzip, lz4 or uncompressed)", ErrInvalidOption, name)
 }
 
 // Write appends rows. Each row is validated against the schema first; on a

@@ -39,7 +39,7 @@ type optionCase struct {
 
 // allCases lists every area's cases.
 func allCases() []optionCase {
-	return slices.Concat(coreCases(), readerCases(), scanCases(), discoveryCases(), sinkCases(), cliCases(), csvCases())
+	return slices.Concat(coreCases(), readerCases(), scanCases(), discoveryCases(), sinkCases(), cliCases(), csvCases(), perfCases())
 }
 
 // pipe is one stream's locations: a source directory, a table and a
