@@ -25,12 +25,13 @@ rm -rf "$fsroot/tmp" "$fsroot/var/lib/localstack/tmp"
 start=$(date +%s)
 # OVERRIDE_IN_DOCKER=0: this machine may itself be a container; LocalStack must
 # still use its host-mode directories under FILESYSTEM_ROOT.
-# DNS_ADDRESS=0: no DNS server on port 53. SQS_ENDPOINT_STRATEGY=path: queue
-# URLs on 127.0.0.1 (the default names *.localhost.localstack.cloud need DNS).
+# DNS_ADDRESS=0: no DNS server on port 53. SQS_ENDPOINT_STRATEGY=off: queue
+# URLs http://127.0.0.1:PORT/<account>/<name>, the path shape of AWS and moto
+# (the default names *.localhost.localstack.cloud need DNS).
 env -u AWS_ENDPOINT_URL \
   OVERRIDE_IN_DOCKER=0 FILESYSTEM_ROOT="$fsroot" \
   GATEWAY_LISTEN="127.0.0.1:$port" LOCALSTACK_HOST="127.0.0.1:$port" \
-  DNS_ADDRESS=0 SQS_ENDPOINT_STRATEGY=path DISABLE_EVENTS=1 SKIP_SSL_CERT_DOWNLOAD=1 \
+  DNS_ADDRESS=0 SQS_ENDPOINT_STRATEGY=off DISABLE_EVENTS=1 SKIP_SSL_CERT_DOWNLOAD=1 \
   EAGER_SERVICE_LOADING=1 SERVICES="${TRIBUTARY_LOCALSTACK_SERVICES:-s3,sqs,dynamodb,sts,sns,events,cloudformation,lambda,iam,ssm,logs,cloudwatch,kms,scheduler}" \
   "$py" -m localstack.runtime.main >"$logf" 2>&1 &
 pid=$!
