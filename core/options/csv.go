@@ -2,6 +2,7 @@ package options
 
 import (
 	"fmt"
+	"github.com/tributary-io/tributary/core/options/sparkvalue"
 	"strconv"
 	"strings"
 
@@ -89,7 +90,7 @@ func csvOptions() []optSpec {
 		doc(optSpec{
 			name: "parserCaseSensitive", scope: scopeReader, formats: csvOnly,
 			set: func(s *Stream, v string) error {
-				b, err := ParseBool(v)
+				b, err := sparkvalue.ParseBool(v)
 				if err != nil {
 					return err
 				}
@@ -107,7 +108,7 @@ func csvOptions() []optSpec {
 		doc(optSpec{
 			name: "multiLine", scope: scopeReader, formats: []FileFormat{FormatJSON, FormatCSV},
 			set: func(s *Stream, v string) error {
-				b, err := ParseBool(v)
+				b, err := sparkvalue.ParseBool(v)
 				if err != nil {
 					return err
 				}

@@ -13,9 +13,9 @@
 //
 // Value syntax:
 //   - durations: Spark interval strings ("1 day", "14 days",
-//     "2 hours 30 minutes", "interval 1 week"), see ParseDuration;
+//     "2 hours 30 minutes", "interval 1 week"), see sparkvalue.ParseDuration;
 //   - byte sizes: Spark byte strings ("1024", "10k", "512m", "10g", "1gb"),
-//     see ParseBytes;
+//     see sparkvalue.ParseBytes;
 //   - booleans: true or false in any case;
 //   - timestamps: "2019-01-01T00:00:00.000Z" or "2019-01-01", see
 //     ParseTimestamp;

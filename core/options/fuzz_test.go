@@ -2,6 +2,7 @@ package options
 
 import (
 	"errors"
+	"github.com/tributary-io/tributary/core/options/sparkvalue"
 	"testing"
 )
 
@@ -10,13 +11,13 @@ func FuzzParseDuration(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		d, err := ParseDuration(s)
+		d, err := sparkvalue.ParseDuration(s)
 		if err != nil {
 			return
 		}
-		back, err := ParseDuration(FormatDuration(d))
+		back, err := sparkvalue.ParseDuration(sparkvalue.FormatDuration(d))
 		if err != nil || back != d {
-			t.Fatalf("ParseDuration(%q) = %v; FormatDuration gives %q which parses to %v, %v", s, d, FormatDuration(d), back, err)
+			t.Fatalf("sparkvalue.ParseDuration(%q) = %v; FormatDuration gives %q which parses to %v, %v", s, d, sparkvalue.FormatDuration(d), back, err)
 		}
 	})
 }
@@ -26,15 +27,15 @@ func FuzzParseBytes(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		n, err := ParseBytes(s)
+		n, err := sparkvalue.ParseBytes(s)
 		if err != nil {
 			return
 		}
 		if n < 0 {
-			t.Fatalf("ParseBytes(%q) = %d < 0", s, n)
+			t.Fatalf("sparkvalue.ParseBytes(%q) = %d < 0", s, n)
 		}
-		if back, err := ParseBytes(FormatBytes(n)); err != nil || back != n {
-			t.Fatalf("ParseBytes(FormatBytes(%d)) = %d, %v", n, back, err)
+		if back, err := sparkvalue.ParseBytes(sparkvalue.FormatBytes(n)); err != nil || back != n {
+			t.Fatalf("sparkvalue.ParseBytes(sparkvalue.FormatBytes(%d)) = %d, %v", n, back, err)
 		}
 	})
 }

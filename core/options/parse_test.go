@@ -2,6 +2,7 @@ package options
 
 import (
 	"errors"
+	"github.com/tributary-io/tributary/core/options/sparkvalue"
 	"reflect"
 	"strings"
 	"testing"
@@ -138,8 +139,8 @@ func TestParseValues(t *testing.T) {
 		{"maxBytesPerTrigger", false, map[string]string{"cloudFiles.maxBytesPerTrigger": "10g"}, func(s *Stream) bool { return s.CloudFiles.MaxBytesPerTrigger == 10<<30 }},
 		{"includeExistingFiles", false, map[string]string{"cloudFiles.includeExistingFiles": "FALSE"}, func(s *Stream) bool { return !s.CloudFiles.IncludeExistingFiles }},
 		{"allowOverwrites", false, map[string]string{"cloudFiles.allowOverwrites": "true"}, func(s *Stream) bool { return s.CloudFiles.AllowOverwrites }},
-		{"maxFileAge", false, map[string]string{"cloudFiles.maxFileAge": "90 days"}, func(s *Stream) bool { return s.CloudFiles.MaxFileAge == 90*Day }},
-		{"maxFileAge minimum", false, map[string]string{"cloudFiles.maxFileAge": "2 weeks"}, func(s *Stream) bool { return s.CloudFiles.MaxFileAge == 14*Day }},
+		{"maxFileAge", false, map[string]string{"cloudFiles.maxFileAge": "90 days"}, func(s *Stream) bool { return s.CloudFiles.MaxFileAge == 90*sparkvalue.Day }},
+		{"maxFileAge minimum", false, map[string]string{"cloudFiles.maxFileAge": "2 weeks"}, func(s *Stream) bool { return s.CloudFiles.MaxFileAge == 14*sparkvalue.Day }},
 		{"schemaHints", false, map[string]string{"cloudFiles.schemaHints": "user_id STRING, age INT, user_info.dob DATE", "cloudFiles.inferColumnTypes": "true"}, func(s *Stream) bool {
 			return s.CloudFiles.SchemaHints == "user_id STRING, age INT, user_info.dob DATE" && s.CloudFiles.InferColumnTypes
 		}},

@@ -2,6 +2,7 @@ package options
 
 import (
 	"fmt"
+	"github.com/tributary-io/tributary/core/options/sparkvalue"
 	"path"
 	"strconv"
 	"strings"
@@ -94,13 +95,13 @@ func normalise(kind valueKind, enum []string, v string) (string, error) {
 	}
 	switch kind {
 	case kBool:
-		b, err := ParseBool(v)
+		b, err := sparkvalue.ParseBool(v)
 		return strconv.FormatBool(b), err
 	case kNonNegInt:
-		n, err := parseNonNegative(v)
+		n, err := sparkvalue.ParseNonNegative(v)
 		return strconv.FormatInt(n, 10), err
 	case kPosInt:
-		n, err := ParsePositiveInt(v)
+		n, err := sparkvalue.ParsePositiveInt(v)
 		return strconv.Itoa(n), err
 	case kRatio:
 		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
@@ -109,11 +110,11 @@ func normalise(kind valueKind, enum []string, v string) (string, error) {
 		}
 		return strconv.FormatFloat(f, 'g', -1, 64), nil
 	case kTimestamp:
-		t, err := ParseTimestamp(v)
+		t, err := sparkvalue.ParseTimestamp(v)
 		if err != nil {
 			return "", err
 		}
-		return FormatTimestamp(t), nil
+		return sparkvalue.FormatTimestamp(t), nil
 	}
 	return v, nil
 }
@@ -154,7 +155,7 @@ func boolOpt(name string, sc scope, field func(s *Stream) *bool) optSpec {
 	return optSpec{
 		name: name, scope: sc,
 		set: func(s *Stream, v string) error {
-			b, err := ParseBool(v)
+			b, err := sparkvalue.ParseBool(v)
 			if err != nil {
 				return err
 			}
@@ -169,7 +170,7 @@ func posIntOpt(name string, sc scope, field func(s *Stream) *int) optSpec {
 	return optSpec{
 		name: name, scope: sc,
 		set: func(s *Stream, v string) error {
-			n, err := ParsePositiveInt(v)
+			n, err := sparkvalue.ParsePositiveInt(v)
 			if err != nil {
 				return err
 			}
@@ -184,7 +185,7 @@ func bytesOpt(name string, sc scope, field func(s *Stream) *int64, optional bool
 	return optSpec{
 		name: name, scope: sc,
 		set: func(s *Stream, v string) error {
-			n, err := ParseBytes(v)
+			n, err := sparkvalue.ParseBytes(v)
 			if err != nil {
 				return err
 			}
@@ -196,7 +197,7 @@ func bytesOpt(name string, sc scope, field func(s *Stream) *int64, optional bool
 		},
 		get: func(s *Stream) (string, bool) {
 			n := *field(s)
-			return FormatBytes(n), !optional || n > 0
+			return sparkvalue.FormatBytes(n), !optional || n > 0
 		},
 	}
 }
@@ -222,17 +223,17 @@ func timestampOpt(name string, field func(s *Stream) **time.Time) optSpec {
 	return optSpec{
 		name: name, scope: scopeReader,
 		set: func(s *Stream, v string) error {
-			t, err := ParseTimestamp(v)
+			t, err := sparkvalue.ParseTimestamp(v)
 			if err != nil {
 				return err
 			}
 			*field(s) = &t
-			s.Reader.Options[name] = FormatTimestamp(t)
+			s.Reader.Options[name] = sparkvalue.FormatTimestamp(t)
 			return nil
 		},
 		get: func(s *Stream) (string, bool) {
 			if t := *field(s); t != nil {
-				return FormatTimestamp(*t), true
+				return sparkvalue.FormatTimestamp(*t), true
 			}
 			return "", false
 		},
@@ -314,7 +315,7 @@ func registry() map[string]*optSpec {
 		doc(optSpec{
 			name: "cloudFiles.maxFileAge", scope: scopeCloudFiles,
 			set: func(s *Stream, v string) error {
-				d, err := ParseDuration(v)
+				d, err := sparkvalue.ParseDuration(v)
 				if err != nil {
 					return err
 				}
@@ -325,7 +326,7 @@ func registry() map[string]*optSpec {
 				return nil
 			},
 			get: func(s *Stream) (string, bool) {
-				return FormatDuration(s.CloudFiles.MaxFileAge), s.CloudFiles.MaxFileAge > 0
+				return sparkvalue.FormatDuration(s.CloudFiles.MaxFileAge), s.CloudFiles.MaxFileAge > 0
 			},
 		}, "", "How long a file's state is kept for deduplication (at least 14 days); older files are ignored by discovery."),
 		refusedOpt("cloudFiles.backfillInterval", scopeCloudFiles, nil, "the deployed stack's backfill schedule is the template parameter BackfillInterval; the CLI lists the source on every run"),
@@ -543,7 +544,7 @@ func registry() map[string]*optSpec {
 					s.Delta.StartingVersion = &StartingVersion{Latest: true}
 					return nil
 				}
-				n, err := parseNonNegative(v)
+				n, err := sparkvalue.ParseNonNegative(v)
 				if err != nil {
 					return fmt.Errorf("want a table version (a non-negative integer) or latest")
 				}
@@ -564,7 +565,7 @@ func registry() map[string]*optSpec {
 		deltaOpt(optSpec{
 			name: "startingTimestamp", scope: scopeDelta,
 			set: func(s *Stream, v string) error {
-				t, err := ParseTimestamp(v)
+				t, err := sparkvalue.ParseTimestamp(v)
 				if err != nil {
 					return err
 				}
@@ -626,7 +627,7 @@ func registry() map[string]*optSpec {
 		doc(optSpec{
 			name: "txnVersion", scope: scopeSink,
 			set: func(s *Stream, v string) error {
-				n, err := parseNonNegative(v)
+				n, err := sparkvalue.ParseNonNegative(v)
 				if err != nil {
 					return err
 				}

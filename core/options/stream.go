@@ -1,6 +1,7 @@
 package options
 
 import (
+	"github.com/tributary-io/tributary/core/options/sparkvalue"
 	"strings"
 	"time"
 )
@@ -99,7 +100,7 @@ const (
 const DefaultRescuedDataColumn = "_rescued_data"
 
 // MinMaxFileAge is the smallest cloudFiles.maxFileAge Auto Loader accepts.
-const MinMaxFileAge = 14 * Day
+const MinMaxFileAge = 14 * sparkvalue.Day
 
 // Locations are the parts of a stream that are not options: its identity,
 // where it reads and writes, and what spark.readStream.format() and .schema()

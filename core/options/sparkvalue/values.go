@@ -1,4 +1,4 @@
-package options
+package sparkvalue
 
 import (
 	"fmt"
@@ -54,13 +54,13 @@ func durationUnit(u string) (time.Duration, bool, bool) {
 // and years 12 months (Spark's conversion). The quoted ANSI form
 // (INTERVAL '1' DAY) and compact forms ("10s") are not accepted.
 func ParseDuration(s string) (time.Duration, error) {
-	d, _, err := parseInterval(s)
+	d, _, err := ParseInterval(s)
 	return d, err
 }
 
-// parseInterval is ParseDuration that also reports whether the interval has a
+// ParseInterval is ParseDuration that also reports whether the interval has a
 // month part (months or years), which Spark's processingTime rejects.
-func parseInterval(s string) (time.Duration, bool, error) {
+func ParseInterval(s string) (time.Duration, bool, error) {
 	fields := strings.Fields(strings.ToLower(s))
 	if len(fields) > 0 && fields[0] == "interval" {
 		fields = fields[1:]
@@ -273,89 +273,11 @@ func ParsePositiveInt(s string) (int, error) {
 	return int(n), nil
 }
 
-// parseNonNegative parses a decimal integer ≥ 0 (int64).
-func parseNonNegative(s string) (int64, error) {
+// ParseNonNegative parses a decimal integer ≥ 0 (int64).
+func ParseNonNegative(s string) (int64, error) {
 	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
 	if err != nil || n < 0 {
 		return 0, fmt.Errorf("invalid value %q: want a non-negative integer", s)
 	}
 	return n, nil
-}
-
-// TriggerKind names a Structured Streaming trigger.
-type TriggerKind string
-
-// Triggers Tributary runs.
-const (
-	// TriggerProcessingTime runs a micro-batch every Interval; an Interval of
-	// zero (the default trigger) runs them back to back as data arrives.
-	TriggerProcessingTime TriggerKind = "processingTime"
-	// TriggerAvailableNow processes everything outstanding in as many
-	// batches as the rate limits need, then stops.
-	TriggerAvailableNow TriggerKind = "availableNow"
-	// TriggerOnce processes everything outstanding in one batch, ignoring the
-	// rate limits. Deprecated by Databricks (Runtime 11.3 LTS); Parse warns.
-	TriggerOnce TriggerKind = "once"
-)
-
-// Trigger is a parsed trigger option.
-type Trigger struct {
-	// Kind is the trigger.
-	Kind TriggerKind
-	// Interval is the processingTime interval (zero for other kinds).
-	Interval time.Duration
-}
-
-// String writes the trigger in the form ParseTrigger reads.
-func (t Trigger) String() string {
-	if t.Kind == TriggerProcessingTime {
-		return "processingTime=" + FormatDuration(t.Interval)
-	}
-	return string(t.Kind)
-}
-
-// ParseTrigger parses the trigger option, written like the keyword arguments
-// of PySpark's DataStreamWriter.trigger: "availableNow" (or
-// "availableNow=true"), "once" (or "once=true"), "processingTime=5 minutes"
-// (quotes around the interval allowed). Keywords are case-insensitive.
-// processingTime takes no month or year part, as in Spark. realTime and
-// continuous are refused with ErrUnsupportedOption.
-func ParseTrigger(s string) (Trigger, error) {
-	key, val, hasVal := strings.Cut(strings.TrimSpace(s), "=")
-	key = strings.ToLower(strings.TrimSpace(key))
-	val = strings.Trim(strings.TrimSpace(val), `'"`)
-	switch key {
-	case "availablenow", "once":
-		if hasVal {
-			b, err := ParseBool(val)
-			if err != nil {
-				return Trigger{}, fmt.Errorf("invalid trigger %q: %w", s, err)
-			}
-			if !b {
-				return Trigger{}, fmt.Errorf("invalid trigger %q: %s=false selects no trigger; omit the option for the default", s, key)
-			}
-		}
-		if key == "once" {
-			return Trigger{Kind: TriggerOnce}, nil
-		}
-		return Trigger{Kind: TriggerAvailableNow}, nil
-	case "processingtime":
-		if !hasVal {
-			return Trigger{}, fmt.Errorf("invalid trigger %q: want processingTime=<interval>, e.g. \"processingTime=5 minutes\"", s)
-		}
-		d, months, err := parseInterval(val)
-		if err != nil {
-			return Trigger{}, fmt.Errorf("invalid trigger %q: %w", s, err)
-		}
-		if months {
-			return Trigger{}, fmt.Errorf("invalid trigger %q: processingTime does not support month or year intervals", s)
-		}
-		if d < 0 {
-			return Trigger{}, fmt.Errorf("invalid trigger %q: interval must not be negative", s)
-		}
-		return Trigger{Kind: TriggerProcessingTime, Interval: d}, nil
-	case "realtime", "continuous":
-		return Trigger{}, fmt.Errorf("trigger %q: %w: Tributary runs micro-batches only (availableNow, processingTime, once)", s, ErrUnsupportedOption)
-	}
-	return Trigger{}, fmt.Errorf("invalid trigger %q: want availableNow, once or processingTime=<interval>", s)
 }
