@@ -366,3 +366,61 @@ func TestTemplateAlarmsWatchEmittedMetrics(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamsDocumentWithinGrant checks the scope of a streams document
+// (TRIBUTARY_CONFIG, the StreamsConfig parameter) against the stack's
+// variables: every stream inside SourcePrefix/TablePrefix and the granted
+// side outputs starts; any stream outside is refused at cold start, named.
+func TestStreamsDocumentWithinGrant(t *testing.T) {
+	stream := func(id, src, table, opts string) string {
+		cp := table + "/_tributary/checkpoint/"
+		return `{"id":"` + id + `","source":"` + src + `","table":"` + table + `","checkpointLocation":"` + cp +
+			`","schemaLocation":"` + cp + `","options":{"cloudFiles.format":"json","cloudFiles.useNotifications":true` + opts + `}}`
+	}
+	const b = "s3://landing-bucket/"
+	a := stream("a", b+"incoming/a/", b+"tables/events/a", "")
+	tests := []struct {
+		name    string
+		streams []string
+		want    string // "" = starts
+	}{
+		{"two streams inside", []string{a, stream("b", b+"incoming/b/", b+"tables/events/b", "")}, ""},
+		{"table at TablePrefix", []string{stream("a", b+"incoming/", b+"tables/events", "")}, ""},
+		{"granted side outputs", []string{stream("a", b+"incoming/a/", b+"tables/events/a", `,"badRecordsPath":"s3://landing-bucket/bad/a/"`)}, ""},
+		{"source elsewhere", []string{a, stream("b", b+"other/b/", b+"tables/events/b", "")}, `stream "b": source`},
+		{"source in another bucket", []string{stream("b", "s3://other/incoming/b/", b+"tables/events/b", "")}, `stream "b": source`},
+		{"table elsewhere", []string{stream("b", b+"incoming/b/", b+"tables/other", "")}, `stream "b": table`},
+		{"bad records elsewhere", []string{stream("a", b+"incoming/a/", b+"tables/events/a", `,"badRecordsPath":"s3://landing-bucket/rejects/"`)}, "badRecordsPath"},
+		{"clean source not granted", []string{stream("a", b+"incoming/a/", b+"tables/events/a", `,"cloudFiles.cleanSource":"DELETE"`)}, "cloudFiles.cleanSource"},
+		{"checkpoint elsewhere", []string{strings.Replace(a, `"checkpointLocation":"s3://landing-bucket/tables/events/a/_tributary/checkpoint/"`,
+			`"checkpointLocation":"s3://landing-bucket/tables/events/a/_cp/"`, 1)}, "checkpointLocation"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			doc := `{"streams":[` + strings.Join(tc.streams, ",") + `]}`
+			cfg, err := LoadConfigFrom(templateEnv(map[string]string{EnvConfig: doc}))
+			if tc.want == "" {
+				if err != nil {
+					t.Fatalf("cold start: %v", err)
+				}
+				if len(cfg.Streams) != len(tc.streams) {
+					t.Fatalf("%d streams, want %d", len(cfg.Streams), len(tc.streams))
+				}
+				return
+			}
+			if !errors.Is(err, ErrNotGranted) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("cold start: %v, want %v naming %s", err, ErrNotGranted, tc.want)
+			}
+			// Without the stack's variables (not deployed by template.yaml) the
+			// document itself is valid.
+			if _, err := LoadConfigFrom(func(k string) string {
+				if k == EnvConfig {
+					return doc
+				}
+				return ""
+			}); err != nil {
+				t.Fatalf("the document alone: %v", err)
+			}
+		})
+	}
+}

@@ -114,11 +114,71 @@ func LoadConfigFrom(getenv func(string) string) (*options.Config, error) {
 	for _, s := range cfg.Streams {
 		errs = append(errs, env.Validate(s))
 	}
+	if strings.TrimSpace(getenv(EnvConfig)) != "" && getenv(EnvSourceBucket) != "" {
+		errs = append(errs, checkGranted(getenv, cfg))
+	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
 	return cfg, nil
 }
+
+// checkGranted refuses, at cold start, a stream of the streams document
+// (EnvConfig) that reaches outside what template.yaml's policies grant: the
+// stack's variables (EnvSourceBucket, EnvSourcePrefix, EnvTableBucket,
+// EnvTablePrefix, and the cleanSource and badRecordsPath of EnvOptions) are
+// the scope every stream's source, table, checkpoint and side outputs must
+// lie in. Without it a stream outside the scope would fail on its first
+// access denied, with its events in the dead-letter queue.
+func checkGranted(getenv func(string) string, cfg *options.Config) error {
+	source := "s3://" + getenv(EnvSourceBucket) + "/" + getenv(EnvSourcePrefix)
+	table := "s3://" + getenv(EnvTableBucket) + "/" + getenv(EnvTablePrefix)
+	granted := map[string]string{}
+	if js := strings.TrimSpace(getenv(EnvOptions)); js != "" {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(js), &m); err != nil {
+			return fmt.Errorf("%s: not a JSON object of options: %w", EnvOptions, err)
+		}
+		for k, v := range m {
+			granted[strings.ToLower(k)] = fmt.Sprint(v)
+		}
+	}
+	under := func(loc, scope string) bool {
+		return strings.HasPrefix(strings.TrimSuffix(loc, "/")+"/", scope)
+	}
+	var errs []error
+	for _, s := range cfg.Streams {
+		fail := func(what, loc, scope string) {
+			errs = append(errs, fmt.Errorf("%s: stream %q: %s %q is outside %s, the stack's grant (%w)", EnvConfig, s.ID, what, loc, scope, ErrNotGranted))
+		}
+		if !under(s.Source, source) {
+			fail("source", s.Source, source)
+		}
+		if !under(s.Table, table) {
+			fail("table", s.Table, table)
+		}
+		if cp := s.CheckpointLocation(); !under(cp, table) || !strings.HasSuffix(strings.TrimSuffix(cp, "/")+"/", "/"+CheckpointFolder) {
+			fail("checkpointLocation", cp, table+"…/"+CheckpointFolder)
+		}
+		if sl := s.CloudFiles.SchemaLocation; sl != "" && !under(sl, table) {
+			fail("schemaLocation", sl, table)
+		}
+		if c := s.CloudFiles.CleanSource; c != "" && c != options.CleanOff && !strings.EqualFold(string(c), granted["cloudfiles.cleansource"]) {
+			fail("cloudFiles.cleanSource", string(c), "cloudFiles.cleanSource="+granted["cloudfiles.cleansource"])
+		}
+		if d, g := s.CloudFiles.MoveDestination, granted["cloudfiles.cleansource.movedestination"]; d != "" && (g == "" || !under(d, g)) {
+			fail("cloudFiles.cleanSource.moveDestination", d, g)
+		}
+		if b, g := s.Reader.BadRecordsPath, granted["badrecordspath"]; b != "" && (g == "" || !under(b, g)) {
+			fail("badRecordsPath", b, g)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// ErrNotGranted marks a stream of the streams document that the stack's
+// policies do not cover.
+var ErrNotGranted = errors.New("not granted by the stack's IAM policies: keep every stream under SourcePrefix and TablePrefix")
 
 func loadConfig(getenv func(string) string) (*options.Config, error) {
 	if raw := getenv(EnvConfig); strings.TrimSpace(raw) != "" {
