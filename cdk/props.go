@@ -109,6 +109,13 @@ type StreamProps struct {
 	// ExtraOptions are further stream options, passed in TRIBUTARY_EXTRA_OPTIONS
 	// and validated by the functions at cold start.
 	ExtraOptions map[string]string
+	// StreamsConfig is an optional streams document (the CLI's --config
+	// JSON), passed in TRIBUTARY_CONFIG: the stack then serves its streams,
+	// each bounded by SourcePrefix and TablePrefix (the functions refuse
+	// any other at cold start), and the option props above apply to none
+	// of them ("" = the one stream these props describe). The template's
+	// StreamsConfig parameter.
+	StreamsConfig string
 	// CommitMemorySize is the commit function's memory in MB, 512-10240 (0 = 2048).
 	CommitMemorySize int
 	// KmsKeyArn is an optional customer-managed key for the queues, the

@@ -28,6 +28,7 @@ func (s *Stream) functions(r *resolved, roles map[string]awsiam.Role, logs map[s
 		"TRIBUTARY_OPTIONS":           jsii.String(r.options()),
 		"TRIBUTARY_EXTRA_OPTIONS":     jsii.String(r.extraOptions()),
 		"TRIBUTARY_METRICS_NAMESPACE": jsii.String(MetricsNamespace),
+		"TRIBUTARY_CONFIG":            jsii.String(r.StreamsConfig),
 	}
 	fn := func(name, description string, memory int, timeout float64) awslambda.Function {
 		props := &awslambda.FunctionProps{

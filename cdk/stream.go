@@ -357,6 +357,9 @@ func (s *Stream) roles(r *resolved, logs map[string]awslogs.LogGroup) map[string
 	srcObjects := srcBucket + "/" + r.sourcePrefix + "*"
 	tableBucket := "arn:${AWS::Partition}:s3:::" + r.tableBucket
 	checkpoint := fmt.Sprintf("%s/%s_tributary/checkpoint/", tableBucket, r.TablePrefix)
+	if r.StreamsConfig != "" { // every stream's checkpoint under TablePrefix
+		checkpoint = fmt.Sprintf("%s/%s*_tributary/checkpoint/", tableBucket, r.TablePrefix)
+	}
 	kick := *s.KickQueue.QueueArn()
 	table := *s.StateTable.TableArn()
 	// Every role starts with its logs, then the KMS key and X-Ray when set.

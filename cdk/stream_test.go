@@ -30,6 +30,14 @@ type testStream struct {
 	params map[string]string // template.yaml parameters
 }
 
+// streamsDoc is a two-stream StreamsConfig within the Landing stream's
+// SourcePrefix and TablePrefix (the defaults).
+const streamsDoc = `{"streams":[` +
+	`{"id":"a","source":"s3://existing-landing/incoming/a/","table":"s3://existing-landing/tables/a",` +
+	`"checkpointLocation":"s3://existing-landing/tables/a/_tributary/checkpoint/","options":{"cloudFiles.format":"json"}},` +
+	`{"id":"b","source":"s3://existing-landing/incoming/b/","table":"s3://existing-landing/tables/b",` +
+	`"checkpointLocation":"s3://existing-landing/tables/b/_tributary/checkpoint/","options":{"cloudFiles.format":"csv"}}]}`
+
 // testStreams exercise every condition of the template both ways.
 func testStreams() []testStream {
 	whole, off := "", false
@@ -77,15 +85,16 @@ func testStreams() []testStream {
 			},
 		},
 		{
-			// Existing bucket, EventBridge: the usual way onto a bucket one has.
+			// Existing bucket, EventBridge: the usual way onto a bucket one
+			// has; two streams from a streams document.
 			id: "Landing",
 			props: &StreamProps{
 				StreamId: "landing", SourceBucketName: "existing-landing", ExistingSourceBucket: true,
-				Notifications: NotifyEventBridge, Format: "json", CodeDir: dist,
+				Notifications: NotifyEventBridge, Format: "json", StreamsConfig: streamsDoc, CodeDir: dist,
 			},
 			params: map[string]string{
 				"StreamId": "landing", "SourceBucketName": "existing-landing", "CreateSourceBucket": "false",
-				"Notifications": "EventBridge", "Format": "json",
+				"Notifications": "EventBridge", "Format": "json", "StreamsConfig": streamsDoc,
 			},
 		},
 		{
