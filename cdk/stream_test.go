@@ -34,9 +34,9 @@ type testStream struct {
 // SourcePrefix and TablePrefix (the defaults).
 const streamsDoc = `{"streams":[` +
 	`{"id":"a","source":"s3://existing-landing/incoming/a/","table":"s3://existing-landing/tables/a",` +
-	`"checkpointLocation":"s3://existing-landing/tables/a/_tributary/checkpoint/","options":{"cloudFiles.format":"json"}},` +
+	`"checkpointLocation":"s3://existing-landing/tables/a/_tributary/checkpoint/","schemaLocation":"s3://existing-landing/tables/a/_tributary/checkpoint/","options":{"cloudFiles.format":"json"}},` +
 	`{"id":"b","source":"s3://existing-landing/incoming/b/","table":"s3://existing-landing/tables/b",` +
-	`"checkpointLocation":"s3://existing-landing/tables/b/_tributary/checkpoint/","options":{"cloudFiles.format":"csv"}}]}`
+	`"checkpointLocation":"s3://existing-landing/tables/b/_tributary/checkpoint/","schemaLocation":"s3://existing-landing/tables/b/_tributary/checkpoint/","options":{"cloudFiles.format":"csv"}}]}`
 
 // testStreams exercise every condition of the template both ways.
 func testStreams() []testStream {

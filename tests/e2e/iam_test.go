@@ -2,9 +2,11 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/url"
 	"reflect"
 	"slices"
@@ -183,7 +185,10 @@ func TestTemplateIAM(t *testing.T) {
 		name       string
 		params     map[string]string
 		otherTable bool
-		variants   []iamVariant
+		// streams deploys two streams (landing/a/, landing/b/ into
+		// tables/events/a, tables/events/b) through StreamsConfig.
+		streams  bool
+		variants []iamVariant
 	}{
 		{
 			name:   "defaults",
@@ -202,6 +207,18 @@ func TestTemplateIAM(t *testing.T) {
 			variants: []iamVariant{
 				{extra: "{}", badRecord: true, lostEvents: true},
 				{extra: since, backfillFirst: true, stopForTime: true},
+				{extra: fresh, backfillFirst: true},
+			},
+		},
+		{
+			name:       "StreamsConfig: two streams, table in another bucket",
+			params:     map[string]string{"MaxFilesPerTrigger": "2"},
+			otherTable: true,
+			streams:    true,
+			variants: []iamVariant{
+				{extra: "{}", stopForTime: true},
+				{extra: since, backfillFirst: true},
+				{extra: "{}", lostEvents: true},
 				{extra: fresh, backfillFirst: true},
 			},
 		},
@@ -238,7 +255,7 @@ func TestTemplateIAM(t *testing.T) {
 			used, exempt := map[string]bool{}, map[string]bool{}
 			var grants []string
 			for i, v := range tc.variants {
-				calls, stmts := runIAMVariant(t, tc.params, tc.otherTable, v, i, tpl)
+				calls, stmts := runIAMVariant(t, tc.params, tc.otherTable, tc.streams, v, i, tpl)
 				grants = grants[:0]
 				for fn, role := range roles {
 					checkAllowed(t, fn, role, stmts[fn], calls[fn])
@@ -306,7 +323,7 @@ func sortedKeys(m map[string]bool) []string {
 
 // runIAMVariant deploys one variant and returns each function's calls and
 // its rendered role statements.
-func runIAMVariant(t *testing.T, params map[string]string, otherTable bool, v iamVariant, n int, tpl map[string]any) (map[string][]iamCall, map[string][]iamStatement) {
+func runIAMVariant(t *testing.T, params map[string]string, otherTable, twoStreams bool, v iamVariant, n int, tpl map[string]any) (map[string][]iamCall, map[string][]iamStatement) {
 	f := newFixture(t)
 	defer f.use(t)()
 	ctx := t.Context()
@@ -324,6 +341,32 @@ func runIAMVariant(t *testing.T, params map[string]string, otherTable bool, v ia
 	}
 	for k, val := range params {
 		p[k] = val
+	}
+	// With twoStreams the stack serves streams a and b of a streams
+	// document (v.extra goes into each stream's options).
+	ids, tables := []string{streamID}, []string{"s3://" + tableBucket + "/tables/events"}
+	if twoStreams {
+		ids, tables = []string{"a", "b"}, nil
+		var list []any
+		for _, id := range ids {
+			table := "s3://" + tableBucket + "/tables/events/" + id
+			tables = append(tables, table)
+			opts := map[string]any{"cloudFiles.format": "json", "cloudFiles.useNotifications": true, "cloudFiles.maxFilesPerTrigger": "2"}
+			var extra map[string]any
+			if err := json.Unmarshal([]byte(v.extra), &extra); err != nil {
+				t.Fatal(err)
+			}
+			maps.Copy(opts, extra)
+			list = append(list, map[string]any{
+				"id": id, "source": "s3://" + f.bucket + "/" + sourcePrefix + id + "/", "table": table,
+				"checkpointLocation": table + "/" + lambdafn.CheckpointFolder, "schemaLocation": table + "/" + lambdafn.CheckpointFolder, "options": opts,
+			})
+		}
+		doc, err := json.Marshal(map[string]any{"streams": list})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p["StreamsConfig"] = string(doc)
 	}
 	logGroup := func(fn string) string {
 		return "arn:aws:logs:" + cfnRegion + ":" + cfnAccount + ":log-group:/tributary/" + streamID + "/" + fn + ":*"
@@ -413,6 +456,9 @@ func runIAMVariant(t *testing.T, params map[string]string, otherTable bool, v ia
 		backfill()
 	}
 	files := makeInputs(fmt.Sprintf("iam%d", n), 5)
+	if twoStreams {
+		files = append(makeInputs("a", 3), makeInputs("b", 3)...)
+	}
 	f.upload(files)
 	good := 0
 	for _, in := range files {
@@ -446,17 +492,26 @@ func runIAMVariant(t *testing.T, params map[string]string, otherTable bool, v ia
 	apps = map[string]*lambdafn.App{}
 	backfill()
 	kicker := &sqskick.Kicker{Client: f.sqs, QueueURL: f.kickURL}
-	if err := kicker.Kick(ctx, tevents.Kick{Stream: streamID, Reason: tevents.ReasonBackfill, At: time.Now()}); err != nil {
-		t.Fatal(err)
+	for _, id := range ids {
+		if err := kicker.Kick(ctx, tevents.Kick{Stream: id, Reason: tevents.ReasonBackfill, At: time.Now()}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	drain()
 	// With includeExistingFiles=false a file uploaded within the clock
 	// granularity of the first start counts as existing (and is not
 	// ingested): that variant is there for the calls only.
 	if !strings.Contains(v.extra, "includeExistingFiles") {
-		snap := readDeltaTable(t, f.endpoint, "s3://"+tableBucket+"/tables/events")
-		if len(snap.Rows) < good {
-			t.Fatalf("the table has %d rows, want at least %d: the pipeline did not run through", len(snap.Rows), good)
+		rows := 0
+		for _, table := range tables {
+			snap := readDeltaTable(t, f.endpoint, table)
+			if len(snap.Rows) == 0 {
+				t.Fatalf("the table %s is empty: the pipeline did not run through", table)
+			}
+			rows += len(snap.Rows)
+		}
+		if rows < good {
+			t.Fatalf("the tables have %d rows, want at least %d: the pipeline did not run through", rows, good)
 		}
 	}
 
