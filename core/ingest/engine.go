@@ -211,6 +211,10 @@ func (s Summary) Rows() int64 {
 	return n
 }
 
+// Snapshot returns the table snapshot the engine last loaded or committed
+// (nil before its first batch, or after a failure made it reload).
+func (e *Engine) Snapshot() *delta.Snapshot { return e.snap }
+
 // RunAvailableNow processes every outstanding file in as many batches as the
 // limits need, then returns (Trigger.AvailableNow). With Config.Once it runs a
 // single batch holding every outstanding file. keepGoing, when non-nil, is

@@ -7,9 +7,11 @@ import (
 	"os"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/glue"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/tributary-io/tributary/infra/awsclient"
+	"github.com/tributary-io/tributary/infra/gluecatalog"
 	"github.com/tributary-io/tributary/infra/sqskick"
 )
 
@@ -52,6 +54,9 @@ func BootFrom(ctx context.Context, getenv func(string) string, opts ...awsclient
 		app.QueueDepth = func(ctx context.Context) (int64, error) {
 			return sqskick.ApproximateDepth(ctx, client, q)
 		}
+	}
+	if db := getenv(EnvGlueDatabase); db != "" {
+		app.Catalog = &gluecatalog.Catalog{Client: glue.NewFromConfig(awsCfg), Database: db}
 	}
 	if m := getenv(EnvTimeMargin); m != "" {
 		d, err := time.ParseDuration(m)

@@ -2,12 +2,15 @@ package lambdafn
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/tributary-io/tributary/core/ingest"
 	tevents "github.com/tributary-io/tributary/events"
+	"github.com/tributary-io/tributary/infra/streams"
 )
 
 // DefaultTimeMargin is kept free before the invocation deadline.
@@ -86,6 +89,9 @@ func (a *App) commitStream(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
+	if err := a.syncCatalog(ctx, s); err != nil {
+		return err
+	}
 	if sum.Stopped {
 		return a.kick(ctx, id, tevents.ReasonContinue)
 	}
@@ -97,4 +103,53 @@ func chain(a, b func(ingest.Progress)) func(ingest.Progress) {
 		a(p)
 		b(p)
 	}
+}
+
+// syncCatalog registers the stream's table in the Glue Data Catalog
+// (App.Catalog) when the instance has not yet registered its current schema:
+// on the first run of a warm instance after a commit loaded the table, and
+// after every schema change. A failure fails the kick, which comes back.
+func (a *App) syncCatalog(ctx context.Context, s *streams.Stream) error {
+	if a.Catalog == nil {
+		return nil
+	}
+	snap := s.Engine.Snapshot()
+	if snap == nil {
+		return nil // nothing committed or loaded in this run
+	}
+	id := s.Options.ID
+	a.mu.Lock()
+	done := a.synced[id] == snap.Metadata.SchemaString+"\x00"+s.Options.Table
+	a.mu.Unlock()
+	if done {
+		return nil
+	}
+	name := CatalogTableName(id)
+	act, err := a.Catalog.Sync(ctx, name, s.Options.Table, snap.Metadata.SchemaString)
+	if err != nil {
+		return fmt.Errorf("stream %q: registering the table in the Glue Data Catalog: %w", id, err)
+	}
+	a.Logger.Info("catalog table synced", "stream", id, "database", a.Catalog.Database, "table", name, "action", string(act))
+	a.mu.Lock()
+	if a.synced == nil {
+		a.synced = map[string]string{}
+	}
+	a.synced[id] = snap.Metadata.SchemaString + "\x00" + s.Options.Table
+	a.mu.Unlock()
+	return nil
+}
+
+// CatalogTableName is the Glue table name of a stream: its id in lower case
+// with every character other than a-z, 0-9 and '_' replaced by '_' (Glue and
+// Athena table names).
+func CatalogTableName(id string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '_':
+			return r
+		case r >= 'A' && r <= 'Z':
+			return r + 'a' - 'A'
+		}
+		return '_'
+	}, id)
 }

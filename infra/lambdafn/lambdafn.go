@@ -19,6 +19,7 @@ import (
 
 	"github.com/tributary-io/tributary/core/options"
 	"github.com/tributary-io/tributary/events"
+	"github.com/tributary-io/tributary/infra/gluecatalog"
 	"github.com/tributary-io/tributary/infra/streams"
 )
 
@@ -36,6 +37,9 @@ const (
 	// EnvTimeMargin is how long before its deadline the commit function stops
 	// starting batches (a Go duration, default 2m).
 	EnvTimeMargin = "TRIBUTARY_TIME_MARGIN"
+	// EnvGlueDatabase, when set, is the Glue database the commit function
+	// registers each stream's table in (as Athena reads Delta tables).
+	EnvGlueDatabase = "TRIBUTARY_GLUE_DATABASE"
 )
 
 // Kicker asks for a commit run of a stream.
@@ -65,8 +69,13 @@ type App struct {
 	// for the progress records (approximateQueueSize).
 	QueueDepth func(ctx context.Context) (int64, error)
 
+	// Catalog, when set, registers each stream's table in the Glue Data
+	// Catalog (EnvGlueDatabase).
+	Catalog *gluecatalog.Catalog
+
 	mu     sync.Mutex
 	opened map[string]*streams.Stream
+	synced map[string]string // stream id -> schema and location last registered
 }
 
 // The one-stream variables template.yaml sets (used when EnvConfig is unset).

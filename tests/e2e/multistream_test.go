@@ -6,8 +6,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/glue"
+	gluetypes "github.com/aws/aws-sdk-go-v2/service/glue/types"
+
 	"github.com/tributary-io/tributary/core/state"
+	"github.com/tributary-io/tributary/infra/awstest"
 	"github.com/tributary-io/tributary/infra/dynamostate"
+	"github.com/tributary-io/tributary/infra/gluecatalog"
+	"github.com/tributary-io/tributary/infra/lambdafn"
 )
 
 // twoStreamConfig is the TRIBUTARY_CONFIG of a two-stream deployment: the
@@ -46,6 +53,14 @@ func TestTwoStreamsOneStack(t *testing.T) {
 	f := newFixture(t)
 	f.configJSON = f.twoStreamConfig()
 	f.app = f.newApp()
+	// Both tables registered in the Glue Data Catalog (GlueDatabase).
+	ctx := t.Context()
+	gl := glue.NewFromConfig(awstest.Config(t, f.endpoint))
+	db := strings.ReplaceAll(f.bucket, "-", "_")
+	if _, err := gl.CreateDatabase(ctx, &glue.CreateDatabaseInput{DatabaseInput: &gluetypes.DatabaseInput{Name: aws.String(db)}}); err != nil {
+		t.Fatal(err)
+	}
+	f.app.Catalog = &gluecatalog.Catalog{Client: gl, Database: db}
 
 	files := map[string][]inputFile{"a": makeInputs("a", 7), "b": makeInputs("b", 5)}
 	f.upload(files["a"])
@@ -76,6 +91,25 @@ func TestTwoStreamsOneStack(t *testing.T) {
 		slices.Sort(want)
 		if !slices.Equal(got, want) {
 			t.Fatalf("stream %s file state paths:\n got %q\nwant %q", id, got, want)
+		}
+	}
+	for _, id := range []string{"a", "b"} {
+		out, err := gl.GetTable(ctx, &glue.GetTableInput{DatabaseName: aws.String(db), Name: aws.String(lambdafn.CatalogTableName(id))})
+		if err != nil {
+			t.Fatalf("catalog table of stream %s: %v", id, err)
+		}
+		tb := out.Table
+		if aws.ToString(tb.TableType) != "EXTERNAL_TABLE" || tb.Parameters["table_type"] != "DELTA" ||
+			aws.ToString(tb.StorageDescriptor.Location) != "s3://"+f.bucket+"/tables/"+id+"/" {
+			t.Fatalf("catalog table of stream %s: type %s, parameters %v, location %s", id,
+				aws.ToString(tb.TableType), tb.Parameters, aws.ToString(tb.StorageDescriptor.Location))
+		}
+		var cols []string
+		for _, c := range tb.StorageDescriptor.Columns {
+			cols = append(cols, aws.ToString(c.Name)+" "+aws.ToString(c.Type))
+		}
+		if want := []string{"file string", "line bigint", "msg string", "_rescued_data string"}; !slices.Equal(cols, want) {
+			t.Fatalf("catalog columns of stream %s: %q, want %q", id, cols, want)
 		}
 	}
 	// One EMF line per committed batch, dimensioned by its stream.
