@@ -54,6 +54,7 @@ var (
 	streamIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$`)
 	bucketPattern   = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$`)
 	prefixPattern   = regexp.MustCompile(`^[^/].*/$`)
+	gluePattern     = regexp.MustCompile(`^[a-z0-9_]{0,255}$`)
 	bytesPattern    = regexp.MustCompile(`^([1-9][0-9]{0,14}|[1-9][0-9]{0,5}[bBkKmMgGtT])$`)
 	schedulePattern = regexp.MustCompile(`^(rate|cron)\(.+\)$`)
 )
@@ -116,6 +117,10 @@ type StreamProps struct {
 	// of them ("" = the one stream these props describe). The template's
 	// StreamsConfig parameter.
 	StreamsConfig string
+	// GlueDatabase is an existing Glue database in which the commit function
+	// registers each stream's table as Athena reads Delta tables ("" = off).
+	// The template's GlueDatabase parameter.
+	GlueDatabase string
 	// CommitMemorySize is the commit function's memory in MB, 512-10240 (0 = 2048).
 	CommitMemorySize int
 	// KmsKeyArn is an optional customer-managed key for the queues, the
@@ -258,6 +263,9 @@ func (p *StreamProps) resolve() (*resolved, error) {
 	}
 	if !prefixPattern.MatchString(r.CleanSourceMoveDestination) {
 		return nil, bad("CleanSourceMoveDestination", "%q: a prefix that does not start with '/' and ends with '/'", r.CleanSourceMoveDestination)
+	}
+	if !gluePattern.MatchString(r.GlueDatabase) {
+		return nil, bad("GlueDatabase", "%q: empty, or a Glue database name (lower-case letters, digits, '_')", r.GlueDatabase)
 	}
 	if r.BadRecordsPrefix != "" && !prefixPattern.MatchString(r.BadRecordsPrefix) {
 		return nil, bad("BadRecordsPrefix", "%q: empty, or a prefix that does not start with '/' and ends with '/'", r.BadRecordsPrefix)

@@ -29,6 +29,7 @@ func (s *Stream) functions(r *resolved, roles map[string]awsiam.Role, logs map[s
 		"TRIBUTARY_EXTRA_OPTIONS":     jsii.String(r.extraOptions()),
 		"TRIBUTARY_METRICS_NAMESPACE": jsii.String(MetricsNamespace),
 		"TRIBUTARY_CONFIG":            jsii.String(r.StreamsConfig),
+		"TRIBUTARY_GLUE_DATABASE":     jsii.String(r.GlueDatabase),
 	}
 	fn := func(name, description string, memory int, timeout float64) awslambda.Function {
 		props := &awslambda.FunctionProps{

@@ -405,6 +405,11 @@ func (s *Stream) roles(r *resolved, logs map[string]awslogs.LogGroup) map[string
 		commit = append(commit, stmt("BadRecordsPath", []string{"s3:PutObject"},
 			[]string{fmt.Sprintf("%s/%s*", srcBucket, r.BadRecordsPrefix)}, nil))
 	}
+	if r.GlueDatabase != "" { // infra/gluecatalog Sync
+		glue := "arn:${AWS::Partition}:glue:${AWS::Region}:${AWS::AccountId}:"
+		commit = append(commit, stmt("GlueCatalog", []string{"glue:GetTable", "glue:CreateTable", "glue:UpdateTable"},
+			[]string{glue + "catalog", glue + "database/" + r.GlueDatabase, glue + "table/" + r.GlueDatabase + "/*"}, nil))
+	}
 
 	policies := map[string][]awsiam.PolicyStatement{
 		"discovery": append(common("discovery"),

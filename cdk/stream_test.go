@@ -90,11 +90,12 @@ func testStreams() []testStream {
 			id: "Landing",
 			props: &StreamProps{
 				StreamId: "landing", SourceBucketName: "existing-landing", ExistingSourceBucket: true,
-				Notifications: NotifyEventBridge, Format: "json", StreamsConfig: streamsDoc, CodeDir: dist,
+				Notifications: NotifyEventBridge, Format: "json", StreamsConfig: streamsDoc, GlueDatabase: "lake",
+				CodeDir: dist,
 			},
 			params: map[string]string{
 				"StreamId": "landing", "SourceBucketName": "existing-landing", "CreateSourceBucket": "false",
-				"Notifications": "EventBridge", "Format": "json", "StreamsConfig": streamsDoc,
+				"Notifications": "EventBridge", "Format": "json", "StreamsConfig": streamsDoc, "GlueDatabase": "lake",
 			},
 		},
 		{

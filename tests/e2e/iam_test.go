@@ -20,11 +20,14 @@ import (
 	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/glue"
+	gluetypes "github.com/aws/aws-sdk-go-v2/service/glue/types"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/smithy-go/middleware"
 
 	tevents "github.com/tributary-io/tributary/events"
 	"github.com/tributary-io/tributary/infra/awsclient"
+	"github.com/tributary-io/tributary/infra/awstest"
 	"github.com/tributary-io/tributary/infra/lambdafn"
 	"github.com/tributary-io/tributary/infra/sqskick"
 )
@@ -108,6 +111,22 @@ func iamRequests(service, op string, params any) []iamCall {
 			res += "/index/" + idx
 		}
 		return []iamCall{{Action: "dynamodb:" + op, Resource: res}}
+	case "Glue":
+		// Table operations are authorised on the catalog, the database and the table.
+		db := field(params, "DatabaseName")
+		name := field(params, "Name")
+		if name == "" {
+			v := reflect.ValueOf(params).Elem().FieldByName("TableInput")
+			if v.IsValid() && !v.IsNil() {
+				name = field(v.Interface(), "Name")
+			}
+		}
+		base := "arn:aws:glue:" + cfnRegion + ":" + cfnAccount + ":"
+		return []iamCall{
+			{Action: "glue:" + op, Resource: base + "catalog"},
+			{Action: "glue:" + op, Resource: base + "database/" + db},
+			{Action: "glue:" + op, Resource: base + "table/" + db + "/" + name},
+		}
 	case "SQS":
 		action := strings.TrimSuffix(op, "Batch")
 		u, err := url.Parse(field(params, "QueueUrl"))
@@ -165,6 +184,9 @@ var unexercised = map[string]string{
 	// replaced) and engine.go recleanLast (cleanSource only, covered by the
 	// cleanSource cases).
 	"commit|FileState|dynamodb:GetItem": "state probes on recovery",
+	// infra/gluecatalog Sync updates the catalog table when the schema or
+	// location changed (covered on moto by infra/gluecatalog's tests).
+	"commit|GlueCatalog|glue:UpdateTable": "catalog update on a schema change",
 }
 
 // TestTemplateIAM renders template.yaml's roles for several allowed
@@ -211,8 +233,8 @@ func TestTemplateIAM(t *testing.T) {
 			},
 		},
 		{
-			name:       "StreamsConfig: two streams, table in another bucket",
-			params:     map[string]string{"MaxFilesPerTrigger": "2"},
+			name:       "StreamsConfig: two streams, table in another bucket, Glue catalog",
+			params:     map[string]string{"MaxFilesPerTrigger": "2", "GlueDatabase": "*"},
 			otherTable: true,
 			streams:    true,
 			variants: []iamVariant{
@@ -341,6 +363,13 @@ func runIAMVariant(t *testing.T, params map[string]string, otherTable, twoStream
 	}
 	for k, val := range params {
 		p[k] = val
+	}
+	if p["GlueDatabase"] == "*" { // a fresh database on the emulator
+		p["GlueDatabase"] = strings.ReplaceAll(f.bucket, "-", "_")
+		gl := glue.NewFromConfig(awstest.Config(t, f.endpoint))
+		if _, err := gl.CreateDatabase(ctx, &glue.CreateDatabaseInput{DatabaseInput: &gluetypes.DatabaseInput{Name: aws.String(p["GlueDatabase"])}}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	// With twoStreams the stack serves streams a and b of a streams
 	// document (v.extra goes into each stream's options).
