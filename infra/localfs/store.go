@@ -540,24 +540,30 @@ func (s *Store) stat(key string) (fs.FileInfo, error) {
 
 // readDir reads the directory whose keys start with dirKey.
 func (s *Store) readDir(dirKey string) ([]fs.DirEntry, error) {
-	dirName := "."
-	if dirKey != "" {
-		dirName = name(strings.TrimSuffix(dirKey, "/"))
-	}
-	var (
-		d   *os.File
-		err error
-	)
-	if s.follow {
-		d, err = os.Open(filepath.Join(s.dir, dirName))
-	} else {
-		d, err = s.root.Open(dirName)
-	}
+	d, err := s.openDir(dirName(dirKey))
 	if err != nil {
 		return nil, err
 	}
 	defer d.Close()
 	return d.ReadDir(-1)
+}
+
+// dirName is the root-relative name of the directory whose keys start
+// with dirKey ("." for the root).
+func dirName(dirKey string) string {
+	if dirKey == "" {
+		return "."
+	}
+	return name(strings.TrimSuffix(dirKey, "/"))
+}
+
+// openDir opens the directory dirName (see dirName), following links when
+// the store does.
+func (s *Store) openDir(dirName string) (*os.File, error) {
+	if s.follow {
+		return os.Open(filepath.Join(s.dir, dirName))
+	}
+	return s.root.Open(dirName)
 }
 
 // readDirAfter is readDir for a listing with ListOptions.StartAfter: it
@@ -571,19 +577,8 @@ func (s *Store) readDirAfter(dirKey, startAfter string) ([]fs.DirEntry, error) {
 	if startAfter == "" || startAfter < dirKey {
 		return s.readDir(dirKey)
 	}
-	dirName := "."
-	if dirKey != "" {
-		dirName = name(strings.TrimSuffix(dirKey, "/"))
-	}
-	var (
-		d   *os.File
-		err error
-	)
-	if s.follow {
-		d, err = os.Open(filepath.Join(s.dir, dirName))
-	} else {
-		d, err = s.root.Open(dirName)
-	}
+	dir := dirName(dirKey)
+	d, err := s.openDir(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -599,9 +594,9 @@ func (s *Store) readDirAfter(dirKey, startAfter string) ([]fs.DirEntry, error) {
 		}
 		var fi fs.FileInfo
 		if s.follow {
-			fi, err = os.Lstat(filepath.Join(s.dir, dirName, n))
+			fi, err = os.Lstat(filepath.Join(s.dir, dir, n))
 		} else {
-			fi, err = s.root.Lstat(filepath.Join(dirName, n))
+			fi, err = s.root.Lstat(filepath.Join(dir, n))
 		}
 		if err != nil {
 			if isMissing(err) {

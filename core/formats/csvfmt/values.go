@@ -298,28 +298,7 @@ func (o *Options) convert(t schema.Type, s string) (any, bool) {
 		case schema.String:
 			return s, true
 		case schema.Integer, schema.Long, schema.Short, schema.Byte:
-			bits := 64
-			switch tt {
-			case schema.Integer:
-				bits = 32
-			case schema.Short:
-				bits = 16
-			case schema.Byte:
-				bits = 8
-			}
-			v, err := strconv.ParseInt(s, 10, bits)
-			if err != nil {
-				return nil, false
-			}
-			switch tt {
-			case schema.Integer:
-				return int32(v), true
-			case schema.Short:
-				return int16(v), true
-			case schema.Byte:
-				return int8(v), true
-			}
-			return v, true
+			return fileformat.ParseIntegral(tt, s)
 		case schema.Double, schema.Float:
 			var f float64
 			switch s {

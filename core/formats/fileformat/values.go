@@ -2,6 +2,7 @@ package fileformat
 
 import (
 	"math/big"
+	"strconv"
 	"strings"
 	"time"
 
@@ -296,4 +297,33 @@ func ParseDecimal(s string, t schema.DecimalType) (schema.Decimal, bool) {
 		u.Neg(u)
 	}
 	return schema.Decimal{Unscaled: u, Scale: t.Scale}, true
+}
+
+// ParseIntegral parses s as a decimal integer of the integral type pt
+// (BYTE, SHORT, INT or LONG), returning the value in its row type (int8,
+// int16, int32, int64); ok is false when s is not an integer or is out of
+// range.
+func ParseIntegral(pt schema.PrimitiveType, s string) (any, bool) {
+	bits := 64
+	switch pt {
+	case schema.Integer:
+		bits = 32
+	case schema.Short:
+		bits = 16
+	case schema.Byte:
+		bits = 8
+	}
+	v, err := strconv.ParseInt(s, 10, bits)
+	if err != nil {
+		return nil, false
+	}
+	switch pt {
+	case schema.Integer:
+		return int32(v), true
+	case schema.Short:
+		return int16(v), true
+	case schema.Byte:
+		return int8(v), true
+	}
+	return v, true
 }

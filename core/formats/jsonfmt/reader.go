@@ -549,7 +549,7 @@ func (rd *reader) prim(pt schema.PrimitiveType, n int) (any, bool) {
 		if nd.kind != kNumber || !t.isIntegral(n) {
 			return nil, false
 		}
-		return parseIntegral(pt, string(t.raw(n)))
+		return fileformat.ParseIntegral(pt, string(t.raw(n)))
 	case schema.Double, schema.Float:
 		var f float64
 		switch nd.kind {
@@ -620,31 +620,6 @@ func (rd *reader) prim(pt schema.PrimitiveType, n int) (any, bool) {
 	return nil, false
 }
 
-func parseIntegral(pt schema.PrimitiveType, s string) (any, bool) {
-	bits := 64
-	switch pt {
-	case schema.Integer:
-		bits = 32
-	case schema.Short:
-		bits = 16
-	case schema.Byte:
-		bits = 8
-	}
-	v, err := strconv.ParseInt(s, 10, bits)
-	if err != nil {
-		return nil, false
-	}
-	switch pt {
-	case schema.Integer:
-		return int32(v), true
-	case schema.Short:
-		return int16(v), true
-	case schema.Byte:
-		return int8(v), true
-	}
-	return v, true
-}
-
 // parseNumber converts a validated JSON number token (NaN and ±Infinity
 // included); magnitudes beyond float64 become ±Inf, as Jackson reads them.
 func parseNumber(s string) float64 {
@@ -686,7 +661,7 @@ func convKey(p *plan, s string) (any, bool) {
 	case schema.String:
 		return s, true
 	case schema.Long, schema.Integer, schema.Short, schema.Byte:
-		return parseIntegral(p.prim, s)
+		return fileformat.ParseIntegral(p.prim, s)
 	case schema.Double, schema.Float:
 		f, err := strconv.ParseFloat(s, 64)
 		if err != nil {
