@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -102,10 +101,7 @@ func open(ctx context.Context, r io.Reader, s *schema.StructType, opts fileforma
 
 // Stats reports what was read so far.
 func (rd *reader) Stats() fileformat.ReadStats {
-	st := rd.stats
-	st.UnknownFields = slices.Clone(st.UnknownFields)
-	st.MismatchedFields = slices.Clone(st.MismatchedFields)
-	return st
+	return rd.stats.Clone()
 }
 
 // Close ends the read; it does not close the source reader.

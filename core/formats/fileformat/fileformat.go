@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/tributary-io/tributary/core/schema"
@@ -223,6 +224,13 @@ type ReadStats struct {
 	UnknownFields []string
 	// MismatchedFields lists paths whose values did not fit their type.
 	MismatchedFields []string
+}
+
+// Clone returns a copy of st that shares no slices with it.
+func (st ReadStats) Clone() ReadStats {
+	st.UnknownFields = slices.Clone(st.UnknownFields)
+	st.MismatchedFields = slices.Clone(st.MismatchedFields)
+	return st
 }
 
 // MaxReportedPaths caps ReadStats.UnknownFields and MismatchedFields.

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -135,10 +134,7 @@ func open(ctx context.Context, r io.Reader, s *schema.StructType, opts fileforma
 
 // Stats reports what was read so far.
 func (rd *reader) Stats() fileformat.ReadStats {
-	st := rd.stats
-	st.UnknownFields = slices.Clone(st.UnknownFields)
-	st.MismatchedFields = slices.Clone(st.MismatchedFields)
-	return st
+	return rd.stats.Clone()
 }
 
 // Close ends the read; it does not close the source reader.
