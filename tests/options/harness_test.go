@@ -39,7 +39,8 @@ type optionCase struct {
 
 // allCases lists every area's cases.
 func allCases() []optionCase {
-	return slices.Concat(coreCases(), readerCases(), scanCases(), discoveryCases(), sinkCases(), cliCases(), csvCases(), perfCases())
+	return slices.Concat(coreCases(), readerCases(), scanCases(), discoveryCases(), sinkCases(), cliCases(), csvCases(), perfCases(),
+		colfmtCases(), rowfmtCases(), widenCases(), jsonoptsCases(), deltasrcCases(), sinkmodeCases(), maintCases(), costCases())
 }
 
 // pipe is one stream's locations: a source directory, a table and a
