@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/tributary-io/tributary/core/formats"
 	"github.com/tributary-io/tributary/core/options"
@@ -61,18 +60,8 @@ func ConfigFromOptions(s *options.Stream) (Config, error) {
 		Text:                formats.TextOptions{Encoding: s.Reader.Encoding, LineSep: s.Reader.LineSep},
 	}
 	cfg.FormatOptions = s.Reader.Options
-	if s.CloudFiles.SchemaHints != "" && len(cfg.PartitionColumns) > 0 {
-		hints, err := schema.ParseDDL(s.CloudFiles.SchemaHints)
-		if err != nil {
-			return Config{}, fmt.Errorf("stream %q: option cloudFiles.schemaHints: %w", s.ID, err)
-		}
-		for _, h := range hints {
-			for _, c := range cfg.PartitionColumns {
-				if len(h.Path) == 1 && strings.EqualFold(h.Path[0], c) && !schema.EqualType(h.Type, schema.String) {
-					return Config{}, fmt.Errorf("stream %q: option cloudFiles.schemaHints types partition column %s as %s: partition columns are STRING for now", s.ID, c, schema.DDLType(h.Type))
-				}
-			}
-		}
+	if cfg.PartitionTypes, err = partitionTypes(s, cfg.PartitionColumns); err != nil {
+		return Config{}, err
 	}
 	if s.UserSchema != "" {
 		hints, err := schema.ParseDDL(s.UserSchema)

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"github.com/tributary-io/tributary/core/schema"
 	"strings"
 	"testing"
 
@@ -36,7 +37,11 @@ func TestConfigFromOptions(t *testing.T) {
 		}},
 		{"unsupported format", map[string]string{"cloudFiles.format": "orc"}, "cloudFiles.format", nil},
 		{"type widening", map[string]string{"cloudFiles.format": "json", "cloudFiles.schemaEvolutionMode": "addNewColumnsWithTypeWidening"}, "addNewColumnsWithTypeWidening", nil},
-		{"typed partition hint", map[string]string{"cloudFiles.format": "json", "cloudFiles.partitionColumns": "date", "cloudFiles.schemaHints": "date DATE"}, "partition column date", nil},
+		{"typed partition hint", map[string]string{"cloudFiles.format": "json", "cloudFiles.partitionColumns": "date,n", "cloudFiles.schemaHints": "date DATE, n INT, other BINARY"}, "", func(c Config) bool {
+			return c.PartitionTypes["date"] == schema.DateType && c.PartitionTypes["n"] == schema.Integer && len(c.PartitionTypes) == 2
+		}},
+		{"nested partition hint", map[string]string{"cloudFiles.format": "json", "cloudFiles.partitionColumns": "date", "cloudFiles.schemaHints": "date ARRAY<INT>"}, "partition column date", nil},
+		{"binary partition hint", map[string]string{"cloudFiles.format": "json", "cloudFiles.partitionColumns": "b", "cloudFiles.schemaHints": "b BINARY"}, "partition column b", nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -24,6 +24,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/tributary-io/tributary/core/schema"
 	"log/slog"
 	"time"
 
@@ -75,6 +76,9 @@ type Config struct {
 	// PartitionColumns is cloudFiles.partitionColumns: Hive-style key=value
 	// directories of the source become (string) partition columns.
 	PartitionColumns []string
+	// PartitionTypes types partition columns by name (cloudFiles.schemaHints
+	// or the user schema); a column not in it is STRING.
+	PartitionTypes map[string]schema.Type
 	// CleanSource is cloudFiles.cleanSource, applied after a batch commits.
 	CleanSource options.CleanSource
 	// SourceURI is the source location as users name it (s3://bucket/prefix

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/tributary-io/tributary/core/schema"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 
@@ -26,6 +28,107 @@ func TestEscapePartitionPath(t *testing.T) {
 		if got := escapePartitionPath(in); got != want {
 			t.Errorf("escape(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+func TestPartitionValue(t *testing.T) {
+	tests := []struct {
+		typ       schema.Type
+		in, want  string
+		wantError bool
+	}{
+		{schema.String, " a b ", " a b ", false},
+		{schema.Integer, "42", "42", false},
+		{schema.Integer, "4000000000", "", true},
+		{schema.Long, "4000000000", "4000000000", false},
+		{schema.Byte, "x", "", true},
+		{schema.Boolean, "TRUE", "true", false},
+		{schema.Boolean, "yes", "", true},
+		{schema.Double, "1.5", "1.5", false},
+		{schema.Float, "nope", "", true},
+		{schema.DateType, "2026-1-2", "2026-01-02", false},
+		{schema.DateType, "2026-13-01", "", true},
+		{schema.Timestamp, "2026-01-02 03:04:05+01:00", "2026-01-02T02:04:05.000000Z", false},
+		{schema.TimestampNTZ, "2026-01-02T03:04:05.5", "2026-01-02 03:04:05.500000", false},
+		{schema.TimestampNTZ, "2026-01-02T03:04:05Z", "", true},
+		{schema.DecimalType{Precision: 5, Scale: 2}, "-1.5", "-1.50", false},
+		{schema.DecimalType{Precision: 5, Scale: 2}, "0.05", "0.05", false},
+		{schema.DecimalType{Precision: 3, Scale: 2}, "12.5", "", true},
+		{schema.Binary, "x", "", true},
+	}
+	for _, tc := range tests {
+		got, err := partitionValue(tc.typ, tc.in)
+		if (err != nil) != tc.wantError || got != tc.want {
+			t.Errorf("partitionValue(%s, %q) = %q, %v; want %q (error %v)", tc.typ, tc.in, got, err, tc.want, tc.wantError)
+		}
+	}
+}
+
+// TestPartitionNullsAndTypes: empty values and __HIVE_DEFAULT_PARTITION__
+// are null partition values (their rows kept), a typed column's values
+// are written in Delta's form, and a value that does not parse as its
+// type skips the file naming the column.
+func TestPartitionNullsAndTypes(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld()
+	w.engineHook = func(e *Engine) {
+		e.Config.PartitionColumns = []string{"day", "n"}
+		e.Config.PartitionTypes = map[string]schema.Type{"day": schema.DateType, "n": schema.Integer}
+	}
+	files := map[string]string{
+		"in/day=2026-1-2/n=07/a.json":                  `{"id": 0}` + "\n",
+		"in/day=__HIVE_DEFAULT_PARTITION__/n=1/b.json": `{"id": 1}` + "\n",
+		"in/day=2026-01-03/n=/c.json":                  `{"id": 2}` + "\n",
+		"in/day=2026-01-03/n=seven/d.json":             `{"id": 3}` + "\n",
+	}
+	for k, v := range files {
+		if err := w.src.Put(ctx, k, strings.NewReader(v)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.discover(t)
+	sum, err := w.engine(t, Limits{MaxFiles: 1000}).RunAvailableNow(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Rows() != 3 || sum.Batches[0].NumSkippedFiles != 1 {
+		t.Fatalf("rows %d, batches %+v", sum.Rows(), sum.Batches)
+	}
+	en, err := w.st.Get(ctx, "stream-1", "in/day=2026-01-03/n=seven/d.json")
+	if err != nil || en.State != state.Skipped || !strings.Contains(en.Error, "partition column n") || !strings.Contains(en.Error, `"seven" is not a INT`) {
+		t.Fatalf("file with a bad INT value: %+v %v", en, err)
+	}
+	snap, err := delta.NewTable(w.table).Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sch := snap.Schema()
+	if n := len(sch.Fields); sch.Fields[n-2].Type != schema.DateType || sch.Fields[n-1].Type != schema.Integer {
+		t.Fatalf("schema %s: want day DATE, n INT", sch)
+	}
+	str := func(p *string) string {
+		if p == nil {
+			return "null"
+		}
+		return *p
+	}
+	var got []string
+	for add := range snap.Files() {
+		key, err := delta.ObjectKey(add.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		day, n := str(add.PartitionValues["day"]), str(add.PartitionValues["n"])
+		got = append(got, day+"|"+n+"|"+key[:strings.LastIndexByte(key, '/')])
+	}
+	slices.Sort(got)
+	want := []string{
+		"2026-01-02|7|day=2026-01-02/n=7",
+		"2026-01-03|null|day=2026-01-03/n=__HIVE_DEFAULT_PARTITION__",
+		"null|1|day=__HIVE_DEFAULT_PARTITION__/n=1",
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("partitions\n%v\nwant\n%v", got, want)
 	}
 }
 

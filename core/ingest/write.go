@@ -281,7 +281,7 @@ func (fw *fileWriter) close(ctx context.Context, pf *partFile) error {
 	}
 	fw.adds = append(fw.adds, delta.Add{
 		Path:             delta.EncodePath(key),
-		PartitionValues:  delta.PartitionValuesOf(pf.part.values),
+		PartitionValues:  pf.part.values,
 		Size:             size,
 		ModificationTime: fw.e.now().UnixMilli(),
 		DataChange:       true,
