@@ -26,6 +26,7 @@ import (
 	"github.com/tributary-io/tributary/core/formats/csvfmt"
 	"github.com/tributary-io/tributary/core/formats/fileformat"
 	"github.com/tributary-io/tributary/core/formats/jsonfmt"
+	"github.com/tributary-io/tributary/core/formats/textfmt"
 )
 
 // The port's types, defined in package fileformat.
@@ -50,6 +51,10 @@ type (
 	BadRecord = fileformat.BadRecord
 	// TextOptions are the encoding and lineSep of text formats.
 	TextOptions = fileformat.TextOptions
+	// FixedSchema is a format whose schema does not depend on the files.
+	FixedSchema = fileformat.FixedSchema
+	// RawContent is a format that reads files without decompression.
+	RawContent = fileformat.RawContent
 )
 
 // Defaults and parse modes (see package fileformat).
@@ -84,6 +89,9 @@ var ErrUnsupportedFormat = errors.New("cloudFiles.format not supported yet")
 // names are the cloudFiles.format values, in Databricks' spelling.
 var names = [...]string{"avro", "binaryFile", "csv", "json", "orc", "parquet", "text", "xml"}
 
+// supported are the formats Lookup returns a reader for.
+var supported = []string{"csv", "json", "text"}
+
 // Names returns the valid cloudFiles.format values.
 func Names() []string { return names[:] }
 
@@ -101,8 +109,10 @@ func Lookup(name string) (Format, error) {
 			return jsonfmt.Format{}, nil
 		case "csv":
 			return csvfmt.Format{}, nil
+		case "text":
+			return textfmt.Format{}, nil
 		}
-		return nil, fmt.Errorf("cloudFiles.format %q: %w (supported: csv, json)", name, ErrUnsupportedFormat)
+		return nil, fmt.Errorf("cloudFiles.format %q: %w (supported: %s)", name, ErrUnsupportedFormat, strings.Join(supported, ", "))
 	}
 	return nil, fmt.Errorf("cloudFiles.format %q: %w (want one of %s)", name, ErrUnknownFormat, strings.Join(names[:], ", "))
 }

@@ -149,6 +149,10 @@ func (e *Engine) initialSchema(ctx context.Context, p *Plan) (*schema.StructType
 	if cfg.User != nil {
 		return e.withPartitions(withRescued(e.dataSchema(cfg.User), cfg.rescuedColumn())), nil
 	}
+	if fs, ok := e.Config.Format.(formats.FixedSchema); ok {
+		// text, binaryFile: nothing to sample.
+		return e.withPartitions(withRescued(e.dataSchema(fs.Schema()), cfg.rescuedColumn())), nil
+	}
 	var hints []schema.HintField
 	if cfg.Hints != "" {
 		h, err := schema.ParseDDL(cfg.Hints)

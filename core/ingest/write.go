@@ -150,6 +150,9 @@ func (e *Engine) openSource(ctx context.Context, path string) (io.ReadCloser, er
 	if err != nil {
 		return nil, fmt.Errorf("opening source file %s: %w", path, err)
 	}
+	if raw, ok := e.Config.Format.(formats.RawContent); ok && raw.Raw() {
+		return rc, nil // binaryFile: the stored bytes, as Spark reads them
+	}
 	r, err := formats.Decompress(path, rc)
 	if err != nil {
 		rc.Close()

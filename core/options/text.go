@@ -17,7 +17,7 @@ func encodingOpt(formats []FileFormat) optSpec {
 			if err != nil {
 				return err
 			}
-			if c.ByteOrderMark() && s.CloudFiles.Format != FormatCSV {
+			if c.ByteOrderMark() && s.CloudFiles.Format != FormatCSV && s.CloudFiles.Format != FormatText {
 				// Spark's JSONOptionsInRead denies UTF-16 and UTF-32 unless
 				// multiLine is true: only the first line has the mark. The CSV
 				// reader decodes the whole file before splitting it.
@@ -52,11 +52,11 @@ func lineSepOpt(formats []FileFormat) optSpec {
 
 // checkText applies Spark's rule for reading JSON line by line (multiLine
 // false): a charset other than UTF-8 needs an explicit lineSep. The CSV
-// reader decodes the whole file before splitting it, so it has no such
-// rule.
+// and text readers decode the whole file before splitting it, so they have
+// no such rule.
 func (p *parser) checkText() {
 	r := &p.s.Reader
-	if r.Encoding == "" || !p.explicit["encoding"] || r.LineSep != "" || p.s.CloudFiles.Format == FormatCSV {
+	if f := p.s.CloudFiles.Format; r.Encoding == "" || !p.explicit["encoding"] || r.LineSep != "" || f == FormatCSV || f == FormatText {
 		return
 	}
 	if c, err := charset.Lookup(r.Encoding); err == nil && !c.IsUTF8() {

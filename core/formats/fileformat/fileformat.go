@@ -274,3 +274,19 @@ func ParseParseMode(s string) (ParseMode, error) {
 // Normalize returns m with "" replaced by Permissive, or an error naming the
 // option when m is not a known mode.
 func (m ParseMode) Normalize() (ParseMode, error) { return ParseParseMode(string(m)) }
+
+// FixedSchema is implemented by formats whose schema does not depend on the
+// files (text, binaryFile): the engine takes Schema() instead of sampling
+// files, which would only cost reads.
+type FixedSchema interface {
+	// Schema returns the format's schema (a fresh copy the caller may keep).
+	Schema() *schema.StructType
+}
+
+// RawContent is implemented by formats that read a file's bytes as they are
+// stored (binaryFile): the engine does not decompress them by extension.
+type RawContent interface {
+	// Raw reports whether the file's stored bytes are read without
+	// decompression.
+	Raw() bool
+}
