@@ -5,11 +5,47 @@ import (
 	"testing"
 )
 
+// syntaxCase proves a JSON allow* option: the record is read with the
+// option's lenient setting (its value for the options that are off by
+// default, Spark's default otherwise) into column a as want, and with the
+// strict setting it is malformed (one row, a null, the text in
+// _corrupt_record or rescued).
+func syntaxCase(option, value, record, want string) optionCase {
+	return optionCase{name: option + " widens the JSON syntax", options: []string{option}, run: func(t *testing.T) {
+		lenient, strict := map[string]string{option: value}, map[string]string{}
+		if value == "false" { // on by default: setting it is the strict run
+			lenient, strict = strict, lenient
+		}
+		on := newPipe(t)
+		on.write("a.json", record)
+		on.mustRun(lenient)
+		if got := on.column("a"); !slices.Equal(got, []string{want}) {
+			t.Errorf("%s lenient (%v): a %q, want [%q]", option, lenient, got, want)
+		}
+		off := newPipe(t)
+		off.write("a.json", record)
+		off.mustRun(strict)
+		if got := off.column("a"); slices.Contains(got, want) {
+			t.Errorf("%s strict (%v): a %q: the record was read", option, strict, got)
+		}
+		if n := len(off.rows()); n == 0 {
+			t.Errorf("%s strict: no rows, want the malformed record kept", option)
+		}
+	}}
+}
+
 // jsonoptsCases are the behavioural cases of the jsonopts area's options:
 // the JSON parser and datetime options, and typed, null and escaped
 // partition values.
 func jsonoptsCases() []optionCase {
 	return []optionCase{
+		syntaxCase("allowComments", "true", "{\"a\":\"x\" /* c */}\n// a comment line\n", "x"),
+		syntaxCase("allowUnquotedFieldNames", "true", `{a:"x"}`+"\n", "x"),
+		syntaxCase("allowSingleQuotes", "false", `{'a':'x'}`+"\n", "x"),
+		syntaxCase("allowNumericLeadingZeros", "true", `{"a":007}`+"\n", "7"),
+		syntaxCase("allowBackslashEscapingAnyCharacter", "true", `{"a":"\q"}`+"\n", "q"),
+		syntaxCase("allowUnquotedControlChars", "true", "{\"a\":\"x\ty\"}\n", "x\ty"),
+		syntaxCase("allowNonNumericNumbers", "false", `{"a":NaN}`+"\n", "NaN"),
 		{name: "schemaHints types a partition column; empty and __HIVE_DEFAULT_PARTITION__ values are null", options: []string{"cloudFiles.schemaHints", "cloudFiles.partitionColumns"}, run: func(t *testing.T) {
 			write := func(p *pipe) {
 				p.write("day=2026-01-02/city=New York/a.json", `{"id":1}`+"\n")

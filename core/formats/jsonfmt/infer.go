@@ -143,6 +143,11 @@ func newInferrer(opts fileformat.InferOptions) *inferrer {
 	if in.max == 0 {
 		in.max = fileformat.DefaultSampleBytes
 	}
+	syn, serr := parseSyntax(opts.Options)
+	if serr != nil && in.optErr == nil {
+		in.optErr = fmt.Errorf("jsonfmt: %w", serr)
+	}
+	in.tape.syn = syn
 	return in
 }
 
@@ -185,7 +190,7 @@ func (in *inferrer) Add(ctx context.Context, path string, r io.Reader) error {
 		if isBlank(line) {
 			continue
 		}
-		if err := in.record(line); err != nil {
+		if err := in.record(line); err != nil && !errors.Is(err, errNoValue) {
 			switch in.mode {
 			case fileformat.FailFast:
 				return fmt.Errorf("jsonfmt: %s line %d: %w: %v", path, lr.line, fileformat.ErrMalformedRecord, err)

@@ -9,10 +9,15 @@
 // option's string; the input is decoded from the encoding option's charset
 // first, and a byte order mark opening the file is dropped. A line of any
 // length is read (see lineReader for what a huge one costs). Multi-line
-// JSON (Spark's multiLine option) is not supported yet. Beyond RFC 8259 the
-// unquoted numbers NaN, Infinity, +Infinity and -Infinity are accepted;
-// single-quoted strings, comments and unquoted names are not (they make the
-// record malformed).
+// JSON (Spark's multiLine option) is not supported yet. Beyond RFC 8259,
+// Spark's allow* options widen the syntax (syntax.go) with Spark's
+// defaults: the unquoted numbers NaN, Infinity, +Infinity and -Infinity
+// (allowNonNumericNumbers) and single-quoted names and strings
+// (allowSingleQuotes) are accepted unless turned off; comments, unquoted
+// names, leading zeros, any-character escapes and raw control characters
+// only when turned on. Otherwise they make the record malformed. A nested
+// value copied out as text (a STRING column, the rescued data column) is
+// standard JSON however it was written.
 //
 // Inference (Format.NewInferrer). With inferColumnTypes false (the
 // default) every top-level column is a string — objects and arrays too: a

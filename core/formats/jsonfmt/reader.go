@@ -126,6 +126,9 @@ func open(ctx context.Context, r io.Reader, s *schema.StructType, opts fileforma
 	}
 	rd.foldMatch = opts.CaseInsensitive || rd.rescueIdx < 0
 	rd.root = compile(s, skip)
+	if rd.tape.syn, err = parseSyntax(opts.Options); err != nil {
+		return nil, fmt.Errorf("jsonfmt: %s: %w", opts.FilePath, err)
+	}
 	if rd.lr, err = newLineReader(r, opts.Text); err != nil {
 		return nil, fmt.Errorf("jsonfmt: %s: %w", opts.FilePath, err)
 	}
@@ -177,7 +180,9 @@ func (rd *reader) Next() ([]any, error) {
 		if isBlank(line) {
 			continue
 		}
-		if perr := rd.decodeLine(line); perr != nil {
+		if perr := rd.decodeLine(line); errors.Is(perr, errNoValue) {
+			continue
+		} else if perr != nil {
 			rd.stats.CorruptRecords++
 			switch {
 			case rd.badHook != nil:
@@ -370,7 +375,7 @@ func (rd *reader) convStruct(p *plan, n int) ([]any, bool) {
 			case rd.inColl > 0:
 				ok = false
 			default:
-				rd.rescue.AddJSON(rd.pathStrings(), t.raw(v))
+				rd.rescue.AddJSON(rd.pathStrings(), t.valueJSON(v))
 			}
 		default:
 			val, good := rd.conv(p.fields[idx], v)
@@ -380,7 +385,7 @@ func (rd *reader) convStruct(p *plan, n int) ([]any, bool) {
 				case rd.inColl > 0:
 					ok = false
 				case rd.rescueIdx >= 0:
-					rd.rescue.AddJSON(rd.pathStrings(), t.raw(v))
+					rd.rescue.AddJSON(rd.pathStrings(), t.valueJSON(v))
 				default:
 					rd.stats.ValuesDropped++
 					rd.noteBad(v, p.fields[idx].t)
@@ -537,7 +542,12 @@ func (rd *reader) prim(pt schema.PrimitiveType, n int) (any, bool) {
 		case kString:
 			return t.text(n), true
 		case kObject, kArray:
-			return string(fileformat.CompactJSON(nil, t.raw(n))), true
+			return string(t.jsonText(nil, n)), true
+		case kNumber:
+			if t.odd {
+				return string(trimLeadingZeros(t.raw(n))), true
+			}
+			return string(t.raw(n)), true
 		default:
 			return string(t.raw(n)), true
 		}

@@ -30,7 +30,8 @@ const maxDepth = 1000
 // index+1). An object's children alternate key (a string node) and value.
 type node struct {
 	kind       kind
-	esc        bool // string node contains a backslash escape
+	esc        bool // string node contains a backslash escape (or is bare)
+	bare       bool // an unquoted field name (allowUnquotedFieldNames)
 	start, end int  // byte span in the record (strings include the quotes)
 	next       int
 }
@@ -43,6 +44,11 @@ type tape struct {
 	// escapes may then point into it instead of copying (a 64 MB string
 	// value is not held twice).
 	owned bool
+	// syn is the accepted JSON syntax (Spark's allow* options).
+	syn syntax
+	// odd is set when the record parsed used syntax beyond standard JSON
+	// (see jsonText).
+	odd bool
 }
 
 // syntaxError is a malformed-JSON error at a byte offset of the record.
@@ -56,20 +62,26 @@ func (e *syntaxError) Error() string { return fmt.Sprintf("offset %d: %s", e.off
 // parse parses b as exactly one JSON value surrounded by optional whitespace.
 // The nodes refer to b, which must stay unchanged while they are used.
 // Beyond RFC 8259, the unquoted numbers NaN, Infinity, +Infinity and
-// -Infinity are accepted (as Spark's allowNonNumericNumbers does and
-// Python's json module writes them).
+// -Infinity are accepted unless allowNonNumericNumbers is false (Spark's
+// default accepts them, and Python's json module writes them); t.syn
+// widens the syntax as Spark's allow* options do. A record that holds
+// only comments returns errNoValue (it is skipped like a blank line).
 func (t *tape) parse(b []byte) error {
 	t.b = b
 	t.nodes = t.nodes[:0]
-	i := skipWS(b, 0)
+	t.odd = false
+	i := t.ws(0)
 	if i == len(b) {
+		if t.syn.comments && !isBlank(b) {
+			return errNoValue
+		}
 		return &syntaxError{i, "empty record"}
 	}
 	i, err := t.value(i, 0)
 	if err != nil {
 		return err
 	}
-	if i = skipWS(b, i); i != len(b) {
+	if i = t.ws(i); i != len(b) {
 		return &syntaxError{i, "unexpected data after the JSON value"}
 	}
 	return nil
@@ -106,12 +118,17 @@ func (t *tape) value(i, depth int) (int, error) {
 		return t.container(i, depth, kArray)
 	case c == '"':
 		return t.str(i)
+	case c == '\'' && t.syn.singleQuotes:
+		t.odd = true
+		return t.str(i)
 	case c == 't':
 		return t.literal(i, "true", kTrue)
 	case c == 'f':
 		return t.literal(i, "false", kFalse)
 	case c == 'n':
 		return t.literal(i, "null", kNull)
+	case (c == 'N' || c == 'I' || c == '+' || (c == '-' && i+1 < len(b) && b[i+1] == 'I')) && t.syn.noNonNumeric:
+		return i, &syntaxError{i, "non-numeric number (allowNonNumericNumbers is false)"}
 	case c == 'N':
 		return t.literal(i, "NaN", kNumber)
 	case c == 'I':
@@ -145,6 +162,12 @@ func (t *tape) number(i int) (int, error) {
 	switch {
 	case i < len(b) && b[i] == '0':
 		i++
+		if t.syn.leadingZeros && i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			t.odd = true
+			for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+				i++
+			}
+		}
 	case i < len(b) && b[i] >= '1' && b[i] <= '9':
 		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
 			i++
@@ -183,6 +206,7 @@ func (t *tape) number(i int) (int, error) {
 
 func (t *tape) str(i int) (int, error) {
 	b, start := t.b, i
+	quote := b[i]
 	i++
 	esc := false
 	for {
@@ -191,7 +215,7 @@ func (t *tape) str(i int) (int, error) {
 		}
 		c := b[i]
 		switch {
-		case c == '"':
+		case c == quote:
 			n := t.push(kString, start)
 			t.nodes[n].end = i + 1
 			t.nodes[n].esc = esc
@@ -211,10 +235,18 @@ func (t *tape) str(i int) (int, error) {
 				}
 				i += 6
 			default:
-				return i, &syntaxError{i, fmt.Sprintf("invalid escape %q", b[i+1])}
+				if !t.syn.anyEscape && !(b[i+1] == '\'' && t.syn.singleQuotes) {
+					return i, &syntaxError{i, fmt.Sprintf("invalid escape %q", b[i+1])}
+				}
+				t.odd = true
+				i += 2
 			}
 		case c < 0x20:
-			return i, &syntaxError{i, "control character in string"}
+			if !t.syn.controlChars {
+				return i, &syntaxError{i, "control character in string"}
+			}
+			t.odd = true
+			i++
 		default:
 			i++
 		}
@@ -240,7 +272,7 @@ func (t *tape) container(i, depth int, k kind) (int, error) {
 	if k == kArray {
 		closer = ']'
 	}
-	i = skipWS(b, i+1)
+	i = t.ws(i + 1)
 	if i < len(b) && b[i] == closer {
 		t.nodes[n].end = i + 1
 		t.nodes[n].next = len(t.nodes)
@@ -249,22 +281,27 @@ func (t *tape) container(i, depth int, k kind) (int, error) {
 	for {
 		var err error
 		if k == kObject {
-			if i >= len(b) || b[i] != '"' {
+			switch {
+			case i < len(b) && (b[i] == '"' || b[i] == '\'' && t.syn.singleQuotes):
+				t.odd = t.odd || b[i] == '\''
+				if i, err = t.str(i); err != nil {
+					return i, err
+				}
+			case i < len(b) && t.syn.unquotedNames && isNameByte(b[i]):
+				i = t.bareName(i)
+			default:
 				return i, &syntaxError{i, "expected a string object key"}
 			}
-			if i, err = t.str(i); err != nil {
-				return i, err
-			}
-			i = skipWS(b, i)
+			i = t.ws(i)
 			if i >= len(b) || b[i] != ':' {
 				return i, &syntaxError{i, "expected ':' after object key"}
 			}
-			i = skipWS(b, i+1)
+			i = t.ws(i + 1)
 		}
 		if i, err = t.value(i, depth+1); err != nil {
 			return i, err
 		}
-		i = skipWS(b, i)
+		i = t.ws(i)
 		if i >= len(b) {
 			return i, &syntaxError{i, "unexpected end of record"}
 		}
@@ -276,7 +313,7 @@ func (t *tape) container(i, depth int, k kind) (int, error) {
 		if b[i] != ',' {
 			return i, &syntaxError{i, fmt.Sprintf("expected ',' or %q", closer)}
 		}
-		i = skipWS(b, i+1)
+		i = t.ws(i + 1)
 	}
 }
 
@@ -287,6 +324,9 @@ func (t *tape) raw(n int) []byte { return t.b[t.nodes[n].start:t.nodes[n].end] }
 // unpaired surrogates become U+FFFD, as encoding/json does.
 func (t *tape) text(n int) string {
 	nd := &t.nodes[n]
+	if nd.bare {
+		return string(t.b[nd.start:nd.end])
+	}
 	s := t.b[nd.start+1 : nd.end-1]
 	if !nd.esc {
 		if utf8.Valid(s) {
@@ -339,7 +379,11 @@ func (t *tape) text(n int) string {
 			}
 			out = utf8.AppendRune(out, r)
 			continue
-		default: // '"', '\\', '/'
+		default: // '"', '\\', '/', and any character with allowBackslashEscapingAnyCharacter
+			if s[i+1] >= utf8.RuneSelf {
+				i++ // the escaped character is multi-byte: keep it whole
+				continue
+			}
 			out = append(out, s[i+1])
 		}
 		i += 2
