@@ -7,6 +7,9 @@
 //	tributary state    CHECKPOINT_DIR [--format table|json|csv] [--state PENDING,...]
 //	tributary describe TABLE [--json]
 //	tributary history  TABLE [--json] [--limit N]
+//	tributary optimize TABLE [--target-size SIZE] [--partition col=value]... [--dry-run] [--json]
+//	tributary vacuum   TABLE [--retain DURATION] [--unsafe-retention] [--dry-run] [--json]
+//	tributary cleanup-log TABLE [--retain DURATION] [--dry-run] [--json]
 package main
 
 import (
@@ -26,6 +29,9 @@ const usage = `usage:
   tributary state    CHECKPOINT [--stream ID] [--format table|json|csv] [--state PENDING,CLAIMED,COMMITTED,SKIPPED] [--path-prefix P]
   tributary describe TABLE [--json]
   tributary history  TABLE [--json] [--limit N]
+  tributary optimize TABLE [--target-size SIZE] [--partition col=value]... [--dry-run] [--json]
+  tributary vacuum   TABLE [--retain DURATION] [--unsafe-retention] [--dry-run] [--json]
+  tributary cleanup-log TABLE [--retain DURATION] [--dry-run] [--json]
 
 LOC is a local directory or an s3://bucket/prefix URL (AWS credentials and
 TRIBUTARY_STATE_TABLE are then taken from the environment).
@@ -54,6 +60,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdDescribe(ctx, args[1:], stdout)
 	case "history":
 		err = cmdHistory(ctx, args[1:], stdout)
+	case "optimize":
+		err = cmdOptimize(ctx, args[1:], stdout)
+	case "vacuum":
+		err = cmdVacuum(ctx, args[1:], stdout)
+	case "cleanup-log":
+		err = cmdCleanupLog(ctx, args[1:], stdout)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

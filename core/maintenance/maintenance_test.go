@@ -404,18 +404,4 @@ func TestParseLogName(t *testing.T) {
 	}
 }
 
-func TestParseBytes(t *testing.T) {
-	tests := []struct {
-		in   string
-		want int64
-		bad  bool
-	}{{"1024", 1024, false}, {"128mb", 128 << 20, false}, {"1g", 1 << 30, false}, {"64 KB", 64 << 10, false}, {"x", 0, true}}
-	for _, tc := range tests {
-		got, err := parseBytes(tc.in)
-		if (err != nil) != tc.bad || got != tc.want {
-			t.Errorf("%q: %d %v", tc.in, got, err)
-		}
-	}
-}
-
 func ptr[T any](v T) *T { return &v }

@@ -18,6 +18,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/tributary-io/tributary/core/delta"
+	"github.com/tributary-io/tributary/core/options/sparkvalue"
 	"github.com/tributary-io/tributary/core/parquetio"
 	"github.com/tributary-io/tributary/core/schema"
 )
@@ -98,7 +99,7 @@ func Optimize(ctx context.Context, tbl *delta.Table, opts OptimizeOptions) (Opti
 	if target == 0 {
 		target = DefaultTargetFileSize
 		if v, ok := snap.Configuration()[PropTargetFileSize]; ok {
-			n, err := parseBytes(v)
+			n, err := sparkvalue.ParseBytes(v)
 			if err != nil || n <= 0 {
 				return res, fmt.Errorf("maintenance: table property %s=%q: want a positive size in bytes", PropTargetFileSize, v)
 			}
@@ -425,25 +426,4 @@ func (o *outFile) close(ctx context.Context, tbl *delta.Table, b *bin, opts Opti
 		DataChange:       false,
 		Stats:            js,
 	}, key, nil
-}
-
-// parseBytes parses a byte size: a plain number of bytes, or a number with
-// a b, k/kb, m/mb, g/gb suffix (binary multiples, as Spark reads sizes).
-func parseBytes(s string) (int64, error) {
-	s = strings.ToLower(strings.TrimSpace(s))
-	mult := int64(1)
-	for _, u := range []struct {
-		suffix string
-		mult   int64
-	}{{"kb", 1 << 10}, {"mb", 1 << 20}, {"gb", 1 << 30}, {"k", 1 << 10}, {"m", 1 << 20}, {"g", 1 << 30}, {"b", 1}} {
-		if strings.HasSuffix(s, u.suffix) {
-			s, mult = strings.TrimSpace(strings.TrimSuffix(s, u.suffix)), u.mult
-			break
-		}
-	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil {
-		return 0, err
-	}
-	return n * mult, nil
 }
