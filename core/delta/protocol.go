@@ -179,3 +179,30 @@ func (t *Table) CheckAppend(snap *Snapshot) error {
 	}
 	return nil
 }
+
+// WithReaderWriterFeature returns p upgraded to list feature (a
+// reader-writer feature such as timestampNtz) in both feature lists: a
+// legacy protocol becomes (3,7) listing the features its versions implied
+// (writer version 2: appendOnly and invariants), as Delta upgrades a table
+// when a schema change needs a feature.
+func WithReaderWriterFeature(p Protocol, feature string) Protocol {
+	out := Protocol{MinReaderVersion: 3, MinWriterVersion: 7}
+	if p.MinReaderVersion == 3 {
+		out.ReaderFeatures = slices.Clone(p.ReaderFeatures)
+	}
+	if p.MinWriterVersion == 7 {
+		out.WriterFeatures = slices.Clone(p.WriterFeatures)
+	} else if p.MinWriterVersion >= 2 {
+		out.WriterFeatures = []string{FeatureAppendOnly, FeatureInvariants}
+	}
+	if !slices.Contains(out.ReaderFeatures, feature) {
+		out.ReaderFeatures = append(out.ReaderFeatures, feature)
+	}
+	if !slices.Contains(out.WriterFeatures, feature) {
+		out.WriterFeatures = append(out.WriterFeatures, feature)
+	}
+	if out.ReaderFeatures == nil {
+		out.ReaderFeatures = []string{}
+	}
+	return out
+}

@@ -3,6 +3,7 @@ package delta
 import (
 	"context"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -41,5 +42,32 @@ func TestCheckAppend(t *testing.T) {
 	}
 	if err := NewTable(nil).CheckAppend(nil); err != nil {
 		t.Errorf("new table: %v", err)
+	}
+}
+
+func TestWithReaderWriterFeature(t *testing.T) {
+	tests := []struct {
+		name string
+		in   Protocol
+		want Protocol
+	}{
+		{"legacy (1,2)", Protocol{MinReaderVersion: 1, MinWriterVersion: 2},
+			Protocol{3, 7, []string{FeatureTimestampNTZ}, []string{FeatureAppendOnly, FeatureInvariants, FeatureTimestampNTZ}}},
+		{"legacy (1,1)", Protocol{MinReaderVersion: 1, MinWriterVersion: 1},
+			Protocol{3, 7, []string{FeatureTimestampNTZ}, []string{FeatureTimestampNTZ}}},
+		{"(1,7)", Protocol{MinReaderVersion: 1, MinWriterVersion: 7, WriterFeatures: []string{FeatureAppendOnly}},
+			Protocol{3, 7, []string{FeatureTimestampNTZ}, []string{FeatureAppendOnly, FeatureTimestampNTZ}}},
+		{"(3,7) with others", Protocol{3, 7, []string{FeatureDeletionVectors}, []string{FeatureDeletionVectors, FeatureAppendOnly}},
+			Protocol{3, 7, []string{FeatureDeletionVectors, FeatureTimestampNTZ}, []string{FeatureDeletionVectors, FeatureAppendOnly, FeatureTimestampNTZ}}},
+		{"already listed", Protocol{3, 7, []string{FeatureTimestampNTZ}, []string{FeatureTimestampNTZ}},
+			Protocol{3, 7, []string{FeatureTimestampNTZ}, []string{FeatureTimestampNTZ}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := WithReaderWriterFeature(tt.in, FeatureTimestampNTZ)
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got %+v, want %+v", got, tt.want)
+			}
+		})
 	}
 }

@@ -4,13 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/tributary-io/tributary/core/delta"
+	"github.com/tributary-io/tributary/core/options"
 	"github.com/tributary-io/tributary/core/schema"
+	"github.com/tributary-io/tributary/core/sink"
 )
 
 // commitResult is the outcome of the commit step.
@@ -22,6 +23,10 @@ type commitResult struct {
 
 // commit writes the batch as one Delta commit carrying txn{stream, batch id}.
 func (e *Engine) commit(ctx context.Context, p *Plan, out *output) (commitResult, error) {
+	mp, err := e.planMerge(ctx, p, out)
+	if err != nil {
+		return commitResult{}, err
+	}
 	build := func(snap *delta.Snapshot) ([]delta.Action, error) {
 		var acts []delta.Action
 		switch {
@@ -30,28 +35,25 @@ func (e *Engine) commit(ctx context.Context, p *Plan, out *output) (commitResult
 			proto := delta.ProtocolFor(delta.HasTimestampNTZ(out.schema), md.Configuration)
 			acts = append(acts, delta.Action{Protocol: &proto}, delta.Action{Metadata: md})
 		default:
-			if !slices.Equal(snap.Metadata.PartitionColumns, nonNil(e.Config.PartitionColumns)) {
-				return nil, fmt.Errorf("%w: the table is partitioned by %v, cloudFiles.partitionColumns says %v",
-					ErrFullRefreshNeeded, snap.Metadata.PartitionColumns, e.Config.PartitionColumns)
-			}
-			if err := compatible(snap.Schema(), out.schema, ""); err != nil {
-				return nil, fmt.Errorf("%w: %v", ErrFullRefreshNeeded, err)
-			}
-			if err := e.checkMergeSchema(snap, out.schema, p); err != nil {
+			meta, err := e.tableChange(ctx, snap, out.schema, p)
+			if err != nil {
 				return nil, err
 			}
-			if !schema.Equal(snap.Schema(), out.schema) {
-				md := snap.Metadata
-				js, err := schema.MarshalDeltaJSON(out.schema)
-				if err != nil {
-					return nil, err
-				}
-				md.SchemaString = js
-				acts = append(acts, delta.Action{Metadata: &md})
-			}
+			acts = append(acts, meta...)
 		}
-		for i := range out.adds {
-			acts = append(acts, delta.Action{Add: &out.adds[i]})
+		switch {
+		case mp != nil:
+			if err := mp.Check(snap); err != nil {
+				return nil, err
+			}
+			acts = append(acts, mp.Actions...)
+		default:
+			if e.Config.OutputMode == options.OutputComplete {
+				acts = append(acts, sink.Overwrite(snap, e.now())...)
+			}
+			for i := range out.adds {
+				acts = append(acts, delta.Action{Add: &out.adds[i]})
+			}
 		}
 		skipped := make([]string, 0, len(out.skipped))
 		reasons := make(map[string]string, len(out.skipped))
@@ -59,11 +61,11 @@ func (e *Engine) commit(ctx context.Context, p *Plan, out *output) (commitResult
 			skipped = append(skipped, s.Path)
 			reasons[s.Path] = s.Err.Error()
 		}
-		acts = append(acts, delta.Action{CommitInfo: &delta.CommitInfo{
+		ci := &delta.CommitInfo{
 			Timestamp: e.now().UnixMilli(),
 			Operation: "STREAMING UPDATE",
 			OperationParameters: map[string]any{
-				"outputMode": "Append",
+				"outputMode": e.outputModeName(),
 				"queryId":    e.Config.StreamID,
 				"epochId":    fmt.Sprint(p.BatchID),
 			},
@@ -76,10 +78,17 @@ func (e *Engine) commit(ctx context.Context, p *Plan, out *output) (commitResult
 			},
 			EngineInfo: "tributary",
 			Extra:      map[string]any{"skippedFiles": skipped, "skippedFileReasons": reasons, commitInfoKey: e.commitWriter()},
-		}})
+		}
+		if mp != nil {
+			e.mergeCommitInfo(ci, mp)
+		}
+		acts = append(acts, delta.Action{CommitInfo: ci})
 		return acts, nil
 	}
 	res, err := e.Table.CommitTxnFrom(ctx, e.snap, e.appID(), p.BatchID, build)
+	if mp != nil && (err != nil || res.AlreadyCommitted) {
+		mp.Discard(context.WithoutCancel(ctx), e.sinkFiles())
+	}
 	if err != nil {
 		e.snap = nil // may be half-advanced; reload next time
 		return commitResult{}, fmt.Errorf("committing to Delta table: %w", err)

@@ -2,6 +2,8 @@ package ingest
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/tributary-io/tributary/core/formats"
 	"github.com/tributary-io/tributary/core/options"
@@ -33,6 +35,9 @@ func ConfigFromOptions(s *options.Stream) (Config, error) {
 		TxnVersion:       s.Sink.TxnVersion,
 		NoMergeSchema:    !s.Sink.MergeSchema,
 		ParquetCodec:     s.Sink.ParquetCodec,
+		OutputMode:       s.Sink.OutputMode,
+		MergeKeys:        s.Sink.MergeKeys,
+		OverwriteSchema:  s.Sink.OverwriteSchema,
 		Schema: SchemaConfig{
 			InferColumnTypes:  s.CloudFiles.InferColumnTypes,
 			Hints:             s.CloudFiles.SchemaHints,
@@ -60,6 +65,11 @@ func ConfigFromOptions(s *options.Stream) (Config, error) {
 		Text:                formats.TextOptions{Encoding: s.Reader.Encoding, LineSep: s.Reader.LineSep},
 	}
 	cfg.FormatOptions = s.Reader.Options
+	for _, c := range cfg.PartitionColumns {
+		if len(cfg.MergeKeys) > 0 && !slices.ContainsFunc(cfg.MergeKeys, func(k string) bool { return strings.EqualFold(k, c) }) {
+			return Config{}, fmt.Errorf("stream %q: option mergeKeys=%s must include the partition column %s (cloudFiles.partitionColumns): a key's rows must stay in one partition", s.ID, strings.Join(cfg.MergeKeys, ","), c)
+		}
+	}
 	if cfg.PartitionTypes, err = partitionTypes(s, cfg.PartitionColumns); err != nil {
 		return Config{}, err
 	}

@@ -107,6 +107,15 @@ type Config struct {
 	// to an existing table fails, nothing is committed (by default the
 	// table's schema evolves).
 	NoMergeSchema bool
+	// OutputMode is outputMode: append (also ""), complete (each batch
+	// replaces the table's rows) or update (an upsert by MergeKeys).
+	OutputMode options.OutputMode
+	// MergeKeys are mergeKeys: with OutputMode update, each batch is MERGEd
+	// into the table by these columns (core/sink).
+	MergeKeys []string
+	// OverwriteSchema is overwriteSchema: a complete-mode overwrite also
+	// replaces the table's schema and partition columns.
+	OverwriteSchema bool
 }
 
 // Engine runs the protocol for one stream. Its fields are its ports.
@@ -150,6 +159,10 @@ type Engine struct {
 	// finished is the last batch this engine recorded as committed (+1, so
 	// the zero value means none).
 	finished int64
+
+	// adopted are the table columns (dotted paths) another writer added
+	// that this engine checked and adopted (sinkmode.go).
+	adopted map[string]bool
 
 	// fault, when set (tests only), is called after each step; a non-nil
 	// error aborts the run there as a crash would.

@@ -588,6 +588,17 @@ func (p *parser) checkSink() {
 	if s.Sink.TxnAppID == "" {
 		s.Sink.TxnAppID = s.ID
 	}
+	switch {
+	case len(s.Sink.MergeKeys) > 0 && s.Sink.OutputMode == OutputComplete:
+		p.c.add("mergeKeys", p.given["mergeKeys"], "cannot be combined with outputMode=complete: complete replaces the table, mergeKeys upserts into it")
+	case len(s.Sink.MergeKeys) > 0:
+		s.Sink.OutputMode = OutputUpdate
+	case s.Sink.OutputMode == OutputUpdate:
+		p.c.add("outputMode", p.given["outputMode"], "update needs mergeKeys: the Delta sink applies a batch's changed rows as an upsert (MERGE) by key columns")
+	}
+	if s.Sink.OverwriteSchema && s.Sink.OutputMode != OutputComplete {
+		p.c.add("overwriteSchema", p.given["overwriteSchema"], "applies to outputMode=complete only (Delta replaces the schema only when it overwrites the table)")
+	}
 	if s.Sink.Trigger.Kind == TriggerOnce {
 		s.Warnings = append(s.Warnings, "trigger once is deprecated: it processes everything in one batch and ignores the rate limits; use availableNow")
 	}

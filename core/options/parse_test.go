@@ -4,6 +4,7 @@ import (
 	"errors"
 	"github.com/tributary-io/tributary/core/options/sparkvalue"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -173,6 +174,10 @@ func TestParseValues(t *testing.T) {
 		{"trigger", false, map[string]string{"trigger": "availableNow"}, func(s *Stream) bool { return s.Sink.Trigger.Kind == TriggerAvailableNow }},
 		{"mergeSchema default", false, map[string]string{}, func(s *Stream) bool { return s.Sink.MergeSchema }},
 		{"outputMode", false, map[string]string{"outputMode": "Append", "mergeSchema": "false"}, func(s *Stream) bool { return s.Sink.OutputMode == OutputAppend && !s.Sink.MergeSchema }},
+		{"outputMode complete", false, map[string]string{"outputMode": "Complete", "overwriteSchema": "true"}, func(s *Stream) bool { return s.Sink.OutputMode == OutputComplete && s.Sink.OverwriteSchema }},
+		{"mergeKeys", false, map[string]string{"MERGEKEYS": " tenant , id"}, func(s *Stream) bool {
+			return s.Sink.OutputMode == OutputUpdate && slices.Equal(s.Sink.MergeKeys, []string{"tenant", "id"})
+		}},
 		{"txn", false, map[string]string{"txnAppId": "backfill-2024", "txnVersion": "0"}, func(s *Stream) bool {
 			return s.Sink.TxnAppID == "backfill-2024" && s.Sink.TxnVersion != nil && *s.Sink.TxnVersion == 0
 		}},
@@ -370,7 +375,11 @@ func TestParseErrors(t *testing.T) {
 		{name: "boolean malformed", raw: map[string]string{"cloudFiles.includeExistingFiles": "yes"}, want: ErrInvalidOption, inMsg: []string{"cloudFiles.includeExistingFiles", `"yes"`}},
 		{name: "pathGlobFilter malformed", raw: map[string]string{"pathGlobFilter": "[a-"}, want: ErrInvalidOption, inMsg: []string{"pathGlobFilter", `"[a-"`}},
 		{name: "useManagedFileEvents", raw: map[string]string{"cloudFiles.useManagedFileEvents": "true"}, want: ErrUnsupportedOption, inMsg: []string{"cloudFiles.useManagedFileEvents", `"true"`, "cloudFiles.useNotifications"}},
-		{name: "outputMode update", raw: map[string]string{"outputMode": "update"}, want: ErrUnsupportedOption, inMsg: []string{"outputMode", `"update"`, "MERGE"}},
+		{name: "outputMode update", raw: map[string]string{"outputMode": "update"}, want: ErrInvalidOption, inMsg: []string{"outputMode", `"update"`, "MERGE", "mergeKeys"}},
+		{name: "mergeKeys complete", raw: map[string]string{"outputMode": "complete", "mergeKeys": "id"}, want: ErrInvalidOption, inMsg: []string{"mergeKeys", "complete"}},
+		{name: "mergeKeys empty column", raw: map[string]string{"mergeKeys": "id,,x"}, want: ErrInvalidOption, inMsg: []string{"mergeKeys", "comma-separated"}},
+		{name: "overwriteSchema append", raw: map[string]string{"overwriteSchema": "true"}, want: ErrInvalidOption, inMsg: []string{"overwriteSchema", "complete"}},
+		{name: "replaceWhere", raw: map[string]string{"replaceWhere": "d = 1"}, want: ErrUnsupportedOption, inMsg: []string{"replaceWhere", "not supported yet"}},
 		{name: "outputMode unknown", raw: map[string]string{"outputMode": "overwrite"}, want: ErrInvalidOption, inMsg: []string{"outputMode", `"overwrite"`}},
 		{name: "trigger realTime", raw: map[string]string{"trigger": "realTime=5 minutes"}, want: ErrUnsupportedOption, inMsg: []string{"trigger", "realTime=5 minutes"}},
 		{name: "trigger malformed", raw: map[string]string{"trigger": "every 5 minutes"}, want: ErrInvalidOption, inMsg: []string{"trigger", "every 5 minutes"}},

@@ -606,16 +606,40 @@ func registry() map[string]*optSpec {
 				case "append":
 					s.Sink.OutputMode = OutputAppend
 				case "complete":
-					return fmt.Errorf("%w: outputMode=complete (overwriting the table each batch) is not built; use append", ErrUnsupportedOption)
+					s.Sink.OutputMode = OutputComplete
 				case "update":
-					return fmt.Errorf("%w: the Delta sink takes append or complete; to apply changed rows use an upsert (MERGE) of each batch", ErrUnsupportedOption)
+					s.Sink.OutputMode = OutputUpdate
 				default:
-					return fmt.Errorf("want append or complete")
+					return fmt.Errorf("want append, complete or update")
 				}
 				return nil
 			},
 			get: func(s *Stream) (string, bool) { return string(s.Sink.OutputMode), true },
-		}, "append", "How batches are written: append adds each batch's rows (complete and update: not supported yet)."),
+		}, "append", "How batches are written: append adds each batch's rows; complete replaces the table's rows by each batch's (one Delta overwrite commit: every file removed with dataChange=true); update upserts each batch by mergeKeys (MERGE)."),
+		doc(optSpec{
+			name: "mergeKeys", scope: scopeSink,
+			set: func(s *Stream, v string) error {
+				s.Sink.MergeKeys = nil
+				seen := map[string]bool{}
+				for _, c := range strings.Split(v, ",") {
+					c = strings.TrimSpace(c)
+					if c == "" {
+						return fmt.Errorf("want comma-separated column names (\"id\" or \"tenant,id\")")
+					}
+					if seen[strings.ToLower(c)] {
+						return fmt.Errorf("column %q is listed twice", c)
+					}
+					seen[strings.ToLower(c)] = true
+					s.Sink.MergeKeys = append(s.Sink.MergeKeys, c)
+				}
+				return nil
+			},
+			get: func(s *Stream) (string, bool) { return strings.Join(s.Sink.MergeKeys, ","), len(s.Sink.MergeKeys) > 0 },
+		}, "", "Tributary's upsert sink: the key columns each batch is MERGEd into the table by (WHEN MATCHED UPDATE SET *, WHEN NOT MATCHED INSERT *; the last row of a key in a batch wins), in the batch's idempotent commit; implies outputMode=update."),
+		doc(boolOpt("overwriteSchema", scopeSink, func(s *Stream) *bool { return &s.Sink.OverwriteSchema }),
+			"false", "With outputMode=complete: each overwrite replaces the table's schema and partitioning by the stream's (columns the stream lacks are dropped); without it the table's other columns are kept."),
+		refusedOpt("partitionBy", scopeSink, nil, "the table's partition columns are cloudFiles.partitionColumns (key=value source directories)"),
+		refusedOpt("replaceWhere", scopeSink, nil, "selective overwrite by predicate is not built; use outputMode=complete (whole table) or mergeKeys (by key)"),
 		doc(optSpec{
 			name: "trigger", scope: scopeSink,
 			set: func(s *Stream, v string) error {

@@ -94,6 +94,8 @@ const (
 	OutputAppend OutputMode = "append"
 	// OutputComplete replaces the table with each batch.
 	OutputComplete OutputMode = "complete"
+	// OutputUpdate upserts each batch by Sink.MergeKeys.
+	OutputUpdate OutputMode = "update"
 )
 
 // DefaultRescuedDataColumn is the rescued data column's default name.
@@ -357,6 +359,11 @@ type Sink struct {
 	TxnAppID string
 	// TxnVersion is txnVersion (nil: the batch id is used).
 	TxnVersion *int64
+	// MergeKeys is mergeKeys: the key columns of the upsert sink (nil: no
+	// upsert).
+	MergeKeys []string
+	// OverwriteSchema is overwriteSchema (outputMode=complete only).
+	OverwriteSchema bool
 	// ParquetCodec is parquet.compression.codec, lower-cased: snappy
 	// (default, also ""), zstd, gzip, lz4 or uncompressed.
 	ParquetCodec string

@@ -323,7 +323,7 @@ func coreCases() []optionCase {
 				t.Errorf("second run committed %d batches, want none", len(sum.Batches))
 			}
 		}},
-		{name: "outputMode append adds each batch, complete and update are refused", options: []string{"outputMode"}, run: func(t *testing.T) {
+		{name: "outputMode append adds each batch; update without mergeKeys is refused", options: []string{"outputMode"}, run: func(t *testing.T) {
 			p := newPipe(t)
 			p.write("1.json", `{"a":"1"}`+"\n")
 			p.mustRun(map[string]string{"outputMode": "append"})
@@ -332,10 +332,9 @@ func coreCases() []optionCase {
 			if got := p.column("a"); !slices.Equal(got, []string{"1", "2"}) {
 				t.Errorf("rows %v", got)
 			}
-			for _, m := range []string{"complete", "update"} {
-				if _, err := p.load(map[string]string{"outputMode": m}); !errors.Is(err, options.ErrUnsupportedOption) {
-					t.Errorf("outputMode=%s: %v, want not supported yet", m, err)
-				}
+			// complete and update (with mergeKeys): sinkmode_cases_test.go.
+			if _, err := p.load(map[string]string{"outputMode": "update"}); !errors.Is(err, options.ErrInvalidOption) || !strings.Contains(err.Error(), "mergeKeys") {
+				t.Errorf("outputMode=update without mergeKeys: %v, want an error naming mergeKeys", err)
 			}
 		}},
 		{name: "trigger once runs one batch ignoring the limits", options: []string{"trigger"}, run: func(t *testing.T) {

@@ -1,0 +1,292 @@
+package ingest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/tributary-io/tributary/core/delta"
+	"github.com/tributary-io/tributary/core/options"
+	"github.com/tributary-io/tributary/core/schema"
+	"github.com/tributary-io/tributary/core/sink"
+)
+
+// tableChange returns the protocol and metaData actions a batch with
+// schema ours needs on the existing table at snap (none when the table's
+// schema stays). The table's columns that the stream lacks are adopted
+// when nullable (another writer added them: the batch's rows read NULL
+// there); a retyped column, a missing NOT NULL column or changed partition
+// columns need a full refresh — unless outputMode=complete with
+// overwriteSchema, which replaces schema and partitioning. A schema that
+// needs a table feature the protocol lacks (timestamp_ntz) upgrades it.
+func (e *Engine) tableChange(ctx context.Context, snap *delta.Snapshot, ours *schema.StructType, p *Plan) ([]delta.Action, error) {
+	parts := nonNil(e.Config.PartitionColumns)
+	overwrite := e.Config.OutputMode == options.OutputComplete && e.Config.OverwriteSchema
+	target := ours
+	if !overwrite {
+		if !slices.Equal(snap.Metadata.PartitionColumns, parts) {
+			return nil, fmt.Errorf("%w: the table is partitioned by %v, cloudFiles.partitionColumns says %v",
+				ErrFullRefreshNeeded, snap.Metadata.PartitionColumns, e.Config.PartitionColumns)
+		}
+		var err error
+		if target, err = adoptSchema(snap.Schema(), ours); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrFullRefreshNeeded, err)
+		}
+		if target != ours {
+			if err := e.checkAdopted(ctx, snap, missingPaths(snap.Schema(), ours, "")); err != nil {
+				return nil, err
+			}
+		}
+		if err := e.checkMergeSchema(snap, ours, p); err != nil {
+			return nil, err
+		}
+	}
+	if schema.Equal(snap.Schema(), target) && slices.Equal(snap.Metadata.PartitionColumns, parts) {
+		return nil, nil
+	}
+	var acts []delta.Action
+	if delta.HasTimestampNTZ(target) && !(snap.Protocol.MinWriterVersion == 7 && snap.Protocol.HasWriterFeature(delta.FeatureTimestampNTZ) &&
+		snap.Protocol.HasReaderFeature(delta.FeatureTimestampNTZ)) {
+		proto := delta.WithReaderWriterFeature(snap.Protocol, delta.FeatureTimestampNTZ)
+		e.log().Warn("upgrading the table's protocol: a timestamp_ntz column needs the timestampNtz feature",
+			"stream", e.Config.StreamID, "from", fmt.Sprintf("(%d,%d)", snap.Protocol.MinReaderVersion, snap.Protocol.MinWriterVersion), "to", "(3,7)")
+		acts = append(acts, delta.Action{Protocol: &proto})
+	}
+	md := snap.Metadata
+	js, err := schema.MarshalDeltaJSON(target)
+	if err != nil {
+		return nil, err
+	}
+	md.SchemaString = js
+	md.PartitionColumns = slices.Clone(parts)
+	return append(acts, delta.Action{Metadata: &md}), nil
+}
+
+// adoptSchema returns the schema the table has after a batch of schema
+// ours: ours when it keeps every column of the table; otherwise the
+// table's schema with ours' new columns appended, provided every table
+// column ours lacks is nullable (an append that omits a nullable column is
+// valid Delta: another writer added it). A retyped column is an error.
+func adoptSchema(table, ours *schema.StructType) (*schema.StructType, error) {
+	if compatible(table, ours, "") == nil {
+		return ours, nil
+	}
+	if err := adoptable(table, ours, ""); err != nil {
+		return nil, err
+	}
+	merged, _ := addMissing(table, ours, "")
+	return merged, nil
+}
+
+// adoptable is compatible allowing nullable columns of current that next lacks.
+func adoptable(current, next *schema.StructType, prefix string) error {
+	for _, f := range current.Fields {
+		i := next.FieldIndexFold(f.Name)
+		if i < 0 {
+			if !f.Nullable {
+				return fmt.Errorf("column %s%s is NOT NULL in the table and missing from the stream's data", prefix, f.Name)
+			}
+			continue
+		}
+		cs, ok1 := f.Type.(*schema.StructType)
+		ns, ok2 := next.Fields[i].Type.(*schema.StructType)
+		if ok1 && ok2 {
+			if err := adoptable(cs, ns, prefix+f.Name+"."); err != nil {
+				return err
+			}
+			continue
+		}
+		if !schema.EqualType(f.Type, next.Fields[i].Type) {
+			return fmt.Errorf("column %s%s would change from %s to %s", prefix, f.Name, schema.DDLType(f.Type), schema.DDLType(next.Fields[i].Type))
+		}
+	}
+	return nil
+}
+
+// outputModeName is the outputMode as Spark writes it in commitInfo.
+func (e *Engine) outputModeName() string {
+	switch e.Config.OutputMode {
+	case options.OutputComplete:
+		return "Complete"
+	case options.OutputUpdate:
+		return "Update"
+	}
+	return "Append"
+}
+
+// sinkFiles reads and writes the table's data files for core/sink.
+func (e *Engine) sinkFiles() *sink.StoreFiles {
+	return &sink.StoreFiles{Store: e.Table.Store(), TempDir: e.TempDir, Codec: e.Config.ParquetCodec,
+		Infix: codecInfix(e.Config.ParquetCodec), Now: e.now}
+}
+
+// planMerge plans the upsert of the batch's files into the table
+// (outputMode=update with mergeKeys); nil in the other modes and when the
+// table already holds the batch's txn (the commit then skips).
+func (e *Engine) planMerge(ctx context.Context, p *Plan, out *output) (*sink.MergePlan, error) {
+	if e.Config.OutputMode != options.OutputUpdate {
+		return nil, nil
+	}
+	for _, k := range e.Config.MergeKeys {
+		if out.schema.FieldIndexFold(k) < 0 {
+			var names []string
+			for _, f := range out.schema.Fields {
+				names = append(names, f.Name)
+			}
+			return nil, fmt.Errorf("option mergeKeys: column %s is not in the stream's schema (%s)", k, strings.Join(names, ", "))
+		}
+	}
+	snap := e.snap
+	if snap != nil {
+		if err := snap.Update(ctx); err != nil {
+			e.snap = nil
+			return nil, err
+		}
+	} else {
+		var err error
+		snap, err = e.Table.Snapshot(ctx)
+		if errors.Is(err, delta.ErrNotATable) {
+			snap = nil
+		} else if err != nil {
+			return nil, err
+		}
+		e.snap = snap
+	}
+	if snap != nil {
+		if v, ok := snap.TxnVersion(e.appID()); ok && v >= p.BatchID {
+			return nil, nil
+		}
+	}
+	m := &sink.Merge{Keys: e.Config.MergeKeys, Files: e.sinkFiles(), Now: e.now}
+	mp, err := m.Plan(ctx, snap, out.adds)
+	if err != nil {
+		return nil, fmt.Errorf("planning the merge (mergeKeys=%s): %w", strings.Join(e.Config.MergeKeys, ","), err)
+	}
+	return mp, nil
+}
+
+// mergeCommitInfo makes a batch's commitInfo a MERGE's, as Spark records
+// the foreachBatch MERGE (operation MERGE, its predicate and clauses, its
+// metrics), keeping the stream's queryId and epochId.
+func (e *Engine) mergeCommitInfo(ci *delta.CommitInfo, mp *sink.MergePlan) {
+	m := &sink.Merge{Keys: e.Config.MergeKeys}
+	pred, _ := json.Marshal([]string{m.Predicate()})
+	ci.Operation = "MERGE"
+	ci.OperationParameters["predicate"] = string(pred)
+	ci.OperationParameters["matchedPredicates"] = `[{"actionType":"update"}]`
+	ci.OperationParameters["notMatchedPredicates"] = `[{"actionType":"insert"}]`
+	ci.OperationParameters["notMatchedBySourcePredicates"] = `[]`
+	for k, v := range mp.Metrics.Map() {
+		ci.OperationMetrics[k] = v
+	}
+}
+
+// missingPaths lists the dotted paths of current's fields that next lacks.
+func missingPaths(current, next *schema.StructType, prefix string) []string {
+	var out []string
+	for _, f := range current.Fields {
+		i := next.FieldIndexFold(f.Name)
+		if i < 0 {
+			out = append(out, prefix+f.Name)
+			continue
+		}
+		cs, ok1 := f.Type.(*schema.StructType)
+		ns, ok2 := next.Fields[i].Type.(*schema.StructType)
+		if ok1 && ok2 {
+			out = append(out, missingPaths(cs, ns, prefix+f.Name+".")...)
+		}
+	}
+	return out
+}
+
+// hasPath reports whether st has the dotted path (case-insensitively).
+func hasPath(st *schema.StructType, path string) bool {
+	name, rest, nested := strings.Cut(path, ".")
+	i := st.FieldIndexFold(name)
+	if i < 0 {
+		return false
+	}
+	if !nested {
+		return true
+	}
+	sub, ok := st.Fields[i].Type.(*schema.StructType)
+	return ok && hasPath(sub, rest)
+}
+
+// checkAdopted refuses to adopt a table column that this stream itself
+// introduced (its schema history was lost or rewound: the stream would
+// silently stop filling the column): such a column needs a full refresh.
+// A column another writer added is adopted. The commit that introduced a
+// column is found by reading the log's metaData actions, newest first,
+// once per column and engine.
+func (e *Engine) checkAdopted(ctx context.Context, snap *delta.Snapshot, paths []string) error {
+	for _, path := range paths {
+		if e.adopted[path] {
+			continue
+		}
+		intro := int64(-1)
+		for v := snap.Version; v >= 0; v-- {
+			acts, err := e.Table.ReadCommit(ctx, v)
+			if errors.Is(err, delta.ErrVersionNotFound) {
+				break // removed by log cleanup: older commits are gone too
+			}
+			if err != nil {
+				return fmt.Errorf("reading the table's commit %d: %w", v, err)
+			}
+			done := false
+			for _, a := range acts {
+				if a.Metadata == nil {
+					continue
+				}
+				st, err := schema.ParseDeltaJSON(a.Metadata.SchemaString)
+				if err != nil || !hasPath(st, path) {
+					done = true
+				} else {
+					intro = v
+				}
+			}
+			if done {
+				break
+			}
+		}
+		if intro >= 0 {
+			acts, err := e.Table.ReadCommit(ctx, intro)
+			if err != nil {
+				return fmt.Errorf("reading the table's commit %d: %w", intro, err)
+			}
+			if e.ownCommit(acts) {
+				return fmt.Errorf("%w: column %s would be dropped: this stream added it to the table (version %d) and its schema no longer has it (lost or rewound schema history at %s)",
+					ErrFullRefreshNeeded, path, intro, e.Config.CheckpointURI)
+			}
+		}
+		e.log().Warn("adopting a column another writer added to the table: this stream's rows hold NULL there",
+			"stream", e.Config.StreamID, "column", path, "addedAtVersion", intro)
+		if e.adopted == nil {
+			e.adopted = map[string]bool{}
+		}
+		e.adopted[path] = true
+	}
+	return nil
+}
+
+// ownCommit reports whether a commit's actions were written by this stream.
+func (e *Engine) ownCommit(acts []delta.Action) bool {
+	for _, a := range acts {
+		if a.Txn != nil && a.Txn.AppID == e.appID() {
+			return true
+		}
+		if a.CommitInfo != nil {
+			if raw, ok := a.CommitInfo.Extra[commitInfoKey]; ok {
+				js, _ := json.Marshal(raw)
+				var w commitWriter
+				if json.Unmarshal(js, &w) == nil && w.TxnAppID == e.appID() {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
