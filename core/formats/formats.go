@@ -23,6 +23,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/tributary-io/tributary/core/formats/binaryfmt"
 	"github.com/tributary-io/tributary/core/formats/csvfmt"
 	"github.com/tributary-io/tributary/core/formats/fileformat"
 	"github.com/tributary-io/tributary/core/formats/jsonfmt"
@@ -90,7 +91,7 @@ var ErrUnsupportedFormat = errors.New("cloudFiles.format not supported yet")
 var names = [...]string{"avro", "binaryFile", "csv", "json", "orc", "parquet", "text", "xml"}
 
 // supported are the formats Lookup returns a reader for.
-var supported = []string{"csv", "json", "text"}
+var supported = []string{"binaryFile", "csv", "json", "text"}
 
 // Names returns the valid cloudFiles.format values.
 func Names() []string { return names[:] }
@@ -111,6 +112,8 @@ func Lookup(name string) (Format, error) {
 			return csvfmt.Format{}, nil
 		case "text":
 			return textfmt.Format{}, nil
+		case "binaryFile":
+			return binaryfmt.Format{}, nil
 		}
 		return nil, fmt.Errorf("cloudFiles.format %q: %w (supported: %s)", name, ErrUnsupportedFormat, strings.Join(supported, ", "))
 	}

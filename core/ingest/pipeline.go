@@ -84,7 +84,10 @@ func (pl *pipeline) start(i int) {
 		d.err = err
 	} else {
 		d.r = r
-		if d.rr, err = pl.e.Config.Format.Open(pl.ctx, r, pl.sch, pl.e.readOptions(f.Path, pl.bad.hook(f.Path))); err != nil {
+		if opts, err := pl.e.fileReadOptions(pl.ctx, f.Path, pl.bad.hook(f.Path)); err != nil {
+			r.Close()
+			d.r, d.err = nil, err
+		} else if d.rr, err = pl.e.Config.Format.Open(pl.ctx, r, pl.sch, opts); err != nil {
 			r.Close()
 			d.r, d.err = nil, fmt.Errorf("opening input file %s: %w", f.Path, err)
 		}

@@ -299,7 +299,7 @@ func registry() map[string]*optSpec {
 				return fmt.Errorf("unknown format: want one of %s", formatList())
 			},
 			get: func(s *Stream) (string, bool) { return string(s.CloudFiles.Format), s.CloudFiles.Format != "" },
-		}, "", "The source file format (required). Tributary reads json, csv and text; the other Auto Loader formats are refused with \"not supported yet\"."),
+		}, "", "The source file format (required). Tributary reads json, csv, text and binaryFile; the other Auto Loader formats are refused with \"not supported yet\"."),
 		doc(posIntOpt("cloudFiles.maxFilesPerTrigger", scopeCloudFiles, func(s *Stream) *int { return &s.CloudFiles.MaxFilesPerTrigger }),
 			"1000", "Maximum number of new files in one micro-batch (one Delta commit)."),
 		doc(bytesOpt("cloudFiles.maxBytesPerTrigger", scopeCloudFiles, func(s *Stream) *int64 { return &s.CloudFiles.MaxBytesPerTrigger }, true),

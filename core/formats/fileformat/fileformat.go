@@ -17,6 +17,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/tributary-io/tributary/core/schema"
 )
@@ -199,6 +200,9 @@ type ReadOptions struct {
 	BadRecords func(BadRecord)
 	// Options are the format's own reader options, as in InferOptions.
 	Options map[string]string
+	// ModTime is the file's last modification time; the engine sets it
+	// only for RawContent formats (binaryFile's modificationTime column).
+	ModTime time.Time
 }
 
 // ReadStats counts what a RowReader read. Paths are dotted column paths

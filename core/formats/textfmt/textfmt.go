@@ -65,7 +65,7 @@ func (i *inferrer) Add(ctx context.Context, path string, r io.Reader) error {
 	i.sample.Files++
 	return ctx.Err()
 }
-func (i *inferrer) Schema() *schema.StructType  { return i.s }
+func (i *inferrer) Schema() *schema.StructType { return i.s }
 func (i *inferrer) Sampled() fileformat.Sample { return i.sample }
 func (i *inferrer) Full() bool                 { return false }
 
