@@ -13,8 +13,13 @@ import (
 // ConfigFromOptions maps a validated stream configuration to the engine's
 // Config. It fails, naming the option, when an option cannot be honoured.
 func ConfigFromOptions(s *options.Stream) (Config, error) {
+	if s.SourceFormat == options.SourceDelta {
+		// A Delta source runs its batches itself (Engine.Runner, package
+		// deltasource); the engine keeps its identity and run loop.
+		return Config{StreamID: s.ID, AppID: s.Sink.TxnAppID, Once: s.Sink.Trigger.Kind == options.TriggerOnce, ParquetCodec: s.Sink.ParquetCodec}, nil
+	}
 	if s.SourceFormat != options.SourceCloudFiles {
-		return Config{}, fmt.Errorf("stream %q: source format %q: not supported yet (Delta tables as a streaming source are not built; read files with cloudFiles)", s.ID, s.SourceFormat)
+		return Config{}, fmt.Errorf("stream %q: source format %q: unknown", s.ID, s.SourceFormat)
 	}
 	f, err := formats.Lookup(string(s.CloudFiles.Format))
 	if err != nil {

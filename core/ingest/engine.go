@@ -146,6 +146,10 @@ type Engine struct {
 	TempDir string
 	// OnBatch, when set, receives each committed batch's progress record.
 	OnBatch func(Progress)
+	// Runner, when set, runs the batches instead of the file pipeline (a
+	// Delta-source stream); the engine keeps the identity check, the run
+	// loop and OnBatch.
+	Runner BatchRunner
 
 	// snap caches the table snapshot between batches; it is advanced
 	// incrementally rather than reloaded from the log.
@@ -230,7 +234,12 @@ func (s Summary) Rows() int64 {
 
 // Snapshot returns the table snapshot the engine last loaded or committed
 // (nil before its first batch, or after a failure made it reload).
-func (e *Engine) Snapshot() *delta.Snapshot { return e.snap }
+func (e *Engine) Snapshot() *delta.Snapshot {
+	if e.Runner != nil {
+		return e.Runner.Snapshot()
+	}
+	return e.snap
+}
 
 // RunAvailableNow processes every outstanding file in as many batches as the
 // limits need, then returns (Trigger.AvailableNow). With Config.Once it runs a
@@ -404,6 +413,9 @@ func (e *Engine) recleanLast(ctx context.Context, last int64) error {
 // RunBatch runs one batch through plan → write → commit → finish and returns
 // its progress record. It returns ErrNoWork when nothing is outstanding.
 func (e *Engine) RunBatch(ctx context.Context) (Progress, error) {
+	if e.Runner != nil {
+		return e.runExternal(ctx)
+	}
 	start := e.now()
 	if err := e.CheckIdentity(ctx); err != nil {
 		return Progress{}, err

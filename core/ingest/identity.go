@@ -69,6 +69,8 @@ func (e *Engine) identity() (Identity, error) {
 	}
 	if e.Config.Format != nil {
 		id.Format = e.Config.Format.Name()
+	} else if e.Runner != nil {
+		id.Format = "delta"
 	}
 	if u := e.Config.Schema.User; u != nil {
 		js, err := schema.MarshalDeltaJSON(u)

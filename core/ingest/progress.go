@@ -40,6 +40,12 @@ type Progress struct {
 	NumBytesOutstanding int64 `json:"numBytesOutstanding"`
 	// BacklogCapped reports that the backlog exceeded the look-ahead window.
 	BacklogCapped bool `json:"backlogCapped,omitempty"`
+	// BacklogEndOffset is, for a Delta source, the source table version
+	// the backlog was counted to (nil for file sources).
+	BacklogEndOffset *int64 `json:"backlogEndOffset,omitempty"`
+	// NumNewListedFiles is, for a Delta source, the number of source log
+	// files (add actions) listed to count the backlog (nil for file sources).
+	NumNewListedFiles *int64 `json:"numNewListedFiles,omitempty"`
 	// ApproximateQueueSize is the notification queue depth when known (-1 otherwise).
 	ApproximateQueueSize int64 `json:"approximateQueueSize"`
 	// TableVersion is the Delta version the batch committed.
@@ -53,6 +59,12 @@ type Progress struct {
 
 // Log writes the record as one structured log line.
 func (p Progress) Log(l *slog.Logger) {
+	if p.BacklogEndOffset != nil {
+		l = l.With("backlogEndOffset", *p.BacklogEndOffset)
+	}
+	if p.NumNewListedFiles != nil {
+		l = l.With("numNewListedFiles", *p.NumNewListedFiles)
+	}
 	l.Info("batch committed",
 		"stream", p.StreamID, "batchId", p.BatchID, "numInputRows", p.NumInputRows,
 		"numInputFiles", p.NumInputFiles, "numInputBytes", p.NumInputBytes,
@@ -102,6 +114,9 @@ func (p Progress) WriteEMF(w io.Writer) error {
 		"triggerExecutionMs":     p.DurationMs["triggerExecution"],
 		"numFilesOutstanding":    p.NumFilesOutstanding,
 		"numBytesOutstanding":    p.NumBytesOutstanding,
+	}
+	if p.BacklogEndOffset != nil {
+		doc["backlogEndOffset"] = *p.BacklogEndOffset
 	}
 	if p.ApproximateQueueSize >= 0 {
 		doc["approximateQueueSize"] = p.ApproximateQueueSize

@@ -250,10 +250,10 @@ func refusedOpt(name string, sc scope, formats []FileFormat, why string) optSpec
 	}
 }
 
-// deltaOpt marks a Delta-source option: its value is parsed and checked,
-// but it counts as refused because a Delta source is refused at load time.
-func deltaOpt(o optSpec) optSpec {
-	o.refused, o.doc = true, deltaSource
+// deltaOpt is a Delta-source option (package deltasource reads it) with
+// its default as users read it and one line of meaning.
+func deltaOpt(o optSpec, def, meaning string) optSpec {
+	o.def, o.doc = def, meaning
 	return o
 }
 
@@ -269,7 +269,6 @@ const (
 	notYet       = "being built"
 	formatsIssue = "this Spark reader option is not implemented by Tributary's readers yet"
 	xmlIssue     = "cloudFiles.format xml is not supported yet"
-	deltaSource  = "Delta tables as a streaming source are not supported yet"
 )
 
 // registry returns every option Tributary knows, by lower-case name.
@@ -544,7 +543,7 @@ func registry() map[string]*optSpec {
 		doc(readerOption("wholeText", kBool, []FileFormat{FormatText}, nil, nil),
 			"false", "text: whether each file is one row (its whole content in value) instead of one row per line."),
 
-		// --- Delta source: values are checked, but a Delta source is refused at load time (ingest.ConfigFromOptions) ---
+		// --- Delta source (package deltasource) ---
 		deltaOpt(optSpec{
 			name: "startingVersion", scope: scopeDelta,
 			set: func(s *Stream, v string) error {
@@ -569,7 +568,7 @@ func registry() map[string]*optSpec {
 				}
 				return strconv.FormatInt(sv.Version, 10), true
 			},
-		}),
+		}, "", "Table version to start a new stream from (a number, or latest: only changes after the current version); default: the full current snapshot, then every change."),
 		deltaOpt(optSpec{
 			name: "startingTimestamp", scope: scopeDelta,
 			set: func(s *Stream, v string) error {
@@ -586,14 +585,14 @@ func registry() map[string]*optSpec {
 				}
 				return s.Delta.StartingTimestamp.Format("2006-01-02T15:04:05.000Z07:00"), true
 			},
-		}),
-		deltaOpt(boolOpt("skipChangeCommits", scopeDelta, func(s *Stream) *bool { return &s.Delta.SkipChangeCommits })),
-		deltaOpt(boolOpt("ignoreDeletes", scopeDelta, func(s *Stream) *bool { return &s.Delta.IgnoreDeletes })),
-		deltaOpt(boolOpt("ignoreChanges", scopeDelta, func(s *Stream) *bool { return &s.Delta.IgnoreChanges })),
-		deltaOpt(posIntOpt("maxFilesPerTrigger", scopeDelta, func(s *Stream) *int { return &s.Delta.MaxFilesPerTrigger })),
-		deltaOpt(bytesOpt("maxBytesPerTrigger", scopeDelta, func(s *Stream) *int64 { return &s.Delta.MaxBytesPerTrigger }, true)),
-		deltaOpt(boolOpt("withEventTimeOrder", scopeDelta, func(s *Stream) *bool { return &s.Delta.WithEventTimeOrder })),
-		deltaOpt(boolOpt("failOnDataLoss", scopeDelta, func(s *Stream) *bool { return &s.Delta.FailOnDataLoss })),
+		}, "", "Start a new stream at the first commit at or after this timestamp or date (earliest commit when before all; cannot be combined with startingVersion)."),
+		deltaOpt(boolOpt("skipChangeCommits", scopeDelta, func(s *Stream) *bool { return &s.Delta.SkipChangeCommits }), "false", "Skip source commits that update or delete existing data (DELETE, UPDATE, MERGE, OVERWRITE) instead of failing; only appends are processed."),
+		deltaOpt(boolOpt("ignoreDeletes", scopeDelta, func(s *Stream) *bool { return &s.Delta.IgnoreDeletes }), "false", "Legacy: accept commits that only delete files (whole-partition deletes); a commit that rewrites files still fails."),
+		deltaOpt(boolOpt("ignoreChanges", scopeDelta, func(s *Stream) *bool { return &s.Delta.IgnoreChanges }), "false", "Legacy: re-emit the files a change commit rewrote (unchanged rows arrive again: duplicates downstream); deletes are not propagated; wins over ignoreDeletes."),
+		deltaOpt(posIntOpt("maxFilesPerTrigger", scopeDelta, func(s *Stream) *int { return &s.Delta.MaxFilesPerTrigger }), "1000", "Most source data files per micro-batch."),
+		deltaOpt(bytesOpt("maxBytesPerTrigger", scopeDelta, func(s *Stream) *int64 { return &s.Delta.MaxBytesPerTrigger }, true), "", "Soft limit of source bytes per micro-batch (the file crossing it is still taken); with maxFilesPerTrigger, whichever is reached first."),
+		deltaOpt(boolOpt("withEventTimeOrder", scopeDelta, func(s *Stream) *bool { return &s.Delta.WithEventTimeOrder }), "false", "Read the initial snapshot in event-time order (files by the min stat of the first timestamp or date column) instead of modification-time order, so a downstream watermark drops nothing; cannot change while the initial snapshot is processed."),
+		deltaOpt(boolOpt("failOnDataLoss", scopeDelta, func(s *Stream) *bool { return &s.Delta.FailOnDataLoss }), "true", "Fail with DELTA_FILE_NOT_FOUND_DETAILED when a source log entry or data file the stream needs is gone (VACUUM, log cleanup); false skips what is lost."),
 		refusedOpt("readChangeFeed", scopeDelta, nil, "the change data feed is not implemented; use skipChangeCommits or a full refresh"),
 
 		// --- Delta sink ---

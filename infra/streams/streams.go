@@ -217,6 +217,9 @@ func (env Env) Open(ctx context.Context, opts *options.Stream) (*Stream, error) 
 	cfg.TableURI = absLocation(opts.Table)
 	cfg.CheckpointURI = absLocation(opts.CheckpointLocation())
 	cfg.StateForgets = opts.CloudFiles.MaxFileAge > 0 || opts.CloudFiles.AllowOverwrites
+	if opts.SourceFormat == options.SourceDelta {
+		return env.openDelta(ctx, opts, cfg)
+	}
 	s := &Stream{Options: opts}
 	ok := false
 	defer func() {
@@ -407,5 +410,9 @@ const ListWorkers = 8
 // Discover lists the source and registers unseen files (directory listing
 // mode: the initial load, useNotifications=false and backfill).
 func (s *Stream) Discover(ctx context.Context) (discovery.Result, error) {
+	if s.Registrar == nil {
+		// A Delta source reads its table's log: there are no files to discover.
+		return discovery.Result{}, nil
+	}
 	return s.Registrar.RegisterAll(ctx, discovery.ListParallel(ctx, s.Source, s.Filter, ListWorkers))
 }

@@ -1,6 +1,369 @@
 package options_test
 
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tributary-io/tributary/core/delta"
+	"github.com/tributary-io/tributary/core/delta/scan"
+	"github.com/tributary-io/tributary/core/deltasource"
+	"github.com/tributary-io/tributary/core/ingest"
+	"github.com/tributary-io/tributary/core/options"
+	"github.com/tributary-io/tributary/infra/localfs"
+	"github.com/tributary-io/tributary/infra/streams"
+)
+
+// silver is a bronze -> silver pair: the bronze table is written by a
+// file stream (bronze), the silver table by a Delta-source stream reading
+// the bronze table, both through infra/streams as `tributary run` does.
+type silver struct {
+	t      *testing.T
+	bronze *pipe
+	out    *pipe // the silver table (rows, column)
+	cp     string
+}
+
+func newSilver(t *testing.T) *silver {
+	b := newPipe(t)
+	out := &pipe{t: t, root: b.root, table: filepath.Join(b.root, "silver"), id: "silver"}
+	return &silver{t: t, bronze: b, out: out, cp: filepath.Join(b.root, "silver", "_checkpoints")}
+}
+
+// add appends one JSON file of rows {"id": n} to bronze: one bronze commit.
+func (s *silver) add(ids ...int) {
+	s.t.Helper()
+	var b strings.Builder
+	for _, id := range ids {
+		fmt.Fprintf(&b, "{\"id\": %d}\n", id)
+	}
+	s.bronze.write(fmt.Sprintf("f%d.json", ids[0]), b.String())
+	s.bronze.mustRun(nil)
+}
+
+// run runs the silver stream once (availableNow) with opts.
+func (s *silver) run(opts map[string]string) (ingest.Summary, error) {
+	s.t.Helper()
+	return s.runN(opts, -1)
+}
+
+// runN is run stopping after n batches (n < 0: no limit).
+func (s *silver) runN(opts map[string]string, n int) (ingest.Summary, error) {
+	s.t.Helper()
+	st, err := options.Parse(opts, options.Locations{
+		StreamID: "silver", Source: s.bronze.table, Table: s.out.table,
+		CheckpointLocation: s.cp, SourceFormat: "delta",
+	})
+	if err != nil {
+		return ingest.Summary{}, err
+	}
+	env := streams.Env{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), TempDir: s.t.TempDir()}
+	str, err := env.Open(s.t.Context(), st)
+	if err != nil {
+		return ingest.Summary{}, err
+	}
+	defer str.Close()
+	var keepGoing func() bool
+	if n >= 0 {
+		keepGoing = func() bool { n--; return n >= 0 }
+	}
+	return str.Engine.RunAvailableNow(s.t.Context(), keepGoing)
+}
+
+func (s *silver) mustRun(opts map[string]string) ingest.Summary {
+	s.t.Helper()
+	sum, err := s.run(opts)
+	if err != nil {
+		s.t.Fatalf("silver run %v: %v", opts, err)
+	}
+	return sum
+}
+
+// ids returns the silver table's id column, sorted.
+func (s *silver) ids() []string { return s.out.column("id") }
+
+// bronzeTable opens the bronze table.
+func (s *silver) bronzeTable() *delta.Table {
+	st, err := localfs.New(s.bronze.table)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return delta.NewTable(st)
+}
+
+// fileOf returns the bronze add holding id (first row).
+func (s *silver) fileOf(id int) *delta.Add {
+	s.t.Helper()
+	snap := s.bronze.snapshot()
+	for a := range snap.Files() {
+		rows, err := scan.ReadAdd(s.t.Context(), snap, a)
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		for _, r := range rows {
+			if fmtValue(r[0]) == fmt.Sprint(id) {
+				return a
+			}
+		}
+	}
+	s.t.Fatalf("no bronze file holds id %d", id)
+	return nil
+}
+
+// deleteFile commits a DELETE of the file holding id (a remove with
+// dataChange=true, as a DELETE removing whole files writes).
+func (s *silver) deleteFile(id int) {
+	s.t.Helper()
+	a := s.fileOf(id)
+	s.commit(delta.Action{Remove: &delta.Remove{Path: a.Path, DeletionTimestamp: time.Now().UnixMilli(), DataChange: true, Size: a.Size}})
+}
+
+// rewriteFile commits an UPDATE-like rewrite of the file holding id: the
+// file is removed and a copy of it added (dataChange=true both).
+func (s *silver) rewriteFile(id int) {
+	s.t.Helper()
+	a := s.fileOf(id)
+	key, _ := delta.ObjectKey(a.Path)
+	data, err := os.ReadFile(filepath.Join(s.bronze.table, key))
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	nk := "rewritten-" + filepath.Base(key)
+	if err := os.WriteFile(filepath.Join(s.bronze.table, nk), data, 0o644); err != nil {
+		s.t.Fatal(err)
+	}
+	na := *a
+	na.Path, na.ModificationTime = nk, time.Now().UnixMilli()
+	s.commit(delta.Action{Remove: &delta.Remove{Path: a.Path, DeletionTimestamp: time.Now().UnixMilli(), DataChange: true, Size: a.Size}}, delta.Action{Add: &na})
+}
+
+func (s *silver) commit(acts ...delta.Action) {
+	s.t.Helper()
+	snap := s.bronze.snapshot()
+	acts = append(acts, delta.Action{CommitInfo: &delta.CommitInfo{Timestamp: time.Now().UnixMilli(), Operation: "DELETE"}})
+	if _, err := s.bronzeTable().CommitSnapshot(s.t.Context(), snap, acts); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+func wantIDs(t *testing.T, what string, got []string, want ...int) {
+	t.Helper()
+	w := make([]string, len(want))
+	for i, n := range want {
+		w[i] = fmt.Sprint(n)
+	}
+	slices.Sort(w)
+	if !slices.Equal(got, w) {
+		t.Errorf("%s: silver ids %v, want %v", what, got, w)
+	}
+}
+
 // deltasrcCases are the behavioural cases of the deltasrc area's options.
 func deltasrcCases() []optionCase {
-	return nil
+	return []optionCase{
+		{name: "startingVersion: a version or latest, else the full snapshot", options: []string{"startingVersion"}, run: func(t *testing.T) {
+			for _, c := range []struct {
+				start      string
+				now, later []int
+			}{
+				{"", []int{1, 2, 3}, []int{1, 2, 3, 4}},
+				{"1", []int{2, 3}, []int{2, 3, 4}},
+				{"latest", nil, []int{4}},
+			} {
+				s := newSilver(t)
+				s.add(1)
+				s.add(2)
+				s.add(3) // bronze versions 0, 1, 2
+				opts := map[string]string{}
+				if c.start != "" {
+					opts["startingVersion"] = c.start
+				}
+				s.mustRun(opts)
+				wantIDs(t, "startingVersion="+c.start, s.ids(), c.now...)
+				s.add(4)
+				s.mustRun(opts)
+				wantIDs(t, "startingVersion="+c.start+" then an append", s.ids(), c.later...)
+			}
+			s := newSilver(t)
+			s.add(1)
+			if _, err := s.run(map[string]string{"startingVersion": "7"}); !errors.Is(err, deltasource.ErrStartingVersion) {
+				t.Errorf("startingVersion past the table: %v, want ErrStartingVersion", err)
+			}
+		}},
+		{name: "startingTimestamp: first commit at or after it; a date", options: []string{"startingTimestamp"}, run: func(t *testing.T) {
+			s := newSilver(t)
+			s.add(1)
+			time.Sleep(20 * time.Millisecond) // distinct commit timestamps
+			s.add(2)
+			time.Sleep(20 * time.Millisecond)
+			s.add(3)
+			hist, err := s.bronzeTable().History(t.Context(), 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ts1 time.Time
+			for _, h := range hist {
+				if h.Version == 1 {
+					ts1 = h.Timestamp
+				}
+			}
+			s.mustRun(map[string]string{"startingTimestamp": ts1.UTC().Format("2006-01-02T15:04:05.000Z")})
+			wantIDs(t, "startingTimestamp=version 1's time", s.ids(), 2, 3)
+
+			f := newSilver(t)
+			f.add(1)
+			f.mustRun(map[string]string{"startingTimestamp": "2999-01-01"})
+			wantIDs(t, "startingTimestamp after every commit", f.ids())
+			f.add(2)
+			f.mustRun(map[string]string{"startingTimestamp": "2999-01-01"})
+			wantIDs(t, "startingTimestamp after every commit, then an append", f.ids(), 2)
+
+			e := newSilver(t)
+			e.add(1)
+			e.add(2)
+			e.mustRun(map[string]string{"startingTimestamp": "2000-01-01"})
+			wantIDs(t, "startingTimestamp before every commit", e.ids(), 1, 2)
+			if _, err := e.run(map[string]string{"startingTimestamp": "2000-01-01", "startingVersion": "0"}); err == nil {
+				t.Error("startingVersion with startingTimestamp: no error")
+			}
+		}},
+		{name: "a DELETE fails the stream; skipChangeCommits skips it", options: []string{"skipChangeCommits"}, run: func(t *testing.T) {
+			s := newSilver(t)
+			s.add(1)
+			s.add(2)
+			s.mustRun(nil)
+			s.deleteFile(1)
+			s.add(3)
+			_, err := s.run(nil)
+			if !errors.Is(err, deltasource.ErrChangeCommit) || !strings.Contains(err.Error(), "DELTA_SOURCE_IGNORE_DELETE") || !strings.Contains(err.Error(), "version 2") {
+				t.Fatalf("DELETE by default: %v, want DELTA_SOURCE_IGNORE_DELETE at version 2", err)
+			}
+			wantIDs(t, "after the failure", s.ids(), 1, 2)
+			s.mustRun(map[string]string{"skipChangeCommits": "true"})
+			wantIDs(t, "skipChangeCommits", s.ids(), 1, 2, 3)
+			s.rewriteFile(2)
+			s.add(4)
+			s.mustRun(map[string]string{"skipChangeCommits": "true"})
+			wantIDs(t, "skipChangeCommits over an UPDATE", s.ids(), 1, 2, 3, 4)
+		}},
+		{name: "ignoreDeletes accepts file deletes, not rewrites", options: []string{"ignoreDeletes"}, run: func(t *testing.T) {
+			s := newSilver(t)
+			s.add(1)
+			s.add(2)
+			s.mustRun(nil)
+			s.deleteFile(1)
+			s.add(3)
+			s.mustRun(map[string]string{"ignoreDeletes": "true"})
+			wantIDs(t, "ignoreDeletes", s.ids(), 1, 2, 3)
+			s.rewriteFile(2)
+			_, err := s.run(map[string]string{"ignoreDeletes": "true"})
+			if !errors.Is(err, deltasource.ErrChangeCommit) || !strings.Contains(err.Error(), "DELTA_SOURCE_TABLE_IGNORE_CHANGES") {
+				t.Fatalf("a rewrite under ignoreDeletes: %v, want DELTA_SOURCE_TABLE_IGNORE_CHANGES", err)
+			}
+		}},
+		{name: "ignoreChanges re-emits rewritten files and wins over ignoreDeletes", options: []string{"ignoreChanges"}, run: func(t *testing.T) {
+			s := newSilver(t)
+			s.add(1)
+			s.add(2)
+			s.mustRun(nil)
+			s.rewriteFile(2)
+			s.deleteFile(1)
+			s.add(3)
+			s.mustRun(map[string]string{"ignoreChanges": "true", "ignoreDeletes": "true"})
+			wantIDs(t, "ignoreChanges", s.ids(), 1, 2, 2, 3)
+		}},
+		{name: "maxFilesPerTrigger bounds a batch; backlog metrics", options: []string{"maxFilesPerTrigger"}, run: func(t *testing.T) {
+			for _, c := range []struct {
+				max     string
+				batches int
+			}{{"", 1}, {"2", 3}} {
+				s := newSilver(t)
+				for i := 1; i <= 5; i++ {
+					s.add(i)
+				}
+				opts := map[string]string{}
+				if c.max != "" {
+					opts["maxFilesPerTrigger"] = c.max
+				}
+				sum := s.mustRun(opts)
+				if len(sum.Batches) != c.batches {
+					t.Fatalf("maxFilesPerTrigger=%q: %d batches, want %d", c.max, len(sum.Batches), c.batches)
+				}
+				wantIDs(t, "maxFilesPerTrigger="+c.max, s.ids(), 1, 2, 3, 4, 5)
+				b0 := sum.Batches[0]
+				if c.max == "2" && (b0.NumInputFiles != 2 || b0.NumFilesOutstanding != 3 || b0.NumBytesOutstanding <= 0 ||
+					b0.BacklogEndOffset == nil || *b0.BacklogEndOffset != 4) {
+					t.Errorf("first batch: %d files, outstanding %d files %d bytes, backlogEndOffset %v; want 2, 3, >0, 4",
+						b0.NumInputFiles, b0.NumFilesOutstanding, b0.NumBytesOutstanding, b0.BacklogEndOffset)
+				}
+			}
+		}},
+		{name: "maxBytesPerTrigger is a soft byte bound", options: []string{"maxBytesPerTrigger"}, run: func(t *testing.T) {
+			s := newSilver(t)
+			for i := 1; i <= 3; i++ {
+				s.add(i)
+			}
+			sum := s.mustRun(map[string]string{"maxBytesPerTrigger": "1b"})
+			if len(sum.Batches) != 3 {
+				t.Fatalf("maxBytesPerTrigger=1b: %d batches, want one per file (3)", len(sum.Batches))
+			}
+			wantIDs(t, "maxBytesPerTrigger", s.ids(), 1, 2, 3)
+		}},
+		{name: "failOnDataLoss: a vacuumed source file fails the stream unless false", options: []string{"failOnDataLoss"}, run: func(t *testing.T) {
+			s := newSilver(t)
+			s.add(1)
+			s.mustRun(nil)
+			s.add(2)
+			s.add(3)
+			key, _ := delta.ObjectKey(s.fileOf(2).Path)
+			if err := os.Remove(filepath.Join(s.bronze.table, key)); err != nil {
+				t.Fatal(err)
+			}
+			_, err := s.run(nil)
+			if !errors.Is(err, deltasource.ErrDataLoss) || !strings.Contains(err.Error(), "DELTA_FILE_NOT_FOUND_DETAILED") {
+				t.Fatalf("a missing data file: %v, want DELTA_FILE_NOT_FOUND_DETAILED", err)
+			}
+			wantIDs(t, "after the failure", s.ids(), 1)
+			s.mustRun(map[string]string{"failOnDataLoss": "false"})
+			wantIDs(t, "failOnDataLoss=false", s.ids(), 1, 3)
+		}},
+		{name: "withEventTimeOrder reads the initial snapshot by event time, and cannot change mid-snapshot", options: []string{"withEventTimeOrder"}, run: func(t *testing.T) {
+			firstBatch := func(eto string) (string, *silver) {
+				s := newSilver(t)
+				s.bronze.userSchema = "id INT, ts TIMESTAMP"
+				s.bronze.write("a.json", `{"id": 1, "ts": "2024-03-01T00:00:00Z"}`+"\n")
+				s.bronze.mustRun(nil)
+				s.bronze.write("b.json", `{"id": 2, "ts": "2024-01-01T00:00:00Z"}`+"\n")
+				s.bronze.mustRun(nil)
+				opts := map[string]string{"maxFilesPerTrigger": "1"}
+				if eto != "" {
+					opts["withEventTimeOrder"] = eto
+				}
+				sum, err := s.runN(opts, 1)
+				if err != nil || len(sum.Batches) != 1 {
+					t.Fatalf("one batch: %d batches, %v", len(sum.Batches), err)
+				}
+				return strings.Join(s.ids(), ","), s
+			}
+			if got, _ := firstBatch(""); got != "1" {
+				t.Errorf("default order: first batch ids %s, want 1 (written first)", got)
+			}
+			got, s := firstBatch("true")
+			if got != "2" {
+				t.Errorf("withEventTimeOrder: first batch ids %s, want 2 (earliest event time)", got)
+			}
+			if _, err := s.run(map[string]string{"withEventTimeOrder": "false"}); !errors.Is(err, deltasource.ErrEventTimeOrderChanged) {
+				t.Errorf("changing withEventTimeOrder mid-snapshot: %v, want ErrEventTimeOrderChanged", err)
+			}
+			s.mustRun(map[string]string{"withEventTimeOrder": "true"})
+			wantIDs(t, "withEventTimeOrder, finished", s.ids(), 1, 2)
+		}},
+	}
 }
