@@ -52,14 +52,23 @@ const (
 
 // Sync makes the catalog table name describe the Delta table at location
 // (s3://bucket/prefix) with the Delta schema string schema (the metaData
-// action's schemaString): created when missing, updated when its location,
-// type parameters or columns differ, left alone otherwise.
-func (c *Catalog) Sync(ctx context.Context, name, location, schema string) (Action, error) {
-	cols, err := Columns(schema)
+// action's schemaString) and its partition columns (metaData
+// partitionColumns, in order): created when missing, updated when its
+// location, type parameters, columns or partition keys differ, left alone
+// otherwise. Partition columns become the catalog's partition keys and are
+// left out of its columns, as the Hive metastore lays out a partitioned
+// table.
+func (c *Catalog) Sync(ctx context.Context, name, location, schema string, partitionColumns []string) (Action, error) {
+	all, err := Columns(schema)
+	if err != nil {
+		return "", fmt.Errorf("table %s.%s: %w", c.Database, name, err)
+	}
+	cols, keys, err := SplitPartitions(all, partitionColumns)
 	if err != nil {
 		return "", fmt.Errorf("table %s.%s: %w", c.Database, name, err)
 	}
 	want := TableInput(name, location, cols)
+	want.PartitionKeys = keys
 	got, err := c.Client.GetTable(ctx, &glue.GetTableInput{DatabaseName: aws.String(c.Database), Name: aws.String(name)})
 	var missing *types.EntityNotFoundException
 	switch {
@@ -119,9 +128,34 @@ func same(got *types.Table, want *types.TableInput) bool {
 			return false
 		}
 	}
-	return slices.EqualFunc(got.StorageDescriptor.Columns, want.StorageDescriptor.Columns, func(a, b types.Column) bool {
-		return aws.ToString(a.Name) == aws.ToString(b.Name) && aws.ToString(a.Type) == aws.ToString(b.Type)
-	})
+	return slices.EqualFunc(got.StorageDescriptor.Columns, want.StorageDescriptor.Columns, sameColumn) &&
+		slices.EqualFunc(got.PartitionKeys, want.PartitionKeys, sameColumn)
+}
+
+func sameColumn(a, b types.Column) bool {
+	return aws.ToString(a.Name) == aws.ToString(b.Name) && aws.ToString(a.Type) == aws.ToString(b.Type)
+}
+
+// SplitPartitions moves the partition columns (by name, case-insensitively
+// as Delta matches them, in partitionColumns order) out of cols and returns
+// the remaining columns and the partition keys. A partition column missing
+// from the schema wraps ErrSchema.
+func SplitPartitions(cols []types.Column, partitionColumns []string) (rest, keys []types.Column, err error) {
+	rest = make([]types.Column, 0, len(cols))
+	keys = make([]types.Column, 0, len(partitionColumns))
+	for _, p := range partitionColumns {
+		i := slices.IndexFunc(cols, func(c types.Column) bool { return strings.EqualFold(aws.ToString(c.Name), p) })
+		if i < 0 {
+			return nil, nil, fmt.Errorf("%w: partition column %q is not in the schema", ErrSchema, p)
+		}
+		keys = append(keys, cols[i])
+	}
+	for _, c := range cols {
+		if !slices.ContainsFunc(keys, func(k types.Column) bool { return aws.ToString(k.Name) == aws.ToString(c.Name) }) {
+			rest = append(rest, c)
+		}
+	}
+	return rest, keys, nil
 }
 
 // deltaField is a field of a Delta schema (PROTOCOL.md "Schema Serialization Format").

@@ -93,14 +93,19 @@ func TestSyncOnEmulator(t *testing.T) {
 	const loc = "s3://lake/tables/events"
 	steps := []struct {
 		schema, location string
+		parts            []string
 		want             Action
-		cols             string
+		cols, keys       string
 	}{
-		{schemaV1, loc, Created, "id bigint;msg string"},
-		{schemaV1, loc, Unchanged, "id bigint;msg string"},
-		{schemaV2, loc, Updated, "id bigint;msg string;at timestamp"},
-		{schemaV2, loc + "/", Unchanged, "id bigint;msg string;at timestamp"},
-		{schemaV2, "s3://lake/tables/moved", Updated, "id bigint;msg string;at timestamp"},
+		{schemaV1, loc, nil, Created, "id bigint;msg string", ""},
+		{schemaV1, loc, nil, Unchanged, "id bigint;msg string", ""},
+		{schemaV2, loc, nil, Updated, "id bigint;msg string;at timestamp", ""},
+		{schemaV2, loc + "/", nil, Unchanged, "id bigint;msg string;at timestamp", ""},
+		{schemaV2, "s3://lake/tables/moved", nil, Updated, "id bigint;msg string;at timestamp", ""},
+		// Partition columns become partition keys, in partitionColumns order.
+		{schemaV2, "s3://lake/tables/moved", []string{"MSG", "id"}, Updated, "at timestamp", "msg string;id bigint"},
+		{schemaV2, "s3://lake/tables/moved", []string{"msg", "id"}, Unchanged, "at timestamp", "msg string;id bigint"},
+		{schemaV2, "s3://lake/tables/moved", []string{"id"}, Updated, "msg string;at timestamp", "id bigint"},
 	}
 	for i, st := range steps {
 		if i == 2 {
@@ -115,7 +120,7 @@ func TestSyncOnEmulator(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		act, err := c.Sync(ctx, "events", st.location, st.schema)
+		act, err := c.Sync(ctx, "events", st.location, st.schema, st.parts)
 		if err != nil {
 			t.Fatalf("step %d: %v", i, err)
 		}
@@ -136,12 +141,19 @@ func TestSyncOnEmulator(t *testing.T) {
 		if got := render(tb.StorageDescriptor.Columns); got != st.cols {
 			t.Fatalf("step %d: columns %s, want %s", i, got, st.cols)
 		}
+		if got := render(tb.PartitionKeys); got != st.keys {
+			t.Fatalf("step %d: partition keys %s, want %s", i, got, st.keys)
+		}
 		if i >= 2 && tb.Parameters["owner_team"] != "lake" {
 			t.Fatalf("step %d: parameters %v lost owner_team", i, tb.Parameters)
 		}
 	}
+	// A partition column the schema lacks is a schema error naming it.
+	if _, err := c.Sync(ctx, "events", loc, schemaV1, []string{"day"}); !errors.Is(err, ErrSchema) || !strings.Contains(err.Error(), `"day"`) {
+		t.Fatalf("sync with an unknown partition column: %v", err)
+	}
 	// A missing database is an error naming it.
-	if _, err := (&Catalog{Client: client, Database: db + "_missing"}).Sync(ctx, "events", loc, schemaV1); err == nil || !strings.Contains(err.Error(), db+"_missing") {
+	if _, err := (&Catalog{Client: client, Database: db + "_missing"}).Sync(ctx, "events", loc, schemaV1, nil); err == nil || !strings.Contains(err.Error(), db+"_missing") {
 		t.Fatalf("sync into a missing database: %v", err)
 	}
 }

@@ -119,13 +119,14 @@ func (a *App) syncCatalog(ctx context.Context, s *streams.Stream) error {
 	}
 	id := s.Options.ID
 	a.mu.Lock()
-	done := a.synced[id] == snap.Metadata.SchemaString+"\x00"+s.Options.Table
+	key := snap.Metadata.SchemaString + "\x00" + s.Options.Table + "\x00" + strings.Join(snap.Metadata.PartitionColumns, "\x00")
+	done := a.synced[id] == key
 	a.mu.Unlock()
 	if done {
 		return nil
 	}
 	name := CatalogTableName(id)
-	act, err := a.Catalog.Sync(ctx, name, s.Options.Table, snap.Metadata.SchemaString)
+	act, err := a.Catalog.Sync(ctx, name, s.Options.Table, snap.Metadata.SchemaString, snap.Metadata.PartitionColumns)
 	if err != nil {
 		return fmt.Errorf("stream %q: registering the table in the Glue Data Catalog: %w", id, err)
 	}
@@ -134,7 +135,7 @@ func (a *App) syncCatalog(ctx context.Context, s *streams.Stream) error {
 	if a.synced == nil {
 		a.synced = map[string]string{}
 	}
-	a.synced[id] = snap.Metadata.SchemaString + "\x00" + s.Options.Table
+	a.synced[id] = key
 	a.mu.Unlock()
 	return nil
 }
