@@ -117,6 +117,16 @@ type StreamProps struct {
 	// of them ("" = the one stream these props describe). The template's
 	// StreamsConfig parameter.
 	StreamsConfig string
+	// StreamsConfigParameter is the name of an SSM parameter (starting with
+	// '/', optionally ':VERSION') that holds the streams document, read by
+	// the functions at cold start instead of StreamsConfig ("" = off). The
+	// template's StreamsConfigParameter parameter.
+	StreamsConfigParameter string
+	// StreamAlarmIds are the ids of the streams that get their own alarms
+	// when the streams document is in StreamsConfigParameter (with
+	// StreamsConfig they are read from the document). The template's
+	// StreamAlarmIds parameter.
+	StreamAlarmIds []string
 	// GlueDatabase is an existing Glue database in which the commit function
 	// registers each stream's table as Athena reads Delta tables ("" = off).
 	// The template's GlueDatabase parameter.
@@ -154,7 +164,36 @@ type resolved struct {
 	sourcePrefix       string
 	tableBucket        string
 	deletionProtection bool
+	// alarmStreams are the ids of StreamsConfig's streams, each of which
+	// gets its own alarms (the template's StreamAlarmIds).
+	alarmStreams []string
 }
+
+// streamIDs returns the stream ids of a streams document ({"streams":[{"id":…},…]}).
+func streamIDs(doc string) ([]string, error) {
+	var d struct {
+		Streams []struct {
+			ID string `json:"id"`
+		} `json:"streams"`
+	}
+	if err := json.Unmarshal([]byte(doc), &d); err != nil {
+		return nil, err
+	}
+	ids := make([]string, 0, len(d.Streams))
+	for i, s := range d.Streams {
+		if !alarmIDPattern.MatchString(s.ID) {
+			return nil, fmt.Errorf("stream #%d: id %q: letters, digits, '_', '.' or '-', starting with a letter or digit", i+1, s.ID)
+		}
+		ids = append(ids, s.ID)
+	}
+	return ids, nil
+}
+
+// ssmNamePattern is the template's StreamsConfigParameter pattern.
+var ssmNamePattern = regexp.MustCompile(`^/[a-zA-Z0-9_.\-/]+(:[0-9]+)?$`)
+
+// alarmIDPattern is a stream id the template's StreamAlarmIds accepts.
+var alarmIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 
 // Validate checks the props as the template's parameter constraints and
 // rules do, and returns the first problem found, naming the field.
@@ -263,6 +302,35 @@ func (p *StreamProps) resolve() (*resolved, error) {
 	}
 	if !prefixPattern.MatchString(r.CleanSourceMoveDestination) {
 		return nil, bad("CleanSourceMoveDestination", "%q: a prefix that does not start with '/' and ends with '/'", r.CleanSourceMoveDestination)
+	}
+	if r.StreamsConfig != "" && r.StreamsConfigParameter != "" {
+		return nil, bad("StreamsConfigParameter", "give the streams document in StreamsConfig or in StreamsConfigParameter, not both")
+	}
+	if r.StreamsConfigParameter != "" && !ssmNamePattern.MatchString(r.StreamsConfigParameter) {
+		return nil, bad("StreamsConfigParameter", "%q: an SSM parameter name starting with '/' (optionally with ':VERSION')", r.StreamsConfigParameter)
+	}
+	switch {
+	case r.StreamsConfig != "":
+		if len(r.StreamAlarmIds) > 0 {
+			return nil, bad("StreamAlarmIds", "only with StreamsConfigParameter: with StreamsConfig the ids are read from the document")
+		}
+		ids, err := streamIDs(r.StreamsConfig)
+		if err != nil {
+			return nil, bad("StreamsConfig", "%v", err)
+		}
+		r.alarmStreams = ids
+	case r.StreamsConfigParameter != "":
+		if len(r.StreamAlarmIds) == 0 {
+			return nil, bad("StreamAlarmIds", "required with StreamsConfigParameter: list the document's stream ids (each stream gets its own alarms)")
+		}
+		for _, id := range r.StreamAlarmIds {
+			if !alarmIDPattern.MatchString(id) {
+				return nil, bad("StreamAlarmIds", "%q: letters, digits, '_', '.' or '-', starting with a letter or digit", id)
+			}
+		}
+		r.alarmStreams = r.StreamAlarmIds
+	case len(r.StreamAlarmIds) > 0:
+		return nil, bad("StreamAlarmIds", "only with StreamsConfigParameter")
 	}
 	if !gluePattern.MatchString(r.GlueDatabase) {
 		return nil, bad("GlueDatabase", "%q: empty, or a Glue database name (lower-case letters, digits, '_')", r.GlueDatabase)

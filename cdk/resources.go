@@ -3,6 +3,7 @@ package tributary
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
@@ -29,7 +30,9 @@ func (s *Stream) functions(r *resolved, roles map[string]awsiam.Role, logs map[s
 		"TRIBUTARY_EXTRA_OPTIONS":     jsii.String(r.extraOptions()),
 		"TRIBUTARY_METRICS_NAMESPACE": jsii.String(MetricsNamespace),
 		"TRIBUTARY_CONFIG":            jsii.String(r.StreamsConfig),
+		"TRIBUTARY_CONFIG_PARAMETER":  jsii.String(r.StreamsConfigParameter),
 		"TRIBUTARY_GLUE_DATABASE":     jsii.String(r.GlueDatabase),
+		"TRIBUTARY_ALARM_STREAMS":     jsii.String(strings.Join(r.alarmStreams, ",")),
 	}
 	fn := func(name, description string, memory int, timeout float64) awslambda.Function {
 		props := &awslambda.FunctionProps{
@@ -229,6 +232,33 @@ func (s *Stream) alarms(r *resolved) {
 		},
 	}
 	s.Alarms["StateTableThrottlesAlarm"] = awscloudwatch.NewCfnAlarm(s.Construct, jsii.String("StateTableThrottlesAlarm"), p)
+
+	// Each stream of the streams document gets its own alarms on its
+	// StreamId dimension (the template's StreamAlarmIds slots).
+	for i, id := range r.alarmStreams {
+		outstanding := base("")
+		outstanding.AlarmDescription = jsii.String(fmt.Sprintf("Tributary %s: too many discovered files of this stream are not yet committed", id))
+		outstanding.Namespace = jsii.String(MetricsNamespace)
+		outstanding.MetricName = jsii.String("numFilesOutstanding")
+		outstanding.Dimensions = &[]any{&awscloudwatch.CfnAlarm_DimensionProperty{Name: jsii.String("StreamId"), Value: jsii.String(id)}}
+		outstanding.Statistic = jsii.String("Maximum")
+		outstanding.Period = jsii.Number(300)
+		outstanding.EvaluationPeriods = jsii.Number(3)
+		outstanding.DatapointsToAlarm = jsii.Number(3)
+		outstanding.Threshold = jsii.Number(float64(r.FilesOutstandingAlarmThreshold))
+		name := fmt.Sprintf("StreamAlarm%dFilesOutstanding", i)
+		s.Alarms[name] = awscloudwatch.NewCfnAlarm(s.Construct, jsii.String(name), outstanding)
+
+		skipped := base("")
+		skipped.AlarmDescription = jsii.String(fmt.Sprintf("Tributary %s: input files of this stream were skipped as unreadable or missing (tributary state --state SKIPPED lists them with the reason)", id))
+		skipped.Namespace = jsii.String(MetricsNamespace)
+		skipped.MetricName = jsii.String("numSkippedFiles")
+		skipped.Dimensions = &[]any{&awscloudwatch.CfnAlarm_DimensionProperty{Name: jsii.String("StreamId"), Value: jsii.String(id)}}
+		skipped.Statistic = jsii.String("Sum")
+		skipped.Period = jsii.Number(300)
+		name = fmt.Sprintf("StreamAlarm%dSkippedFiles", i)
+		s.Alarms[name] = awscloudwatch.NewCfnAlarm(s.Construct, jsii.String(name), skipped)
+	}
 }
 
 // dashWidget is one graph of the dashboard body, as the template writes it.

@@ -357,7 +357,7 @@ func (s *Stream) roles(r *resolved, logs map[string]awslogs.LogGroup) map[string
 	srcObjects := srcBucket + "/" + r.sourcePrefix + "*"
 	tableBucket := "arn:${AWS::Partition}:s3:::" + r.tableBucket
 	checkpoint := fmt.Sprintf("%s/%s_tributary/checkpoint/", tableBucket, r.TablePrefix)
-	if r.StreamsConfig != "" { // every stream's checkpoint under TablePrefix
+	if r.StreamsConfig != "" || r.StreamsConfigParameter != "" { // every stream's checkpoint under TablePrefix
 		checkpoint = fmt.Sprintf("%s/%s*_tributary/checkpoint/", tableBucket, r.TablePrefix)
 	}
 	kick := *s.KickQueue.QueueArn()
@@ -373,6 +373,11 @@ func (s *Stream) roles(r *resolved, logs map[string]awslogs.LogGroup) map[string
 		}
 		if r.Tracing { // X-Ray does not support resource-level permissions
 			out = append(out, stmt("XRay", []string{"xray:PutTraceSegments", "xray:PutTelemetryRecords"}, []string{"*"}, nil))
+		}
+		if r.StreamsConfigParameter != "" { // the streams document, read at cold start
+			name, _, _ := strings.Cut(r.StreamsConfigParameter, ":")
+			out = append(out, stmt("StreamsDocument", []string{"ssm:GetParameter"},
+				[]string{"arn:${AWS::Partition}:ssm:${AWS::Region}:${AWS::AccountId}:parameter" + name}, nil))
 		}
 		return out
 	}

@@ -96,6 +96,21 @@ func testStreams() []testStream {
 			params: map[string]string{
 				"StreamId": "landing", "SourceBucketName": "existing-landing", "CreateSourceBucket": "false",
 				"Notifications": "EventBridge", "Format": "json", "StreamsConfig": streamsDoc, "GlueDatabase": "lake",
+				"StreamAlarmIds": "a,b",
+			},
+		},
+		{
+			// Existing bucket, EventBridge, the streams document in SSM.
+			id: "Fleet",
+			props: &StreamProps{
+				StreamId: "fleet", SourceBucketName: "existing-fleet", ExistingSourceBucket: true,
+				Notifications: NotifyEventBridge, Format: "json", StreamsConfigParameter: "/tributary/fleet/streams:2",
+				StreamAlarmIds: []string{"x", "y.z"}, CodeDir: dist,
+			},
+			params: map[string]string{
+				"StreamId": "fleet", "SourceBucketName": "existing-fleet", "CreateSourceBucket": "false",
+				"Notifications": "EventBridge", "Format": "json", "StreamsConfigParameter": "/tributary/fleet/streams:2",
+				"StreamAlarmIds": "x,y.z",
 			},
 		},
 		{
@@ -155,15 +170,26 @@ func TestStream(t *testing.T) {
 			"AWS::SQS::Queue": 5, "AWS::SQS::QueuePolicy": 1, "AWS::DynamoDB::Table": 1,
 			"AWS::Lambda::Function": 3, "AWS::Lambda::EventSourceMapping": 2, "AWS::Lambda::EventInvokeConfig": 1,
 			"AWS::IAM::Role": 3, "AWS::Logs::LogGroup": 3, "AWS::Lambda::Permission": 1,
-			"AWS::SNS::Topic": 1, "AWS::CloudWatch::Alarm": 18, "AWS::CloudWatch::Dashboard": 1,
+			"AWS::SNS::Topic": 1, "AWS::CloudWatch::Dashboard": 1,
 			// No grant-made policy, no notification custom resource, no log-retention function.
 			"AWS::IAM::Policy": 0, "Custom::S3BucketNotifications": 0, "Custom::LogRetention": 0,
 		} {
 			tpl.ResourceCountIs(jsii.String(typ), jsii.Number(per*n))
 		}
+		// 18 per stack, and the two streams of Landing and Fleet have 2 each of their own.
+		tpl.ResourceCountIs(jsii.String("AWS::CloudWatch::Alarm"), jsii.Number(18*n+2*2+2*2))
+		for _, id := range []string{"a", "b", "x", "y.z"} {
+			tpl.HasResourceProperties(jsii.String("AWS::CloudWatch::Alarm"), map[string]any{
+				"MetricName": "numFilesOutstanding", "Dimensions": []any{map[string]any{"Name": "StreamId", "Value": id}},
+				"AlarmDescription": fmt.Sprintf("Tributary %s: too many discovered files of this stream are not yet committed", id),
+			})
+			tpl.HasResourceProperties(jsii.String("AWS::CloudWatch::Alarm"), map[string]any{
+				"MetricName": "numSkippedFiles", "Dimensions": []any{map[string]any{"Name": "StreamId", "Value": id}},
+			})
+		}
 		tpl.ResourceCountIs(jsii.String("AWS::S3::Bucket"), jsii.Number(2))        // Orders, Clicks
 		tpl.ResourceCountIs(jsii.String("AWS::SNS::Subscription"), jsii.Number(2)) // Orders' e-mail, Feed's topic
-		tpl.ResourceCountIs(jsii.String("AWS::Events::Rule"), jsii.Number(4+2))    // schedules, Clicks' and Landing's object-created rules
+		tpl.ResourceCountIs(jsii.String("AWS::Events::Rule"), jsii.Number(n+3))    // schedules, Clicks', Landing's and Fleet's object-created rules
 		tpl.HasResourceProperties(jsii.String("AWS::SQS::Queue"), map[string]any{
 			"QueueName": "tributary-clicks_2-kick.fifo", "FifoQueue": true, "VisibilityTimeout": 960,
 		})
@@ -626,6 +652,19 @@ func TestValidate(t *testing.T) {
 		{"bad records prefix", func(p *StreamProps) { p.BadRecordsPrefix = "bad" }, "BadRecordsPrefix"},
 		{"memory", func(p *StreamProps) { p.CommitMemorySize = 128 }, "CommitMemorySize"},
 		{"table bucket", func(p *StreamProps) { p.TableBucket = "x" }, "TableBucket"},
+		{"streams document in SSM", func(p *StreamProps) { p.StreamsConfigParameter = "/t/s:3"; p.StreamAlarmIds = []string{"a"} }, ""},
+		{"SSM document without alarm ids", func(p *StreamProps) { p.StreamsConfigParameter = "/t/s" }, "StreamAlarmIds"},
+		{"SSM name without slash", func(p *StreamProps) { p.StreamsConfigParameter = "t/s"; p.StreamAlarmIds = []string{"a"} }, "StreamsConfigParameter"},
+		{"both documents", func(p *StreamProps) {
+			p.StreamsConfig = `{"streams":[{"id":"a"}]}`
+			p.StreamsConfigParameter = "/t/s"
+		}, "StreamsConfigParameter"},
+		{"alarm ids with an inline document", func(p *StreamProps) {
+			p.StreamsConfig = `{"streams":[{"id":"a"}]}`
+			p.StreamAlarmIds = []string{"a"}
+		}, "StreamAlarmIds"},
+		{"alarm ids without a document", func(p *StreamProps) { p.StreamAlarmIds = []string{"a"} }, "StreamAlarmIds"},
+		{"stream id in the document", func(p *StreamProps) { p.StreamsConfig = `{"streams":[{"id":"a b"}]}` }, "StreamsConfig"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

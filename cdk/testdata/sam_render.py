@@ -51,6 +51,8 @@ def main():
         (fn, arg), = c.items()
         if fn == "Fn::Equals":
             a, b = (ev(x) for x in arg)
+            if isinstance(a, dict) or isinstance(b, dict):
+                raise ValueError(f"condition {c} is not resolved: {a} {b}")
             return a == b
         if fn == "Fn::Not":
             return not truth(arg[0])
@@ -103,6 +105,14 @@ def main():
                 return sub(text, extra)
             if k == "Condition" and isinstance(v, str):
                 return cond(v)
+            if k == "Fn::Split":
+                sep, text = v[0], ev(v[1])
+                if not isinstance(text, str):
+                    raise ValueError(f"Fn::Split of {text}")
+                return text.split(sep)
+            if k == "Fn::Select":
+                i, items = ev(v[0]), ev(v[1])
+                return items[int(i)]
         res = {}
         for k, v in x.items():
             v = ev(v)

@@ -5,10 +5,14 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"strings"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
 
 	"github.com/aws/aws-sdk-go-v2/service/glue"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/aws-sdk-go-v2/service/ssm"
 
 	"github.com/tributary-io/tributary/infra/awsclient"
 	"github.com/tributary-io/tributary/infra/gluecatalog"
@@ -27,11 +31,17 @@ func Boot(ctx context.Context) (*App, error) {
 // records the calls).
 func BootFrom(ctx context.Context, getenv func(string) string, opts ...awsclient.Option) (*App, error) {
 	logger := slog.New(slog.NewJSONHandler(os.Stderr, nil))
-	cfg, err := LoadConfigFrom(getenv)
+	awsCfg, err := awsclient.Load(ctx, opts...)
 	if err != nil {
 		return nil, err
 	}
-	awsCfg, err := awsclient.Load(ctx, opts...)
+	if name := getenv(EnvConfigParameter); name != "" {
+		getenv, err = withConfigParameter(ctx, ssm.NewFromConfig(awsCfg), getenv, name)
+		if err != nil {
+			return nil, err
+		}
+	}
+	cfg, err := LoadConfigFrom(getenv)
 	if err != nil {
 		return nil, err
 	}
@@ -76,4 +86,38 @@ func MustBoot() *App {
 		os.Exit(1)
 	}
 	return app
+}
+
+// ParameterGetter is the part of the SSM client that reads the streams
+// document (ssm:GetParameter).
+type ParameterGetter interface {
+	GetParameter(ctx context.Context, in *ssm.GetParameterInput, opts ...func(*ssm.Options)) (*ssm.GetParameterOutput, error)
+}
+
+// withConfigParameter reads the streams document from the SSM parameter
+// name (EnvConfigParameter: a name, or name:version to pin one version;
+// SecureString values are decrypted) and returns getenv with EnvConfig set
+// to it. Setting both EnvConfig and EnvConfigParameter is an error, as is a
+// missing or empty parameter: both name the variable and the parameter.
+func withConfigParameter(ctx context.Context, client ParameterGetter, getenv func(string) string, name string) (func(string) string, error) {
+	if getenv(EnvConfig) != "" {
+		return nil, fmt.Errorf("%s and %s are both set: give the streams document in one of them", EnvConfig, EnvConfigParameter)
+	}
+	out, err := client.GetParameter(ctx, &ssm.GetParameterInput{Name: &name, WithDecryption: aws.Bool(true)})
+	if err != nil {
+		return nil, fmt.Errorf("%s=%q: reading the streams document: %w", EnvConfigParameter, name, err)
+	}
+	doc := ""
+	if out.Parameter != nil {
+		doc = aws.ToString(out.Parameter.Value)
+	}
+	if strings.TrimSpace(doc) == "" {
+		return nil, fmt.Errorf("%s=%q: the parameter is empty: it must hold a streams document", EnvConfigParameter, name)
+	}
+	return func(k string) string {
+		if k == EnvConfig {
+			return doc
+		}
+		return getenv(k)
+	}, nil
 }

@@ -398,7 +398,7 @@ func TestStreamsDocumentWithinGrant(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			doc := `{"streams":[` + strings.Join(tc.streams, ",") + `]}`
-			cfg, err := LoadConfigFrom(templateEnv(map[string]string{EnvConfig: doc}))
+			cfg, err := LoadConfigFrom(templateEnv(map[string]string{EnvConfig: doc, EnvAlarmStreams: "a,b"}))
 			if tc.want == "" {
 				if err != nil {
 					t.Fatalf("cold start: %v", err)
@@ -420,6 +420,51 @@ func TestStreamsDocumentWithinGrant(t *testing.T) {
 				return ""
 			}); err != nil {
 				t.Fatalf("the document alone: %v", err)
+			}
+		})
+	}
+}
+
+// TestStreamsDocumentNeedsAlarms: under the template, every stream of the
+// streams document must have its own alarms (StreamAlarmIds); a stream
+// without is refused at cold start, named.
+func TestStreamsDocumentNeedsAlarms(t *testing.T) {
+	const b = "s3://landing-bucket/"
+	stream := func(id string) string {
+		cp := b + "tables/events/" + id + "/_tributary/checkpoint/"
+		return `{"id":"` + id + `","source":"` + b + "incoming/" + id + `/","table":"` + b + "tables/events/" + id +
+			`","checkpointLocation":"` + cp + `","schemaLocation":"` + cp + `","options":{"cloudFiles.format":"json","cloudFiles.useNotifications":true}}`
+	}
+	doc := `{"streams":[` + stream("a") + "," + stream("b.2") + `]}`
+	tests := []struct {
+		alarmed string
+		missing []string // streams named in the error; none = starts
+	}{
+		{"a,b.2", nil},
+		{"b.2,x,a", nil},
+		{"a", []string{`"b.2"`}},
+		{"", []string{`"a"`, `"b.2"`}},
+		{"A,B.2", []string{`"a"`, `"b.2"`}}, // stream ids are exact
+	}
+	for _, tc := range tests {
+		t.Run(tc.alarmed, func(t *testing.T) {
+			_, err := LoadConfigFrom(templateEnv(map[string]string{EnvConfig: doc, EnvAlarmStreams: tc.alarmed}))
+			if len(tc.missing) == 0 {
+				if err != nil {
+					t.Fatalf("cold start: %v", err)
+				}
+				return
+			}
+			if !errors.Is(err, ErrNoAlarms) {
+				t.Fatalf("cold start: %v, want %v", err, ErrNoAlarms)
+			}
+			for _, id := range tc.missing {
+				if !strings.Contains(err.Error(), "stream "+id) {
+					t.Errorf("error %q does not name stream %s", err, id)
+				}
+			}
+			if strings.Count(err.Error(), "has no alarms") != len(tc.missing) {
+				t.Errorf("error %q: want exactly %d streams refused", err, len(tc.missing))
 			}
 		})
 	}

@@ -40,6 +40,15 @@ const (
 	// EnvGlueDatabase, when set, is the Glue database the commit function
 	// registers each stream's table in (as Athena reads Delta tables).
 	EnvGlueDatabase = "TRIBUTARY_GLUE_DATABASE"
+	// EnvAlarmStreams lists, comma-separated, the streams that have their
+	// own alarms (template.yaml's StreamAlarmIds). With EnvConfig, under the
+	// template, a stream missing from it is refused at cold start.
+	EnvAlarmStreams = "TRIBUTARY_ALARM_STREAMS"
+	// EnvConfigParameter names an SSM parameter (name or name:version) that
+	// holds the streams document, read at cold start instead of EnvConfig
+	// (template.yaml's StreamsConfigParameter): it lifts the 4 KB limit of
+	// a CloudFormation parameter and a Lambda environment.
+	EnvConfigParameter = "TRIBUTARY_CONFIG_PARAMETER"
 )
 
 // Kicker asks for a commit run of a stream.
@@ -124,7 +133,7 @@ func LoadConfigFrom(getenv func(string) string) (*options.Config, error) {
 		errs = append(errs, env.Validate(s))
 	}
 	if strings.TrimSpace(getenv(EnvConfig)) != "" && getenv(EnvSourceBucket) != "" {
-		errs = append(errs, checkGranted(getenv, cfg))
+		errs = append(errs, checkGranted(getenv, cfg), checkAlarmed(getenv, cfg))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
@@ -184,6 +193,26 @@ func checkGranted(getenv func(string) string, cfg *options.Config) error {
 	}
 	return errors.Join(errs...)
 }
+
+// checkAlarmed refuses, at cold start, a stream of the streams document
+// that has no alarms of its own (it is not in EnvAlarmStreams): its backlog
+// or skipped files would go unnoticed.
+func checkAlarmed(getenv func(string) string, cfg *options.Config) error {
+	alarmed := map[string]bool{}
+	for _, id := range strings.Split(getenv(EnvAlarmStreams), ",") {
+		alarmed[strings.TrimSpace(id)] = true
+	}
+	var errs []error
+	for _, s := range cfg.Streams {
+		if !alarmed[s.ID] {
+			errs = append(errs, fmt.Errorf("%s: stream %q: %w", EnvConfig, s.ID, ErrNoAlarms))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// ErrNoAlarms marks a stream of the streams document that has no alarms.
+var ErrNoAlarms = errors.New("has no alarms: add its id to the stack's StreamAlarmIds parameter (" + EnvAlarmStreams + ")")
 
 // ErrNotGranted marks a stream of the streams document that the stack's
 // policies do not cover.

@@ -250,6 +250,21 @@ func (s *cfnStack) render(v any) any {
 						parts = append(parts, s.str(e))
 					}
 					return strings.Join(parts, a[0].(string))
+				case "Fn::Split":
+					a := arg.([]any)
+					var out []any
+					for _, p := range strings.Split(s.str(s.render(a[1])), a[0].(string)) {
+						out = append(out, p)
+					}
+					return out
+				case "Fn::Select":
+					a := arg.([]any)
+					list := s.render(a[1]).([]any)
+					i := int(a[0].(float64))
+					if i < 0 || i >= len(list) {
+						s.t.Fatalf("Fn::Select index %d of %d items (CloudFormation fails the deployment)", i, len(list))
+					}
+					return list[i]
 				}
 				if strings.HasPrefix(fn, "Fn::") {
 					s.t.Fatalf("intrinsic %s is not rendered by this test", fn)

@@ -23,6 +23,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/glue"
 	gluetypes "github.com/aws/aws-sdk-go-v2/service/glue/types"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/ssm"
+	ssmtypes "github.com/aws/aws-sdk-go-v2/service/ssm/types"
 	"github.com/aws/smithy-go/middleware"
 
 	tevents "github.com/tributary-io/tributary/events"
@@ -127,6 +129,9 @@ func iamRequests(service, op string, params any) []iamCall {
 			{Action: "glue:" + op, Resource: base + "database/" + db},
 			{Action: "glue:" + op, Resource: base + "table/" + db + "/" + name},
 		}
+	case "SSM":
+		name, _, _ := strings.Cut(field(params, "Name"), ":") // name:version is authorised on the name
+		return []iamCall{{Action: "ssm:" + op, Resource: "arn:aws:ssm:" + cfnRegion + ":" + cfnAccount + ":parameter" + name}}
 	case "SQS":
 		action := strings.TrimSuffix(op, "Batch")
 		u, err := url.Parse(field(params, "QueueUrl"))
@@ -237,6 +242,17 @@ func TestTemplateIAM(t *testing.T) {
 			params:     map[string]string{"MaxFilesPerTrigger": "2", "GlueDatabase": "*"},
 			otherTable: true,
 			streams:    true,
+			variants: []iamVariant{
+				{extra: "{}", stopForTime: true},
+				{extra: since, backfillFirst: true},
+				{extra: "{}", lostEvents: true},
+				{extra: fresh, backfillFirst: true},
+			},
+		},
+		{
+			name:    "StreamsConfigParameter: the two streams' document in SSM",
+			params:  map[string]string{"MaxFilesPerTrigger": "2", "StreamsConfigParameter": "*"},
+			streams: true,
 			variants: []iamVariant{
 				{extra: "{}", stopForTime: true},
 				{extra: since, backfillFirst: true},
@@ -395,7 +411,19 @@ func runIAMVariant(t *testing.T, params map[string]string, otherTable, twoStream
 		if err != nil {
 			t.Fatal(err)
 		}
-		p["StreamsConfig"] = string(doc)
+		p["StreamAlarmIds"] = strings.Join(ids, ",")
+		if p["StreamsConfigParameter"] == "*" {
+			// The document in an SSM parameter, pinned to its version.
+			name := "/tributary-test/" + f.bucket + "/streams"
+			out, err := ssm.NewFromConfig(awstest.Config(t, f.endpoint)).PutParameter(ctx, &ssm.PutParameterInput{
+				Name: aws.String(name), Value: aws.String(string(doc)), Type: ssmtypes.ParameterTypeString, Tier: ssmtypes.ParameterTierAdvanced})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p["StreamsConfigParameter"] = fmt.Sprintf("%s:%d", name, out.Version)
+		} else {
+			p["StreamsConfig"] = string(doc)
+		}
 	}
 	logGroup := func(fn string) string {
 		return "arn:aws:logs:" + cfnRegion + ":" + cfnAccount + ":log-group:/tributary/" + streamID + "/" + fn + ":*"
