@@ -27,6 +27,7 @@ import (
 	"github.com/tributary-io/tributary/core/formats/csvfmt"
 	"github.com/tributary-io/tributary/core/formats/fileformat"
 	"github.com/tributary-io/tributary/core/formats/jsonfmt"
+	"github.com/tributary-io/tributary/core/formats/parquetfmt"
 	"github.com/tributary-io/tributary/core/formats/textfmt"
 )
 
@@ -56,6 +57,12 @@ type (
 	FixedSchema = fileformat.FixedSchema
 	// RawContent is a format that reads files without decompression.
 	RawContent = fileformat.RawContent
+	// File is random access to one input file (columnar formats).
+	File = fileformat.File
+	// RandomAccessFormat is a format that reads files through File.
+	RandomAccessFormat = fileformat.RandomAccessFormat
+	// RandomAccessInferrer is the inferrer of a RandomAccessFormat.
+	RandomAccessInferrer = fileformat.RandomAccessInferrer
 )
 
 // Defaults and parse modes (see package fileformat).
@@ -91,7 +98,7 @@ var ErrUnsupportedFormat = errors.New("cloudFiles.format not supported yet")
 var names = [...]string{"avro", "binaryFile", "csv", "json", "orc", "parquet", "text", "xml"}
 
 // supported are the formats Lookup returns a reader for.
-var supported = []string{"binaryFile", "csv", "json", "text"}
+var supported = []string{"binaryFile", "csv", "json", "parquet", "text"}
 
 // Names returns the valid cloudFiles.format values.
 func Names() []string { return names[:] }
@@ -114,6 +121,8 @@ func Lookup(name string) (Format, error) {
 			return textfmt.Format{}, nil
 		case "binaryFile":
 			return binaryfmt.Format{}, nil
+		case "parquet":
+			return parquetfmt.Format{}, nil
 		}
 		return nil, fmt.Errorf("cloudFiles.format %q: %w (supported: %s)", name, ErrUnsupportedFormat, strings.Join(supported, ", "))
 	}

@@ -80,6 +80,16 @@ func (pl *pipeline) start(i int) {
 		d.err = err
 	} else if d.part, d.err = pl.e.partitionOf(f.Path); d.err != nil {
 		d.err = &fileError{path: f.Path, fault: faultUnusable, err: d.err}
+	} else if ra, ok := pl.e.randomAccess(); ok {
+		if sf, err := pl.e.openSourceFile(pl.ctx, f.Path); err != nil {
+			d.err = err
+		} else {
+			d.r = sf
+			if d.rr, err = ra.OpenFile(pl.ctx, sf, pl.sch, pl.e.readOptions(f.Path, pl.bad.hook(f.Path))); err != nil {
+				sf.Close()
+				d.r, d.err = nil, fmt.Errorf("opening input file %s: %w", f.Path, err)
+			}
+		}
 	} else if r, err := pl.e.openSource(pl.ctx, f.Path); err != nil {
 		d.err = err
 	} else {

@@ -218,13 +218,23 @@ func (e *Engine) sampleFile(ctx context.Context, inf formats.Inferrer, f PlanFil
 // sampleOnce reads one file into the inference. A read failure is a
 // *fileError whose rows are the records sampled before it.
 func (e *Engine) sampleOnce(ctx context.Context, inf formats.Inferrer, f PlanFile) error {
-	r, err := e.openSource(ctx, f.Path)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
+	var err error
 	before := inf.Sampled().Records
-	err = inf.Add(ctx, f.Path, r)
+	if ra, ok := inf.(formats.RandomAccessInferrer); ok {
+		var sf *sourceFile
+		if sf, err = e.openSourceFile(ctx, f.Path); err != nil {
+			return err
+		}
+		defer sf.Close()
+		err = ra.AddFile(ctx, f.Path, sf)
+	} else {
+		r, oerr := e.openSource(ctx, f.Path)
+		if oerr != nil {
+			return oerr
+		}
+		defer r.Close()
+		err = inf.Add(ctx, f.Path, r)
+	}
 	switch {
 	case err == nil, errors.Is(err, formats.ErrSampleFull):
 		return nil

@@ -166,6 +166,25 @@ func boolOpt(name string, sc scope, field func(s *Stream) *bool) optSpec {
 	}
 }
 
+// mergeSchemaOpt is the Delta sink's mergeSchema, which is also the
+// Parquet reader's: Tributary takes one option map, so an explicit value
+// with cloudFiles.format parquet sets both (package parquetfmt reads it
+// from Reader.Options).
+func mergeSchemaOpt() optSpec {
+	o := boolOpt("mergeSchema", scopeSink, func(s *Stream) *bool { return &s.Sink.MergeSchema })
+	set := o.set
+	o.set = func(s *Stream, v string) error {
+		if err := set(s, v); err != nil {
+			return err
+		}
+		if s.CloudFiles.Format == FormatParquet {
+			s.Reader.Options["mergeSchema"] = strconv.FormatBool(s.Sink.MergeSchema)
+		}
+		return nil
+	}
+	return o
+}
+
 func posIntOpt(name string, sc scope, field func(s *Stream) *int) optSpec {
 	return optSpec{
 		name: name, scope: sc,
@@ -651,8 +670,7 @@ func registry() map[string]*optSpec {
 			},
 			get: func(s *Stream) (string, bool) { return s.Sink.Trigger.String(), true },
 		}, "availableNow (CLI)", "When batches run: availableNow (everything outstanding, in limited batches, then stop), once (deprecated: one batch), or processingTime=INTERVAL."),
-		doc(boolOpt("mergeSchema", scopeSink, func(s *Stream) *bool { return &s.Sink.MergeSchema }),
-			"true", "Whether a batch may add columns to the table's schema (true, as in Delta Live Tables); false fails the stream on a new column, naming it and the file, with nothing committed."),
+		doc(mergeSchemaOpt(), "true", "Whether a batch may add columns to the table's schema (true, as in Delta Live Tables); false fails the stream on a new column, naming it and the file, with nothing committed. With cloudFiles.format parquet, an explicit true is also Spark's Parquet reader option: schema inference merges the schemas of all sampled files (otherwise the first sampled file's footer gives the schema)."),
 		doc(stringOpt("txnAppId", scopeSink, func(s *Stream) *string { return &s.Sink.TxnAppID }),
 			"the stream id", "The appId of the Delta txn action that makes each batch's commit idempotent."),
 		doc(optSpec{
