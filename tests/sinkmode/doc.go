@@ -1,0 +1,11 @@
+// Package sinkmode is the end-to-end test of the Delta sink's upsert mode
+// (mergeKeys): a stream runs in-process as the CLI runs it (infra/streams,
+// local directories), the same keys arrive in three batches, the commit of
+// the second batch fails after its data files were written (a crash
+// between write and commit), the stream is run again, and the table is
+// read back by delta-rs (the Python deltalake package) and by Spark with
+// delta-spark (tests/readers/read_delta.py): each key once, with its last
+// value, and one MERGE commit per batch.
+//
+// The package has no non-test code.
+package sinkmode
