@@ -89,6 +89,11 @@ type fixture struct {
 	discoveryCalls, commitCalls int
 	// extraOptions are added to the stream's options (see reconfigure).
 	extraOptions map[string]any
+	// meter prices the functions' and the poller's calls (TestCost).
+	meter *costMeter
+	// emptyCommits counts commit invocations that added no table version
+	// (drainESM).
+	emptyCommits int
 }
 
 // newFixture creates a deployment with fresh resource names.
@@ -110,9 +115,10 @@ func newFixture(t *testing.T) *fixture {
 		poller:     awsclient.NewCallCounter(),
 		gets:       &getRecorder{keys: map[string]int{}},
 		metrics:    &syncBuffer{},
+		meter:      newCostMeter(),
 	}
 	pollerCfg := raw.Copy()
-	pollerCfg.APIOptions = append(pollerCfg.APIOptions, f.poller.AddTo)
+	pollerCfg.APIOptions = append(pollerCfg.APIOptions, f.poller.AddTo, f.meter.AddTo)
 	f.pollerSQS = sqs.NewFromConfig(pollerCfg)
 
 	if _, err := f.s3.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(f.bucket)}); err != nil {
@@ -212,7 +218,7 @@ func (f *fixture) newApp() *lambdafn.App {
 		awsclient.WithEndpoint(f.endpoint),
 		awsclient.WithRegion("us-east-1"),
 		awsclient.WithLoadOptions(config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("test", "test", ""))),
-		awsclient.WithAPIOptions(f.calls.AddTo, f.gets.AddTo))
+		awsclient.WithAPIOptions(f.calls.AddTo, f.gets.AddTo, f.meter.AddTo))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,6 +260,7 @@ func (f *fixture) resetCounts() {
 	f.calls.Reset()
 	f.poller.Reset()
 	f.gets.reset()
+	f.meter.reset()
 	f.discoveryCalls, f.commitCalls = 0, 0
 }
 
