@@ -5,6 +5,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tributary-io/tributary/core/formats/charset"
+	"github.com/tributary-io/tributary/core/formats/datetimefmt"
 )
 
 // encodingOpt is encoding (alias charset): a Java charset name, resolved
@@ -61,5 +62,36 @@ func (p *parser) checkText() {
 	}
 	if c, err := charset.Lookup(r.Encoding); err == nil && !c.IsUTF8() {
 		p.c.add("encoding", p.given["encoding"], fmt.Sprintf("the lineSep option must be specified for the %s encoding (Spark reads only UTF-8 line by line without it)", r.Encoding))
+	}
+}
+
+// datetimeOpt is a datetime reader option (dateFormat, timestampFormat,
+// timestampNTZFormat, locale, timeZone): its value is checked at load time
+// by package datetimefmt (a pattern letter Spark does not parse with, an
+// unknown zone or a locale without names fails, naming the option) and
+// handed to the JSON and CSV readers in Reader.Options.
+func datetimeOpt(name string, formats []FileFormat) optSpec {
+	return optSpec{
+		name: name, scope: scopeReader, formats: formats,
+		set: func(s *Stream, v string) error {
+			var err error
+			switch name {
+			case datetimefmt.OptLocale:
+				err = datetimefmt.CheckLocale(v)
+			case datetimefmt.OptTimeZone:
+				_, err = datetimefmt.LoadZone(v)
+			default:
+				_, err = datetimefmt.Compile(v, "")
+			}
+			if err != nil {
+				return err
+			}
+			s.Reader.Options[name] = v
+			return nil
+		},
+		get: func(s *Stream) (string, bool) {
+			v, ok := s.Reader.Options[name]
+			return v, ok
+		},
 	}
 }

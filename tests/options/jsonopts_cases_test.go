@@ -2,8 +2,23 @@ package options_test
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
+
+// jsonValue ingests one JSON record with opts and returns column col of
+// its row as fmtValue prints it.
+func jsonValue(t *testing.T, record string, opts map[string]string, col string) string {
+	t.Helper()
+	p := newPipe(t)
+	p.write("a.json", record+"\n")
+	p.mustRun(opts)
+	got := p.column(col)
+	if len(got) != 1 {
+		t.Fatalf("%d rows", len(got))
+	}
+	return got[0]
+}
 
 // syntaxCase proves a JSON allow* option: the record is read with the
 // option's lenient setting (its value for the options that are off by
@@ -39,6 +54,95 @@ func syntaxCase(option, value, record, want string) optionCase {
 // partition values.
 func jsonoptsCases() []optionCase {
 	return []optionCase{
+		{name: "dateFormat parses DATE values with a Spark pattern (JSON and CSV)", options: []string{"dateFormat"}, run: func(t *testing.T) {
+			opts := map[string]string{"cloudFiles.schemaHints": "d DATE", "dateFormat": "dd/MM/yyyy"}
+			if got := jsonValue(t, `{"d":"04/03/2021"}`, opts, "d"); got != "18690" {
+				t.Errorf("dateFormat dd/MM/yyyy: d %s, want 18690 (2021-03-04)", got)
+			}
+			delete(opts, "dateFormat")
+			if got := jsonValue(t, `{"d":"04/03/2021"}`, opts, "d"); got != "null" {
+				t.Errorf("default: d %s, want null (rescued)", got)
+			}
+			csv := csvPipe(t, "d\n04/03/2021\n", map[string]string{"header": "true", "cloudFiles.schemaHints": "d DATE", "dateFormat": "dd/MM/yyyy"})
+			if got := csv.column("d"); !slices.Equal(got, []string{"18690"}) {
+				t.Errorf("csv dateFormat: d %v", got)
+			}
+			inf := csvPipe(t, "d\n04/03/2021\n", map[string]string{"header": "true", "cloudFiles.inferColumnTypes": "true", "dateFormat": "dd/MM/yyyy"})
+			if got := inf.schema(); !slices.Contains(got, "d DATE") {
+				t.Errorf("csv inference with dateFormat: schema %v, want d DATE", got)
+			}
+			if _, err := newPipe(t).load(map[string]string{"dateFormat": "EEE dd/MM/yyyy"}); err == nil || !strings.Contains(err.Error(), "dateFormat") {
+				t.Errorf("a pattern letter Spark does not parse with: %v, want a load error naming dateFormat", err)
+			}
+		}},
+		{name: "timestampFormat parses TIMESTAMP values with a Spark pattern", options: []string{"timestampFormat"}, run: func(t *testing.T) {
+			opts := map[string]string{"cloudFiles.schemaHints": "ts TIMESTAMP", "timestampFormat": "dd/MM/yyyy h:mm a"}
+			if got := jsonValue(t, `{"ts":"04/03/2021 5:06 PM"}`, opts, "ts"); got != `"2021-03-04T17:06:00Z"` {
+				t.Errorf("timestampFormat: ts %s", got)
+			}
+			delete(opts, "timestampFormat")
+			if got := jsonValue(t, `{"ts":"04/03/2021 5:06 PM"}`, opts, "ts"); got != "null" {
+				t.Errorf("default: ts %s, want null", got)
+			}
+			csv := csvPipe(t, "ts\n2021.03.04 05.06\n", map[string]string{"header": "true", "cloudFiles.schemaHints": "ts TIMESTAMP", "timestampFormat": "yyyy.MM.dd HH.mm"})
+			if got := csv.column("ts"); !slices.Equal(got, []string{`"2021-03-04T05:06:00Z"`}) {
+				t.Errorf("csv timestampFormat: ts %v", got)
+			}
+		}},
+		{name: "timestampNTZFormat parses TIMESTAMP_NTZ values with a Spark pattern", options: []string{"timestampNTZFormat"}, run: func(t *testing.T) {
+			opts := map[string]string{"cloudFiles.schemaHints": "n TIMESTAMP_NTZ", "timestampNTZFormat": "yyyyMMddHHmmss"}
+			if got := jsonValue(t, `{"n":"20210304050607"}`, opts, "n"); got != `"2021-03-04T05:06:07Z"` {
+				t.Errorf("timestampNTZFormat: n %s", got)
+			}
+			delete(opts, "timestampNTZFormat")
+			if got := jsonValue(t, `{"n":"20210304050607"}`, opts, "n"); got != "null" {
+				t.Errorf("default: n %s, want null", got)
+			}
+		}},
+		{name: "timeZone is the zone of timestamps written without one", options: []string{"timeZone"}, run: func(t *testing.T) {
+			opts := map[string]string{"cloudFiles.schemaHints": "ts TIMESTAMP", "timeZone": "America/New_York"}
+			if got := jsonValue(t, `{"ts":"2021-03-04T05:06:07"}`, opts, "ts"); got != `"2021-03-04T10:06:07Z"` {
+				t.Errorf("timeZone New York: ts %s", got)
+			}
+			if got := jsonValue(t, `{"ts":"2021-03-04T05:06:07+01:00"}`, opts, "ts"); got != `"2021-03-04T04:06:07Z"` {
+				t.Errorf("timeZone New York, a value with an offset: ts %s", got)
+			}
+			delete(opts, "timeZone")
+			if got := jsonValue(t, `{"ts":"2021-03-04T05:06:07"}`, opts, "ts"); got != `"2021-03-04T05:06:07Z"` {
+				t.Errorf("default (UTC): ts %s", got)
+			}
+			if _, err := newPipe(t).load(map[string]string{"timeZone": "Mars/Olympus"}); err == nil || !strings.Contains(err.Error(), "timeZone") {
+				t.Errorf("unknown zone: %v", err)
+			}
+		}},
+		{name: "locale names months in the datetime patterns", options: []string{"locale"}, run: func(t *testing.T) {
+			opts := map[string]string{"cloudFiles.schemaHints": "d DATE", "dateFormat": "d MMMM yyyy", "locale": "fr-FR"}
+			if got := jsonValue(t, `{"d":"4 mars 2021"}`, opts, "d"); got != "18690" {
+				t.Errorf("locale fr-FR: d %s, want 18690", got)
+			}
+			delete(opts, "locale")
+			if got := jsonValue(t, `{"d":"4 mars 2021"}`, opts, "d"); got != "null" {
+				t.Errorf("default en-US: d %s, want null", got)
+			}
+			if _, err := newPipe(t).load(map[string]string{"locale": "ja-JP"}); err == nil || !strings.Contains(err.Error(), "locale") {
+				t.Errorf("a locale without names: %v", err)
+			}
+		}},
+		{name: "inferTimestamp infers timestamp strings as TIMESTAMP", options: []string{"inferTimestamp"}, run: func(t *testing.T) {
+			for _, on := range []bool{true, false} {
+				p := newPipe(t)
+				p.write("a.json", `{"ts":"2021-03-04T05:06:07Z","s":"x"}`+"\n")
+				opts := map[string]string{"cloudFiles.inferColumnTypes": "true"}
+				if on {
+					opts["inferTimestamp"] = "true"
+				}
+				p.mustRun(opts)
+				want := map[bool]string{true: "ts TIMESTAMP", false: "ts STRING"}[on]
+				if got := p.schema(); !slices.Contains(got, want) || !slices.Contains(got, "s STRING") {
+					t.Errorf("inferTimestamp=%v: schema %v, want %s", on, got, want)
+				}
+			}
+		}},
 		syntaxCase("allowComments", "true", "{\"a\":\"x\" /* c */}\n// a comment line\n", "x"),
 		syntaxCase("allowUnquotedFieldNames", "true", `{a:"x"}`+"\n", "x"),
 		syntaxCase("allowSingleQuotes", "false", `{'a':'x'}`+"\n", "x"),

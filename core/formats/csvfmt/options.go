@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/tributary-io/tributary/core/formats/datetimefmt"
 	"github.com/tributary-io/tributary/core/formats/fileformat"
 )
 
@@ -46,6 +47,10 @@ type Options struct {
 	MaxCharsPerColumn        int // -1: unlimited
 	PreferDate               bool
 	SkipRows                 int
+	// Datetime parses DATE and TIMESTAMP values (dateFormat,
+	// timestampFormat, timestampNTZFormat, timeZone, locale); nil is
+	// Spark's default parsing.
+	Datetime *datetimefmt.Parser
 }
 
 // Defaults are Spark's CSV read defaults.
@@ -223,6 +228,11 @@ func ParseOptions(m map[string]string) (Options, error) {
 		}
 		o.MaxCharsPerColumn = n
 	}
+	dt, err := datetimefmt.FromOptions(m)
+	if err != nil {
+		return o, err
+	}
+	o.Datetime = dt
 	if o.Sep != "" && o.Quote != 0 && strings.ContainsRune(o.Sep, o.Quote) {
 		return o, bad("quote", string(o.Quote), fmt.Errorf("the quote character is part of the delimiter %q", o.Sep))
 	}

@@ -97,9 +97,15 @@ func (o *Options) tryDouble(s string) ctype {
 	return o.tryDate(s)
 }
 
-// tryDate: Spark's preferDate inference parses with the default dateFormat
-// yyyy-MM-dd, strictly.
+// tryDate: Spark's preferDate inference parses with the dateFormat
+// option, or strictly with the default yyyy-MM-dd.
 func (o *Options) tryDate(s string) ctype {
+	if o.Datetime != nil && o.Datetime.Date != nil {
+		if _, ok := o.Datetime.Date.ParseDate(s); ok {
+			return ctype{k: kDate}
+		}
+		return o.tryTimestamp(s)
+	}
 	if len(s) == 10 && s[4] == '-' && s[7] == '-' && allDigits(s[:4]) && allDigits(s[5:7]) && allDigits(s[8:]) {
 		if _, ok := fileformat.ParseDate(s); ok {
 			return ctype{k: kDate}
@@ -109,7 +115,7 @@ func (o *Options) tryDate(s string) ctype {
 }
 
 func (o *Options) tryTimestamp(s string) ctype {
-	if _, ok := fileformat.ParseTimestamp(s, false); ok && s == strings.TrimSpace(s) {
+	if _, ok := o.Datetime.ParseTimestamp(s, false); ok && s == strings.TrimSpace(s) {
 		return ctype{k: kTimestamp}
 	}
 	return tryBool(s)
@@ -327,13 +333,13 @@ func (o *Options) convert(t schema.Type, s string) (any, bool) {
 			}
 			return nil, false
 		case schema.DateType:
-			d, ok := fileformat.ParseDate(s)
+			d, ok := o.Datetime.ParseDate(s)
 			if !ok {
 				return nil, false
 			}
 			return d, true
 		case schema.Timestamp, schema.TimestampNTZ:
-			ts, ok := fileformat.ParseTimestamp(s, tt == schema.TimestampNTZ)
+			ts, ok := o.Datetime.ParseTimestamp(s, tt == schema.TimestampNTZ)
 			if !ok {
 				return nil, false
 			}

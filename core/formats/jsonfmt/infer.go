@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tributary-io/tributary/core/formats/datetimefmt"
 	"github.com/tributary-io/tributary/core/formats/fileformat"
 	"github.com/tributary-io/tributary/core/schema"
 )
@@ -23,6 +24,7 @@ const (
 	iDecimal
 	iDouble
 	iString
+	iTimestamp // inferTimestamp
 	iStruct
 	iArray
 )
@@ -118,6 +120,8 @@ type inferrer struct {
 	sample  fileformat.Sample
 	max     int64
 	tape    tape
+	// dt parses timestamps for inferTimestamp (nil: not inferred).
+	dt *datetimefmt.Parser
 }
 
 func newInferrer(opts fileformat.InferOptions) *inferrer {
@@ -148,6 +152,13 @@ func newInferrer(opts fileformat.InferOptions) *inferrer {
 		in.optErr = fmt.Errorf("jsonfmt: %w", serr)
 	}
 	in.tape.syn = syn
+	if v, ok := lookup(opts.Options, "inferTimestamp"); ok && strings.EqualFold(strings.TrimSpace(v), "true") && opts.InferColumnTypes {
+		dt, derr := datetimefmt.FromOptions(opts.Options)
+		if derr != nil && in.optErr == nil {
+			in.optErr = fmt.Errorf("jsonfmt: %w", derr)
+		}
+		in.dt = dt
+	}
 	return in
 }
 
@@ -330,6 +341,13 @@ func (in *inferrer) scalarType(n int) itype {
 		if t.nodes[n].end-t.nodes[n].start == 2 {
 			return itype{kind: iNull}
 		}
+		if in.dt != nil {
+			// inferTimestamp: a string the timestampFormat (or Spark's
+			// default timestamp parsing) reads is a timestamp.
+			if _, ok := in.dt.ParseTimestamp(t.text(n), false); ok {
+				return itype{kind: iTimestamp}
+			}
+		}
 		return itype{kind: iString}
 	case kNumber:
 		if in.opts.PrimitivesAsString {
@@ -481,6 +499,8 @@ func toSchemaType(it *itype, dropNull bool) schema.Type {
 		return schema.Long
 	case iDouble:
 		return schema.Double
+	case iTimestamp:
+		return schema.Timestamp
 	case iDecimal:
 		return schema.DecimalType{Precision: it.prec, Scale: it.scale}
 	case iArray:

@@ -47,7 +47,10 @@
 // when they fit the precision; date takes "yyyy-[m]m-[d]d" strings (Spark's
 // lenient forms); timestamp takes ISO-8601-like strings (no zone = UTC) and
 // integers (seconds since the epoch); timestamp_ntz takes strings without a
-// zone; binary takes base64 strings; struct takes objects; array takes
+// zone; with the dateFormat, timestampFormat, timestampNTZFormat, timeZone
+// and locale options, dates and timestamps are parsed as package
+// datetimefmt says (and inferTimestamp infers timestamp strings); binary
+// takes base64 strings; struct takes objects; array takes
 // arrays; map takes objects (keys converted from their text; a repeated key
 // keeps the last value). A value that does not fit, and a field the schema
 // lacks (or, with readerCaseSensitive, whose name differs from its column

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tributary-io/tributary/core/formats/datetimefmt"
 	"github.com/tributary-io/tributary/core/formats/fileformat"
 	"github.com/tributary-io/tributary/core/schema"
 )
@@ -81,6 +82,7 @@ type reader struct {
 	badReason string
 
 	tape    tape
+	dt      *datetimefmt.Parser // dateFormat, timestampFormat, timeZone, ...
 	rescue  fileformat.Rescue
 	path    []int // key node indices, or segElement/segKey/segValue
 	inColl  int
@@ -127,6 +129,9 @@ func open(ctx context.Context, r io.Reader, s *schema.StructType, opts fileforma
 	rd.foldMatch = opts.CaseInsensitive || rd.rescueIdx < 0
 	rd.root = compile(s, skip)
 	if rd.tape.syn, err = parseSyntax(opts.Options); err != nil {
+		return nil, fmt.Errorf("jsonfmt: %s: %w", opts.FilePath, err)
+	}
+	if rd.dt, err = datetimefmt.FromOptions(opts.Options); err != nil {
 		return nil, fmt.Errorf("jsonfmt: %s: %w", opts.FilePath, err)
 	}
 	if rd.lr, err = newLineReader(r, opts.Text); err != nil {
@@ -480,7 +485,7 @@ func (rd *reader) convMap(p *plan, n int) ([]schema.MapEntry, bool) {
 	pos := map[any]int{}
 	for k := n + 1; k < t.nodes[n].next; {
 		v := k + 1
-		key, ok := convKey(p.key, t.text(k))
+		key, ok := convKey(p.key, t.text(k), rd.dt)
 		if !ok {
 			rd.path = append(rd.path, segKey)
 			rd.note(rd.seenM, &rd.stats.MismatchedFields)
@@ -597,7 +602,7 @@ func (rd *reader) prim(pt schema.PrimitiveType, n int) (any, bool) {
 		if nd.kind != kString {
 			return nil, false
 		}
-		d, ok := fileformat.ParseDate(t.text(n))
+		d, ok := rd.dt.ParseDate(t.text(n))
 		if !ok {
 			return nil, false
 		}
@@ -605,7 +610,7 @@ func (rd *reader) prim(pt schema.PrimitiveType, n int) (any, bool) {
 	case schema.Timestamp, schema.TimestampNTZ:
 		switch nd.kind {
 		case kString:
-			ts, ok := fileformat.ParseTimestamp(t.text(n), pt == schema.TimestampNTZ)
+			ts, ok := rd.dt.ParseTimestamp(t.text(n), pt == schema.TimestampNTZ)
 			if !ok {
 				return nil, false
 			}
@@ -655,7 +660,7 @@ func specialFloat(s string) (float64, bool) {
 }
 
 // convKey converts a JSON object key to a map key type.
-func convKey(p *plan, s string) (any, bool) {
+func convKey(p *plan, s string, dt *datetimefmt.Parser) (any, bool) {
 	if p.isDec {
 		d, ok := fileformat.ParseDecimal(s, p.dec)
 		if !ok {
@@ -688,11 +693,11 @@ func convKey(p *plan, s string) (any, bool) {
 			return false, true
 		}
 	case schema.DateType:
-		if d, ok := fileformat.ParseDate(s); ok {
+		if d, ok := dt.ParseDate(s); ok {
 			return d, true
 		}
 	case schema.Timestamp, schema.TimestampNTZ:
-		if ts, ok := fileformat.ParseTimestamp(s, p.prim == schema.TimestampNTZ); ok {
+		if ts, ok := dt.ParseTimestamp(s, p.prim == schema.TimestampNTZ); ok {
 			return ts, true
 		}
 	}
