@@ -19,10 +19,15 @@ import (
 // parquetSchema converts a Delta schema to a Parquet schema laid out the way
 // Spark writes it: fields in schema order, 3-level LISTs, MAP key_value
 // groups, nullable fields OPTIONAL and the others REQUIRED.
-func parquetSchema(s *schema.StructType) (*parquet.Schema, error) {
+//
+// The leaf columns whose Parquet paths (joined by '.') are in dict are
+// dictionary encoded (RLE_DICTIONARY data pages and a dictionary page per
+// column chunk).
+func parquetSchema(s *schema.StructType, dict map[string]bool) (*parquet.Schema, error) {
+	b := nodeBuilder{dict: dict}
 	fields := make([]parquet.Field, 0, len(s.Fields))
 	for _, f := range s.Fields {
-		n, err := parquetField(f.Name, f.Type, f.Nullable)
+		n, err := b.field(f.Name, f.Name, f.Type, f.Nullable)
 		if err != nil {
 			return nil, err
 		}
@@ -50,8 +55,15 @@ func checkNames(s *schema.StructType, prefix string) error {
 	return nil
 }
 
-func parquetField(path string, t schema.Type, nullable bool) (parquet.Node, error) {
-	n, err := parquetNode(path, t)
+// nodeBuilder builds Parquet nodes; path is a column's Delta path (for
+// errors) and pq its Parquet path (with the list and map levels), which
+// selects the dictionary-encoded leaves.
+type nodeBuilder struct {
+	dict map[string]bool
+}
+
+func (b nodeBuilder) field(path, pq string, t schema.Type, nullable bool) (parquet.Node, error) {
+	n, err := b.node(path, pq, t)
 	if err != nil {
 		return nil, err
 	}
@@ -61,7 +73,15 @@ func parquetField(path string, t schema.Type, nullable bool) (parquet.Node, erro
 	return parquet.Required(n), nil
 }
 
-func parquetNode(path string, t schema.Type) (parquet.Node, error) {
+func (b nodeBuilder) node(path, pq string, t schema.Type) (parquet.Node, error) {
+	n, err := parquetNode(b, path, pq, t)
+	if err == nil && b.dict[pq] {
+		n = parquet.Encoded(n, &parquet.RLEDictionary)
+	}
+	return n, err
+}
+
+func parquetNode(b nodeBuilder, path, pq string, t schema.Type) (parquet.Node, error) {
 	switch t := t.(type) {
 	case schema.PrimitiveType:
 		switch t {
@@ -113,7 +133,7 @@ func parquetNode(path string, t schema.Type) (parquet.Node, error) {
 		}
 		fields := make([]parquet.Field, 0, len(t.Fields))
 		for _, f := range t.Fields {
-			n, err := parquetField(path+"."+f.Name, f.Type, f.Nullable)
+			n, err := b.field(path+"."+f.Name, pq+"."+f.Name, f.Type, f.Nullable)
 			if err != nil {
 				return nil, err
 			}
@@ -121,17 +141,17 @@ func parquetNode(path string, t schema.Type) (parquet.Node, error) {
 		}
 		return &orderedGroup{fields: fields}, nil
 	case *schema.ArrayType:
-		e, err := parquetField(path+".element", t.Element, t.ContainsNull)
+		e, err := b.field(path+".element", pq+".list.element", t.Element, t.ContainsNull)
 		if err != nil {
 			return nil, err
 		}
 		return parquet.List(e), nil
 	case *schema.MapType:
-		k, err := parquetNode(path+".key", t.Key)
+		k, err := b.node(path+".key", pq+".key_value.key", t.Key)
 		if err != nil {
 			return nil, err
 		}
-		v, err := parquetField(path+".value", t.Value, t.ValueContainsNull)
+		v, err := b.field(path+".value", pq+".key_value.value", t.Value, t.ValueContainsNull)
 		if err != nil {
 			return nil, err
 		}

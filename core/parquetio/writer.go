@@ -25,6 +25,7 @@ import (
 	"fmt"
 	"io"
 	"math/big"
+	"strings"
 	"time"
 	"unsafe"
 
@@ -109,7 +110,10 @@ type WriterOptions struct {
 // use.
 type Writer struct {
 	tree    *tnode
-	pw      *parquet.Writer
+	pw      *parquet.Writer // nil until the first batch chose the encodings
+	schema  *schema.StructType
+	plain   *parquet.Schema        // the schema without dictionary encoding
+	wopts   []parquet.WriterOption // the writer options besides the schema
 	out     *outWriter
 	pool    *spillPool
 	opts    WriterOptions
@@ -159,7 +163,7 @@ func NewWriter(w io.Writer, s *schema.StructType, opts WriterOptions) (*Writer, 
 	if err != nil {
 		return nil, err
 	}
-	ps, err := parquetSchema(s)
+	ps, err := parquetSchema(s, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -170,7 +174,6 @@ func NewWriter(w io.Writer, s *schema.StructType, opts WriterOptions) (*Writer, 
 	out := newOutWriter(w)
 	pool := newSpillPool(opts.TempDir, opts.SpillBytes)
 	wopts := []parquet.WriterOption{
-		ps,
 		parquet.ColumnPageBuffers(pool),
 		parquet.Compression(codec),
 		parquet.PageBufferSize(opts.PageBytes),
@@ -194,14 +197,15 @@ func NewWriter(w io.Writer, s *schema.StructType, opts WriterOptions) (*Writer, 
 	for k, v := range opts.Metadata {
 		wopts = append(wopts, parquet.KeyValueMetadata(k, v))
 	}
-	pw := parquet.NewWriter(out, wopts...)
 	track := make([]*colTrack, len(tracked))
 	for k, c := range tracked {
 		track[k] = newColTrack(c)
 	}
 	return &Writer{
 		tree:    tree,
-		pw:      pw,
+		schema:  s,
+		plain:   ps,
+		wopts:   wopts,
 		out:     out,
 		pool:    pool,
 		opts:    opts,
@@ -259,6 +263,11 @@ func (w *Writer) Write(rows [][]any) error {
 	for _, r := range rows {
 		w.stats.add(r)
 	}
+	if w.pw == nil && len(rows) > 0 {
+		if err := w.start(w.dictionaryColumns(w.buf)); err != nil {
+			return err
+		}
+	}
 	w.rows = w.rows[:0]
 	start := 0
 	for _, end := range w.ends {
@@ -300,6 +309,77 @@ func (w *Writer) Write(rows [][]any) error {
 	clear(w.rows)
 	clear(w.buf) // drop the references to the rows' strings
 	return nil
+}
+
+// start creates the parquet-go writer, with the top-level columns in dict
+// dictionary encoded.
+func (w *Writer) start(dict map[string]bool) error {
+	ps := w.plain
+	if len(dict) > 0 {
+		var err error
+		if ps, err = parquetSchema(w.schema, dict); err != nil {
+			return err
+		}
+	}
+	w.pw = parquet.NewWriter(w.out, append([]parquet.WriterOption{ps}, w.wopts...)...)
+	return nil
+}
+
+// Dictionary encoding, decided once per file from its first batch of rows
+// (parquet-go fixes a column's encoding for the whole file): a leaf column
+// (booleans aside) is dictionary encoded when its sampled non-null values
+// number at least dictMinValues and at most half of them are distinct, and
+// its distinct values are at most dictMaxEntries and dictMaxBytes — a
+// low-cardinality column, for which the dictionary pays (parquet-mr tries a
+// dictionary for every column and falls back to plain when it outgrows its
+// page; parquet-go cannot fall back mid-file, so the sample decides).
+const (
+	dictMinValues  = 16
+	dictMaxEntries = 1 << 16
+	dictMaxBytes   = 1 << 20
+)
+
+// dictionaryColumns picks the dictionary-encoded leaf columns (by Parquet
+// path) from a shredded batch.
+func (w *Writer) dictionaryColumns(batch []parquet.Value) map[string]bool {
+	type sample struct {
+		values   int
+		bytes    int
+		distinct map[string]struct{}
+		over     bool
+	}
+	paths := w.plain.Columns()
+	cols := make([]*sample, len(paths))
+	for i, path := range paths {
+		if leaf, ok := w.plain.Lookup(path...); ok && leaf.Node.Type().Kind() != parquet.Boolean {
+			cols[i] = &sample{distinct: map[string]struct{}{}}
+		}
+	}
+	var key []byte
+	for _, v := range batch {
+		c := v.Column()
+		if c < 0 || c >= len(cols) || cols[c] == nil || v.IsNull() || cols[c].over {
+			continue
+		}
+		s := cols[c]
+		s.values++
+		key = v.AppendBytes(key[:0])
+		if _, seen := s.distinct[string(key)]; seen {
+			continue
+		}
+		s.distinct[string(key)] = struct{}{}
+		s.bytes += len(key)
+		if len(s.distinct) > dictMaxEntries || s.bytes > dictMaxBytes {
+			s.over = true
+		}
+	}
+	dict := map[string]bool{}
+	for i, s := range cols {
+		if s != nil && !s.over && s.values >= dictMinValues && 2*len(s.distinct) <= s.values {
+			dict[strings.Join(paths[i], ".")] = true
+		}
+	}
+	return dict
 }
 
 // writeRunRows is the most rows handed to parquet-go at once (parquet-go
@@ -377,6 +457,11 @@ func (w *Writer) Close() (FileStats, error) {
 	defer w.pool.close()
 	if w.err != nil {
 		return FileStats{}, w.err
+	}
+	if w.pw == nil { // no rows
+		if err := w.start(nil); err != nil {
+			return FileStats{}, err
+		}
 	}
 	if w.rgDone > 0 {
 		if err := w.flushRowGroup(); err != nil {
