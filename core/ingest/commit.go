@@ -27,8 +27,10 @@ func (e *Engine) commit(ctx context.Context, p *Plan, out *output) (commitResult
 	if err != nil {
 		return commitResult{}, err
 	}
+	metaChanged := false // the commit changes an existing table's metaData
 	build := func(snap *delta.Snapshot) ([]delta.Action, error) {
 		var acts []delta.Action
+		metaChanged = false
 		switch {
 		case snap == nil:
 			md := e.newMetadata(out.schema)
@@ -40,6 +42,7 @@ func (e *Engine) commit(ctx context.Context, p *Plan, out *output) (commitResult
 				return nil, err
 			}
 			acts = append(acts, meta...)
+			metaChanged = len(meta) > 0
 		}
 		switch {
 		case mp != nil:
@@ -94,6 +97,11 @@ func (e *Engine) commit(ctx context.Context, p *Plan, out *output) (commitResult
 		return commitResult{}, fmt.Errorf("committing to Delta table: %w", err)
 	}
 	if !res.AlreadyCommitted {
+		if metaChanged {
+			// The checkpoint interval may have changed with the
+			// metaData: decide on the table as committed.
+			e.snap = nil
+		}
 		e.maybeCheckpoint(ctx, res.Version)
 	}
 	return commitResult{Committed: !res.AlreadyCommitted, Version: res.Version, Attempts: res.Attempts}, nil
@@ -168,7 +176,7 @@ func (e *Engine) newMetadata(s *schema.StructType) *delta.Metadata {
 		Format:           delta.Format{Provider: "parquet", Options: map[string]string{}},
 		SchemaString:     js,
 		PartitionColumns: append([]string{}, e.Config.PartitionColumns...),
-		Configuration:    map[string]string{},
+		Configuration:    e.tableConfig(nil),
 		CreatedTime:      &created,
 	}
 }

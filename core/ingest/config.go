@@ -25,9 +25,6 @@ func ConfigFromOptions(s *options.Stream) (Config, error) {
 	if err != nil {
 		return Config{}, fmt.Errorf("stream %q: option cloudFiles.format: %w", s.ID, err)
 	}
-	if s.CloudFiles.SchemaEvolutionMode == options.EvolveAddNewColumnsWithTypeWidening {
-		return Config{}, fmt.Errorf("stream %q: option cloudFiles.schemaEvolutionMode=addNewColumnsWithTypeWidening is not supported yet (use addNewColumns or rescue)", s.ID)
-	}
 	maxFiles, maxBytes := s.Limits()
 	cfg := Config{
 		StreamID:         s.ID,
@@ -43,6 +40,7 @@ func ConfigFromOptions(s *options.Stream) (Config, error) {
 		OutputMode:       s.Sink.OutputMode,
 		MergeKeys:        s.Sink.MergeKeys,
 		OverwriteSchema:  s.Sink.OverwriteSchema,
+		TableProperties:  s.Sink.TableProperties,
 		Schema: SchemaConfig{
 			InferColumnTypes:  s.CloudFiles.InferColumnTypes,
 			Hints:             s.CloudFiles.SchemaHints,

@@ -36,7 +36,9 @@ func TestConfigFromOptions(t *testing.T) {
 				DropFieldIfAllNull: true, CaseInsensitive: true, IgnoreCorruptFiles: true, IgnoreMissingFiles: true, BadRecordsPath: "/data/_bad"}
 		}},
 		{"unsupported format", map[string]string{"cloudFiles.format": "orc"}, "cloudFiles.format", nil},
-		{"type widening", map[string]string{"cloudFiles.format": "json", "cloudFiles.schemaEvolutionMode": "addNewColumnsWithTypeWidening"}, "addNewColumnsWithTypeWidening", nil},
+		{"type widening", map[string]string{"cloudFiles.format": "json", "cloudFiles.schemaEvolutionMode": "addNewColumnsWithTypeWidening", "delta.enableTypeWidening": "TRUE"}, "", func(c Config) bool {
+			return c.Schema.EvolutionMode == options.EvolveAddNewColumnsWithTypeWidening && c.TableProperties["delta.enableTypeWidening"] == "true" && c.Reader.PrefersDecimal
+		}},
 		{"typed partition hint", map[string]string{"cloudFiles.format": "json", "cloudFiles.partitionColumns": "date,n", "cloudFiles.schemaHints": "date DATE, n INT, other BINARY"}, "", func(c Config) bool {
 			return c.PartitionTypes["date"] == schema.DateType && c.PartitionTypes["n"] == schema.Integer && len(c.PartitionTypes) == 2
 		}},

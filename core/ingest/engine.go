@@ -65,6 +65,10 @@ type Config struct {
 	// ParquetCodec is the data files' compression codec (parquetio's
 	// names: snappy, zstd, gzip, lz4, uncompressed; "" is snappy).
 	ParquetCodec string
+	// TableProperties are Delta table properties given as options: set on
+	// a new table, and changed with a metaData action when an existing
+	// table's differ.
+	TableProperties map[string]string
 	// Schema options.
 	Schema SchemaConfig
 	// Reader holds the plain reader options (mode, ignoreCorruptFiles, ...).

@@ -12,6 +12,7 @@ import (
 	"github.com/tributary-io/tributary/core/objstore"
 	"github.com/tributary-io/tributary/core/options"
 	"github.com/tributary-io/tributary/core/schema"
+	"github.com/tributary-io/tributary/core/schema/widen"
 )
 
 // Schema evolution errors. Both stop the batch before anything is
@@ -31,9 +32,15 @@ var (
 type newColumns struct {
 	file  string
 	paths []string
+	// mismatched are columns with values that do not fit their type
+	// (addNewColumnsWithTypeWidening: their type may widen).
+	mismatched []string
 }
 
 func (n *newColumns) Error() string {
+	if len(n.paths) == 0 {
+		return fmt.Sprintf("file %s has values that do not fit the type of column(s) %s", n.file, strings.Join(n.mismatched, ", "))
+	}
 	return fmt.Sprintf("file %s has columns not in the schema: %s", n.file, strings.Join(n.paths, ", "))
 }
 
@@ -55,7 +62,7 @@ func (e *Engine) onNewColumns(ctx context.Context, current *schema.StructType, v
 	if e.Config.Schema.EvolutionMode == options.EvolveFailOnNewColumns {
 		return fmt.Errorf("%w: %v", ErrNewColumns, nc)
 	}
-	if e.Config.NoMergeSchema && e.snap != nil {
+	if e.Config.NoMergeSchema && e.snap != nil && len(nc.paths) > 0 {
 		// The table could not take the columns: fail before the schema
 		// history evolves, naming the file that has them.
 		return fmt.Errorf("%w: batch %d: %v: %s", ErrMergeSchemaOff, p.BatchID, nc, mergeSchemaAdvice)
@@ -78,17 +85,38 @@ func (e *Engine) onNewColumns(ctx context.Context, current *schema.StructType, v
 			return err
 		}
 	}
-	next, added := addMissing(e.dataSchema(current), e.dataSchema(inf.Schema()), cfg.rescuedColumn())
-	if len(added) == 0 {
+	base := e.dataSchema(current)
+	var widened []widen.Change
+	if cfg.EvolutionMode == options.EvolveAddNewColumnsWithTypeWidening {
+		base, widened = widen.Schema(base, e.dataSchema(inf.Schema()), cfg.rescuedColumn(), e.widenOptions())
+		if len(widened) > 0 {
+			if err := e.checkWidening(nc.file, widened, p.BatchID); err != nil {
+				return err
+			}
+		}
+	}
+	next, added := addMissing(base, e.dataSchema(inf.Schema()), cfg.rescuedColumn())
+	if len(added) == 0 && len(widened) == 0 {
 		return nil
 	}
 	next = e.withPartitions(next)
 	if _, err := saveSchema(ctx, e.schemaStore(), v+1, next); err != nil {
 		return err
 	}
+	var what []string
+	if len(added) > 0 {
+		what = append(what, "added "+strings.Join(added, ", "))
+	}
+	var widenedCols []string
+	for _, c := range widened {
+		widenedCols = append(widenedCols, c.String())
+	}
+	if len(widened) > 0 {
+		what = append(what, "widened "+strings.Join(widenedCols, ", "))
+	}
 	e.log().Warn("schema evolved", "stream", e.Config.StreamID, "batchId", p.BatchID,
-		"schemaVersion", v+1, "newColumns", added, "file", nc.file)
-	return fmt.Errorf("%w: added %s (schema version %d, from file %s)", ErrSchemaEvolved, strings.Join(added, ", "), v+1, nc.file)
+		"schemaVersion", v+1, "newColumns", added, "widened", widenedCols, "file", nc.file)
+	return fmt.Errorf("%w: %s (schema version %d, from file %s)", ErrSchemaEvolved, strings.Join(what, "; "), v+1, nc.file)
 }
 
 func boolRank(b bool) int {

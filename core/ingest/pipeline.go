@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/tributary-io/tributary/core/formats"
+	"github.com/tributary-io/tributary/core/options"
 	"github.com/tributary-io/tributary/core/schema"
 )
 
@@ -25,6 +26,7 @@ type pipeline struct {
 	files  []PlanFile
 	ahead  *aheadGate
 	rescue int          // index of the rescued data column, -1 if none
+	widens bool         // values that do not fit their type may widen it (addNewColumnsWithTypeWidening)
 	next   chan *decode // the decode of the next file to copy
 	taken  int          // decodes received from next
 }
@@ -53,7 +55,7 @@ type chunk struct {
 func (e *Engine) startPipeline(ctx context.Context, bad *badSink, sch *schema.StructType, files []PlanFile) *pipeline {
 	ctx, cancel := context.WithCancel(ctx)
 	pl := &pipeline{e: e, ctx: ctx, cancel: cancel, bad: bad, sch: sch, files: files, ahead: newAheadGate(),
-		rescue: -1, next: make(chan *decode, 1)}
+		rescue: -1, next: make(chan *decode, 1), widens: e.Config.Schema.EvolutionMode == options.EvolveAddNewColumnsWithTypeWidening}
 	if name := e.Config.Schema.rescuedColumn(); name != "" {
 		pl.rescue = sch.FieldIndex(name)
 	}
@@ -206,8 +208,8 @@ func (pl *pipeline) copyNext(fw *fileWriter, evolve bool) (rows, rescued int64, 
 		}
 		return 0, 0, &fileError{path: d.path, fault: faultCorrupt, rows: d.rows, rescued: d.rescued, unknown: d.rr.Stats().UnknownFields, err: derr}
 	}
-	if st := d.rr.Stats(); evolve && len(st.UnknownFields) > 0 {
-		return 0, 0, &newColumns{file: d.path, paths: st.UnknownFields}
+	if st := d.rr.Stats(); evolve && (len(st.UnknownFields) > 0 || pl.widens && len(st.MismatchedFields) > 0) {
+		return 0, 0, &newColumns{file: d.path, paths: st.UnknownFields, mismatched: st.MismatchedFields}
 	}
 	return d.rows, d.rescued, nil
 }

@@ -139,7 +139,10 @@ func (e *Engine) resolveSchema(ctx context.Context, snap *delta.Snapshot, p *Pla
 	if err := e.checkMergeSchema(snap, sch, p); err != nil {
 		return nil, 0, false, err
 	}
-	return sch, v, !schema.Equal(snap.Schema(), sch), nil
+	// A schema the table cannot simply take (a column the stream lacks, an
+	// overwrite) is decided when the commit is built (tableChange).
+	tbl, err := e.tableSchema(snap, sch)
+	return sch, v, err != nil || !schema.Equal(snap.Schema(), tbl), nil
 }
 
 // initialSchema is the user schema, or the schema inferred from the plan's

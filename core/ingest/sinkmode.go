@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/tributary-io/tributary/core/delta"
+	"github.com/tributary-io/tributary/core/delta/tableprops"
 	"github.com/tributary-io/tributary/core/options"
 	"github.com/tributary-io/tributary/core/schema"
 	"github.com/tributary-io/tributary/core/sink"
@@ -31,31 +32,49 @@ func (e *Engine) tableChange(ctx context.Context, snap *delta.Snapshot, ours *sc
 			return nil, fmt.Errorf("%w: the table is partitioned by %v, cloudFiles.partitionColumns says %v",
 				ErrFullRefreshNeeded, snap.Metadata.PartitionColumns, e.Config.PartitionColumns)
 		}
-		var err error
-		if target, err = adoptSchema(snap.Schema(), ours); err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrFullRefreshNeeded, err)
-		}
-		if target != ours {
-			if err := e.checkAdopted(ctx, snap, missingPaths(snap.Schema(), ours, "")); err != nil {
-				return nil, err
+		// ours with the table's field metadata kept and widened columns'
+		// delta.typeChanges recorded; failing that (a column ours lacks),
+		// the table's schema adopting ours' new columns.
+		var werr error
+		if target, werr = e.tableSchema(snap, ours); werr != nil {
+			var err error
+			if target, err = adoptSchema(snap.Schema(), ours); err != nil {
+				return nil, werr
+			}
+			if target != ours {
+				if err := e.checkAdopted(ctx, snap, missingPaths(snap.Schema(), ours, "")); err != nil {
+					return nil, err
+				}
 			}
 		}
 		if err := e.checkMergeSchema(snap, ours, p); err != nil {
 			return nil, err
 		}
 	}
-	if schema.Equal(snap.Schema(), target) && slices.Equal(snap.Metadata.PartitionColumns, parts) {
+	// Table properties this stream sets are changed with the metaData
+	// action (and a protocol upgrade for type widening).
+	conf, confChanged := tableprops.Merge(snap.Metadata.Configuration, e.Config.TableProperties)
+	if schema.Equal(snap.Schema(), target) && slices.Equal(snap.Metadata.PartitionColumns, parts) && !confChanged {
 		return nil, nil
 	}
 	var acts []delta.Action
+	proto, upgraded := snap.Protocol, false
 	if delta.HasTimestampNTZ(target) && !(snap.Protocol.MinWriterVersion == 7 && snap.Protocol.HasWriterFeature(delta.FeatureTimestampNTZ) &&
 		snap.Protocol.HasReaderFeature(delta.FeatureTimestampNTZ)) {
-		proto := delta.WithReaderWriterFeature(snap.Protocol, delta.FeatureTimestampNTZ)
+		proto, upgraded = delta.WithReaderWriterFeature(proto, delta.FeatureTimestampNTZ), true
 		e.log().Warn("upgrading the table's protocol: a timestamp_ntz column needs the timestampNtz feature",
 			"stream", e.Config.StreamID, "from", fmt.Sprintf("(%d,%d)", snap.Protocol.MinReaderVersion, snap.Protocol.MinWriterVersion), "to", "(3,7)")
+	}
+	if p, up := tableprops.Upgrade(proto, conf); up {
+		proto, upgraded = p, true
+		e.log().Warn("upgrading the table's protocol: delta.enableTypeWidening needs the typeWidening feature",
+			"stream", e.Config.StreamID, "from", fmt.Sprintf("(%d,%d)", snap.Protocol.MinReaderVersion, snap.Protocol.MinWriterVersion), "to", "(3,7)")
+	}
+	if upgraded {
 		acts = append(acts, delta.Action{Protocol: &proto})
 	}
 	md := snap.Metadata
+	md.Configuration = conf
 	js, err := schema.MarshalDeltaJSON(target)
 	if err != nil {
 		return nil, err

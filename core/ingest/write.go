@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/tributary-io/tributary/core/delta"
+	"github.com/tributary-io/tributary/core/delta/tableprops"
 	"github.com/tributary-io/tributary/core/formats"
 	"github.com/tributary-io/tributary/core/objstore"
 	"github.com/tributary-io/tributary/core/parquetio"
@@ -55,10 +56,17 @@ func (e *Engine) write(ctx context.Context, snap *delta.Snapshot, p *Plan) (*out
 	if err != nil {
 		return nil, err
 	}
+	// The data files' statistics follow the table's properties
+	// (delta.dataSkippingNumIndexedCols, delta.dataSkippingStatsColumns).
+	var stats parquetio.WriterOptions
+	stats.NumIndexedCols, stats.NoStats, stats.StatsColumns, err = tableprops.StatsOptions(e.tableConfig(snap))
+	if err != nil {
+		return nil, err
+	}
 	failures := readFailures{}
 	evolve := e.Config.Schema.evolves()
 	for {
-		out, err := e.writeOnce(ctx, sch, p, failures, evolve)
+		out, err := e.writeOnce(ctx, sch, p, failures, evolve, stats)
 		if nc := (*newColumns)(nil); errors.As(err, &nc) {
 			if err := e.onNewColumns(ctx, sch, version, nc, p); err != nil {
 				return nil, err
@@ -81,9 +89,9 @@ func (e *Engine) write(ctx context.Context, snap *delta.Snapshot, p *Plan) (*out
 // cannot be read is judged (judge): the attempt is retried, the file is
 // skipped keeping the rows read before the failure, or the batch fails.
 // On any error the attempt's uploaded files are removed.
-func (e *Engine) writeOnce(ctx context.Context, sch *schema.StructType, p *Plan, failures readFailures, evolve bool) (*output, error) {
+func (e *Engine) writeOnce(ctx context.Context, sch *schema.StructType, p *Plan, failures readFailures, evolve bool, stats parquetio.WriterOptions) (*output, error) {
 	out := &output{}
-	fw := &fileWriter{e: e, sch: e.dataSchema(sch), batch: p.BatchID, parts: map[string]*partFile{}}
+	fw := &fileWriter{e: e, sch: e.dataSchema(sch), batch: p.BatchID, parts: map[string]*partFile{}, stats: stats}
 	bad := e.newBadSink(p)
 	defer bad.discard()
 	done := false
@@ -189,6 +197,9 @@ type fileWriter struct {
 	adds    []delta.Add
 	seq     int
 	written []string // table keys uploaded by this attempt
+	// stats holds the statistics options of the table (NumIndexedCols,
+	// NoStats, StatsColumns).
+	stats parquetio.WriterOptions
 }
 
 // partFile is the Parquet file being written for one partition.
@@ -241,7 +252,8 @@ func (fw *fileWriter) open(part partition) (*partFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("creating temporary Parquet file: %w", err)
 	}
-	pw, err := parquetio.NewWriter(tmp, fw.sch, parquetio.WriterOptions{TempDir: fw.e.TempDir, Compression: fw.e.Config.ParquetCodec})
+	pw, err := parquetio.NewWriter(tmp, fw.sch, parquetio.WriterOptions{TempDir: fw.e.TempDir, Compression: fw.e.Config.ParquetCodec,
+		NumIndexedCols: fw.stats.NumIndexedCols, NoStats: fw.stats.NoStats, StatsColumns: fw.stats.StatsColumns})
 	if err != nil {
 		tmp.Close()
 		os.Remove(tmp.Name())

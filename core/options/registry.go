@@ -368,7 +368,7 @@ func registry() map[string]*optSpec {
 			get: func(s *Stream) (string, bool) {
 				return string(s.CloudFiles.SchemaEvolutionMode), s.CloudFiles.SchemaEvolutionMode != ""
 			},
-		}, "addNewColumns (none with a user schema)", "What a new column does: addNewColumns stops the stream once and adds it; rescue, failOnNewColumns and none as in Auto Loader (addNewColumnsWithTypeWidening: not supported yet)."),
+		}, "addNewColumns (none with a user schema)", "What a new column does: addNewColumns stops the stream once and adds it; addNewColumnsWithTypeWidening also widens a column's type (seed 002; the table needs delta.enableTypeWidening=true); rescue, failOnNewColumns (fails naming the column and the file until the schema changes) and none as in Auto Loader."),
 		doc(optSpec{
 			name: "cloudFiles.rescuedDataColumn", scope: scopeCloudFiles,
 			set: func(s *Stream, v string) error {
@@ -713,6 +713,7 @@ func registry() map[string]*optSpec {
 		}, "snappy", "The compression codec of the Parquet data files the sink writes: snappy, zstd, gzip, lz4 (written as the Parquet format's LZ4_RAW codec) or uncompressed."),
 	}
 	list = append(list, csvOptions()...)
+	list = append(list, tableProperties()...)
 	m := make(map[string]*optSpec, len(list))
 	for i := range list {
 		m[strings.ToLower(list[i].name)] = &list[i]

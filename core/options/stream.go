@@ -367,6 +367,10 @@ type Sink struct {
 	// ParquetCodec is parquet.compression.codec, lower-cased: snappy
 	// (default, also ""), zstd, gzip, lz4 or uncompressed.
 	ParquetCodec string
+	// TableProperties are the Delta table properties given as options,
+	// under their Delta names (delta.enableTypeWidening, ...), with
+	// normalised values; nil when none was given.
+	TableProperties map[string]string
 }
 
 // Limits returns the batch bounds of the stream's source: max files (always

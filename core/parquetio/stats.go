@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"math/big"
+	"strings"
 	"time"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -53,6 +54,7 @@ type statCol struct {
 	typ      schema.Type
 	children []*statCol // non-nil for structs
 	minmax   bool       // min/max collected for this type
+	skip     bool       // not selected by delta.dataSkippingStatsColumns
 
 	nulls int64
 	has   bool // a non-null value was seen
@@ -80,11 +82,44 @@ func newStatsCollector(s *schema.StructType, opts WriterOptions) *statsCollector
 		return c
 	}
 	budget := opts.NumIndexedCols
-	if budget < 0 {
+	if budget < 0 || opts.StatsColumns != nil {
 		budget = math.MaxInt
 	}
 	c.cols, _ = statCols(s, budget, opts.StringPrefixLength)
+	if opts.StatsColumns != nil {
+		selectCols(c.cols, opts.StatsColumns)
+	}
 	return c
+}
+
+// selectCols keeps statistics only for the columns named by paths (a
+// struct named whole keeps all its fields; names match case-insensitively,
+// as delta.dataSkippingStatsColumns does) and reports whether any was kept.
+func selectCols(cols []*statCol, paths [][]string) bool {
+	kept := false
+	for _, sc := range cols {
+		var rest [][]string
+		whole := false
+		for _, p := range paths {
+			if len(p) == 0 || !strings.EqualFold(p[0], sc.name) {
+				continue
+			}
+			if len(p) == 1 {
+				whole = true
+			} else {
+				rest = append(rest, p[1:])
+			}
+		}
+		switch {
+		case whole:
+		case sc.children != nil && len(rest) > 0:
+			sc.skip = !selectCols(sc.children, rest)
+		default:
+			sc.skip = true
+		}
+		kept = kept || !sc.skip
+	}
+	return kept
 }
 
 // statCols mirrors delta-spark's truncateSchema: it keeps fields while fewer
@@ -133,7 +168,9 @@ func (c *statsCollector) add(row []any) {
 		return
 	}
 	for i, sc := range c.cols {
-		sc.add(row[i])
+		if !sc.skip {
+			sc.add(row[i])
+		}
 	}
 }
 
@@ -141,6 +178,9 @@ func (sc *statCol) add(v any) {
 	if sc.children != nil {
 		fields, _ := v.([]any)
 		for i, ch := range sc.children {
+			if ch.skip {
+				continue
+			}
 			if fields == nil {
 				ch.add(nil)
 			} else {
@@ -231,6 +271,9 @@ func (c *statsCollector) result() FileStats {
 
 func fill(cols []*statCol, mins, maxs, nulls map[string]any, prefix int) {
 	for _, sc := range cols {
+		if sc.skip {
+			continue
+		}
 		if sc.children != nil {
 			cmin, cmax, cnull := map[string]any{}, map[string]any{}, map[string]any{}
 			fill(sc.children, cmin, cmax, cnull, prefix)

@@ -93,6 +93,8 @@ func TestGoldenStats(t *testing.T) {
 		{"decimals", decimalSchema(), decimalRows(), WriterOptions{}},
 		{"nested", nestedSchema(), nestedRows(), WriterOptions{}},
 		{"nested-4-indexed", nestedSchema(), nestedRows(), WriterOptions{NumIndexedCols: 4}},
+		// delta.dataSkippingStatsColumns: st.n whole, st.a, m and a missing name; id is left out.
+		{"nested-stats-columns", nestedSchema(), nestedRows(), WriterOptions{NumIndexedCols: 1, StatsColumns: [][]string{{"ST", "n"}, {"st", "a"}, {"m"}, {"nope"}}}},
 		{"strings", stringSchema(), stringRows(), WriterOptions{}},
 		{"no-stats", primitiveSchema(), primitiveRows(), WriterOptions{NoStats: true}},
 	}

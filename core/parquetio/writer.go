@@ -88,6 +88,10 @@ type WriterOptions struct {
 	// get statistics (delta.dataSkippingNumIndexedCols): 0 means
 	// DefaultNumIndexedCols, negative means all columns.
 	NumIndexedCols int
+	// StatsColumns, when non-nil, are the column paths that get statistics
+	// (delta.dataSkippingStatsColumns; a struct's path covers all its
+	// fields); it overrides NumIndexedCols.
+	StatsColumns [][]string
 	// NoStats disables minValues, maxValues and nullCount (numRecords is
 	// still counted), as delta.dataSkippingNumIndexedCols = 0 does.
 	NoStats bool

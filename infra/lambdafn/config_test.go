@@ -97,7 +97,7 @@ func TestColdStartValidatesLikeTheCLI(t *testing.T) {
 	}{
 		{"format the engine cannot read", `{"cloudFiles.schemaHints":"id BIGINT"}`, "cloudFiles.format", true},
 		{"glob the listing cannot compile", `{"pathGlobFilter":"*.{json"}`, "pathGlobFilter", true},
-		{"type widening", `{"cloudFiles.schemaEvolutionMode":"addNewColumnsWithTypeWidening"}`, "schemaEvolutionMode", true},
+		{"nested partition hint", `{"cloudFiles.partitionColumns":"date","cloudFiles.schemaHints":"date ARRAY<INT>"}`, "partition column date", true},
 		{"directory listing", `{"cloudFiles.useNotifications":"false"}`, "cloudFiles.useNotifications", false},
 	}
 	for _, tc := range tests {

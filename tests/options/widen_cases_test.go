@@ -1,6 +1,235 @@
 package options_test
 
-// widenCases are the behavioural cases of the widen area's options.
-func widenCases() []optionCase {
-	return nil
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tributary-io/tributary/core/delta"
+	"github.com/tributary-io/tributary/core/ingest"
+	"github.com/tributary-io/tributary/infra/localfs"
+)
+
+// seed002 are the options of seed 002's example: CSV with a header, typed
+// inference.
+func seed002(more map[string]string) map[string]string {
+	o := map[string]string{"cloudFiles.format": "csv", "header": "true", "cloudFiles.inferColumnTypes": "true"}
+	for k, v := range more {
+		o[k] = v
+	}
+	return o
 }
+
+// fileStats returns the stats of the table's data files, in path order.
+func fileStats(t *testing.T, p *pipe) []*delta.Stats {
+	t.Helper()
+	var out []*delta.Stats
+	for a := range p.snapshot().Files() {
+		st, err := a.ParseStats()
+		if err != nil || st == nil {
+			t.Fatalf("%s: stats %v, %v", a.Path, st, err)
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+func keysOf(m map[string]any) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// widenCases are the behavioural cases of the widen area's options (owner:
+// helper widen): type widening and the Delta table properties.
+func widenCases() []optionCase {
+	return []optionCase{
+		{name: "addNewColumnsWithTypeWidening: seed 002 widens id INT to BIGINT (typeWidening feature, delta.typeChanges), stops once, then ingests Bob whole", options: []string{"cloudFiles.schemaEvolutionMode", "delta.enableTypeWidening"}, run: func(t *testing.T) {
+			opts := seed002(map[string]string{"cloudFiles.schemaEvolutionMode": "addNewColumnsWithTypeWidening", "delta.enableTypeWidening": "true"})
+			p := newPipe(t)
+			p.write("1.csv", "id,name\n1,John\n2,Mary\n")
+			p.mustRun(opts)
+			p.write("2.csv", "id,name,age\n2147483648,Bob,25\n")
+			if _, err := p.run(opts); !errors.Is(err, ingest.ErrSchemaEvolved) || !strings.Contains(err.Error(), "id: integer -> long") || !strings.Contains(err.Error(), "2.csv") {
+				t.Fatalf("run 2: %v, want the schema evolved (id widened, age added) naming 2.csv", err)
+			}
+			p.mustRun(opts)
+			if got, want := p.schema(), []string{"id BIGINT", "name STRING", "age INT", "_rescued_data STRING"}; !reflect.DeepEqual(got, want) {
+				t.Errorf("schema %v, want %v", got, want)
+			}
+			if got, want := fmt.Sprint(p.column("id")), "[1 2 2147483648]"; got != want {
+				t.Errorf("id %s, want %s", got, want)
+			}
+			if got := fmt.Sprint(p.column("_rescued_data")); got != "[null null null]" {
+				t.Errorf("rescued %s, want nothing rescued", got)
+			}
+			snap := p.snapshot()
+			if !snap.Protocol.HasReaderFeature(delta.FeatureTypeWidening) || !snap.Protocol.HasWriterFeature(delta.FeatureTypeWidening) {
+				t.Errorf("protocol %+v, want the typeWidening reader-writer feature", snap.Protocol)
+			}
+			md := snap.Schema().Fields[0].Metadata
+			if got := fmt.Sprint(md["delta.typeChanges"]); got != "[map[fromType:integer toType:long]]" {
+				t.Errorf("id's delta.typeChanges %s", got)
+			}
+			// addNewColumns on the same files: id stays INT, Bob's id rescued.
+			q := newPipe(t)
+			q.write("1.csv", "id,name\n1,John\n2,Mary\n")
+			q.mustRun(seed002(nil))
+			q.write("2.csv", "id,name,age\n2147483648,Bob,25\n")
+			q.run(seed002(nil))
+			q.mustRun(seed002(nil))
+			if got := q.schema()[0]; got != "id INT" {
+				t.Errorf("addNewColumns: %s, want id INT", got)
+			}
+		}},
+		{name: "delta.enableTypeWidening: a widening on a table without it fails naming the property and the file, changes nothing; set later, a metaData commit enables it", options: []string{"delta.enableTypeWidening"}, run: func(t *testing.T) {
+			opts := seed002(map[string]string{"cloudFiles.schemaEvolutionMode": "addNewColumnsWithTypeWidening"})
+			p := newPipe(t)
+			p.write("1.csv", "id,name\n1,John\n")
+			p.mustRun(opts)
+			p.write("2.csv", "id,name\n2147483648,Bob\n")
+			for range 2 {
+				_, err := p.run(opts)
+				if !errors.Is(err, ingest.ErrTypeWideningOff) || !strings.Contains(err.Error(), "delta.enableTypeWidening") || !strings.Contains(err.Error(), "2.csv") {
+					t.Fatalf("run without delta.enableTypeWidening: %v", err)
+				}
+			}
+			if v := p.snapshot().Version; v != 0 {
+				t.Fatalf("table at version %d, want nothing committed", v)
+			}
+			opts["delta.enableTypeWidening"] = "true"
+			if _, err := p.run(opts); !errors.Is(err, ingest.ErrSchemaEvolved) {
+				t.Fatalf("run with the property: %v, want the schema to evolve", err)
+			}
+			p.mustRun(opts)
+			snap := p.snapshot()
+			if on, err := snap.TypeWideningEnabled(); !on || err != nil || !snap.Protocol.HasReaderFeature(delta.FeatureTypeWidening) {
+				t.Errorf("enableTypeWidening %v %v, protocol %+v", on, err, snap.Protocol)
+			}
+			if got := fmt.Sprint(p.column("id")); got != "[1 2147483648]" {
+				t.Errorf("id %s", got)
+			}
+		}},
+		{name: "delta.checkpointInterval: a checkpoint every N commits, set on a new table and changed later by a metaData action", options: []string{"delta.checkpointInterval"}, run: func(t *testing.T) {
+			p := newPipe(t)
+			for i := range 3 {
+				p.write(fmt.Sprintf("%d.json", i), fmt.Sprintf(`{"a":%d}`, i))
+			}
+			opts := map[string]string{"cloudFiles.maxFilesPerTrigger": "1", "delta.checkpointInterval": "2"}
+			p.mustRun(opts)
+			if _, err := os.Stat(filepath.Join(p.table, filepath.FromSlash(delta.CheckpointKey(2)))); err != nil {
+				t.Errorf("no checkpoint at version 2 with interval 2: %v", err)
+			}
+			if n, _ := p.snapshot().CheckpointInterval(); n != 2 {
+				t.Errorf("interval %d", n)
+			}
+			q := newPipe(t)
+			for i := range 3 {
+				q.write(fmt.Sprintf("%d.json", i), fmt.Sprintf(`{"a":%d}`, i))
+			}
+			q.mustRun(map[string]string{"cloudFiles.maxFilesPerTrigger": "1"})
+			if _, err := os.Stat(filepath.Join(q.table, filepath.FromSlash(delta.CheckpointKey(2)))); err == nil {
+				t.Errorf("a checkpoint at version 2 without the property (default 10)")
+			}
+			q.write("3.json", `{"a":3}`)
+			q.mustRun(map[string]string{"delta.checkpointInterval": "3"})
+			if n, _ := q.snapshot().CheckpointInterval(); n != 3 {
+				t.Errorf("changed interval %d, want 3", n)
+			}
+			if _, err := os.Stat(filepath.Join(q.table, filepath.FromSlash(delta.CheckpointKey(3)))); err != nil {
+				t.Errorf("no checkpoint at version 3 after changing the interval to 3: %v", err)
+			}
+		}},
+		{name: "delta.appendOnly: the table refuses a commit that removes data", options: []string{"delta.appendOnly"}, run: func(t *testing.T) {
+			for _, on := range []bool{true, false} {
+				p := newPipe(t)
+				p.write("1.json", `{"a":1}`)
+				opts := map[string]string{}
+				if on {
+					opts["delta.appendOnly"] = "true"
+				}
+				p.mustRun(opts)
+				snap := p.snapshot()
+				var path string
+				for a := range snap.Files() {
+					path = a.Path
+				}
+				store, err := localfs.New(p.table)
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, err = delta.NewTable(store).CommitSnapshot(t.Context(), snap, []delta.Action{{Remove: &delta.Remove{Path: path, DataChange: true, DeletionTimestamp: time.Now().UnixMilli()}}})
+				if on && (!errors.Is(err, delta.ErrInvalidCommit) || !strings.Contains(err.Error(), "append-only")) {
+					t.Errorf("appendOnly: remove commit %v, want refused", err)
+				}
+				if !on && err != nil {
+					t.Errorf("default: remove commit %v, want accepted", err)
+				}
+			}
+		}},
+		{name: "delta.logRetentionDuration, delta.deletedFileRetentionDuration: the table carries them for log cleanup and VACUUM; months refused", options: []string{"delta.logRetentionDuration", "delta.deletedFileRetentionDuration"}, run: func(t *testing.T) {
+			p := newPipe(t)
+			p.write("1.json", `{"a":1}`)
+			p.mustRun(map[string]string{"delta.logRetentionDuration": "interval 2 days", "delta.deletedFileRetentionDuration": "36 hours"})
+			snap := p.snapshot()
+			lr, err1 := snap.LogRetentionDuration()
+			dr, err2 := snap.DeletedFileRetentionDuration()
+			if lr != 48*time.Hour || dr != 36*time.Hour || err1 != nil || err2 != nil {
+				t.Errorf("retention %v %v (%v %v), config %v", lr, dr, err1, err2, snap.Configuration())
+			}
+			q := newPipe(t)
+			q.write("1.json", `{"a":1}`)
+			q.mustRun(nil)
+			if lr, _ := q.snapshot().LogRetentionDuration(); lr != delta.DefaultLogRetentionDuration {
+				t.Errorf("default log retention %v", lr)
+			}
+			if _, err := q.run(map[string]string{"delta.logRetentionDuration": "interval 1 month"}); err == nil || !strings.Contains(err.Error(), "delta.logRetentionDuration") {
+				t.Errorf("months: %v, want refused naming the option", err)
+			}
+		}},
+		{name: "delta.dataSkippingNumIndexedCols, delta.dataSkippingStatsColumns: which columns the data files' stats cover", options: []string{"delta.dataSkippingNumIndexedCols", "delta.dataSkippingStatsColumns"}, run: func(t *testing.T) {
+			data := `{"a":1,"b":"x","c":{"d":2.5,"e":"y"}}` + "\n" + `{"a":3,"b":"z","c":{"d":1.5,"e":null}}` + "\n"
+			for _, tc := range []struct {
+				opts       map[string]string
+				mins, nulls string
+			}{
+				{nil, "[a b c]", "[_rescued_data a b c]"},
+				{map[string]string{"delta.dataSkippingNumIndexedCols": "1"}, "[a]", "[a]"},
+				{map[string]string{"delta.dataSkippingNumIndexedCols": "0"}, "[]", "[]"},
+				{map[string]string{"delta.dataSkippingStatsColumns": "b, c.e"}, "[b c]", "[b c]"},
+			} {
+				p := newPipe(t)
+				p.write("1.json", data)
+				opts := map[string]string{"cloudFiles.inferColumnTypes": "true"} // c is a struct
+				for k, v := range tc.opts {
+					opts[k] = v
+				}
+				p.mustRun(opts)
+				st := fileStats(t, p)
+				if len(st) != 1 || st[0].NumRecords != 2 {
+					t.Fatalf("%v: stats %+v", tc.opts, st)
+				}
+				if got := fmt.Sprint(keysOf(st[0].MinValues)); got != tc.mins {
+					t.Errorf("%v: minValues columns %s, want %s", tc.opts, got, tc.mins)
+				}
+				if got := fmt.Sprint(keysOf(st[0].NullCount)); got != tc.nulls {
+					t.Errorf("%v: nullCount columns %s, want %s", tc.opts, got, tc.nulls)
+				}
+				if c, ok := st[0].MinValues["c"].(map[string]any); tc.opts["delta.dataSkippingStatsColumns"] != "" && (!ok || fmt.Sprint(keysOf(c)) != "[e]") {
+					t.Errorf("stats columns: c's minValues %v, want e only", st[0].MinValues["c"])
+				}
+			}
+		}},
+	}
+}
+
+

@@ -59,6 +59,12 @@ def schema_columns(schema_json):
             for f in schema_json["fields"]]
 
 
+def type_changes(schema_json):
+    """The delta.typeChanges metadata of each top-level column that has it."""
+    return {f["name"]: f["metadata"]["delta.typeChanges"] for f in schema_json["fields"]
+            if "delta.typeChanges" in (f.get("metadata") or {})}
+
+
 def plain(v):
     """Converts an engine value to plain JSON (decimals as strings)."""
     if v is None or isinstance(v, (bool, int, str)):
@@ -110,7 +116,28 @@ def read_deltalake(spec):
     out = {"engine": "deltalake " + deltalake.__version__, "tables": []}
     for t in spec["tables"]:
         dt = DeltaTable(t["path"])
-        rows = dt.to_pyarrow_table().to_pylist()
+        proto = dt.protocol()
+        schema_json = json.loads(dt.schema().to_json())
+        meta = {
+            "path": t["path"],
+            "version": dt.version(),
+            "protocol": {"minReaderVersion": proto.min_reader_version,
+                         "minWriterVersion": proto.min_writer_version},
+            "tableFeatures": sorted(set((proto.reader_features or []) + (proto.writer_features or []))),
+            "properties": dict(dt.metadata().configuration),
+            "typeChanges": type_changes(schema_json),
+            "schema": schema_columns(schema_json),
+            "partitionColumns": list(dt.metadata().partition_columns),
+        }
+        try:
+            rows = dt.to_pyarrow_table().to_pylist()
+        except deltalake.exceptions.DeltaProtocolError as e:
+            # delta-rs refuses to read the data of tables with reader
+            # features it lacks (typeWidening): report what it said.
+            if "typeWidening" not in str(e):
+                raise
+            out["tables"].append(dict(meta, error=str(e)))
+            continue
         history = [{"version": h.get("version"), "operation": h.get("operation"),
                     "operationParameters": h.get("operationParameters") or {}} for h in dt.history()]
         adds = pa.table(dt.get_add_actions(flatten=True)).to_pylist()
@@ -129,20 +156,13 @@ def read_deltalake(spec):
             res = qb.execute(sql).read_all()
             probes.append({"column": p["column"], "value": p["value"],
                            "keys": plain(pa.table(res).column(0).to_pylist())})
-        proto = dt.protocol()
-        out["tables"].append({
-            "path": t["path"],
-            "version": dt.version(),
-            "protocol": {"minReaderVersion": proto.min_reader_version,
-                         "minWriterVersion": proto.min_writer_version},
-            "schema": schema_columns(json.loads(dt.schema().to_json())),
-            "partitionColumns": list(dt.metadata().partition_columns),
+        out["tables"].append(dict(meta, **{
             "rows": plain(rows),
             "history": history,
             "txn": {a: dt.transaction_version(a) for a in app_ids(history)},
             "files": files,
             "probes": probes,
-        })
+        }))
     out["digests"] = []
     for d in spec.get("digests") or []:
         dt = DeltaTable(d["path"])
@@ -298,6 +318,11 @@ def read_spark(spec):
                 "protocol": {"minReaderVersion": detail["minReaderVersion"],
                              "minWriterVersion": detail["minWriterVersion"]},
                 "numFiles": detail["numFiles"],
+                "tableFeatures": sorted(detail.get("tableFeatures") or []),
+                "properties": dict(detail.get("properties") or {}),
+                # The schema as the log holds it (Spark drops the
+                # delta.typeChanges metadata from a DataFrame's schema).
+                "typeChanges": type_changes(json.loads(snap.metadata().schemaString())),
                 "schema": schema_columns(json.loads(df.schema.json())),
                 "partitionColumns": list(detail["partitionColumns"]),
                 "rows": plain(rows),

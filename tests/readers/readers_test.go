@@ -443,12 +443,18 @@ type engineOut struct {
 			Name string `json:"name"`
 			Type string `json:"type"`
 		} `json:"schema"`
-		PartitionColumns []string         `json:"partitionColumns"`
-		Rows             []map[string]any `json:"rows"`
-		History          []historyOut     `json:"history"`
-		Txn              map[string]int64 `json:"txn"`
-		Files            []fileOut        `json:"files"`
-		Probes           []struct {
+		PartitionColumns []string `json:"partitionColumns"`
+		// Error is what an engine said when it refused to read the
+		// table's data (deltalake and the typeWidening feature).
+		Error         string                      `json:"error"`
+		TableFeatures []string                    `json:"tableFeatures"`
+		Properties    map[string]string           `json:"properties"`
+		TypeChanges   map[string][]map[string]any `json:"typeChanges"`
+		Rows          []map[string]any            `json:"rows"`
+		History       []historyOut                `json:"history"`
+		Txn           map[string]int64            `json:"txn"`
+		Files         []fileOut                   `json:"files"`
+		Probes        []struct {
 			Column string `json:"column"`
 			Value  any    `json:"value"`
 			Keys   []any  `json:"keys"`
