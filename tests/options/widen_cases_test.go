@@ -199,7 +199,7 @@ func widenCases() []optionCase {
 		{name: "delta.dataSkippingNumIndexedCols, delta.dataSkippingStatsColumns: which columns the data files' stats cover", options: []string{"delta.dataSkippingNumIndexedCols", "delta.dataSkippingStatsColumns"}, run: func(t *testing.T) {
 			data := `{"a":1,"b":"x","c":{"d":2.5,"e":"y"}}` + "\n" + `{"a":3,"b":"z","c":{"d":1.5,"e":null}}` + "\n"
 			for _, tc := range []struct {
-				opts       map[string]string
+				opts        map[string]string
 				mins, nulls string
 			}{
 				{nil, "[a b c]", "[_rescued_data a b c]"},
@@ -231,5 +231,3 @@ func widenCases() []optionCase {
 		}},
 	}
 }
-
-
