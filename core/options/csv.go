@@ -112,14 +112,11 @@ func csvOptions() []optSpec {
 				if err != nil {
 					return err
 				}
-				if b && s.CloudFiles.Format == FormatJSON {
-					return fmt.Errorf("%w: multiLine JSON (one value per file) is not built; Tributary reads JSON Lines", ErrUnsupportedOption)
-				}
 				s.Reader.MultiLine = b
 				s.Reader.Options["multiLine"] = strconv.FormatBool(b)
 				return nil
 			},
 			get: func(s *Stream) (string, bool) { return strconv.FormatBool(s.Reader.MultiLine), true },
-		}, "false", "csv: whether a quoted value may span lines (false: every line is a record, as Spark splits them). json: true is refused (not supported yet)."),
+		}, "false", "csv: whether a quoted value may span lines (false: every line is a record, as Spark splits them). json: whether a file is one JSON value (an object, or an array of objects, one record each) rather than one per line; such a file is read whole."),
 	}
 }

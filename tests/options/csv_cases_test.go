@@ -281,10 +281,6 @@ func csvCases() []optionCase {
 			if n := len(off.rows()); n != 2 {
 				t.Errorf("multiLine=false: %d rows, want 2 (records are lines)", n)
 			}
-			p := newPipe(t)
-			if _, err := p.run(map[string]string{"multiLine": "true"}); err == nil || !strings.Contains(err.Error(), "not supported yet") {
-				t.Errorf("json multiLine=true: %v, want refused", err)
-			}
 		}},
 	}
 }

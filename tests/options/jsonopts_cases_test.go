@@ -143,6 +143,32 @@ func jsonoptsCases() []optionCase {
 				}
 			}
 		}},
+		{name: "multiLine reads a JSON file as one value (an object, or an array of records)", options: []string{"multiLine"}, run: func(t *testing.T) {
+			const doc = "[\n  {\"id\": 1,\n   \"name\": \"a\"},\n  {\"id\": 2, \"name\": \"b\"}\n]\n"
+			on := newPipe(t)
+			on.write("a.json", doc)
+			on.write("b.json", "{\n  \"id\": 3,\n  \"name\": \"c\"\n}\n")
+			on.mustRun(map[string]string{"multiLine": "true"})
+			if got := on.column("name"); !slices.Equal(got, []string{"a", "b", "c"}) {
+				t.Errorf("multiLine: names %v, want a b c", got)
+			}
+			off := newPipe(t)
+			off.write("a.json", doc)
+			off.mustRun(nil)
+			if got := off.column("name"); slices.Contains(got, "a") {
+				t.Errorf("line by line: names %v: the records spanning lines were read", got)
+			}
+			// UTF-16 with a byte order mark needs multiLine (Spark).
+			utf16 := newPipe(t)
+			utf16.writeBytes("a.json", append([]byte{0xFF, 0xFE}, utf16le("{\n \"name\": \"é\"\n}")...))
+			utf16.mustRun(map[string]string{"multiLine": "true", "encoding": "UTF-16"})
+			if got := utf16.column("name"); !slices.Equal(got, []string{"é"}) {
+				t.Errorf("multiLine UTF-16: names %v", got)
+			}
+			if _, err := newPipe(t).load(map[string]string{"encoding": "UTF-16"}); err == nil {
+				t.Errorf("UTF-16 without multiLine loaded")
+			}
+		}},
 		syntaxCase("allowComments", "true", "{\"a\":\"x\" /* c */}\n// a comment line\n", "x"),
 		syntaxCase("allowUnquotedFieldNames", "true", `{a:"x"}`+"\n", "x"),
 		syntaxCase("allowSingleQuotes", "false", `{'a':'x'}`+"\n", "x"),
@@ -180,3 +206,4 @@ func jsonoptsCases() []optionCase {
 		}},
 	}
 }
+

@@ -181,6 +181,10 @@ func (in *inferrer) Add(ctx context.Context, path string, r io.Reader) error {
 	if err != nil {
 		return fmt.Errorf("jsonfmt: %s: %w", path, err)
 	}
+	if lr.whole, err = multiLine(in.opts.Options); err != nil {
+		return fmt.Errorf("jsonfmt: %s: %w", path, err)
+	}
+	in.tape.first = lr.whole
 	defer func() { in.sample.Bytes += cr.n }()
 	defer lr.release()
 	in.sample.Files++

@@ -8,8 +8,11 @@
 // ends at "\n", "\r\n" or "\r" (Hadoop's LineReader), or at the lineSep
 // option's string; the input is decoded from the encoding option's charset
 // first, and a byte order mark opening the file is dropped. A line of any
-// length is read (see lineReader for what a huge one costs). Multi-line
-// JSON (Spark's multiLine option) is not supported yet. Beyond RFC 8259,
+// length is read (see lineReader for what a huge one costs). With
+// multiLine a file is one JSON value instead (an object, or an array of
+// objects, one record each; what follows the first value is ignored, as
+// Spark's parser reads one value): the file is read whole, decoded, its
+// byte order mark dropped. Beyond RFC 8259,
 // Spark's allow* options widen the syntax (syntax.go) with Spark's
 // defaults: the unquoted numbers NaN, Infinity, +Infinity and -Infinity
 // (allowNonNumericNumbers) and single-quoted names and strings

@@ -55,6 +55,9 @@ type lineReader struct {
 	line     int64              // number of the line last returned, from 1
 	owned    bool               // the line last returned is a fresh buffer (see above)
 	pooled   *[readBufSize]byte // buf's array when it came from readBufs
+	// whole makes the stream one record (multiLine): next returns all of
+	// it once.
+	whole bool
 }
 
 // newLineReader reads r with the text options; an unknown encoding wraps
@@ -103,6 +106,9 @@ func (l *lineReader) release() {
 // io.EOF when the stream is exhausted.
 func (l *lineReader) next() ([]byte, error) {
 	l.owned = false
+	if l.whole {
+		return l.all()
+	}
 	for {
 		if l.skipLF && l.pos < l.end {
 			if l.buf[l.pos] == '\n' {
@@ -247,4 +253,21 @@ func isBlank(b []byte) bool {
 		}
 	}
 	return true
+}
+
+// all returns the whole decoded stream as one owned record (without a
+// UTF-8 byte order mark), then io.EOF: multiLine JSON, the one case where
+// a file is held whole.
+func (l *lineReader) all() ([]byte, error) {
+	if l.line > 0 {
+		l.release()
+		return nil, io.EOF
+	}
+	b, err := io.ReadAll(l.src)
+	if err != nil {
+		return nil, err
+	}
+	l.line = 1
+	l.owned = true
+	return bytes.TrimPrefix(b, []byte("\xef\xbb\xbf")), nil
 }

@@ -137,6 +137,10 @@ func open(ctx context.Context, r io.Reader, s *schema.StructType, opts fileforma
 	if rd.lr, err = newLineReader(r, opts.Text); err != nil {
 		return nil, fmt.Errorf("jsonfmt: %s: %w", opts.FilePath, err)
 	}
+	if rd.lr.whole, err = multiLine(opts.Options); err != nil {
+		return nil, fmt.Errorf("jsonfmt: %s: %w", opts.FilePath, err)
+	}
+	rd.tape.first = rd.lr.whole
 	return rd, nil
 }
 

@@ -49,6 +49,9 @@ type tape struct {
 	// odd is set when the record parsed used syntax beyond standard JSON
 	// (see jsonText).
 	odd bool
+	// first ignores what follows the first value (multiLine: Spark's
+	// parser reads one value from a file).
+	first bool
 }
 
 // syntaxError is a malformed-JSON error at a byte offset of the record.
@@ -81,7 +84,7 @@ func (t *tape) parse(b []byte) error {
 	if err != nil {
 		return err
 	}
-	if i = t.ws(i); i != len(b) {
+	if i = t.ws(i); i != len(b) && !t.first {
 		return &syntaxError{i, "unexpected data after the JSON value"}
 	}
 	return nil

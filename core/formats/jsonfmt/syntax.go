@@ -192,3 +192,17 @@ func (t *tape) valueJSON(n int) []byte {
 	}
 	return t.raw(n)
 }
+
+// multiLine reads the multiLine option: true makes a file one JSON value
+// (an object, or an array of objects) instead of one per line.
+func multiLine(opts map[string]string) (bool, error) {
+	v, ok := lookup(opts, "multiLine")
+	if !ok {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(strings.TrimSpace(v))
+	if err != nil {
+		return false, fmt.Errorf("%w: multiLine=%q: want true or false", fileformat.ErrBadOption, v)
+	}
+	return b, nil
+}
