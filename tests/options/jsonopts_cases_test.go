@@ -206,4 +206,3 @@ func jsonoptsCases() []optionCase {
 		}},
 	}
 }
-
