@@ -37,6 +37,7 @@ func (o optionFlags) Set(v string) error {
 type streamFlags struct {
 	config, streamID                    string
 	source, table, checkpoint, schemaAt string
+	format                              string
 	opts                                optionFlags
 }
 
@@ -44,7 +45,8 @@ func (f *streamFlags) register(fs *flag.FlagSet) {
 	f.opts = optionFlags{}
 	fs.StringVar(&f.config, "config", "", "stream configuration file (JSON)")
 	fs.StringVar(&f.streamID, "stream", "", "stream id (default: from --config's only stream, or the checkpoint's metadata)")
-	fs.StringVar(&f.source, "source", "", "source location (directory or s3:// URL)")
+	fs.StringVar(&f.source, "source", "", "source location (directory or s3:// URL; a Delta table with --format delta)")
+	fs.StringVar(&f.format, "format", "", "source format: cloudFiles (Auto Loader, the default) or delta (read a Delta table as a stream)")
 	fs.StringVar(&f.table, "table", "", "target Delta table location")
 	fs.StringVar(&f.checkpoint, "checkpoint", "", "checkpointLocation (state, batch plans, schema history)")
 	fs.StringVar(&f.schemaAt, "schema-location", "", "cloudFiles.schemaLocation (default: the checkpoint location)")
@@ -75,7 +77,7 @@ func (f *streamFlags) resolve(ctx context.Context, e streams.Env) (*options.Stre
 	if f.config != "" {
 		var given []string
 		for _, v := range []struct{ flag, val string }{
-			{"--source", f.source}, {"--table", f.table}, {"--checkpoint", f.checkpoint}, {"--schema-location", f.schemaAt},
+			{"--source", f.source}, {"--table", f.table}, {"--checkpoint", f.checkpoint}, {"--schema-location", f.schemaAt}, {"--format", f.format},
 		} {
 			if v.val != "" {
 				given = append(given, v.flag)
@@ -125,7 +127,7 @@ func (f *streamFlags) resolve(ctx context.Context, e streams.Env) (*options.Stre
 	}
 	raw := map[string]string(f.opts)
 	schemaLoc := f.schemaAt
-	if schemaLoc == "" && raw["cloudFiles.schemaLocation"] == "" {
+	if schemaLoc == "" && raw["cloudFiles.schemaLocation"] == "" && !strings.EqualFold(f.format, "delta") {
 		// Like DLT, the schema history defaults to the checkpoint.
 		schemaLoc = f.checkpoint
 	}
@@ -135,6 +137,7 @@ func (f *streamFlags) resolve(ctx context.Context, e streams.Env) (*options.Stre
 		Table:              f.table,
 		CheckpointLocation: f.checkpoint,
 		SchemaLocation:     schemaLoc,
+		SourceFormat:       f.format,
 	})
 }
 
@@ -342,7 +345,9 @@ func runPass(ctx context.Context, s *streams.Stream, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "discovered %d files (%d new, %s)\n", found.Listed, found.New, humanBytes(found.Bytes))
+	if s.Options.SourceFormat != options.SourceDelta {
+		fmt.Fprintf(stderr, "discovered %d files (%d new, %s)\n", found.Listed, found.New, humanBytes(found.Bytes))
+	}
 	if found.Skipped > 0 {
 		fmt.Fprintf(stderr, "%d source entries cannot be ingested (recorded SKIPPED with the reason: tributary state --state SKIPPED)\n", found.Skipped)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/tributary-io/tributary/core/options"
 	tevents "github.com/tributary-io/tributary/events"
 )
 
@@ -48,6 +49,11 @@ func (a *App) backfillStream(ctx context.Context, id string) (StreamBackfill, er
 	s, err := a.stream(ctx, id)
 	if err != nil {
 		return StreamBackfill{}, err
+	}
+	if s.Options.SourceFormat == options.SourceDelta {
+		// A Delta source has nothing to list: the schedule kicks its
+		// commit function, which reads any commit an event missed.
+		return StreamBackfill{}, a.kick(ctx, id, tevents.ReasonBackfill)
 	}
 	res, err := s.Discover(ctx)
 	sb := StreamBackfill{NumListedFiles: res.Listed, NumNewListedFiles: res.New}

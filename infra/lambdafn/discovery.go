@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/tributary-io/tributary/core/objstore"
+	"github.com/tributary-io/tributary/core/options"
 	"github.com/tributary-io/tributary/core/state"
 	tevents "github.com/tributary-io/tributary/events"
 	"github.com/tributary-io/tributary/infra/streams"
@@ -37,6 +39,7 @@ func (a *App) discover(ctx context.Context, ev events.SQSEvent) (events.SQSEvent
 		messages map[string]bool
 	}
 	byStream := map[string]*pending{}
+	deltaKicks := map[string]map[string]bool{} // Delta-source stream -> messages naming a new commit
 	failed := map[string]bool{}
 	fail := func(id string) {
 		if !failed[id] {
@@ -64,6 +67,19 @@ func (a *App) discover(ctx context.Context, ev events.SQSEvent) (events.SQSEvent
 			if !ok {
 				a.Logger.Info("ignoring object outside every stream's source", "bucket", n.Bucket, "key", n.Key)
 				res.Ignored++
+				continue
+			}
+			if opts.SourceFormat == options.SourceDelta {
+				// A Delta source is read from its log: a new commit file
+				// kicks the commit function; data files wait for theirs.
+				if !isDeltaCommit(rel) {
+					res.Ignored++
+					continue
+				}
+				if deltaKicks[opts.ID] == nil {
+					deltaKicks[opts.ID] = map[string]bool{}
+				}
+				deltaKicks[opts.ID][m.MessageId] = true
 				continue
 			}
 			s, err := a.stream(ctx, opts.ID)
@@ -117,6 +133,14 @@ func (a *App) discover(ctx context.Context, ev events.SQSEvent) (events.SQSEvent
 			}
 		}
 	}
+	for id, msgs := range deltaKicks {
+		if err := a.kick(ctx, id, tevents.ReasonDiscovered); err != nil {
+			a.Logger.Error("a Delta source committed but the commit function could not be kicked; the messages will be retried", "stream", id, "error", err.Error())
+			for mid := range msgs {
+				fail(mid)
+			}
+		}
+	}
 	res.Failed = len(resp.BatchItemFailures)
 	a.Logger.Info("discovery done", "messages", res.Messages, "failed", res.Failed,
 		"notifications", res.Notifications, "registered", res.Registered, "ignored", res.Ignored)
@@ -144,6 +168,13 @@ func (a *App) modTime(ctx context.Context, s *streams.Stream, rel string, eventT
 	a.Logger.Error("cannot read the object's LastModified for modifiedAfter/modifiedBefore; the message will be retried",
 		"stream", s.Options.ID, "key", rel, "messageId", messageID, "error", err.Error())
 	return time.Time{}, false
+}
+
+// isDeltaCommit reports whether a key relative to a Delta source table is
+// one of its commit files (_delta_log/<version>.json).
+func isDeltaCommit(rel string) bool {
+	name, ok := strings.CutPrefix(rel, "_delta_log/")
+	return ok && !strings.Contains(name, "/") && strings.HasSuffix(name, ".json") && len(name) == 25
 }
 
 func truncate(s string, n int) string {

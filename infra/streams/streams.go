@@ -89,6 +89,9 @@ func (env Env) Validate(opts *options.Stream) error {
 		}
 	}
 	switch {
+	case opts.SourceFormat == options.SourceDelta:
+		// A Delta source reads its table's log, in the CLI and in the
+		// functions alike (kicked by events on _delta_log/ and the schedule).
 	case opts.CloudFiles.UseNotifications && !env.Notifications:
 		return fmt.Errorf("stream %q: option cloudFiles.useNotifications=true: %w: the CLI discovers files by listing the source; file notification mode runs in the deployed functions (template.yaml)", opts.ID, ErrWrongRuntime)
 	case !opts.CloudFiles.UseNotifications && env.Notifications:
