@@ -157,7 +157,7 @@ func TestUpsertThreeBatchesCrashBetweenWriteAndCommit(t *testing.T) {
 
 	repo := repoRoot(t)
 	for _, engine := range []struct{ name, script string }{{"deltalake", "pyenv.sh"}, {"spark", "spark-env.sh"}} {
-		out := readWith(t, repo, engine.script, engine.name, s.table)
+		out := readWith(t, repo, engine.script, engine.name, s.table, "id")
 		var got []string
 		for _, r := range out.Rows {
 			got = append(got, fmt.Sprintf("%v=%v/%v", r["id"], r["v"], r["n"]))
@@ -201,7 +201,7 @@ func repoRoot(t *testing.T) string {
 
 // readWith reads the table with tests/readers/read_delta.py under the
 // Python of the env script (scripts/pyenv.sh or scripts/spark-env.sh).
-func readWith(t *testing.T, root, script, engine, table string) tableOut {
+func readWith(t *testing.T, root, script, engine, table, key string) tableOut {
 	t.Helper()
 	cmd := exec.Command("bash", filepath.Join(root, "scripts", script))
 	var stderr bytes.Buffer
@@ -218,7 +218,7 @@ func readWith(t *testing.T, root, script, engine, table string) tableOut {
 		ivy = filepath.Join(filepath.Dir(v), "ivy")
 	}
 	dir := t.TempDir()
-	spec, _ := json.Marshal(map[string]any{"tables": []map[string]any{{"path": table, "key": "id"}}, "ivy": ivy})
+	spec, _ := json.Marshal(map[string]any{"tables": []map[string]any{{"path": table, "key": key}}, "ivy": ivy})
 	specPath, outPath := filepath.Join(dir, "spec.json"), filepath.Join(dir, "out.json")
 	if err := os.WriteFile(specPath, spec, 0o644); err != nil {
 		t.Fatal(err)
