@@ -23,6 +23,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/tributary-io/tributary/core/formats/avrofmt"
 	"github.com/tributary-io/tributary/core/formats/binaryfmt"
 	"github.com/tributary-io/tributary/core/formats/csvfmt"
 	"github.com/tributary-io/tributary/core/formats/fileformat"
@@ -98,7 +99,7 @@ var ErrUnsupportedFormat = errors.New("cloudFiles.format not supported yet")
 var names = [...]string{"avro", "binaryFile", "csv", "json", "orc", "parquet", "text", "xml"}
 
 // supported are the formats Lookup returns a reader for.
-var supported = []string{"binaryFile", "csv", "json", "parquet", "text"}
+var supported = []string{"avro", "binaryFile", "csv", "json", "parquet", "text"}
 
 // Names returns the valid cloudFiles.format values.
 func Names() []string { return names[:] }
@@ -123,6 +124,8 @@ func Lookup(name string) (Format, error) {
 			return binaryfmt.Format{}, nil
 		case "parquet":
 			return parquetfmt.Format{}, nil
+		case "avro":
+			return avrofmt.Format{}, nil
 		}
 		return nil, fmt.Errorf("cloudFiles.format %q: %w (supported: %s)", name, ErrUnsupportedFormat, strings.Join(supported, ", "))
 	}

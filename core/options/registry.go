@@ -2,6 +2,7 @@ package options
 
 import (
 	"fmt"
+	"github.com/tributary-io/tributary/core/formats/avrofmt"
 	"github.com/tributary-io/tributary/core/options/sparkvalue"
 	"path"
 	"strconv"
@@ -317,7 +318,7 @@ func registry() map[string]*optSpec {
 				return fmt.Errorf("unknown format: want one of %s", formatList())
 			},
 			get: func(s *Stream) (string, bool) { return string(s.CloudFiles.Format), s.CloudFiles.Format != "" },
-		}, "", "The source file format (required). Tributary reads json, csv, text and binaryFile; the other Auto Loader formats are refused with \"not supported yet\"."),
+		}, "", "The source file format (required). Tributary reads json, csv, parquet, avro, text and binaryFile; the other Auto Loader formats are refused with \"not supported yet\"."),
 		doc(posIntOpt("cloudFiles.maxFilesPerTrigger", scopeCloudFiles, func(s *Stream) *int { return &s.CloudFiles.MaxFilesPerTrigger }),
 			"1000", "Maximum number of new files in one micro-batch (one Delta commit)."),
 		doc(bytesOpt("cloudFiles.maxBytesPerTrigger", scopeCloudFiles, func(s *Stream) *int64 { return &s.CloudFiles.MaxBytesPerTrigger }, true),
@@ -564,7 +565,20 @@ func registry() map[string]*optSpec {
 		// --- parquet, avro, text ---
 		refusedOpt("datetimeRebaseMode", scopeReader, parquetAvro, formatsIssue),
 		refusedOpt("int96RebaseMode", scopeReader, parquetOnly, formatsIssue),
-		refusedOpt("avroSchema", scopeReader, avroOnly, formatsIssue),
+		doc(optSpec{
+			name: "avroSchema", scope: scopeReader, formats: avroOnly,
+			set: func(s *Stream, v string) error {
+				if _, err := avrofmt.ParseSchema(v); err != nil {
+					return err
+				}
+				s.Reader.Options["avroSchema"] = v
+				return nil
+			},
+			get: func(s *Stream) (string, bool) {
+				v, ok := s.Reader.Options["avroSchema"]
+				return v, ok
+			},
+		}, "", "avro: a reader schema (Avro schema JSON) that gives the table schema instead of the files' schemas; files' fields are matched to it by name."),
 		doc(readerOption("wholeText", kBool, []FileFormat{FormatText}, nil, nil),
 			"false", "text: whether each file is one row (its whole content in value) instead of one row per line."),
 

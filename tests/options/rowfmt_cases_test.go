@@ -6,6 +6,9 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/hamba/avro/v2"
+	"github.com/hamba/avro/v2/ocf"
 )
 
 // rowfmtCases are the behavioural cases of the rowfmt area's options (text,
@@ -51,7 +54,64 @@ func rowfmtCases() []optionCase {
 				t.Error("text on a corrupt .gz: no error, want the file unreadable (decompressed by extension)")
 			}
 		}},
+		{name: "avroSchema gives the table schema; files' fields match it by name", options: []string{"avroSchema"}, run: func(t *testing.T) {
+			const v1 = `{"type":"record","name":"p","fields":[{"name":"id","type":"int"},{"name":"name","type":"string"}]}`
+			const reader = `{"type":"record","name":"p","fields":[{"name":"id","type":"long"},{"name":"name","type":"string"},{"name":"age","type":["null","int"],"default":null}]}`
+			file := avroFile(t, v1, map[string]any{"id": 1, "name": "John"})
+			on := rowfmtPipe(t, "avro", map[string]string{"a.avro": file}, map[string]string{"avroSchema": reader})
+			if got := on.schema(); !slices.Equal(got, []string{"id BIGINT", "name STRING", "age INT", "_rescued_data STRING"}) {
+				t.Errorf("avroSchema: schema %v", got)
+			}
+			if got := on.column("id"); !slices.Equal(got, []string{"1"}) {
+				t.Errorf("avroSchema: id %v", got)
+			}
+			off := rowfmtPipe(t, "avro", map[string]string{"a.avro": file}, nil)
+			if got := off.schema(); !slices.Equal(got, []string{"id INT", "name STRING", "_rescued_data STRING"}) {
+				t.Errorf("default: schema %v, want the file's", got)
+			}
+			if _, err := newPipe(t).load(map[string]string{"cloudFiles.format": "avro", "avroSchema": `{"type":"record"`}); err == nil {
+				t.Error("a malformed avroSchema loads")
+			}
+		}},
+		{name: "cloudFiles.format=avro evolves the schema: a new field stops the stream once, the restart adds it", options: []string{"cloudFiles.format"}, run: func(t *testing.T) {
+			const v1 = `{"type":"record","name":"p","fields":[{"name":"id","type":"int"},{"name":"name","type":"string"}]}`
+			const v2 = `{"type":"record","name":"p","fields":[{"name":"id","type":"int"},{"name":"name","type":"string"},{"name":"age","type":["null","int"]}]}`
+			p := newPipe(t)
+			p.writeBytes("1.avro", []byte(avroFile(t, v1, map[string]any{"id": 1, "name": "John"})))
+			opts := map[string]string{"cloudFiles.format": "avro"}
+			p.mustRun(opts)
+			p.writeBytes("2.avro", []byte(avroFile(t, v2, map[string]any{"id": 2, "name": "Bob", "age": map[string]any{"int": 25}})))
+			if _, err := p.run(opts); err == nil {
+				t.Fatal("a new field did not stop the stream")
+			}
+			p.mustRun(opts)
+			if got := p.schema(); !slices.Equal(got, []string{"id INT", "name STRING", "age INT", "_rescued_data STRING"}) {
+				t.Errorf("schema %v", got)
+			}
+			if got := p.column("age"); !slices.Equal(got, []string{"25", "null"}) {
+				t.Errorf("age %v", got)
+			}
+		}},
 	}
+}
+
+// avroFile encodes records as an Avro object container file (deflate).
+func avroFile(t *testing.T, schemaJSON string, records ...map[string]any) string {
+	t.Helper()
+	var buf bytes.Buffer
+	enc, err := ocf.NewEncoder(schemaJSON, &buf, ocf.WithCodec(ocf.Deflate), ocf.WithEncoderSchemaCache(&avro.SchemaCache{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range records {
+		if err := enc.Encode(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := enc.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.String()
 }
 
 // rowfmtPipe ingests files (name -> content) with cloudFiles.format=format
