@@ -183,7 +183,9 @@ type Registrar struct {
 }
 
 // RegisterAll registers every file the sequence yields and counts the new
-// ones; entries with Skip set are recorded as SKIPPED (RegisterSkipped) and
+// ones, telling the store that most of them are probably known
+// (state.RegisterOptions.MostlyKnown: a listing mostly sees files it saw
+// before, which a store may check with reads instead of failed writes); entries with Skip set are recorded as SKIPPED (RegisterSkipped) and
 // logged the first time.
 func (r *Registrar) RegisterAll(ctx context.Context, files iter.Seq2[Found, error]) (Result, error) {
 	var res Result
@@ -196,7 +198,7 @@ func (r *Registrar) RegisterAll(ctx context.Context, files iter.Seq2[Found, erro
 		if len(chunk) == 0 {
 			return nil
 		}
-		n, bytes, err := r.Register(ctx, chunk)
+		n, bytes, err := r.register(ctx, chunk, true)
 		res.New += n
 		res.Bytes += bytes
 		chunk = chunk[:0]
@@ -276,6 +278,10 @@ func (r *Registrar) notBefore() time.Time {
 // Register records one group of files and returns how many were new and
 // their bytes. Files older than NotBefore are left out (not counted as new).
 func (r *Registrar) Register(ctx context.Context, files []state.File) (int, int64, error) {
+	return r.register(ctx, files, false)
+}
+
+func (r *Registrar) register(ctx context.Context, files []state.File, mostlyKnown bool) (int, int64, error) {
 	if notBefore := r.notBefore(); !notBefore.IsZero() {
 		kept := make([]state.File, 0, len(files))
 		for _, f := range files {
@@ -289,6 +295,7 @@ func (r *Registrar) Register(ctx context.Context, files []state.File) (int, int6
 		}
 	}
 	opts := r.Options
+	opts.MostlyKnown = mostlyKnown
 	if r.MaxFileAge > 0 {
 		opts.ExpiresAt = r.now().Add(r.MaxFileAge)
 	}

@@ -104,6 +104,13 @@ type RegisterOptions struct {
 	// ExpiresAt, when non-zero, is stored as the entry's expiry
 	// (cloudFiles.maxFileAge): after it, the adapter may forget the entry.
 	ExpiresAt time.Time
+	// MostlyKnown hints that most of the files are probably registered
+	// already (a listing pass over a source whose files are mostly known:
+	// backfill, directory listing). An adapter whose writes cost more than
+	// its reads may then read first and write only the files that can be
+	// new. It changes cost only: results and semantics are exactly those of
+	// a call without the hint.
+	MostlyKnown bool
 }
 
 // Store is the file-state port. One Store serves many streams; every method

@@ -45,7 +45,11 @@
 //   - Register: one conditional PutItem per file (attribute_not_exists(pk), or
 //     with AllowOverwrites "attribute_not_exists(pk) OR etag <> :etag"); a
 //     duplicate fails the condition (it still costs one write unit). Plus one
-//     GSI write (the pending index entry).
+//     GSI write (the pending index entry). With RegisterOptions.MostlyKnown
+//     (listing passes: backfill, directory listing) the files are first read
+//     with strongly consistent BatchGetItem calls of 100 keys (one read unit
+//     per file) and only those that can be new are written, so re-listing
+//     known files costs reads, not writes.
 //   - Claim: one conditional UpdateItem per file (SET batch, REMOVE the GSI
 //     attributes; one more GSI write for the index delete). A replayed claim
 //     fails the condition and costs no extra call when DynamoDB returns the old
@@ -325,7 +329,13 @@ func isConditionFailed(err error) (*types.ConditionalCheckFailedException, bool)
 	return ccf, ok
 }
 
-// Register implements state.Store: one conditional PutItem per file.
+// Register implements state.Store: one conditional PutItem per file. With
+// opts.MostlyKnown the files are first read with strongly consistent
+// BatchGetItem calls (one read unit per file, 100 files a call) and only
+// those that can be new are written: a known file then costs a read unit
+// instead of a failed conditional write (five times the price on demand).
+// The conditional write still decides; the read only spares writes that
+// would fail.
 func (st *Store) Register(ctx context.Context, stream string, files []state.File, opts state.RegisterOptions) ([]bool, error) {
 	if err := checkStream(stream); err != nil {
 		return nil, err
@@ -350,7 +360,24 @@ func (st *Store) Register(ctx context.Context, stream string, files []state.File
 		cond += " OR #etag <> :etag"
 		names["#etag"] = AttrETag
 	}
-	err := st.forEach(ctx, len(files), func(i int) error {
+	todo := make([]int, 0, len(files))
+	if opts.MostlyKnown {
+		known, err := st.knownFiles(ctx, stream, files, opts.AllowOverwrites)
+		if err != nil {
+			return nil, err
+		}
+		for i, f := range files {
+			if !known[f.Path] {
+				todo = append(todo, i)
+			}
+		}
+	} else {
+		for i := range files {
+			todo = append(todo, i)
+		}
+	}
+	err := st.forEach(ctx, len(todo), func(j int) error {
+		i := todo[j]
 		f := files[i]
 		item := map[string]types.AttributeValue{
 			AttrPK:        attrS(filePK(stream)),
@@ -390,6 +417,38 @@ func (st *Store) Register(ctx context.Context, stream string, files []state.File
 		return nil, err
 	}
 	return out, nil
+}
+
+// knownFiles reads the items of files and returns the paths a conditional
+// Register write would refuse: the item exists, was not skipped at
+// discovery, and (with allowOverwrites) has the file's ETag.
+func (st *Store) knownFiles(ctx context.Context, stream string, files []state.File, allowOverwrites bool) (map[string]bool, error) {
+	paths := make([]string, 0, len(files))
+	etags := make(map[string]string, len(files))
+	for _, f := range files {
+		if _, dup := etags[f.Path]; !dup {
+			paths = append(paths, f.Path)
+		}
+		etags[f.Path] = f.ETag
+	}
+	items, err := st.batchGetFiles(ctx, stream, paths)
+	if err != nil {
+		return nil, fmt.Errorf("dynamostate: register: %w", err)
+	}
+	known := make(map[string]bool, len(items))
+	for _, item := range items {
+		path, _ := getS(item, AttrSK)
+		_, hasBatch := item[AttrBatch]
+		_, hasReason := item[AttrSkipReason]
+		if !hasBatch && hasReason {
+			continue // skipped at discovery: Register replaces it
+		}
+		if etag, _ := getS(item, AttrETag); allowOverwrites && etag != etags[path] {
+			continue // overwritten since: Register resets it
+		}
+		known[path] = true
+	}
+	return known, nil
 }
 
 // RegisterSkipped implements state.Store: one conditional PutItem of an

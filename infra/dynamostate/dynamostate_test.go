@@ -3,6 +3,7 @@ package dynamostate
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -139,6 +140,16 @@ func TestCallsPerFile(t *testing.T) {
 			map[string]int{"PutItem": files}},
 		{"RegisterDuplicates", func() error { _, err := st.Register(ctx, "s", fs, state.RegisterOptions{}); return err },
 			map[string]int{"PutItem": files}},
+		// A listing over known files reads them, 100 a call, and writes none.
+		{"RegisterMostlyKnown", func() error {
+			_, err := st.Register(ctx, "s", fs, state.RegisterOptions{MostlyKnown: true})
+			return err
+		}, map[string]int{"BatchGetItem": (files + 99) / 100}},
+		// One new file among them: one write.
+		{"RegisterMostlyKnownOneNew", func() error {
+			_, err := st.Register(ctx, "s", append(slices.Clone(fs), state.File{Path: "in/new.json", Size: 1, ETag: "e"}), state.RegisterOptions{MostlyKnown: true})
+			return err
+		}, map[string]int{"BatchGetItem": (files + 100) / 100, "PutItem": 1}},
 		{"Pending", func() error { _, err := st.Pending(ctx, "s", files); return err },
 			map[string]int{"Query": 1, "BatchGetItem": (files + 99) / 100}},
 		{"Claim", func() error { return st.Claim(ctx, "s", 0, paths) },

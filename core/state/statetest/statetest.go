@@ -102,6 +102,7 @@ func RunConformanceTests(t *testing.T, newHarness func(t *testing.T) Harness) {
 		{"RegisterDuplicateInOneCall", testRegisterDuplicateInOneCall},
 		{"RegisterConcurrent", testRegisterConcurrent},
 		{"RegisterOverwrites", testRegisterOverwrites},
+		{"RegisterMostlyKnown", testRegisterMostlyKnown},
 		{"PendingOrder", testPendingOrder},
 		{"PendingLimit", testPendingLimit},
 		{"Claim", testClaim},
@@ -384,7 +385,37 @@ func testRegisterConcurrent(t *testing.T, s state.Store) {
 	}
 }
 
-func testRegisterOverwrites(t *testing.T, s state.Store) {
+func testRegisterOverwrites(t *testing.T, s state.Store) { registerOverwrites(t, s, false) }
+
+// testRegisterMostlyKnown: the MostlyKnown hint changes nothing but cost:
+// the overwrite cases, a new file, a known file, a file skipped at
+// discovery and a path twice in one call give the results of a plain
+// Register.
+func testRegisterMostlyKnown(t *testing.T, s state.Store) {
+	registerOverwrites(t, s, true)
+	ctx := context.Background()
+	register(t, s, stream, files("mk-known.json"), state.RegisterOptions{})
+	if _, err := s.RegisterSkipped(ctx, stream, file("mk-skipped.json"), "dangling link"); err != nil {
+		t.Fatal(err)
+	}
+	got := register(t, s, stream, files("mk-known.json", "mk-new.json", "mk-skipped.json", "mk-dup.json", "mk-dup.json"),
+		state.RegisterOptions{MostlyKnown: true})
+	if !got[1] || !got[2] || got[0] || got[3] == got[4] {
+		t.Fatalf("Register(known, new, skipped at discovery, dup, dup; MostlyKnown) = %v, want [false true true] and exactly one of the dups", got)
+	}
+	for _, p := range []string{"mk-new.json", "mk-skipped.json", "mk-dup.json"} {
+		if e := mustGet(t, s, stream, p); e.State != state.Pending {
+			t.Errorf("%s is %s after Register, want %s", p, e.State, state.Pending)
+		}
+	}
+	got = register(t, s, stream, files("mk-known.json", "mk-new.json", "mk-skipped.json", "mk-dup.json"),
+		state.RegisterOptions{MostlyKnown: true})
+	if slices.Contains(got, true) {
+		t.Fatalf("Register of known files (MostlyKnown) = %v, want all false", got)
+	}
+}
+
+func registerOverwrites(t *testing.T, s state.Store, mostlyKnown bool) {
 	ctx := context.Background()
 	commitAt := time.Date(2024, 1, 2, 3, 4, 5, 6, time.UTC)
 	changed := func(f state.File) state.File {
@@ -410,7 +441,7 @@ func testRegisterOverwrites(t *testing.T, s state.Store) {
 	}
 	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			path := fmt.Sprintf("ow-%d.json", i)
+			path := fmt.Sprintf("ow-%d-%t.json", i, mostlyKnown)
 			orig := file(path)
 			register(t, s, stream, []state.File{orig}, state.RegisterOptions{})
 			batch := int64(100 + i)
@@ -423,7 +454,7 @@ func testRegisterOverwrites(t *testing.T, s state.Store) {
 			if tc.change {
 				again = changed(orig)
 			}
-			got := register(t, s, stream, []state.File{again}, state.RegisterOptions{AllowOverwrites: tc.allow})
+			got := register(t, s, stream, []state.File{again}, state.RegisterOptions{AllowOverwrites: tc.allow, MostlyKnown: mostlyKnown})
 			if got[0] != tc.wantNew {
 				t.Fatalf("re-Register = %v, want %v", got[0], tc.wantNew)
 			}
