@@ -7,6 +7,8 @@
 //	tributary state    CHECKPOINT_DIR [--format table|json|csv] [--state PENDING,...]
 //	tributary describe TABLE [--json]
 //	tributary history  TABLE [--json] [--limit N]
+//	tributary refresh  (run's flags) [--no-run]
+//	tributary reset-checkpoint (run's flags) [--no-run]
 //	tributary optimize TABLE [--target-size SIZE] [--partition col=value]... [--dry-run] [--json]
 //	tributary vacuum   TABLE [--retain DURATION] [--unsafe-retention] [--dry-run] [--json]
 //	tributary cleanup-log TABLE [--retain DURATION] [--dry-run] [--json]
@@ -29,6 +31,8 @@ const usage = `usage:
   tributary state    CHECKPOINT [--stream ID] [--format table|json|csv] [--state PENDING,CLAIMED,COMMITTED,SKIPPED] [--path-prefix P]
   tributary describe TABLE [--json]
   tributary history  TABLE [--json] [--limit N]
+  tributary refresh  (run's flags) [--no-run]   full refresh: empty the table, forget the checkpoint, ingest again
+  tributary reset-checkpoint (run's flags) [--no-run]   forget the checkpoint only (rows may be written twice)
   tributary optimize TABLE [--target-size SIZE] [--partition col=value]... [--dry-run] [--json]
   tributary vacuum   TABLE [--retain DURATION] [--unsafe-retention] [--dry-run] [--json]
   tributary cleanup-log TABLE [--retain DURATION] [--dry-run] [--json]
@@ -60,6 +64,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdDescribe(ctx, args[1:], stdout)
 	case "history":
 		err = cmdHistory(ctx, args[1:], stdout)
+	case "refresh":
+		err = cmdRefresh(ctx, "refresh", true, args[1:], stdout, stderr, logger)
+	case "reset-checkpoint":
+		err = cmdRefresh(ctx, "reset-checkpoint", false, args[1:], stdout, stderr, logger)
 	case "optimize":
 		err = cmdOptimize(ctx, args[1:], stdout)
 	case "vacuum":

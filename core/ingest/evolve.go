@@ -11,6 +11,7 @@ import (
 	"github.com/tributary-io/tributary/core/delta"
 	"github.com/tributary-io/tributary/core/objstore"
 	"github.com/tributary-io/tributary/core/options"
+	"github.com/tributary-io/tributary/core/refresh"
 	"github.com/tributary-io/tributary/core/schema"
 	"github.com/tributary-io/tributary/core/schema/widen"
 )
@@ -176,7 +177,7 @@ const mergeSchemaAdvice = "nothing was committed; remove mergeSchema=false (the 
 // adds columns to the existing table (snap non-nil). files names the batch's
 // input files for the error.
 func (e *Engine) checkMergeSchema(snap *delta.Snapshot, next *schema.StructType, p *Plan) error {
-	if !e.Config.NoMergeSchema || snap == nil {
+	if !e.Config.NoMergeSchema || snap == nil || refresh.Refreshed(snap, e.appID()) {
 		return nil
 	}
 	_, added := addMissing(snap.Schema(), next, "")
@@ -266,8 +267,8 @@ func (e *Engine) applySchemaChanges(ctx context.Context, st objstore.Store, curr
 		}
 	}
 	if err := compatible(current, next, ""); err != nil {
-		return nil, 0, fmt.Errorf("%w: %s changed since schema version %d was recorded: %v; the stream cannot retype or drop a column (`tributary refresh` is not built yet: restore the previous value, or start a new stream with a new checkpoint location and a new table)",
-			ErrFullRefreshNeeded, what, v, err)
+		return nil, 0, fmt.Errorf("%w: %s changed since schema version %d was recorded: %v; the stream cannot retype or drop a column: restore the previous value, or %s",
+			ErrFullRefreshNeeded, what, v, err, RefreshHowTo)
 	}
 	merged, added := addMissing(current, next, rescued)
 	if len(added) > 0 {

@@ -150,6 +150,10 @@ func (e *Engine) CheckIdentity(ctx context.Context) error {
 	return nil
 }
 
+// RefreshHowTo says how to start a stream over; errors wrapping
+// ErrFullRefreshNeeded or ErrStreamMismatch end with it.
+const RefreshHowTo = "do a full refresh: `tributary refresh` with the stream's options (or the maintenance function's refresh action) empties the table in one commit, forgets the checkpoint and ingests the source again (files no longer in the source are lost; downstream streams reading the table must be refreshed or use skipChangeCommits); `tributary reset-checkpoint` forgets only the checkpoint and keeps the table (rows may be written twice)"
+
 func orNone(s string) string {
 	if s == "" {
 		return "(none)"
@@ -162,8 +166,8 @@ func (e *Engine) identityMismatch(diffs []string) error {
 	if e.Config.CheckpointURI != "" {
 		where = "checkpoint " + e.Config.CheckpointURI
 	}
-	return fmt.Errorf("%w: stream %q: %s was made for %s: its file state, batch plans and schema are relative to these, so the stream cannot change them (`tributary refresh` is not built yet: run with the recorded values, or start a new stream with a new checkpoint location and a new table)",
-		ErrFullRefreshNeeded, e.Config.StreamID, where, strings.Join(diffs, ", "))
+	return fmt.Errorf("%w: stream %q: %s was made for %s: its file state, batch plans and schema are relative to these, so the stream cannot change them: run with the recorded values, or %s",
+		ErrFullRefreshNeeded, e.Config.StreamID, where, strings.Join(diffs, ", "), RefreshHowTo)
 }
 
 func (e *Engine) readIdentity(ctx context.Context) (Identity, error) {
@@ -220,7 +224,7 @@ func (e *Engine) checkContinuity(ctx context.Context, snap *delta.Snapshot, last
 	if cp == "" {
 		cp = "the checkpoint"
 	}
-	way := "`tributary refresh` is not built yet; to ingest the source again on purpose, start a new stream (a new stream id or txnAppId, with a new checkpoint location), or write to a new table"
+	way := "to ingest the source again on purpose: " + RefreshHowTo + "; or start a new stream (a new stream id or txnAppId, with a new checkpoint location), or write to a new table"
 	if last >= 0 {
 		p, ok, err := readPlan(ctx, e.Checkpoint, last)
 		if err != nil {
@@ -252,8 +256,8 @@ func (e *Engine) checkContinuity(ctx context.Context, snap *delta.Snapshot, last
 			return err
 		}
 		if found {
-			return fmt.Errorf("%w: %s already holds the rows of source %s, written by stream %q (txnAppId %q, table version %d), and this stream %q has a new checkpoint %s with a generated id: the checkpoint of stream %q was most likely deleted, and this run would ingest every file again. Restore that checkpoint to resume; to ingest the source again on purpose, name a new stream with --stream and give it a new checkpoint location (or write to a new table); `tributary refresh` is not built yet",
-				ErrStreamMismatch, table, e.Config.SourceURI, w.StreamID, w.TxnAppID, w.version, e.Config.StreamID, cp, w.StreamID)
+			return fmt.Errorf("%w: %s already holds the rows of source %s, written by stream %q (txnAppId %q, table version %d), and this stream %q has a new checkpoint %s with a generated id: the checkpoint of stream %q was most likely deleted, and this run would ingest every file again. Restore that checkpoint to resume; to ingest the source again on purpose, name a new stream with --stream and give it a new checkpoint location (or write to a new table), or %s",
+				ErrStreamMismatch, table, e.Config.SourceURI, w.StreamID, w.TxnAppID, w.version, e.Config.StreamID, cp, w.StreamID, RefreshHowTo)
 		}
 	}
 	e.continuityChecked = true
@@ -348,8 +352,8 @@ func (e *Engine) writerOfSource(ctx context.Context, snap *delta.Snapshot) (comm
 			if json.Unmarshal(js, &w) != nil || w.Source != e.Config.SourceURI || w.TxnAppID == e.appID() {
 				continue
 			}
-			if _, ok := txns[w.TxnAppID]; !ok {
-				continue
+			if tx, ok := txns[w.TxnAppID]; !ok || tx.Version < 0 {
+				continue // gone, or restarted by a refresh
 			}
 			w.version = v
 			return w, true, nil

@@ -11,6 +11,7 @@ import (
 	"github.com/tributary-io/tributary/core/delta"
 	"github.com/tributary-io/tributary/core/delta/tableprops"
 	"github.com/tributary-io/tributary/core/options"
+	"github.com/tributary-io/tributary/core/refresh"
 	"github.com/tributary-io/tributary/core/schema"
 	"github.com/tributary-io/tributary/core/sink"
 )
@@ -25,12 +26,14 @@ import (
 // needs a table feature the protocol lacks (timestamp_ntz) upgrades it.
 func (e *Engine) tableChange(ctx context.Context, snap *delta.Snapshot, ours *schema.StructType, p *Plan) ([]delta.Action, error) {
 	parts := nonNil(e.Config.PartitionColumns)
-	overwrite := e.Config.OutputMode == options.OutputComplete && e.Config.OverwriteSchema
+	// A table emptied by a full refresh takes the stream's schema and
+	// partitioning as they are now.
+	overwrite := e.Config.OutputMode == options.OutputComplete && e.Config.OverwriteSchema || refresh.Refreshed(snap, e.appID())
 	target := ours
 	if !overwrite {
 		if !slices.Equal(snap.Metadata.PartitionColumns, parts) {
-			return nil, fmt.Errorf("%w: the table is partitioned by %v, cloudFiles.partitionColumns says %v",
-				ErrFullRefreshNeeded, snap.Metadata.PartitionColumns, e.Config.PartitionColumns)
+			return nil, fmt.Errorf("%w: the table is partitioned by %v, cloudFiles.partitionColumns says %v: %s",
+				ErrFullRefreshNeeded, snap.Metadata.PartitionColumns, e.Config.PartitionColumns, RefreshHowTo)
 		}
 		// ours with the table's field metadata kept and widened columns'
 		// delta.typeChanges recorded; failing that (a column ours lacks),

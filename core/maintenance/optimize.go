@@ -170,7 +170,7 @@ func Optimize(ctx context.Context, tbl *delta.Table, opts OptimizeOptions) (Opti
 			Timestamp: now,
 			Operation: "OPTIMIZE",
 			OperationParameters: map[string]any{
-				"predicate": predicate(opts.Partition), "zOrderBy": "[]", "clusterBy": "[]", "auto": false,
+				"predicate": predicate(opts.Partition), "zOrderBy": "[]", "clusterBy": "[]", "auto": "false",
 			},
 			ReadVersion: &rv, IsolationLevel: "SnapshotIsolation", IsBlindAppend: &blind, EngineInfo: "tributary",
 			OperationMetrics: map[string]any{

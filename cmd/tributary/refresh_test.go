@@ -1,0 +1,144 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/tributary-io/tributary/core/delta"
+	"github.com/tributary-io/tributary/infra/localfs"
+)
+
+// lastOps returns the operations of the table's commits, oldest first.
+func historyOps(t *testing.T, c *cli) []string {
+	t.Helper()
+	out, errs, code := c.exec("history", c.table, "--json")
+	if code != 0 {
+		t.Fatalf("history: %s", errs)
+	}
+	var rows []historyRow
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatal(err)
+	}
+	ops := make([]string, len(rows))
+	for i, r := range rows {
+		ops[len(rows)-1-i] = r.Operation
+	}
+	return ops
+}
+
+func TestRefresh(t *testing.T) {
+	tests := []struct {
+		name   string
+		stream []string // --stream flag, or none (generated id)
+	}{
+		{name: "generated stream id"},
+		{name: "named stream", stream: []string{"--stream", "orders"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newCLI(t)
+			c.extra = tc.stream
+			c.file("p=a/1.json", `{"id":1,"v":"x"}`+"\n")
+			c.file("p=b/2.json", `{"id":2,"v":"y"}`+"\n")
+			if _, errs, code := c.run("cloudFiles.maxFilesPerTrigger=1"); code != 0 {
+				t.Fatal(errs)
+			}
+			if d := c.describe(); d.NumRecords != 2 || len(d.PartitionColumns) != 0 {
+				t.Fatalf("before: %+v", d)
+			}
+			// Partitioning cannot change under a running stream: the error
+			// says a full refresh is needed, and how.
+			_, errs, code := c.run("cloudFiles.partitionColumns=p")
+			if code == 0 || !strings.Contains(errs, "a full refresh is needed") || !strings.Contains(errs, "tributary refresh") {
+				t.Fatalf("partitioning changed: %d %q", code, errs)
+			}
+			// The refresh: one commit removing every file, then ingestion
+			// from scratch with the new partitioning.
+			args := append([]string{"refresh", "--source", c.src, "--table", c.table, "--checkpoint", c.cp,
+				"--option", "cloudFiles.format=json", "--option", "cloudFiles.inferColumnTypes=true",
+				"--option", "cloudFiles.partitionColumns=p"}, tc.stream...)
+			out, errs, code := c.exec(args...)
+			if code != 0 {
+				t.Fatalf("refresh: %d %q %q", code, out, errs)
+			}
+			if !strings.Contains(out, "removes all 2 files") || !strings.Contains(errs, "skipChangeCommits") || !strings.Contains(out, "ingested 2 rows") {
+				t.Fatalf("refresh output: %q %q", out, errs)
+			}
+			d := c.describe()
+			if d.NumRecords != 2 || strings.Join(d.PartitionColumns, ",") != "p" {
+				t.Fatalf("after refresh: %+v", d)
+			}
+			ops := historyOps(t, c)
+			if got := strings.Join(ops, ","); got != "STREAMING UPDATE,STREAMING UPDATE,TRUNCATE,STREAMING UPDATE" {
+				t.Fatalf("history: %s", got)
+			}
+			// The batches restarted at 0 under the same appId.
+			st, err := localfs.New(c.table)
+			if err != nil {
+				t.Fatal(err)
+			}
+			snap, err := delta.NewTable(st).Snapshot(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for app, tx := range snap.Txns() {
+				if tx.Version != 0 {
+					t.Fatalf("txn %s at %d, want 0 (one batch since the refresh)", app, tx.Version)
+				}
+			}
+			// Runs go on from the new checkpoint.
+			out, _, code = c.run("cloudFiles.partitionColumns=p")
+			if code != 0 || !strings.Contains(out, "nothing new") {
+				t.Fatalf("run after refresh: %d %q", code, out)
+			}
+			c.file("p=c/3.json", `{"id":3,"v":"z"}`+"\n")
+			if _, errs, code := c.run("cloudFiles.partitionColumns=p"); code != 0 {
+				t.Fatal(errs)
+			}
+			if d := c.describe(); d.NumRecords != 3 {
+				t.Fatalf("after a new file: %+v", d)
+			}
+			// A checkpoint-only reset keeps the rows and ingests again:
+			// duplicates, as the seed warns.
+			args[0] = "reset-checkpoint"
+			out, errs, code = c.exec(args...)
+			if code != 0 || !strings.Contains(errs, "written twice") {
+				t.Fatalf("reset-checkpoint: %d %q %q", code, out, errs)
+			}
+			if d := c.describe(); d.NumRecords != 6 {
+				t.Fatalf("after reset-checkpoint: %+v", d)
+			}
+			if ops := historyOps(t, c); ops[len(ops)-2] != "RESET STREAM CHECKPOINT" {
+				t.Fatalf("history: %v", ops)
+			}
+		})
+	}
+}
+
+func TestRefreshNoRunAndNewTable(t *testing.T) {
+	c := newCLI(t)
+	c.file("a.json", `{"id":1}`+"\n")
+	args := []string{"refresh", "--source", c.src, "--table", c.table, "--checkpoint", c.cp,
+		"--option", "cloudFiles.format=json", "--no-run"}
+	out, errs, code := c.exec(args...)
+	if code != 0 || !strings.Contains(out, "does not exist yet") {
+		t.Fatalf("refresh of a new stream: %d %q %q", code, out, errs)
+	}
+	if _, errs, code := c.run(); code != 0 {
+		t.Fatal(errs)
+	}
+	out, errs, code = c.exec(args...)
+	if code != 0 || !strings.Contains(out, "removes all 1 files") || strings.Contains(out, "ingested") {
+		t.Fatalf("refresh --no-run: %d %q %q", code, out, errs)
+	}
+	if d := c.describe(); d.NumRecords != 0 || d.NumFiles != 0 {
+		t.Fatalf("after refresh --no-run: %+v", d)
+	}
+	if _, errs, code := c.run(); code != 0 {
+		t.Fatal(errs)
+	}
+	if d := c.describe(); d.NumRecords != 1 {
+		t.Fatalf("after the run: %+v", d)
+	}
+}
