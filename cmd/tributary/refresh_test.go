@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -140,5 +142,89 @@ func TestRefreshNoRunAndNewTable(t *testing.T) {
 	}
 	if d := c.describe(); d.NumRecords != 1 {
 		t.Fatalf("after the run: %+v", d)
+	}
+}
+
+// TestFullRefreshNeeded breaks a stream's checkpoint in the ways seed 004
+// lists: each run is refused with an error that says a full refresh is
+// needed and how to run it, and `tributary refresh` then rebuilds the table.
+func TestFullRefreshNeeded(t *testing.T) {
+	tests := []struct {
+		name   string
+		break_ func(t *testing.T, c *cli)
+		opts   []string // options of the refused run (and of the refresh)
+		want   string
+	}{
+		{name: "schema history deleted", break_: func(t *testing.T, c *cli) {
+			rmAll(t, filepath.Join(c.cp, "_schemas"))
+		}, want: "schema history"},
+		{name: "schema history corrupt", break_: func(t *testing.T, c *cli) {
+			writeFile(t, filepath.Join(c.cp, "_schemas", "0"), "{not json")
+		}, want: "is corrupt"},
+		{name: "batch plan corrupt", break_: func(t *testing.T, c *cli) {
+			writeFile(t, filepath.Join(c.cp, "offsets", "00000000000000000001.json"), "{")
+		}, want: "is corrupt"},
+		{name: "checkpoint deleted", break_: func(t *testing.T, c *cli) {
+			rmAll(t, c.cp)
+		}, want: "tributary refresh"},
+		{name: "state file deleted", break_: func(t *testing.T, c *cli) {
+			rmAll(t, filepath.Join(c.cp, "state.db"))
+		}, want: "tributary refresh"},
+		{name: "source changed", break_: func(t *testing.T, c *cli) {
+			other := filepath.Join(filepath.Dir(c.src), "other")
+			if err := os.Rename(c.src, other); err != nil {
+				t.Fatal(err)
+			}
+			c.src = other
+		}, want: "a full refresh is needed"},
+		{name: "partitioning changed", opts: []string{"cloudFiles.partitionColumns=p"}, want: "a full refresh is needed"},
+		{name: "column type narrowed by a hint", opts: []string{"cloudFiles.schemaHints=id int"}, want: "a full refresh is needed"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newCLI(t)
+			c.extra = []string{"--stream", "s"}
+			c.file("p=a/1.json", `{"id":1,"v":"x"}`+"\n")
+			c.file("p=b/2.json", `{"id":2,"v":"y"}`+"\n")
+			if _, errs, code := c.run("cloudFiles.maxFilesPerTrigger=1"); code != 0 {
+				t.Fatal(errs)
+			}
+			c.file("p=c/3.json", `{"id":3,"v":"z"}`+"\n")
+			if tc.break_ != nil {
+				tc.break_(t, c)
+			}
+			_, errs, code := c.run(tc.opts...)
+			if code == 0 || !strings.Contains(errs, tc.want) || !strings.Contains(errs, "tributary refresh") {
+				t.Fatalf("run after %s: exit %d, want an error naming %q and `tributary refresh`: %s", tc.name, code, tc.want, errs)
+			}
+			args := []string{"refresh", "--source", c.src, "--table", c.table, "--checkpoint", c.cp, "--stream", "s",
+				"--option", "cloudFiles.format=json", "--option", "cloudFiles.inferColumnTypes=true"}
+			for _, o := range tc.opts {
+				args = append(args, "--option", o)
+			}
+			if out, errs, code := c.exec(args...); code != 0 {
+				t.Fatalf("refresh: %d %q %q", code, out, errs)
+			}
+			if d := c.describe(); d.NumRecords != 3 {
+				t.Fatalf("after refresh: %+v", d)
+			}
+		})
+	}
+}
+
+func rmAll(t *testing.T, p string) {
+	t.Helper()
+	if err := os.RemoveAll(p); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func writeFile(t *testing.T, p, body string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -72,7 +72,7 @@ func readPlan(ctx context.Context, cp objstore.Store, id int64) (*Plan, bool, er
 	}
 	var p Plan
 	if err := json.Unmarshal(data, &p); err != nil {
-		return nil, false, fmt.Errorf("decoding batch plan %s: %w", planKey(id), err)
+		return nil, false, fmt.Errorf("%w: the checkpoint's batch plan %s is corrupt (%v): restore the checkpoint, or %s", ErrFullRefreshNeeded, planKey(id), err, RefreshHowTo)
 	}
 	if p.BatchID != id {
 		return nil, false, fmt.Errorf("batch plan %s holds batch %d", planKey(id), p.BatchID)

@@ -81,11 +81,11 @@ func latestSchema(ctx context.Context, st objstore.Store) (*schema.StructType, i
 	defer rc.Close()
 	var rec schemaRecord
 	if err := json.NewDecoder(rc).Decode(&rec); err != nil {
-		return nil, 0, fmt.Errorf("decoding schema history %s: %w", schemaKey(best), err)
+		return nil, 0, fmt.Errorf("%w: the schema history %s is corrupt (%v): restore it, or %s", ErrFullRefreshNeeded, schemaKey(best), err, RefreshHowTo)
 	}
 	s, err := schema.ParseDeltaJSON(string(rec.Schema))
 	if err != nil {
-		return nil, 0, fmt.Errorf("decoding schema history %s: %w", schemaKey(best), err)
+		return nil, 0, fmt.Errorf("%w: the schema history %s is corrupt (%v): restore it, or %s", ErrFullRefreshNeeded, schemaKey(best), err, RefreshHowTo)
 	}
 	return s, best, nil
 }
@@ -120,6 +120,11 @@ func (e *Engine) resolveSchema(ctx context.Context, snap *delta.Snapshot, p *Pla
 	sch, v, err := latestSchema(ctx, st)
 	if err != nil {
 		return nil, 0, false, err
+	}
+	if sch == nil && p.BatchID > 0 {
+		// Batch 0 recorded schema version 0: the history was deleted.
+		return nil, 0, false, fmt.Errorf("%w: the schema history (%s in the schema location) is gone, but the stream is at batch %d: inferring the schema again could change it under the table; restore it, or %s",
+			ErrFullRefreshNeeded, schemasPrefix, p.BatchID, RefreshHowTo)
 	}
 	if sch == nil {
 		inferred, err := e.initialSchema(ctx, p)

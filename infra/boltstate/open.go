@@ -42,7 +42,7 @@ func (e *CorruptError) Error() string {
 			"(it was cut short while it was created, as when the disk is full): the next run replaces it", e.Path, e.Detail)
 	}
 	return fmt.Sprintf("boltstate: state file %s is corrupt: %s. It cannot be repaired: restore it from a backup, "+
-		"or start the stream over with a new checkpoint and an emptied table (a full refresh); "+
+		"or start the stream over with an emptied table and a new checkpoint (a full refresh: `tributary refresh` with the stream's options); "+
 		"without its file state every source file would be ingested again", e.Path, e.Detail)
 }
 
