@@ -122,9 +122,15 @@ func (e *Engine) resolveSchema(ctx context.Context, snap *delta.Snapshot, p *Pla
 		return nil, 0, false, err
 	}
 	if sch == nil && p.BatchID > 0 {
-		// Batch 0 recorded schema version 0: the history was deleted.
-		return nil, 0, false, fmt.Errorf("%w: the schema history (%s in the schema location) is gone, but the stream is at batch %d: inferring the schema again could change it under the table; restore it, or %s",
-			ErrFullRefreshNeeded, schemasPrefix, p.BatchID, RefreshHowTo)
+		// The batch before recorded schema version 0: the history was
+		// deleted. (An append-once batch numbered by txnVersion has no
+		// batch before it.)
+		if _, ok, err := readPlan(ctx, e.Checkpoint, p.BatchID-1); err != nil {
+			return nil, 0, false, err
+		} else if ok {
+			return nil, 0, false, fmt.Errorf("%w: the schema history (%s in the schema location) is gone, but the stream is at batch %d: inferring the schema again could change it under the table; restore it, or %s",
+				ErrFullRefreshNeeded, schemasPrefix, p.BatchID, RefreshHowTo)
+		}
 	}
 	if sch == nil {
 		inferred, err := e.initialSchema(ctx, p)
