@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -154,6 +155,9 @@ func TestFullRefreshNeeded(t *testing.T) {
 		break_ func(t *testing.T, c *cli)
 		opts   []string // options of the refused run (and of the refresh)
 		want   string
+		// schema, when set, is a fragment of the table's schema after
+		// the refresh (the refresh applied the change).
+		schema string
 	}{
 		{name: "schema history deleted", break_: func(t *testing.T, c *cli) {
 			rmAll(t, filepath.Join(c.cp, "_schemas"))
@@ -178,7 +182,8 @@ func TestFullRefreshNeeded(t *testing.T) {
 			c.src = other
 		}, want: "a full refresh is needed"},
 		{name: "partitioning changed", opts: []string{"cloudFiles.partitionColumns=p"}, want: "a full refresh is needed"},
-		{name: "column type narrowed by a hint", opts: []string{"cloudFiles.schemaHints=id int"}, want: "a full refresh is needed"},
+		{name: "column type narrowed by a hint", opts: []string{"cloudFiles.schemaHints=id int"}, want: "a full refresh is needed",
+			schema: `"name":"id","type":"integer"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -205,8 +210,14 @@ func TestFullRefreshNeeded(t *testing.T) {
 			if out, errs, code := c.exec(args...); code != 0 {
 				t.Fatalf("refresh: %d %q %q", code, out, errs)
 			}
-			if d := c.describe(); d.NumRecords != 3 {
+			d := c.describe()
+			if d.NumRecords != 3 {
 				t.Fatalf("after refresh: %+v", d)
+			}
+			var compact bytes.Buffer
+			json.Compact(&compact, d.Schema)
+			if tc.schema != "" && !strings.Contains(compact.String(), tc.schema) {
+				t.Fatalf("schema after refresh: %s, want %s", d.Schema, tc.schema)
 			}
 		})
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tributary-io/tributary/core/delta"
 	"github.com/tributary-io/tributary/core/delta/tableprops"
+	"github.com/tributary-io/tributary/core/refresh"
 	"github.com/tributary-io/tributary/core/schema"
 	"github.com/tributary-io/tributary/core/schema/widen"
 )
@@ -58,15 +59,15 @@ func (e *Engine) checkWidening(file string, changes []widen.Change, batch int64)
 // type widening, is an error wrapping ErrFullRefreshNeeded. snap nil gives
 // sch.
 func (e *Engine) tableSchema(snap *delta.Snapshot, sch *schema.StructType) (*schema.StructType, error) {
-	if snap == nil {
-		return sch, nil
+	if snap == nil || refresh.Refreshed(snap, e.appID()) {
+		return sch, nil // a new table, or one a full refresh emptied
 	}
 	next, changes, err := widen.TableSchema(snap.Schema(), sch, e.widenOptions())
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrFullRefreshNeeded, err)
+		return nil, fmt.Errorf("%w: %v: %s", ErrFullRefreshNeeded, err, RefreshHowTo)
 	}
 	if len(changes) > 0 && !tableprops.TypeWidening(e.tableConfig(snap)) {
-		return nil, fmt.Errorf("%w: column %s, and the table does not enable type widening (%s)", ErrFullRefreshNeeded, changes[0], delta.PropEnableTypeWidening)
+		return nil, fmt.Errorf("%w: column %s, and the table does not enable type widening (%s): %s", ErrFullRefreshNeeded, changes[0], delta.PropEnableTypeWidening, RefreshHowTo)
 	}
 	return next, nil
 }
