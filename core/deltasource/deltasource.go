@@ -69,6 +69,14 @@ type Config struct {
 	// NoMergeSchema is mergeSchema=false: a source column the sink does not
 	// have fails the batch instead of evolving the sink's schema.
 	NoMergeSchema bool
+	// OutputMode is outputMode: append (also ""), complete (each batch
+	// replaces the sink's rows) or update (an upsert by MergeKeys, core/sink).
+	OutputMode options.OutputMode
+	// MergeKeys are mergeKeys (OutputMode update).
+	MergeKeys []string
+	// OverwriteSchema is overwriteSchema: a complete-mode batch also
+	// replaces the sink's schema.
+	OverwriteSchema bool
 }
 
 // ConfigFromOptions maps a validated Delta-source stream to Config.
@@ -77,13 +85,16 @@ func ConfigFromOptions(s *options.Stream) (Config, error) {
 		return Config{}, fmt.Errorf("stream %q: not a Delta source (format %q)", s.ID, s.SourceFormat)
 	}
 	return Config{
-		StreamID:      s.ID,
-		AppID:         s.Sink.TxnAppID,
-		SourceURI:     s.Source,
-		Delta:         s.Delta,
-		Once:          s.Sink.Trigger.Kind == options.TriggerOnce,
-		ParquetCodec:  s.Sink.ParquetCodec,
-		NoMergeSchema: !s.Sink.MergeSchema,
+		StreamID:        s.ID,
+		AppID:           s.Sink.TxnAppID,
+		SourceURI:       s.Source,
+		Delta:           s.Delta,
+		Once:            s.Sink.Trigger.Kind == options.TriggerOnce,
+		ParquetCodec:    s.Sink.ParquetCodec,
+		NoMergeSchema:   !s.Sink.MergeSchema,
+		OutputMode:      s.Sink.OutputMode,
+		MergeKeys:       s.Sink.MergeKeys,
+		OverwriteSchema: s.Sink.OverwriteSchema,
 	}, nil
 }
 

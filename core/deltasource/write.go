@@ -204,6 +204,10 @@ func codecInfix(codec string) string {
 // default); a sink whose columns the source no longer has, or that is
 // partitioned, needs a full refresh.
 func (s *Source) commit(ctx context.Context, p *Plan, out *output) (delta.CommitResult, error) {
+	mp, err := s.planMerge(ctx, p, out)
+	if err != nil {
+		return delta.CommitResult{}, err
+	}
 	build := func(snap *delta.Snapshot) ([]delta.Action, error) {
 		var acts []delta.Action
 		if snap == nil {
@@ -218,11 +222,17 @@ func (s *Source) commit(ctx context.Context, p *Plan, out *output) (delta.Commit
 			}
 			proto := delta.ProtocolFor(delta.HasTimestampNTZ(out.schema), md.Configuration)
 			acts = append(acts, delta.Action{Protocol: &proto}, delta.Action{Metadata: md})
+		} else if s.overwritesSchema() {
+			meta, err := s.replaceSchema(snap, out.schema)
+			if err != nil {
+				return nil, err
+			}
+			acts = append(acts, meta...)
 		} else {
 			if len(snap.Metadata.PartitionColumns) > 0 {
 				return nil, fmt.Errorf("%w: the sink table is partitioned by %v; a Delta-source stream writes an unpartitioned table", ingest.ErrFullRefreshNeeded, snap.Metadata.PartitionColumns)
 			}
-			if why := readCompatible(snap.Schema(), out.schema, ""); why != "" {
+			if why := sinkCompatible(snap.Schema(), out.schema, ""); why != "" {
 				return nil, fmt.Errorf("%w: sink column: %s in the source", ingest.ErrFullRefreshNeeded, why)
 			}
 			if !schema.Equal(snap.Schema(), out.schema) {
@@ -247,13 +257,14 @@ func (s *Source) commit(ctx context.Context, p *Plan, out *output) (delta.Commit
 				}
 			}
 		}
-		for i := range out.adds {
-			acts = append(acts, delta.Action{Add: &out.adds[i]})
+		acts, err := s.sinkActions(snap, mp, out, acts)
+		if err != nil {
+			return nil, err
 		}
-		acts = append(acts, delta.Action{CommitInfo: &delta.CommitInfo{
+		ci := &delta.CommitInfo{
 			Operation: "STREAMING UPDATE",
 			OperationParameters: map[string]any{
-				"outputMode": "Append",
+				"outputMode": s.outputModeName(),
 				"queryId":    s.Config.StreamID,
 				"epochId":    strconv.FormatInt(p.BatchID, 10),
 			},
@@ -268,10 +279,17 @@ func (s *Source) commit(ctx context.Context, p *Plan, out *output) (delta.Commit
 				"table": s.Config.SourceURI, "startOffset": p.Start.String(), "endOffset": p.End.String(),
 				"lostFiles": out.skipped,
 			}},
-		}})
+		}
+		if mp != nil {
+			mp.CommitInfo(ci, s.Config.MergeKeys)
+		}
+		acts = append(acts, delta.Action{CommitInfo: ci})
 		return acts, nil
 	}
 	res, err := s.Sink.CommitTxnFrom(ctx, s.snap, s.Config.appID(), p.BatchID, build)
+	if mp != nil && (err != nil || res.AlreadyCommitted) {
+		mp.Discard(context.WithoutCancel(ctx), s.sinkFiles())
+	}
 	if err != nil {
 		s.snap = nil
 		return res, fmt.Errorf("committing to the sink Delta table: %w", err)

@@ -83,7 +83,7 @@ func (e *Engine) commit(ctx context.Context, p *Plan, out *output) (commitResult
 			Extra:      map[string]any{"skippedFiles": skipped, "skippedFileReasons": reasons, commitInfoKey: e.commitWriter()},
 		}
 		if mp != nil {
-			e.mergeCommitInfo(ci, mp)
+			mp.CommitInfo(ci, e.Config.MergeKeys)
 		}
 		acts = append(acts, delta.Action{CommitInfo: ci})
 		return acts, nil

@@ -161,49 +161,10 @@ func (e *Engine) planMerge(ctx context.Context, p *Plan, out *output) (*sink.Mer
 			return nil, fmt.Errorf("option mergeKeys: column %s is not in the stream's schema (%s)", k, strings.Join(names, ", "))
 		}
 	}
-	snap := e.snap
-	if snap != nil {
-		if err := snap.Update(ctx); err != nil {
-			e.snap = nil
-			return nil, err
-		}
-	} else {
-		var err error
-		snap, err = e.Table.Snapshot(ctx)
-		if errors.Is(err, delta.ErrNotATable) {
-			snap = nil
-		} else if err != nil {
-			return nil, err
-		}
-		e.snap = snap
-	}
-	if snap != nil {
-		if v, ok := snap.TxnVersion(e.appID()); ok && v >= p.BatchID {
-			return nil, nil
-		}
-	}
 	m := &sink.Merge{Keys: e.Config.MergeKeys, Files: e.sinkFiles(), Now: e.now}
-	mp, err := m.Plan(ctx, snap, out.adds)
-	if err != nil {
-		return nil, fmt.Errorf("planning the merge (mergeKeys=%s): %w", strings.Join(e.Config.MergeKeys, ","), err)
-	}
-	return mp, nil
-}
-
-// mergeCommitInfo makes a batch's commitInfo a MERGE's, as Spark records
-// the foreachBatch MERGE (operation MERGE, its predicate and clauses, its
-// metrics), keeping the stream's queryId and epochId.
-func (e *Engine) mergeCommitInfo(ci *delta.CommitInfo, mp *sink.MergePlan) {
-	m := &sink.Merge{Keys: e.Config.MergeKeys}
-	pred, _ := json.Marshal([]string{m.Predicate()})
-	ci.Operation = "MERGE"
-	ci.OperationParameters["predicate"] = string(pred)
-	ci.OperationParameters["matchedPredicates"] = `[{"actionType":"update"}]`
-	ci.OperationParameters["notMatchedPredicates"] = `[{"actionType":"insert"}]`
-	ci.OperationParameters["notMatchedBySourcePredicates"] = `[]`
-	for k, v := range mp.Metrics.Map() {
-		ci.OperationMetrics[k] = v
-	}
+	mp, snap, err := m.PlanLatest(ctx, e.Table, e.snap, e.appID(), p.BatchID, out.adds)
+	e.snap = snap
+	return mp, err
 }
 
 // missingPaths lists the dotted paths of current's fields that next lacks.

@@ -2,6 +2,8 @@ package sink
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"math/big"
@@ -116,7 +118,7 @@ func (m *Merge) Plan(ctx context.Context, snap *delta.Snapshot, batch []delta.Ad
 			return nil, err
 		}
 		sources[i] = fileRows{add: &batch[i], sch: sch, rows: rows}
-		keyOf, err := m.keyFunc(sch, batch[i].PartitionValues)
+		keyOf, err := m.keyFunc(sch, batch[i].PartitionValues, true)
 		if err != nil {
 			return nil, fmt.Errorf("sink: batch file %s: %w", batch[i].Path, err)
 		}
@@ -128,7 +130,7 @@ func (m *Merge) Plan(ctx context.Context, snap *delta.Snapshot, batch []delta.Ad
 		}
 	}
 	for i, src := range sources {
-		keyOf, _ := m.keyFunc(src.sch, src.add.PartitionValues)
+		keyOf, _ := m.keyFunc(src.sch, src.add.PartitionValues, true)
 		var keep [][]any
 		for j, r := range src.rows {
 			if k, ok := keyOf(r); ok && last[k] != (loc{i, j}) {
@@ -174,7 +176,7 @@ func (m *Merge) Plan(ctx context.Context, snap *delta.Snapshot, batch []delta.Ad
 			if err != nil {
 				return nil, err
 			}
-			keyOf, err := m.keyFunc(sch, a.PartitionValues)
+			keyOf, err := m.keyFunc(sch, a.PartitionValues, false)
 			if err != nil {
 				return nil, fmt.Errorf("sink: table file %s: %w", a.Path, err)
 			}
@@ -252,8 +254,9 @@ type fileRows struct {
 }
 
 // keyFunc returns the function that encodes a row's key (false when a key
-// column is NULL or absent from the file: such a row never matches).
-func (m *Merge) keyFunc(sch *schema.StructType, parts map[string]*string) (func([]any) (string, bool), error) {
+// column is NULL or absent from the file: such a row never matches). With
+// strict (the batch's own files), a key column the file lacks is an error.
+func (m *Merge) keyFunc(sch *schema.StructType, parts map[string]*string, strict bool) (func([]any) (string, bool), error) {
 	type col struct {
 		idx  int     // data column index, or -1
 		part *string // partition value (when idx < 0)
@@ -271,6 +274,9 @@ func (m *Merge) keyFunc(sch *schema.StructType, parts map[string]*string) (func(
 				cols[i], found = col{idx: -1, part: v, null: v == nil}, true
 				break
 			}
+		}
+		if !found && strict {
+			return nil, fmt.Errorf("%w: key column %s is not among the batch's columns", ErrNoKeyColumn, k)
 		}
 		if !found {
 			cols[i] = col{idx: -1, null: true} // a column this file lacks reads as NULL
@@ -351,4 +357,55 @@ func encodeFloat(f float64) string {
 		f = 0 // -0.0 = 0.0
 	}
 	return "f" + strconv.FormatFloat(f, 'g', -1, 64)
+}
+
+// PlanLatest plans the merge of batch against the table's latest state:
+// snap (nil: loaded; nil again when the table does not exist yet) is
+// brought up to date and returned. The plan is nil when the table already
+// holds txn{appID, txnVersion}: the batch is committed, its commit skips.
+func (m *Merge) PlanLatest(ctx context.Context, table *delta.Table, snap *delta.Snapshot, appID string, txnVersion int64, batch []delta.Add) (*MergePlan, *delta.Snapshot, error) {
+	if snap != nil {
+		if err := snap.Update(ctx); err != nil {
+			return nil, nil, err
+		}
+	} else {
+		var err error
+		snap, err = table.Snapshot(ctx)
+		if errors.Is(err, delta.ErrNotATable) {
+			snap = nil
+		} else if err != nil {
+			return nil, nil, err
+		}
+	}
+	if snap != nil {
+		if v, ok := snap.TxnVersion(appID); ok && v >= txnVersion {
+			return nil, snap, nil
+		}
+	}
+	plan, err := m.Plan(ctx, snap, batch)
+	if err != nil {
+		return nil, snap, fmt.Errorf("planning the merge (mergeKeys=%s): %w", strings.Join(m.Keys, ","), err)
+	}
+	return plan, snap, nil
+}
+
+// CommitInfo makes a batch's commitInfo a MERGE's, as Spark records a
+// foreachBatch MERGE (operation MERGE, its predicate and clauses, its
+// metrics); the stream's own parameters (queryId, epochId) are kept.
+func (p *MergePlan) CommitInfo(ci *delta.CommitInfo, keys []string) {
+	pred, _ := json.Marshal([]string{(&Merge{Keys: keys}).Predicate()})
+	ci.Operation = "MERGE"
+	if ci.OperationParameters == nil {
+		ci.OperationParameters = map[string]any{}
+	}
+	ci.OperationParameters["predicate"] = string(pred)
+	ci.OperationParameters["matchedPredicates"] = `[{"actionType":"update"}]`
+	ci.OperationParameters["notMatchedPredicates"] = `[{"actionType":"insert"}]`
+	ci.OperationParameters["notMatchedBySourcePredicates"] = `[]`
+	if ci.OperationMetrics == nil {
+		ci.OperationMetrics = map[string]any{}
+	}
+	for k, v := range p.Metrics.Map() {
+		ci.OperationMetrics[k] = v
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/big"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -222,6 +223,14 @@ func TestMergeCheckConflict(t *testing.T) {
 	plan.Discard(context.Background(), w.files)
 	if len(plan.Written) != 0 {
 		t.Errorf("Discard left %d written files", len(plan.Written))
+	}
+}
+
+func TestMergeUnknownKey(t *testing.T) {
+	w := newWorld(t)
+	m := &Merge{Keys: []string{"nope"}, Files: w.files}
+	if _, err := m.Plan(context.Background(), nil, []delta.Add{w.file("", "1=a")}); !errors.Is(err, ErrNoKeyColumn) || !strings.Contains(err.Error(), "nope") {
+		t.Errorf("unknown key column: %v, want ErrNoKeyColumn naming it", err)
 	}
 }
 

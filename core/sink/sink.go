@@ -23,6 +23,9 @@ import (
 // merge must be planned again from the new snapshot.
 var ErrConflict = errors.New("sink: the table changed while the merge was planned (concurrent write); the batch is planned again on the next run")
 
+// ErrNoKeyColumn reports a merge key column the batch's data lacks.
+var ErrNoKeyColumn = errors.New("sink: option mergeKeys names a column the data does not have")
+
 // ErrUnsupportedFile reports a target data file the merge cannot rewrite
 // (a deletion vector or an absolute path).
 var ErrUnsupportedFile = errors.New("sink: cannot rewrite data file")

@@ -133,6 +133,50 @@ func sinkmodeCases() []optionCase {
 				t.Errorf("overwriteSchema with append: %v, want refused naming complete", err)
 			}
 		}},
+		{name: "a Delta-source stream (bronze -> silver) upserts by mergeKeys and replaces its sink with outputMode complete", options: []string{"mergeKeys", "outputMode", "overwriteSchema"}, run: func(t *testing.T) {
+			for _, mode := range []string{"append", "mergeKeys", "complete", "overwriteSchema"} {
+				s := newSilver(t)
+				opts := map[string]string{"maxFilesPerTrigger": "1"}
+				switch mode {
+				case "mergeKeys":
+					opts["mergeKeys"] = "id"
+				case "complete":
+					opts["outputMode"] = "complete"
+				case "overwriteSchema":
+					opts["outputMode"], opts["overwriteSchema"] = "complete", "true"
+				}
+				s.bronze.write("1.json", `{"id":1,"v":"a"}`+"\n"+`{"id":2,"v":"a"}`+"\n")
+				s.bronze.mustRun(nil)
+				s.mustRun(opts)
+				if mode == "overwriteSchema" || mode == "complete" {
+					otherWriterAppend(t, s.out, "extra", `{"id":"9","v":"other","extra":"x"}`)
+				}
+				s.bronze.write("2.json", `{"id":1,"v":"b"}`+"\n")
+				s.bronze.mustRun(nil)
+				s.bronze.write("3.json", `{"id":1,"v":"c"}`+"\n"+`{"id":3,"v":"c"}`+"\n")
+				s.bronze.mustRun(nil)
+				if sum := s.mustRun(opts); len(sum.Batches) != 2 {
+					t.Fatalf("%s: %d batches, want 2", mode, len(sum.Batches))
+				}
+				var got []string
+				for _, r := range s.out.rows() {
+					got = append(got, fmtValue(r["id"])+"="+fmtValue(r["v"]))
+				}
+				slices.Sort(got)
+				want := map[string][]string{
+					"append":          {"1=a", "1=b", "1=c", "2=a", "3=c"},
+					"mergeKeys":       {"1=c", "2=a", "3=c"},
+					"complete":        {"1=c", "3=c"},
+					"overwriteSchema": {"1=c", "3=c"},
+				}[mode]
+				if !slices.Equal(got, want) {
+					t.Errorf("%s: silver rows %v, want %v", mode, got, want)
+				}
+				if hasExtra := slices.Contains(s.out.schema(), "extra STRING"); hasExtra != (mode == "complete") {
+					t.Errorf("%s: silver schema %v", mode, s.out.schema())
+				}
+			}
+		}},
 		{name: "an append adopts a nullable column another writer added (its rows read NULL there)", options: []string{"outputMode"}, run: func(t *testing.T) {
 			p := newPipe(t)
 			p.write("1.json", `{"a":"1"}`+"\n")
