@@ -45,6 +45,9 @@ var (
 	// initial snapshot is processed (seed 000: delete the checkpoint to
 	// change it).
 	ErrEventTimeOrderChanged = errors.New("withEventTimeOrder cannot change while the initial snapshot is processed")
+	// ErrSourceReplaced: the source table was dropped and recreated (its
+	// metaData id changed): the stream's offsets mean nothing in it.
+	ErrSourceReplaced = errors.New("the source table was replaced: a full refresh is needed")
 	// ErrCheckpointLost: the sink holds batches of this stream but the
 	// checkpoint no longer has the plan that says where the source was.
 	ErrCheckpointLost = errors.New("the checkpoint lost the source offset: a full refresh is needed")

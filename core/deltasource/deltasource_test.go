@@ -431,3 +431,74 @@ func TestLostLogEntry(t *testing.T) {
 		t.Fatalf("failOnDataLoss=false: %v, want ids 0 2 3 (1 is lost)", got)
 	}
 }
+
+// setSchema commits a metaData action changing the bronze schema.
+func (b *bronze) setSchema(st *schema.StructType, id string) {
+	b.t.Helper()
+	snap, err := b.table.Snapshot(context.Background())
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	md := snap.Metadata
+	js, _ := schema.MarshalDeltaJSON(st)
+	md.SchemaString = js
+	if id != "" {
+		md.ID = id
+	}
+	b.commit(delta.Action{Metadata: &md})
+}
+
+// TestSourceSchemaChanges: an added column stops a running stream (as
+// Delta's source does); the restart reads with the new schema and the
+// sink's schema evolves. A retyped column cannot be read past: a full
+// refresh is needed. A source dropped and recreated is refused.
+func TestSourceSchemaChanges(t *testing.T) {
+	b := newBronze(t)
+	b.add(1)
+	s := newSource(t, b.store, options.DeltaSource{MaxFilesPerTrigger: 1000, FailOnDataLoss: true})
+	if _, err := s.RunAvailableNow(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	wide := &schema.StructType{Fields: []schema.Field{{Name: "id", Type: schema.Long, Nullable: true}, {Name: "note", Type: schema.String, Nullable: true}}}
+	b.setSchema(wide, "")
+	b.add(2)
+	// The same process (a processingTime trigger) meets the change.
+	_, err := s.RunAvailableNow(context.Background(), nil)
+	if !errors.Is(err, ErrSchemaChanged) || !strings.Contains(err.Error(), "DELTA_SCHEMA_CHANGED") {
+		t.Fatalf("schema change while running: %v", err)
+	}
+	// A restart reads with the new schema.
+	r := s.again()
+	if _, err := r.RunAvailableNow(context.Background(), nil); err != nil {
+		t.Fatalf("restart after an added column: %v", err)
+	}
+	snap, err := s.Sink.Snapshot(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap.Schema().FieldIndex("note") < 0 {
+		t.Errorf("sink schema %v lacks the added column", snap.Schema())
+	}
+	if got := ids(t, s.Sink); !slices.Equal(got, []string{"{id:1,note:null}", "{id:2,note:null}"}) {
+		t.Errorf("sink rows %v", got)
+	}
+	// A retyped column: incompatible.
+	narrow := &schema.StructType{Fields: []schema.Field{{Name: "id", Type: schema.String, Nullable: true}, {Name: "note", Type: schema.String, Nullable: true}}}
+	b.setSchema(narrow, "")
+	b.setSchema(wide, "")
+	if _, err := r.again().RunAvailableNow(context.Background(), nil); !errors.Is(err, ErrIncompatibleSchema) {
+		t.Fatalf("retyped column: %v, want ErrIncompatibleSchema", err)
+	}
+	// Dropped and recreated: another table id.
+	c := newBronze(t)
+	c.add(1)
+	s2 := newSource(t, c.store, options.DeltaSource{MaxFilesPerTrigger: 1000, FailOnDataLoss: true})
+	if _, err := s2.RunAvailableNow(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	c.setSchema(idSchema, "recreated")
+	c.add(2)
+	if _, err := s2.again().RunAvailableNow(context.Background(), nil); !errors.Is(err, ErrSourceReplaced) {
+		t.Fatalf("recreated source: %v, want ErrSourceReplaced", err)
+	}
+}

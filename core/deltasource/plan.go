@@ -29,6 +29,9 @@ type Plan struct {
 	// Start and End are the batch's offsets: it reads [Start, End).
 	Start Offset `json:"start"`
 	End   Offset `json:"end"`
+	// TableID is the source table's metaData id: a table dropped and
+	// recreated under the same location has another one.
+	TableID string `json:"tableId,omitempty"`
 	// ReadVersion is the source version whose schema the batch is read with.
 	ReadVersion int64 `json:"readVersion"`
 	// BacklogEndOffset is the source version the backlog was counted to.

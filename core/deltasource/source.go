@@ -261,6 +261,10 @@ func (s *Source) plan(ctx context.Context, id, last int64) (*Plan, error) {
 			return nil, fmt.Errorf("%w: the sink holds batch %d of stream %q (txnAppId %s) but the checkpoint has no plan for it", ErrCheckpointLost, last, s.Config.StreamID, s.Config.appID())
 		}
 		start = prev.End
+		if prev.TableID != "" && prev.TableID != read.Metadata.ID {
+			return nil, fmt.Errorf("%w: %s had table id %s when batch %d was planned, now %s (dropped and recreated?): run tributary refresh, or start a new stream with a new checkpoint and table",
+				ErrSourceReplaced, s.Config.SourceURI, prev.TableID, last, read.Metadata.ID)
+		}
 		if start.Initial && prev.EventTimeOrder != s.Config.Delta.WithEventTimeOrder {
 			return nil, fmt.Errorf("%w: option withEventTimeOrder is %t, the initial snapshot (version %d) is being processed with %t: finish it with %t, or delete the checkpoint and the table to start over (a full refresh)",
 				ErrEventTimeOrderChanged, s.Config.Delta.WithEventTimeOrder, start.Version, prev.EventTimeOrder, prev.EventTimeOrder)
@@ -285,7 +289,7 @@ func (s *Source) plan(ctx context.Context, id, last int64) (*Plan, error) {
 		}
 		p := &Plan{
 			BatchID: id, Stream: s.Config.StreamID, Source: "delta", CreatedAt: s.now().UTC(),
-			Start: start, End: end, ReadVersion: s.read.Version, BacklogEndOffset: s.read.Version, Files: b.files,
+			Start: start, End: end, TableID: s.read.Metadata.ID, ReadVersion: s.read.Version, BacklogEndOffset: s.read.Version, Files: b.files,
 			EventTimeOrder: s.Config.Delta.WithEventTimeOrder,
 		}
 		return sealPlan(ctx, s.Checkpoint, p)
