@@ -30,6 +30,7 @@ import (
 	"github.com/tributary-io/tributary/core/formats/jsonfmt"
 	"github.com/tributary-io/tributary/core/formats/parquetfmt"
 	"github.com/tributary-io/tributary/core/formats/textfmt"
+	"github.com/tributary-io/tributary/core/formats/xmlfmt"
 )
 
 // The port's types, defined in package fileformat.
@@ -99,7 +100,7 @@ var ErrUnsupportedFormat = errors.New("cloudFiles.format not supported yet")
 var names = [...]string{"avro", "binaryFile", "csv", "json", "orc", "parquet", "text", "xml"}
 
 // supported are the formats Lookup returns a reader for.
-var supported = []string{"avro", "binaryFile", "csv", "json", "parquet", "text"}
+var supported = []string{"avro", "binaryFile", "csv", "json", "parquet", "text", "xml"}
 
 // Names returns the valid cloudFiles.format values.
 func Names() []string { return names[:] }
@@ -126,6 +127,8 @@ func Lookup(name string) (Format, error) {
 			return parquetfmt.Format{}, nil
 		case "avro":
 			return avrofmt.Format{}, nil
+		case "xml":
+			return xmlfmt.Format{}, nil
 		}
 		return nil, fmt.Errorf("cloudFiles.format %q: %w (supported: %s)", name, ErrUnsupportedFormat, strings.Join(supported, ", "))
 	}

@@ -492,6 +492,11 @@ func (p *parser) checkCloudFiles() {
 		p.c.add("modifiedBefore", p.given["modifiedBefore"], fmt.Sprintf("is not after modifiedAfter=%q: no file can match both", p.given["modifiedAfter"]))
 	}
 	p.checkReader()
+	if cf.Format == FormatXML && s.Reader.Options["rowTag"] == "" {
+		if _, failed := p.failed("rowTag"); !failed {
+			p.c.add("rowTag", "", "is required for cloudFiles.format xml: name the element that is a row (rowTag=book)")
+		}
+	}
 	if mode == EvolveAddNewColumnsWithTypeWidening && cf.Format.Untyped() {
 		if p.explicit["prefersDecimal"] && !s.Reader.PrefersDecimal {
 			p.c.add("prefersDecimal", p.given["prefersDecimal"], "cannot be false with cloudFiles.schemaEvolutionMode=addNewColumnsWithTypeWidening")

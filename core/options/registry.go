@@ -3,6 +3,7 @@ package options
 import (
 	"fmt"
 	"github.com/tributary-io/tributary/core/formats/avrofmt"
+	"github.com/tributary-io/tributary/core/formats/xmlfmt"
 	"github.com/tributary-io/tributary/core/options/sparkvalue"
 	"path"
 	"strconv"
@@ -288,7 +289,7 @@ func doc(o optSpec, def, meaning string) optSpec {
 const (
 	notYet       = "being built"
 	formatsIssue = "this Spark reader option is not implemented by Tributary's readers yet"
-	xmlIssue     = "cloudFiles.format xml is not supported yet"
+	xmlIssue     = "this Spark XML option is not implemented by Tributary's XML reader yet"
 )
 
 // registry returns every option Tributary knows, by lower-case name.
@@ -318,7 +319,7 @@ func registry() map[string]*optSpec {
 				return fmt.Errorf("unknown format: want one of %s", formatList())
 			},
 			get: func(s *Stream) (string, bool) { return string(s.CloudFiles.Format), s.CloudFiles.Format != "" },
-		}, "", "The source file format (required). Tributary reads json, csv, parquet, avro, text and binaryFile; the other Auto Loader formats are refused with \"not supported yet\"."),
+		}, "", "The source file format (required). Tributary reads json, csv, xml, parquet, avro, text and binaryFile; the other Auto Loader formats are refused with \"not supported yet\"."),
 		doc(posIntOpt("cloudFiles.maxFilesPerTrigger", scopeCloudFiles, func(s *Stream) *int { return &s.CloudFiles.MaxFilesPerTrigger }),
 			"1000", "Maximum number of new files in one micro-batch (one Delta commit)."),
 		doc(bytesOpt("cloudFiles.maxBytesPerTrigger", scopeCloudFiles, func(s *Stream) *int64 { return &s.CloudFiles.MaxBytesPerTrigger }, true),
@@ -553,12 +554,42 @@ func registry() map[string]*optSpec {
 		// --- csv ---
 
 		// --- xml ---
-		refusedOpt("rowTag", scopeReader, xmlOnly, xmlIssue),
-		refusedOpt("attributePrefix", scopeReader, xmlOnly, xmlIssue),
-		refusedOpt("valueTag", scopeReader, xmlOnly, xmlIssue),
-		refusedOpt("excludeAttribute", scopeReader, xmlOnly, xmlIssue),
-		refusedOpt("ignoreSurroundingSpaces", scopeReader, xmlOnly, xmlIssue),
-		refusedOpt("ignoreNamespace", scopeReader, xmlOnly, xmlIssue),
+		doc(optSpec{
+			name: "rowTag", scope: scopeReader, formats: xmlOnly,
+			set: func(s *Stream, v string) error {
+				if err := xmlfmt.CheckRowTag(v); err != nil {
+					return err
+				}
+				s.Reader.Options["rowTag"] = v
+				return nil
+			},
+			get: func(s *Stream) (string, bool) {
+				v, ok := s.Reader.Options["rowTag"]
+				return v, ok
+			},
+		}, "", "xml (required): the element that is a row (\"book\"), at any depth; each such element is one record."),
+		doc(readerOption("attributePrefix", kString, xmlOnly, nil, nil), "_",
+			"xml: the prefix of the columns made from attributes (<book id=\"1\"> gives _id)."),
+		doc(optSpec{
+			name: "valueTag", scope: scopeReader, formats: xmlOnly,
+			set: func(s *Stream, v string) error {
+				if v == "" {
+					return fmt.Errorf("must not be empty")
+				}
+				s.Reader.Options["valueTag"] = v
+				return nil
+			},
+			get: func(s *Stream) (string, bool) {
+				v, ok := s.Reader.Options["valueTag"]
+				return v, ok
+			},
+		}, "_VALUE", "xml: the column holding the text of an element that also has attributes or child elements."),
+		doc(readerOption("excludeAttribute", kBool, xmlOnly, nil, nil), "false",
+			"xml: whether attributes are left out (no attribute columns)."),
+		doc(readerOption("ignoreSurroundingSpaces", kBool, xmlOnly, nil, nil), "true",
+			"xml: whether white space around values is dropped."),
+		doc(readerOption("ignoreNamespace", kBool, xmlOnly, nil, nil), "false",
+			"xml: whether namespace prefixes of element and attribute names are dropped (ns:title is read as title)."),
 		refusedOpt("rowValidationXSDPath", scopeReader, xmlOnly, xmlIssue),
 		refusedOpt("wildcardColName", scopeReader, xmlOnly, xmlIssue),
 

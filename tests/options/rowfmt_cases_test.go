@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -90,6 +91,82 @@ func rowfmtCases() []optionCase {
 			}
 			if got := p.column("age"); !slices.Equal(got, []string{"25", "null"}) {
 				t.Errorf("age %v", got)
+			}
+		}},
+		{name: "rowTag names the row element and is required for xml", options: []string{"rowTag"}, run: func(t *testing.T) {
+			const doc = `<lib><book id="1"><t>A</t></book><shelf><book id="2"><t>B</t></book></shelf></lib>`
+			p := rowfmtPipe(t, "xml", map[string]string{"a.xml": doc}, map[string]string{"rowTag": "book"})
+			if got := p.column("t"); !slices.Equal(got, []string{"A", "B"}) {
+				t.Errorf("rowTag=book: t %v", got)
+			}
+			q := rowfmtPipe(t, "xml", map[string]string{"a.xml": doc}, map[string]string{"rowTag": "shelf"})
+			if got := q.schema(); !slices.Equal(got, []string{"book STRUCT<_id: STRING, t: STRING>", "_rescued_data STRING"}) {
+				t.Errorf("rowTag=shelf: schema %v", got)
+			}
+			_, err := newPipe(t).load(map[string]string{"cloudFiles.format": "xml"})
+			if err == nil || !strings.Contains(err.Error(), "rowTag") {
+				t.Errorf("xml without rowTag: %v, want a load error naming rowTag", err)
+			}
+		}},
+		{name: "attributePrefix and valueTag name attribute and text columns", options: []string{"attributePrefix", "valueTag"}, run: func(t *testing.T) {
+			const doc = `<r><price cur="USD">5</price></r>`
+			def := rowfmtPipe(t, "xml", map[string]string{"a.xml": doc}, map[string]string{"rowTag": "r"})
+			if got := def.schema(); !slices.Equal(got, []string{"price STRUCT<_VALUE: STRING, _cur: STRING>", "_rescued_data STRING"}) {
+				t.Errorf("defaults: schema %v", got)
+			}
+			on := rowfmtPipe(t, "xml", map[string]string{"a.xml": doc}, map[string]string{"rowTag": "r", "attributePrefix": "at_", "valueTag": "text"})
+			if got := on.schema(); !slices.Equal(got, []string{"price STRUCT<at_cur: STRING, text: STRING>", "_rescued_data STRING"}) {
+				t.Errorf("attributePrefix=at_, valueTag=text: schema %v", got)
+			}
+		}},
+		{name: "excludeAttribute leaves attributes out", options: []string{"excludeAttribute"}, run: func(t *testing.T) {
+			const doc = `<r id="1"><a>x</a></r>`
+			on := rowfmtPipe(t, "xml", map[string]string{"a.xml": doc}, map[string]string{"rowTag": "r", "excludeAttribute": "true"})
+			if got := on.schema(); !slices.Equal(got, []string{"a STRING", "_rescued_data STRING"}) {
+				t.Errorf("excludeAttribute=true: schema %v", got)
+			}
+			off := rowfmtPipe(t, "xml", map[string]string{"a.xml": doc}, map[string]string{"rowTag": "r"})
+			if got := off.schema(); !slices.Equal(got, []string{"_id STRING", "a STRING", "_rescued_data STRING"}) {
+				t.Errorf("default: schema %v", got)
+			}
+		}},
+		{name: "ignoreSurroundingSpaces keeps or drops white space around values", options: []string{"ignoreSurroundingSpaces"}, run: func(t *testing.T) {
+			const doc = "<r><a>  x  </a></r>"
+			off := rowfmtPipe(t, "xml", map[string]string{"a.xml": doc}, map[string]string{"rowTag": "r", "ignoreSurroundingSpaces": "false"})
+			if got := off.column("a"); !slices.Equal(got, []string{"  x  "}) {
+				t.Errorf("ignoreSurroundingSpaces=false: %q", got)
+			}
+			def := rowfmtPipe(t, "xml", map[string]string{"a.xml": doc}, map[string]string{"rowTag": "r"})
+			if got := def.column("a"); !slices.Equal(got, []string{"x"}) {
+				t.Errorf("default: %q", got)
+			}
+		}},
+		{name: "ignoreNamespace drops name prefixes", options: []string{"ignoreNamespace"}, run: func(t *testing.T) {
+			const doc = `<r xmlns:p="urn:p"><p:title>T</p:title></r>`
+			on := rowfmtPipe(t, "xml", map[string]string{"a.xml": doc}, map[string]string{"rowTag": "r", "ignoreNamespace": "true"})
+			if got := on.column("title"); !slices.Equal(got, []string{"T"}) {
+				t.Errorf("ignoreNamespace=true: title %v (schema %v)", got, on.schema())
+			}
+			off := rowfmtPipe(t, "xml", map[string]string{"a.xml": doc}, map[string]string{"rowTag": "r"})
+			if got := off.column("p:title"); !slices.Equal(got, []string{"T"}) {
+				t.Errorf("default: p:title %v (schema %v)", got, off.schema())
+			}
+		}},
+		{name: "xml honours nullValue, mode and cloudFiles.inferColumnTypes", options: []string{"nullValue", "mode", "cloudFiles.inferColumnTypes"}, run: func(t *testing.T) {
+			const doc = "<r><n>1</n><s>NA</s></r>\n<r><n>2</x></r>\n"
+			p := rowfmtPipe(t, "xml", map[string]string{"a.xml": doc}, map[string]string{"rowTag": "r", "nullValue": "NA", "cloudFiles.inferColumnTypes": "true"})
+			if got := p.schema(); !slices.Equal(got, []string{"n BIGINT", "s STRING", "_corrupt_record STRING", "_rescued_data STRING"}) {
+				t.Errorf("schema %v", got)
+			}
+			if got := p.column("s"); !slices.Equal(got, []string{"null", "null"}) {
+				t.Errorf("nullValue=NA: s %v", got)
+			}
+			if got := p.column("_corrupt_record"); !slices.Equal(got, []string{"<r><n>2</x></r>", "null"}) {
+				t.Errorf("PERMISSIVE: _corrupt_record %v", got)
+			}
+			d := rowfmtPipe(t, "xml", map[string]string{"a.xml": doc}, map[string]string{"rowTag": "r", "mode": "DROPMALFORMED"})
+			if got := d.column("n"); !slices.Equal(got, []string{"1"}) {
+				t.Errorf("DROPMALFORMED: n %v", got)
 			}
 		}},
 	}

@@ -17,14 +17,14 @@ var errUnclosed = errors.New("the file ends inside the record")
 // records and kept inside them, so a rowTag inside them does not count.
 // Only the current record is held in memory.
 type scanner struct {
-	r      *bufio.Reader
-	tag    []byte // rowTag
-	rec    []byte // the record being captured
-	line   int64  // current line, from 1
-	start  int64  // line where the last record starts
-	inRec  bool
-	depth  int
-	err    error
+	r     *bufio.Reader
+	tag   []byte // rowTag
+	rec   []byte // the record being captured
+	line  int64  // current line, from 1
+	start int64  // line where the last record starts
+	inRec bool
+	depth int
+	err   error
 }
 
 func newScanner(r io.Reader, rowTag string) *scanner {
