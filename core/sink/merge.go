@@ -56,6 +56,9 @@ type Metrics struct {
 	NumTargetRowsCopied   int64
 	NumTargetFilesRemoved int64
 	NumTargetFilesAdded   int64
+	// NumTargetFilesSkipped counts live files not read: their partition
+	// values or key statistics exclude every key of the batch.
+	NumTargetFilesSkipped int64
 	// NumSourceRowsSuperseded counts batch rows replaced by a later row of
 	// the same key in the same batch.
 	NumSourceRowsSuperseded int64
@@ -73,6 +76,7 @@ func (m Metrics) Map() map[string]any {
 		"numTargetFilesRemoved":   f(m.NumTargetFilesRemoved),
 		"numTargetFilesAdded":     f(m.NumTargetFilesAdded),
 		"numSourceRowsSuperseded": f(m.NumSourceRowsSuperseded),
+		"numTargetFilesSkipped":   f(m.NumTargetFilesSkipped),
 	}
 }
 
@@ -108,55 +112,68 @@ func (m *Merge) Plan(ctx context.Context, snap *delta.Snapshot, batch []delta.Ad
 		}
 	}()
 
-	// The batch: the last row of each key, by file then row.
+	// The batch: the last row of each key, by file then row. Only the keys
+	// are kept in memory; a file with superseded rows is read again.
 	type loc struct{ file, row int }
 	last := map[string]loc{}
-	sources := make([]fileRows, len(batch))
+	rowsOf := make([]int, len(batch))  // rows of each batch file
+	nullKey := make([]int, len(batch)) // rows that never match (NULL key)
+	bounds := newKeyBounds(m.Keys)
 	for i := range batch {
 		sch, rows, err := m.Files.Read(ctx, &batch[i])
 		if err != nil {
 			return nil, err
 		}
-		sources[i] = fileRows{add: &batch[i], sch: sch, rows: rows}
 		keyOf, err := m.keyFunc(sch, batch[i].PartitionValues, true)
 		if err != nil {
 			return nil, fmt.Errorf("sink: batch file %s: %w", batch[i].Path, err)
 		}
+		rowsOf[i] = len(rows)
 		for j, r := range rows {
 			plan.Metrics.NumSourceRows++
 			if k, ok := keyOf(r); ok {
 				last[k] = loc{i, j}
+				bounds.add(sch, batch[i].PartitionValues, r)
+			} else {
+				nullKey[i]++
 			}
 		}
 	}
-	for i, src := range sources {
-		keyOf, _ := m.keyFunc(src.sch, src.add.PartitionValues, true)
-		var keep [][]any
-		for j, r := range src.rows {
-			if k, ok := keyOf(r); ok && last[k] != (loc{i, j}) {
-				plan.Metrics.NumSourceRowsSuperseded++
-				continue
-			}
-			keep = append(keep, r)
+	kept := make([]int, len(batch))
+	for _, l := range last {
+		kept[l.file]++
+	}
+	for i := range batch {
+		src := &batch[i]
+		if kept[i]+nullKey[i] == rowsOf[i] {
+			plan.Actions = append(plan.Actions, delta.Action{Add: src})
+			continue
 		}
-		switch {
-		case len(keep) == len(src.rows):
-			plan.Actions = append(plan.Actions, delta.Action{Add: src.add})
-		default:
-			if len(keep) > 0 {
-				a, err := m.Files.Write(ctx, src.add, src.sch, keep)
-				if err != nil {
-					return nil, err
-				}
-				plan.Written = append(plan.Written, a)
-				plan.Actions = append(plan.Actions, delta.Action{Add: &a})
-			}
-			// The superseded original was never committed.
-			if err := m.Files.Delete(ctx, src.add); err != nil {
+		plan.Metrics.NumSourceRowsSuperseded += int64(rowsOf[i] - kept[i] - nullKey[i])
+		if kept[i]+nullKey[i] > 0 {
+			sch, rows, err := m.Files.Read(ctx, src)
+			if err != nil {
 				return nil, err
 			}
+			keyOf, _ := m.keyFunc(sch, src.PartitionValues, true)
+			var keep [][]any
+			for j, r := range rows {
+				if k, ok := keyOf(r); ok && last[k] != (loc{i, j}) {
+					continue
+				}
+				keep = append(keep, r)
+			}
+			a, err := m.Files.Write(ctx, src, sch, keep)
+			if err != nil {
+				return nil, err
+			}
+			plan.Written = append(plan.Written, a)
+			plan.Actions = append(plan.Actions, delta.Action{Add: &a})
 		}
-		sources[i].rows = nil
+		// The superseded original was never committed.
+		if err := m.Files.Delete(ctx, src); err != nil {
+			return nil, err
+		}
 	}
 	plan.Metrics.NumTargetRowsInserted = plan.Metrics.NumSourceRows - plan.Metrics.NumSourceRowsSuperseded
 
@@ -167,6 +184,10 @@ func (m *Merge) Plan(ctx context.Context, snap *delta.Snapshot, batch []delta.Ad
 		for a := range snap.Files() {
 			plan.live[a.Path] = true
 			if len(last) == 0 {
+				continue
+			}
+			if bounds.excludes(a) {
+				plan.Metrics.NumTargetFilesSkipped++
 				continue
 			}
 			if a.DeletionVector != nil {
@@ -247,11 +268,6 @@ func (p *MergePlan) Discard(ctx context.Context, files Files) {
 	p.Written = nil
 }
 
-type fileRows struct {
-	add  *delta.Add
-	sch  *schema.StructType
-	rows [][]any
-}
 
 // keyFunc returns the function that encodes a row's key (false when a key
 // column is NULL or absent from the file: such a row never matches). With

@@ -226,6 +226,47 @@ func TestMergeCheckConflict(t *testing.T) {
 	}
 }
 
+func TestMergeSkipsFilesOutsideTheBatchKeys(t *testing.T) {
+	tests := []struct {
+		name    string
+		parts   []string
+		keys    []string
+		target  [][]string
+		batch   []string // one file: partition, rows
+		want    []string
+		skipped int64
+	}{
+		{name: "integral key range", keys: []string{"id"},
+			target: [][]string{{"", "1=old", "3=old"}, {"", "10=old", "12=old"}, {"", "2=old", "20=old"}},
+			batch:  []string{"", "2=new", "3=new"},
+			want:   []string{"10=old", "12=old", "1=old", "20=old", "2=new", "3=new"}, skipped: 1},
+		{name: "partition key", parts: []string{"p"}, keys: []string{"id", "p"},
+			target: [][]string{{"a", "1=old"}, {"b", "1=old"}, {"c", "1=old"}},
+			batch:  []string{"b", "1=new"},
+			want:   []string{"1=new@b", "1=old@a", "1=old@c"}, skipped: 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newWorld(t, tt.parts...)
+			var adds []delta.Add
+			for _, f := range tt.target {
+				adds = append(adds, w.file(f[0], f[1:]...))
+			}
+			snap := w.commit(adds...)
+			plan, err := (&Merge{Keys: tt.keys, Files: w.files}).Plan(context.Background(), snap, []delta.Add{w.file(tt.batch[0], tt.batch[1:]...)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := w.rows(snap, plan.Actions); !slices.Equal(got, tt.want) {
+				t.Errorf("rows %v, want %v", got, tt.want)
+			}
+			if plan.Metrics.NumTargetFilesSkipped != tt.skipped {
+				t.Errorf("%d files skipped, want %d", plan.Metrics.NumTargetFilesSkipped, tt.skipped)
+			}
+		})
+	}
+}
+
 func TestMergeUnknownKey(t *testing.T) {
 	w := newWorld(t)
 	m := &Merge{Keys: []string{"nope"}, Files: w.files}
