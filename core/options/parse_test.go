@@ -43,20 +43,21 @@ func mustParse(t *testing.T, raw map[string]string, loc Locations) *Stream {
 func TestParseCloudFilesDefaults(t *testing.T) {
 	s := mustParse(t, map[string]string{"cloudFiles.format": "json"}, baseLoc())
 	want := CloudFiles{
-		Format:               FormatJSON,
-		MaxFilesPerTrigger:   1000,
-		IncludeExistingFiles: true,
-		UseNotifications:     false,
-		FetchParallelism:     1,
-		AllowOverwrites:      false,
-		InferColumnTypes:     false,
-		SchemaLocation:       "s3://lake/_checkpoints/bronze_events/_schema",
-		SchemaEvolutionMode:  EvolveAddNewColumns,
-		RescuedDataColumn:    "_rescued_data",
-		ValidateOptions:      true,
-		CleanSource:          CleanOff,
-		SampleSizeNumBytes:   50 << 30,
-		SampleSizeNumFiles:   1000,
+		Format:                FormatJSON,
+		MaxFilesPerTrigger:    1000,
+		IncludeExistingFiles:  true,
+		UseNotifications:      false,
+		UseIncrementalListing: "auto",
+		FetchParallelism:      1,
+		AllowOverwrites:       false,
+		InferColumnTypes:      false,
+		SchemaLocation:        "s3://lake/_checkpoints/bronze_events/_schema",
+		SchemaEvolutionMode:   EvolveAddNewColumns,
+		RescuedDataColumn:     "_rescued_data",
+		ValidateOptions:       true,
+		CleanSource:           CleanOff,
+		SampleSizeNumBytes:    50 << 30,
+		SampleSizeNumFiles:    1000,
 	}
 	if !reflect.DeepEqual(s.CloudFiles, want) {
 		t.Errorf("CloudFiles =\n%+v\nwant\n%+v", s.CloudFiles, want)

@@ -191,6 +191,9 @@ type CloudFiles struct {
 	// UseNotifications is cloudFiles.useNotifications (default false:
 	// directory listing).
 	UseNotifications bool
+	// UseIncrementalListing is cloudFiles.useIncrementalListing: "auto"
+	// (default), "true" or "false" (see discovery.IncrementalOn).
+	UseIncrementalListing string
 	// QueueURL is cloudFiles.queueUrl: an existing queue to read events from.
 	QueueURL string
 	// FetchParallelism is cloudFiles.fetchParallelism (default 1): threads
@@ -390,13 +393,14 @@ func defaults() *Stream {
 	return &Stream{
 		SourceFormat: SourceCloudFiles,
 		CloudFiles: CloudFiles{
-			MaxFilesPerTrigger:   1000,
-			IncludeExistingFiles: true,
-			FetchParallelism:     1,
-			ValidateOptions:      true,
-			CleanSource:          CleanOff,
-			SampleSizeNumBytes:   50 << 30,
-			SampleSizeNumFiles:   1000,
+			MaxFilesPerTrigger:    1000,
+			IncludeExistingFiles:  true,
+			UseIncrementalListing: "auto",
+			FetchParallelism:      1,
+			ValidateOptions:       true,
+			CleanSource:           CleanOff,
+			SampleSizeNumBytes:    50 << 30,
+			SampleSizeNumFiles:    1000,
 		},
 		Reader: Reader{Mode: "PERMISSIVE", CaseSensitive: true, Options: map[string]string{}},
 		Delta: DeltaSource{

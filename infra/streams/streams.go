@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"iter"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -117,6 +118,11 @@ type Stream struct {
 	Registrar *discovery.Registrar
 	// Engine runs batches.
 	Engine *ingest.Engine
+	// Checkpoint is the store at the checkpoint location.
+	Checkpoint objstore.Store
+	// incremental is set when Discover lists incrementally
+	// (cloudFiles.useIncrementalListing=true in directory listing mode).
+	incremental bool
 
 	closers []func() error
 }
@@ -243,6 +249,10 @@ func (env Env) Open(ctx context.Context, opts *options.Stream) (*Stream, error) 
 	if err != nil {
 		return nil, fmt.Errorf("stream %q checkpointLocation: %w", opts.ID, err)
 	}
+	s.Checkpoint = cp
+	// Backfill (notification mode) always lists everything: it is there
+	// to find files whose events were lost, whatever their keys.
+	s.incremental = opts.CloudFiles.UseIncrementalListing == discovery.IncrementalOn && !env.Notifications
 	var schemaStore objstore.Store
 	if loc := opts.CloudFiles.SchemaLocation; loc != "" && loc != cpLoc {
 		if schemaStore, err = env.OpenStore(loc); err != nil {
@@ -411,11 +421,35 @@ func (env Env) openState(_ context.Context, checkpoint string) (state.Store, err
 const ListWorkers = 8
 
 // Discover lists the source and registers unseen files (directory listing
-// mode: the initial load, useNotifications=false and backfill).
+// mode: the initial load, useNotifications=false and backfill). With
+// cloudFiles.useIncrementalListing=true (listing mode only) a listing
+// starts after the last key the previous one saw (discovery.Cursor in the
+// checkpoint); the first one lists everything.
 func (s *Stream) Discover(ctx context.Context) (discovery.Result, error) {
 	if s.Registrar == nil {
 		// A Delta source reads its table's log: there are no files to discover.
 		return discovery.Result{}, nil
 	}
-	return s.Registrar.RegisterAll(ctx, discovery.ListParallel(ctx, s.Source, s.Filter, ListWorkers))
+	if !s.incremental {
+		return s.Registrar.RegisterAll(ctx, discovery.ListParallel(ctx, s.Source, s.Filter, ListWorkers))
+	}
+	cur, err := discovery.ReadCursor(ctx, s.Checkpoint)
+	if err != nil {
+		return discovery.Result{}, fmt.Errorf("stream %q: %w", s.Options.ID, err)
+	}
+	last := cur.LastKey
+	var files iter.Seq2[discovery.Found, error]
+	if cur.LastKey == "" {
+		files = discovery.TrackLast(discovery.ListParallel(ctx, s.Source, s.Filter, ListWorkers), &last)
+	} else {
+		files = discovery.ListFrom(ctx, s.Source, s.Filter, cur.LastKey, &last)
+	}
+	res, err := s.Registrar.RegisterAll(ctx, files)
+	if err != nil || last == cur.LastKey {
+		return res, err
+	}
+	if err := discovery.WriteCursor(ctx, s.Checkpoint, discovery.Cursor{LastKey: last}); err != nil {
+		return res, fmt.Errorf("stream %q: %w", s.Options.ID, err)
+	}
+	return res, nil
 }

@@ -1,0 +1,109 @@
+package discovery
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"strings"
+
+	"github.com/tributary-io/tributary/core/objstore"
+)
+
+// Incremental listing modes (cloudFiles.useIncrementalListing).
+const (
+	// IncrementalAuto lets Tributary decide. Its detection is conservative:
+	// it never assumes lexically ordered keys, so auto lists fully.
+	IncrementalAuto = "auto"
+	// IncrementalOn lists only keys after the last key the previous listing
+	// saw: for sources whose new keys sort after every existing one (dated
+	// names). A file added under an earlier key is never discovered.
+	IncrementalOn = "true"
+	// IncrementalOff always lists the whole source.
+	IncrementalOff = "false"
+)
+
+// CursorKey is the checkpoint object that records where the last listing
+// ended.
+const CursorKey = "listing.json"
+
+// Cursor is the position of a stream's incremental listing.
+type Cursor struct {
+	// LastKey is the greatest source key (relative to the source location)
+	// a completed listing has seen; "" before the first one.
+	LastKey string `json:"lastKey"`
+}
+
+// ReadCursor returns the cursor stored in the checkpoint store (the zero
+// Cursor when there is none).
+func ReadCursor(ctx context.Context, cp objstore.Store) (Cursor, error) {
+	rc, err := cp.Get(ctx, CursorKey)
+	if errors.Is(err, objstore.ErrNotFound) {
+		return Cursor{}, nil
+	}
+	if err != nil {
+		return Cursor{}, fmt.Errorf("reading the listing cursor %s: %w", CursorKey, err)
+	}
+	defer rc.Close()
+	b, err := io.ReadAll(rc)
+	if err != nil {
+		return Cursor{}, fmt.Errorf("reading the listing cursor %s: %w", CursorKey, err)
+	}
+	var c Cursor
+	if err := json.Unmarshal(b, &c); err != nil {
+		return Cursor{}, fmt.Errorf("listing cursor %s: %w", CursorKey, err)
+	}
+	return c, nil
+}
+
+// WriteCursor stores c in the checkpoint store.
+func WriteCursor(ctx context.Context, cp objstore.Store, c Cursor) error {
+	b, err := json.Marshal(c)
+	if err != nil {
+		return err
+	}
+	if err := cp.Put(ctx, CursorKey, strings.NewReader(string(b))); err != nil {
+		return fmt.Errorf("writing the listing cursor %s: %w", CursorKey, err)
+	}
+	return nil
+}
+
+// ListFrom yields the accepted files whose keys sort after startAfter, in
+// lexical order, like List; *last is set to the greatest key it yields, or
+// left as it is when it yields none.
+func ListFrom(ctx context.Context, src objstore.Store, f Filter, startAfter string, last *string) iter.Seq2[Found, error] {
+	return func(yield func(Found, error) bool) {
+		for info, err := range src.List(ctx, objstore.ListOptions{StartAfter: startAfter, Unreadable: true}) {
+			if err != nil {
+				yield(Found{}, fmt.Errorf("listing source after %q: %w", startAfter, err))
+				return
+			}
+			if !f.acceptInfo(info) {
+				continue
+			}
+			if info.Key > *last {
+				*last = info.Key
+			}
+			if !yield(foundOf(info), nil) {
+				return
+			}
+		}
+	}
+}
+
+// TrackLast passes seq through and sets *last to the greatest key it
+// yields (the full listing's end, for the next incremental one).
+func TrackLast(seq iter.Seq2[Found, error], last *string) iter.Seq2[Found, error] {
+	return func(yield func(Found, error) bool) {
+		for f, err := range seq {
+			if err == nil && f.Path > *last {
+				*last = f.Path
+			}
+			if !yield(f, err) {
+				return
+			}
+		}
+	}
+}
