@@ -268,7 +268,6 @@ func (p *MergePlan) Discard(ctx context.Context, files Files) {
 	p.Written = nil
 }
 
-
 // keyFunc returns the function that encodes a row's key (false when a key
 // column is NULL or absent from the file: such a row never matches). With
 // strict (the batch's own files), a key column the file lacks is an error.
