@@ -43,6 +43,12 @@ func TestSeed002CSV(t *testing.T) {
 		{name: "failOnNewColumns", mode: "failOnNewColumns", file1: "id,name\n1,John\n2,Mary\n", file2: "id,name,age\n2147483648,Bob,25\n",
 			wantRun2: 1, wantRun3: 1, errRun2: []string{"failOnNewColumns", "age", "2.csv"}},
 		{name: "none", mode: "none", file1: "id,name\n1,John\n2,Mary\n", file2: "id,name,age\n2147483648,Bob,25\n"},
+		{name: "addNewColumnsWithTypeWidening", mode: "addNewColumnsWithTypeWidening", file1: "id,name\n1,John\n2,Mary\n", file2: "id,name,age\n2147483648,Bob,25\n",
+			extra: []string{"delta.enableTypeWidening=true"}, wantRun2: 1, wantRun3: 0, errRun2: []string{"schema evolved", "added age", "id: integer -> long", "2.csv"}},
+		// Without delta.enableTypeWidening the table cannot take the wider
+		// id: every run fails naming the property, the first file stays.
+		{name: "addNewColumnsWithTypeWidening-table-off", mode: "addNewColumnsWithTypeWidening", file1: "id,name\n1,John\n2,Mary\n", file2: "id,name,age\n2147483648,Bob,25\n",
+			wantRun2: 1, wantRun3: 1, errRun2: []string{"delta.enableTypeWidening", "id: integer -> long", "2.csv"}},
 		// The seed's own text puts a space after each comma; Spark keeps
 		// it unless ignoreLeadingWhiteSpace is true, which then gives the
 		// same table as addNewColumns above.
@@ -118,7 +124,12 @@ func seedTable(t *testing.T, c *cli) string {
 	var names []string
 	for _, f := range snap.Schema().Fields {
 		names = append(names, f.Name)
-		fmt.Fprintf(&b, "%s %s\n", f.Name, schema.DDLType(f.Type))
+		fmt.Fprintf(&b, "%s %s", f.Name, schema.DDLType(f.Type))
+		if tc, ok := f.Metadata["delta.typeChanges"]; ok {
+			js, _ := json.Marshal(tc)
+			fmt.Fprintf(&b, " delta.typeChanges=%s", js)
+		}
+		b.WriteString("\n")
 	}
 	b.WriteString("--\n")
 	var rows []string

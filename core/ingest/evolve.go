@@ -61,7 +61,7 @@ func (c SchemaConfig) evolves() bool {
 // nothing to add (the values stay rescued).
 func (e *Engine) onNewColumns(ctx context.Context, current *schema.StructType, v int, nc *newColumns, p *Plan) error {
 	if e.Config.Schema.EvolutionMode == options.EvolveFailOnNewColumns {
-		return fmt.Errorf("%w: %v", ErrNewColumns, nc)
+		return fmt.Errorf("%w: %v; the stream fails until the schema has the column(s) (add them with cloudFiles.schemaHints or the user schema) or the file is removed (then set ignoreMissingFiles=true to skip it); nothing was committed", ErrNewColumns, nc)
 	}
 	if e.Config.NoMergeSchema && e.snap != nil && len(nc.paths) > 0 {
 		// The table could not take the columns: fail before the schema

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -467,5 +468,24 @@ func TestStreamsDocumentNeedsAlarms(t *testing.T) {
 				t.Errorf("error %q: want exactly %d streams refused", err, len(tc.missing))
 			}
 		})
+	}
+}
+
+// Table properties are given through the template's ExtraOptions under
+// their Delta names and reach the stream (the commit function sets them on
+// the table).
+func TestTablePropertiesFromTemplate(t *testing.T) {
+	getenv := templateEnv(map[string]string{EnvExtraOptions: `{"cloudFiles.schemaEvolutionMode":"addNewColumnsWithTypeWidening","delta.enableTypeWidening":"true","delta.checkpointInterval":"20","delta.logRetentionDuration":"2 weeks"}`})
+	cfg, err := LoadConfigFrom(getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := cfg.Streams[0].Sink.TableProperties
+	want := map[string]string{"delta.enableTypeWidening": "true", "delta.checkpointInterval": "20", "delta.logRetentionDuration": "interval 14 days"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("table properties %v, want %v", got, want)
+	}
+	if _, err := LoadConfigFrom(templateEnv(map[string]string{EnvExtraOptions: `{"delta.enableChangeDataFeed":"true"}`})); err == nil || !strings.Contains(err.Error(), "delta.enableChangeDataFeed") {
+		t.Errorf("a refused table property: %v", err)
 	}
 }

@@ -119,6 +119,46 @@ func widenCases() []optionCase {
 				t.Errorf("id %s", got)
 			}
 		}},
+		{name: "failOnNewColumns: fails naming the column and the file, again on restart, until the schema has the column (schemaHints) or the file is removed", options: []string{"cloudFiles.schemaEvolutionMode"}, run: func(t *testing.T) {
+			for _, fix := range []string{"hint", "remove"} {
+				opts := seed002(map[string]string{"cloudFiles.schemaEvolutionMode": "failOnNewColumns"})
+				p := newPipe(t)
+				p.write("1.csv", "id,name\n1,John\n2,Mary\n")
+				p.mustRun(opts)
+				bob := p.write("2.csv", "id,name,age\n2147483648,Bob,25\n")
+				for range 2 {
+					_, err := p.run(opts)
+					if !errors.Is(err, ingest.ErrNewColumns) || !strings.Contains(err.Error(), "2.csv") || !strings.Contains(err.Error(), "age") {
+						t.Fatalf("%s: %v, want a failure naming age and 2.csv", fix, err)
+					}
+				}
+				if v := p.snapshot().Version; v != 0 {
+					t.Fatalf("%s: table at version %d, want nothing committed", fix, v)
+				}
+				switch fix {
+				case "hint":
+					opts["cloudFiles.schemaHints"] = "age INT"
+					p.mustRun(opts)
+					if got, want := fmt.Sprint(p.column("age")), "[25 null null]"; got != want {
+						t.Errorf("hint: age %s, want %s", got, want)
+					}
+				case "remove":
+					if err := os.Remove(bob); err != nil {
+						t.Fatal(err)
+					}
+					opts["ignoreMissingFiles"] = "true"
+					p.mustRun(opts)
+					if got, want := fmt.Sprint(p.column("name")), "[John Mary]"; got != want {
+						t.Errorf("remove: names %s, want %s", got, want)
+					}
+				}
+				p.write("3.csv", "id,name\n3,Ann\n")
+				p.mustRun(opts)
+				if got := len(p.rows()); got != map[string]int{"hint": 4, "remove": 3}[fix] {
+					t.Errorf("%s: %d rows after the next file", fix, got)
+				}
+			}
+		}},
 		{name: "delta.checkpointInterval: a checkpoint every N commits, set on a new table and changed later by a metaData action", options: []string{"delta.checkpointInterval"}, run: func(t *testing.T) {
 			p := newPipe(t)
 			for i := range 3 {
