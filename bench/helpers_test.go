@@ -61,6 +61,7 @@ func ensure(tb testing.TB, spec Spec) Dataset {
 type ingestCase struct {
 	name        string
 	ds          Dataset
+	format      string // cloudFiles.format ("" = json)
 	infer       bool
 	maxFiles    int
 	wantBatches int
@@ -75,6 +76,10 @@ func (c ingestCase) run(ctx context.Context, tb testing.TB, workDir string) inge
 		"cloudFiles.format":             "json",
 		"cloudFiles.inferColumnTypes":   strconv.FormatBool(c.infer),
 		"cloudFiles.maxFilesPerTrigger": strconv.Itoa(c.maxFiles),
+	}
+	if c.format != "" && c.format != "json" {
+		raw["cloudFiles.format"] = c.format
+		delete(raw, "cloudFiles.inferColumnTypes")
 	}
 	cp := filepath.Join(workDir, "checkpoint")
 	opts, err := options.Parse(raw, options.Locations{
