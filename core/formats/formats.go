@@ -136,8 +136,10 @@ func Lookup(name string) (Format, error) {
 }
 
 // Decompress returns the decompressed content of the file at path, choosing
-// the codec by extension: .gz, .bz2, .zst, .deflate; other names are read as
-// they are; .snappy/.lz4/.lzo are refused (ErrUnsupportedCompression).
+// the codec by extension: .gz, .bz2, .zst, .deflate, .snappy and .lz4
+// (Hadoop's block framing, as Spark writes them, or the codec's stream
+// format); other names are read as they are; .lzo is refused
+// (ErrUnsupportedCompression).
 // Callers wrap a file's raw bytes with it before Inferrer.Add and
 // Format.Open, and close it afterwards (it releases the codec).
 func Decompress(path string, r io.Reader) (io.ReadCloser, error) {

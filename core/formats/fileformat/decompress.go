@@ -20,9 +20,11 @@ var ErrUnsupportedCompression = errors.New("unsupported compression codec")
 // Decompress returns a reader of the decompressed content of the file at p,
 // choosing the codec by the file name's last extension (case-insensitive),
 // as Spark's Hadoop codecs do: .gz (gzip, multi-member), .bz2 (bzip2), .zst
-// (zstandard), .deflate (zlib). Any other name returns r unchanged (wrapped
-// in a no-op closer). .snappy, .lz4 and .lzo (Hadoop block framing) are
-// refused with ErrUnsupportedCompression rather than misread. The caller
+// (zstandard), .deflate (zlib), .snappy and .lz4 (Hadoop's block framing,
+// as Spark writes them, or the codec's own stream format, recognised by its
+// magic number). Any other name returns r unchanged (wrapped in a no-op
+// closer). .lzo (not in Hadoop itself) is refused with
+// ErrUnsupportedCompression rather than misread. The caller
 // closes the result (it releases the codec); closing does not close r.
 // Corrupt compressed data surfaces as an error from Read naming the codec.
 func Decompress(p string, r io.Reader) (io.ReadCloser, error) {
@@ -48,7 +50,11 @@ func Decompress(p string, r io.Reader) (io.ReadCloser, error) {
 			return nil, fmt.Errorf("zlib %s: %w", p, err)
 		}
 		return &namedReader{r: zr, closer: zr.Close, what: "zlib " + p}, nil
-	case ".snappy", ".lz4", ".lzo":
+	case ".snappy":
+		return &namedReader{r: newBlockCodecReader(r, "snappy"), what: "snappy " + p}, nil
+	case ".lz4":
+		return &namedReader{r: newBlockCodecReader(r, "lz4"), what: "lz4 " + p}, nil
+	case ".lzo":
 		return nil, fmt.Errorf("%s: %w: %s", p, ErrUnsupportedCompression, ext)
 	}
 	return io.NopCloser(r), nil

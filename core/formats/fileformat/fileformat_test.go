@@ -58,7 +58,7 @@ func TestDecompress(t *testing.T) {
 }
 
 func TestDecompressErrors(t *testing.T) {
-	for _, name := range []string{"a.snappy", "a.lz4", "a.LZO"} {
+	for _, name := range []string{"a.lzo", "a.LZO"} {
 		if _, err := Decompress(name, strings.NewReader("x")); !errors.Is(err, ErrUnsupportedCompression) || !strings.Contains(err.Error(), name) {
 			t.Errorf("%s: err = %v", name, err)
 		}
