@@ -12,6 +12,8 @@
 // a file pathGlobFilter leaves out and a corrupt file that
 // ignoreCorruptFiles=true skips are left behind) and a column that appears mid-stream (the
 // default addNewColumns schema evolution stops one run; the next continues).
+// TestChaosDeltaSource kills a bronze -> silver stream (--format delta)
+// the same way while the bronze table receives appends.
 //
 // The package has no non-test code. Only the kill timing is random: what the
 // test asserts is the same for every seed.
