@@ -1,6 +1,7 @@
 package options_test
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -13,6 +14,8 @@ import (
 
 	"github.com/tributary-io/tributary/core/delta"
 	"github.com/tributary-io/tributary/core/ingest"
+	"github.com/tributary-io/tributary/core/parquetio"
+	"github.com/tributary-io/tributary/core/schema"
 	"github.com/tributary-io/tributary/infra/localfs"
 )
 
@@ -38,6 +41,27 @@ func fileStats(t *testing.T, p *pipe) []*delta.Stats {
 		out = append(out, st)
 	}
 	return out
+}
+
+// parquetFile writes one row of the DDL schema cols as a Parquet file.
+func parquetFile(t *testing.T, cols string, row []any) []byte {
+	t.Helper()
+	st, err := schema.ParseDDLType("STRUCT<" + cols + ">")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	w, err := parquetio.NewWriter(&b, st.(*schema.StructType), parquetio.WriterOptions{TempDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write([][]any{row}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
 }
 
 func keysOf(m map[string]any) []string {
@@ -89,6 +113,44 @@ func widenCases() []optionCase {
 			q.mustRun(seed002(nil))
 			if got := q.schema()[0]; got != "id INT" {
 				t.Errorf("addNewColumns: %s, want id INT", got)
+			}
+		}},
+		{name: "addNewColumnsWithTypeWidening (parquet): int -> long, date -> timestamp_ntz, float -> double from the footers; a change that is no widening (CSV: INT meets text) stays rescued without a stop", options: []string{"cloudFiles.schemaEvolutionMode"}, run: func(t *testing.T) {
+			opts := map[string]string{"cloudFiles.format": "parquet", "cloudFiles.schemaEvolutionMode": "addNewColumnsWithTypeWidening", "delta.enableTypeWidening": "true"}
+			p := newPipe(t)
+			p.writeBytes("1.parquet", parquetFile(t, "id INT, d DATE, f FLOAT", []any{int32(1), schema.Date(19723), float32(1.5)}))
+			p.mustRun(opts)
+			p.writeBytes("2.parquet", parquetFile(t, "id BIGINT, d TIMESTAMP_NTZ, f DOUBLE", []any{int64(2147483648), time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC), 1e300}))
+			if _, err := p.run(opts); !errors.Is(err, ingest.ErrSchemaEvolved) || !strings.Contains(err.Error(), "d: date -> timestamp_ntz") {
+				t.Fatalf("run 2: %v, want id, d and f widened", err)
+			}
+			p.mustRun(opts)
+			if got, want := p.schema(), []string{"id BIGINT", "d TIMESTAMP_NTZ", "f DOUBLE", "_rescued_data STRING"}; !reflect.DeepEqual(got, want) {
+				t.Errorf("schema %v, want %v", got, want)
+			}
+			var changes []string
+			for _, f := range p.snapshot().Schema().Fields {
+				if tc, ok := f.Metadata["delta.typeChanges"]; ok {
+					changes = append(changes, f.Name+fmt.Sprint(tc))
+				}
+			}
+			if got := strings.Join(changes, " "); got != "id[map[fromType:integer toType:long]] d[map[fromType:date toType:timestamp_ntz]] f[map[fromType:float toType:double]]" {
+				t.Errorf("typeChanges %s", got)
+			}
+			// CSV: date -> timestamp_ntz is Parquet only (the CSV reader
+			// reads the timestamp text as its date, as Spark's date parser
+			// does), INT -> STRING is no widening.
+			csv := seed002(map[string]string{"cloudFiles.schemaEvolutionMode": "addNewColumnsWithTypeWidening", "delta.enableTypeWidening": "true"})
+			q := newPipe(t)
+			q.write("1.csv", "id,d\n1,2024-01-01\n")
+			q.mustRun(csv)
+			q.write("2.csv", "id,d\nabc,2024-01-02T03:04:05\n")
+			sum := q.mustRun(csv) // no stop: nothing widens
+			if got, want := q.schema(), []string{"id INT", "d DATE", "_rescued_data STRING"}; !reflect.DeepEqual(got, want) || sum.Rows() != 1 {
+				t.Errorf("csv: schema %v (rows %d), want %v", got, sum.Rows(), want)
+			}
+			if got := strings.Join(q.column("_rescued_data"), " "); !strings.Contains(got, `"id":"abc"`) {
+				t.Errorf("csv: rescued %s", got)
 			}
 		}},
 		{name: "delta.enableTypeWidening: a widening on a table without it fails naming the property and the file, changes nothing; set later, a metaData commit enables it", options: []string{"delta.enableTypeWidening"}, run: func(t *testing.T) {
