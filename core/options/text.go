@@ -2,10 +2,12 @@ package options
 
 import (
 	"fmt"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/tributary-io/tributary/core/formats/charset"
 	"github.com/tributary-io/tributary/core/formats/datetimefmt"
+	"github.com/tributary-io/tributary/core/formats/fileformat"
 )
 
 // encodingOpt is encoding (alias charset): a Java charset name, resolved
@@ -95,6 +97,25 @@ func datetimeOpt(name string, formats []FileFormat) optSpec {
 		},
 		get: func(s *Stream) (string, bool) {
 			v, ok := s.Reader.Options[name]
+			return v, ok
+		},
+	}
+}
+
+// samplingRatioOpt is samplingRatio: checked at load time by
+// fileformat.NewSampler, which the JSON and CSV inferrers use.
+func samplingRatioOpt(formats []FileFormat) optSpec {
+	return optSpec{
+		name: "samplingRatio", scope: scopeReader, formats: formats,
+		set: func(s *Stream, v string) error {
+			if _, err := fileformat.NewSampler(map[string]string{"samplingRatio": v}); err != nil {
+				return err
+			}
+			s.Reader.Options["samplingRatio"] = strings.TrimSpace(v)
+			return nil
+		},
+		get: func(s *Stream) (string, bool) {
+			v, ok := s.Reader.Options["samplingRatio"]
 			return v, ok
 		},
 	}

@@ -1,6 +1,7 @@
 package options_test
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -167,6 +168,32 @@ func jsonoptsCases() []optionCase {
 			}
 			if _, err := newPipe(t).load(map[string]string{"encoding": "UTF-16"}); err == nil {
 				t.Errorf("UTF-16 without multiLine loaded")
+			}
+		}},
+		{name: "samplingRatio infers the schema from a fraction of the records", options: []string{"samplingRatio"}, run: func(t *testing.T) {
+			var b strings.Builder
+			for i := range 400 {
+				fmt.Fprintf(&b, "{\"f%03d\": 1}\n", i)
+			}
+			columns := func(opts map[string]string) int {
+				p := newPipe(t)
+				p.write("a.json", b.String())
+				p.mustRun(opts)
+				if n := len(p.rows()); n != 400 {
+					t.Fatalf("%v: %d rows, want 400 (every record is read)", opts, n)
+				}
+				return len(p.schema())
+			}
+			if n := columns(nil); n != 401 {
+				t.Errorf("default: %d columns, want 400 and _rescued_data", n)
+			}
+			if n := columns(map[string]string{"samplingRatio": "0.1"}); n < 10 || n > 100 {
+				t.Errorf("samplingRatio=0.1: %d columns, want about 40 (and _rescued_data)", n)
+			}
+			for _, bad := range []string{"0", "1.5", "x"} {
+				if _, err := newPipe(t).load(map[string]string{"cloudFiles.format": "csv", "samplingRatio": bad}); err == nil || !strings.Contains(err.Error(), "samplingRatio") {
+					t.Errorf("samplingRatio=%s: %v", bad, err)
+				}
 			}
 		}},
 		syntaxCase("allowComments", "true", "{\"a\":\"x\" /* c */}\n// a comment line\n", "x"),

@@ -30,6 +30,8 @@ type inferrer struct {
 	index  map[string]int // lower-cased name -> column
 	sample fileformat.Sample
 	max    int64
+	// sampler is samplingRatio (nil: every record).
+	sampler *fileformat.Sampler
 }
 
 func newInferrer(opts fileformat.InferOptions) *inferrer {
@@ -44,6 +46,9 @@ func newInferrer(opts fileformat.InferOptions) *inferrer {
 	}
 	if err == nil {
 		_, err = decoder(opts.Text)
+	}
+	if err == nil {
+		in.sampler, err = fileformat.NewSampler(opts.Options)
 	}
 	if err != nil {
 		in.optErr = fmt.Errorf("csvfmt: %w", err)
@@ -132,6 +137,9 @@ func (in *inferrer) Add(ctx context.Context, path string, r io.Reader) error {
 			if o.Header {
 				continue
 			}
+		}
+		if !in.sampler.Take() {
+			continue
 		}
 		if tk.bad != "" {
 			switch in.mode {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"reflect"
 	"strings"
@@ -212,4 +213,32 @@ func FuzzRead(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestSamplingRatio: samplingRatio samples a fraction of the records for
+// inference, the same ones on every run.
+func TestSamplingRatio(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("a\n")
+	for i := range 1000 {
+		fmt.Fprintf(&b, "%d\n", i)
+	}
+	count := func(opts map[string]string) int64 {
+		inf := Format{}.NewInferrer(fileformat.InferOptions{InferColumnTypes: true, Options: opts})
+		if err := inf.Add(context.Background(), "a.csv", strings.NewReader(b.String())); err != nil {
+			t.Fatal(err)
+		}
+		return inf.Sampled().Records
+	}
+	if n := count(map[string]string{"header": "true"}); n != 1000 {
+		t.Errorf("default: %d records sampled", n)
+	}
+	n := count(map[string]string{"header": "true", "samplingRatio": "0.1"})
+	if n < 50 || n > 150 || count(map[string]string{"header": "true", "samplingRatio": "0.1"}) != n {
+		t.Errorf("samplingRatio=0.1: %d records sampled, want about 100, the same each time", n)
+	}
+	inf := Format{}.NewInferrer(fileformat.InferOptions{Options: map[string]string{"samplingRatio": "0"}})
+	if err := inf.Add(context.Background(), "a.csv", strings.NewReader("a\n")); !errors.Is(err, fileformat.ErrBadOption) {
+		t.Errorf("samplingRatio=0: %v", err)
+	}
 }

@@ -122,6 +122,8 @@ type inferrer struct {
 	tape    tape
 	// dt parses timestamps for inferTimestamp (nil: not inferred).
 	dt *datetimefmt.Parser
+	// sampler is samplingRatio (nil: every record).
+	sampler *fileformat.Sampler
 }
 
 func newInferrer(opts fileformat.InferOptions) *inferrer {
@@ -152,6 +154,11 @@ func newInferrer(opts fileformat.InferOptions) *inferrer {
 		in.optErr = fmt.Errorf("jsonfmt: %w", serr)
 	}
 	in.tape.syn = syn
+	if sm, serr := fileformat.NewSampler(opts.Options); serr != nil && in.optErr == nil {
+		in.optErr = fmt.Errorf("jsonfmt: %w", serr)
+	} else {
+		in.sampler = sm
+	}
 	if v, ok := lookup(opts.Options, "inferTimestamp"); ok && strings.EqualFold(strings.TrimSpace(v), "true") && opts.InferColumnTypes {
 		dt, derr := datetimefmt.FromOptions(opts.Options)
 		if derr != nil && in.optErr == nil {
@@ -202,7 +209,7 @@ func (in *inferrer) Add(ctx context.Context, path string, r io.Reader) error {
 				return err
 			}
 		}
-		if isBlank(line) {
+		if isBlank(line) || !in.sampler.Take() {
 			continue
 		}
 		if err := in.record(line); err != nil && !errors.Is(err, errNoValue) {
