@@ -37,15 +37,25 @@ type Spec struct {
 	Seed uint64
 	// Gzip writes each file gzip-compressed as part-NNNNN.json.gz.
 	Gzip bool
+	// CSV writes the events flattened as CSV with a header line
+	// (part-NNNNN.csv) instead of NDJSON.
+	CSV bool
 }
 
 // name is the spec's cache directory name.
 func (s Spec) name() string {
 	ext := "json"
-	if s.Gzip {
-		ext = "json.gz"
+	if s.CSV {
+		ext = "csv"
 	}
-	return fmt.Sprintf("ndjson-v%d-%dx%d-seed%d-%s", generatorVersion, s.Files, s.FileBytes, s.Seed, ext)
+	if s.Gzip {
+		ext += ".gz"
+	}
+	kind := "ndjson"
+	if s.CSV {
+		kind = "csv"
+	}
+	return fmt.Sprintf("%s-v%d-%dx%d-seed%d-%s", kind, generatorVersion, s.Files, s.FileBytes, s.Seed, ext)
 }
 
 // Dataset is a generated dataset on disk.
@@ -150,6 +160,9 @@ func generate(dir string, spec Spec) (Dataset, error) {
 	g := newEventGen(spec.Seed)
 	for i := range spec.Files {
 		name := fmt.Sprintf("part-%05d.json", i)
+		if spec.CSV {
+			name = fmt.Sprintf("part-%05d.csv", i)
+		}
 		if spec.Gzip {
 			name += ".gz"
 		}
@@ -179,8 +192,19 @@ func writeFile(path string, spec Spec, g *eventGen) (rows, raw, disk int64, err 
 		w = zw
 	}
 	line := make([]byte, 0, 1024)
+	if spec.CSV {
+		n, err := io.WriteString(w, csvHeader)
+		if err != nil {
+			return 0, 0, 0, fmt.Errorf("bench dataset file %s: %w", path, err)
+		}
+		raw += int64(n)
+	}
 	for raw < int64(spec.FileBytes) {
-		line = g.appendEvent(line[:0])
+		if spec.CSV {
+			line = g.appendCSVRow(line[:0])
+		} else {
+			line = g.appendEvent(line[:0])
+		}
 		if _, err := w.Write(line); err != nil {
 			return 0, 0, 0, fmt.Errorf("bench dataset file %s: %w", path, err)
 		}
@@ -319,4 +343,73 @@ func (g *eventGen) appendEvent(b []byte) []byte {
 	}
 	b = append(b, "}\n"...)
 	return b
+}
+
+// csvHeader names the columns of appendCSVRow.
+const csvHeader = "event_id,seq,ts,user_id,event_type,amount,quantity,is_mobile,country,os,browser,screen_w,screen_h,latitude,score,message\n"
+
+// appendCSVRow appends one event as a CSV line (with its newline): the
+// NDJSON event's scalar fields flattened, nulls as empty values, the
+// message quoted (it holds no quotes: they become apostrophes, so that
+// every tool's default escaping reads it alike).
+func (g *eventGen) appendCSVRow(b []byte) []byte {
+	r, v := g.r, &g.v
+	g.seq++
+	var id [8]byte
+	for i := range id {
+		id[i] = byte(r.Uint32())
+	}
+	b = hex.AppendEncode(b, id[:])
+	b = append(b, ',')
+	b = strconv.AppendInt(b, g.seq, 10)
+	b = append(b, ',')
+	ts := g.base.Add(time.Duration(g.seq)*37*time.Millisecond + time.Duration(r.IntN(1000))*time.Microsecond)
+	b = ts.AppendFormat(b, "2006-01-02T15:04:05.000000Z07:00")
+	b = append(b, ',')
+	b = strconv.AppendInt(b, int64(r.IntN(5_000_000)), 10)
+	b = append(b, ',')
+	b = append(b, v.eventTypes[r.IntN(len(v.eventTypes))]...)
+	b = append(b, ',')
+	if r.IntN(4) != 0 {
+		b = strconv.AppendFloat(b, float64(r.IntN(1_000_000))/100, 'f', 2, 64)
+	}
+	b = append(b, ',')
+	b = strconv.AppendInt(b, int64(1+r.IntN(20)), 10)
+	b = append(b, ',')
+	b = strconv.AppendBool(b, r.IntN(2) == 0)
+	b = append(b, ',')
+	if r.IntN(20) != 0 {
+		b = append(b, v.countries[r.IntN(len(v.countries))]...)
+	}
+	b = append(b, ',')
+	b = append(b, v.oses[r.IntN(len(v.oses))]...)
+	b = append(b, ',')
+	if r.IntN(10) != 0 {
+		b = append(b, v.browsers[r.IntN(len(v.browsers))]...)
+	}
+	b = append(b, ',')
+	b = strconv.AppendInt(b, int64(320+r.IntN(3520)), 10)
+	b = append(b, ',')
+	b = strconv.AppendInt(b, int64(480+r.IntN(1680)), 10)
+	b = append(b, ',')
+	b = strconv.AppendFloat(b, -90+180*r.Float64(), 'f', 6, 64)
+	b = append(b, ',')
+	b = strconv.AppendFloat(b, r.NormFloat64()*15+50, 'f', 6, 64)
+	b = append(b, ',')
+	if r.IntN(6) != 0 {
+		b = append(b, '"')
+		for i, n := 0, 3+r.IntN(14); i < n; i++ {
+			if i > 0 {
+				b = append(b, ' ')
+			}
+			for _, c := range []byte(v.words[r.IntN(len(v.words))]) {
+				if c == '"' {
+					c = '\''
+				}
+				b = append(b, c)
+			}
+		}
+		b = append(b, '"')
+	}
+	return append(b, '\n')
 }

@@ -61,7 +61,7 @@ func ensure(tb testing.TB, spec Spec) Dataset {
 type ingestCase struct {
 	name        string
 	ds          Dataset
-	format      string // cloudFiles.format ("" = json)
+	format      string // cloudFiles.format ("" = json; csv is read with header=true)
 	infer       bool
 	maxFiles    int
 	wantBatches int
@@ -77,7 +77,9 @@ func (c ingestCase) run(ctx context.Context, tb testing.TB, workDir string) inge
 		"cloudFiles.inferColumnTypes":   strconv.FormatBool(c.infer),
 		"cloudFiles.maxFilesPerTrigger": strconv.Itoa(c.maxFiles),
 	}
-	if c.format != "" && c.format != "json" {
+	if c.format == "csv" {
+		raw["cloudFiles.format"], raw["header"] = "csv", "true"
+	} else if c.format != "" && c.format != "json" {
 		raw["cloudFiles.format"] = c.format
 		delete(raw, "cloudFiles.inferColumnTypes")
 	}

@@ -38,6 +38,27 @@ func BenchmarkJSONToDelta(b *testing.B) {
 	}
 }
 
+// csvSpec is the ~100 MB CSV dataset: 20 files of ~5 MB, the events of
+// mainSpec flattened (16 columns, a header line per file).
+func csvSpec() Spec {
+	return Spec{Files: 20, FileBytes: 5 << 20, Seed: 20240301, CSV: true}
+}
+
+// BenchmarkCSVToDelta ingests ~100 MB of CSV (header=true) from scratch,
+// as BenchmarkJSONToDelta does NDJSON:
+//
+//   - infer:   cloudFiles.inferColumnTypes=true (Spark's CSV inference)
+//   - strings: inference off: every column a string
+func BenchmarkCSVToDelta(b *testing.B) {
+	ds := ensure(b, csvSpec())
+	for _, c := range []ingestCase{
+		{name: "infer", ds: ds, format: "csv", infer: true, maxFiles: 1000, wantBatches: 1},
+		{name: "strings", ds: ds, format: "csv", infer: false, maxFiles: 1000, wantBatches: 1},
+	} {
+		b.Run(c.name, func(b *testing.B) { benchIngest(b, c) })
+	}
+}
+
 // BenchmarkCommitOverhead isolates the fixed cost of a batch: 200 small
 // files (~20 KB each) ingested in one batch versus one batch per file. The
 // difference in ns/op divided by 199 is the per-commit overhead (plan,

@@ -16,8 +16,14 @@
 # inference pass, then the conversion); the others infer in their read.
 # polars is not in tests/requirements.txt and is left out.
 #
+# FORMAT=csv compares CSV instead: the same events flattened to 16 columns
+# with a header line per file (BenchmarkCSVToDelta's ~100 MB dataset; every
+# shape's files get the header), read with header=true by Tributary
+# (cloudFiles.format=csv, inferColumnTypes=true), DuckDB (read_csv_auto)
+# and pyarrow's CSV reader -> delta-rs.
+#
 # Usage: scripts/bench-compare.sh [rounds]   (default 3)
-#   SHAPES="big mid small"  THREADS="1 2"  TOOLS="tributary duckdb delta-rs"
+#   FORMAT=json|csv  SHAPES="big mid small"  THREADS="1 2"  TOOLS="tributary duckdb delta-rs"
 #   TRIBUTARY_BASE=/path/to/older/tributary adds it as tool "trib-base"
 #   (before/after comparisons of the CLI on the same rounds).
 set -euo pipefail
@@ -31,35 +37,48 @@ tools="${TOOLS:-tributary duckdb delta-rs}"
 cd "$root"
 
 cache="${TRIBUTARY_BENCH_CACHE:-$root/.cache/bench}"
-data="$cache/ndjson-v1-20x5242880-seed20240301-json"
+format="${FORMAT:-json}"
+case "$format" in
+  json) data="$cache/ndjson-v1-20x5242880-seed20240301-json"; ext=json; parent=JSONToDelta; shapedir="$cache/shapes-v1" ;;
+  csv) data="$cache/csv-v1-20x5242880-seed20240301-csv"; ext=csv; parent=CSVToDelta; shapedir="$cache/shapes-csv-v1" ;;
+  *) echo "FORMAT must be json or csv" >&2; exit 2 ;;
+esac
 if [ ! -f "$data/_dataset.json" ]; then
   echo "generating the benchmark dataset (once)..." >&2
   # The parent benchmark generates the datasets; '^$' runs no sub-benchmark.
-  "$go" test -run '^$' -bench 'JSONToDelta/^$' -benchtime 1x ./bench/ >/dev/null
+  "$go" test -run '^$' -bench "$parent/^\$" -benchtime 1x ./bench/ >/dev/null
 fi
 pybin=$("$root/scripts/pyenv.sh")
 
-# The shapes, cut once at line boundaries.
-shapedir="$cache/shapes-v1"
+# The shapes, cut once at line boundaries (a CSV piece starts with the header).
 if [ ! -f "$shapedir/done" ]; then
   echo "cutting the shapes (once)..." >&2
   rm -rf "$shapedir"
-  python3 - "$data" "$shapedir" <<'PY'
+  python3 - "$data" "$shapedir" "$ext" <<'PY'
 import glob, os, sys
-src, dst = sys.argv[1], sys.argv[2]
-data = b"".join(open(f, "rb").read() for f in sorted(glob.glob(os.path.join(src, "part-*.json"))))
+src, dst, ext = sys.argv[1], sys.argv[2], sys.argv[3]
+header = b""
+parts = []
+for f in sorted(glob.glob(os.path.join(src, "part-*." + ext))):
+    b = open(f, "rb").read()
+    if ext == "csv":
+        i = b.index(b"\n") + 1
+        header, b = b[:i], b[i:]
+    parts.append(b)
+data = b"".join(parts)
 def cut(name, size, limit=None):
     d = os.path.join(dst, name); os.makedirs(d)
     buf = data if limit is None else data[: data.index(b"\n", limit) + 1]
-    i = n = 0
+    i = n = total = 0
     while i < len(buf):
         j = buf.find(b"\n", i + size - 1)
         j = len(buf) if j < 0 else j + 1
-        open(os.path.join(d, "part-%05d.json" % n), "wb").write(buf[i:j])
+        open(os.path.join(d, "part-%05d.%s" % (n, ext)), "wb").write(header + buf[i:j])
+        total += len(header) + j - i
         i, n = j, n + 1
     rows = buf.count(b"\n")
     open(os.path.join(d, "_rows"), "w").write(str(rows))
-    open(os.path.join(d, "_bytes"), "w").write(str(len(buf)))
+    open(os.path.join(d, "_bytes"), "w").write(str(total))
 cut("big", len(data))
 cut("mid", 1 << 20)
 cut("small", 1 << 10, 10 << 20)
@@ -70,35 +89,41 @@ fi
 bin="$cache/tributary"
 "$go" build -o "$bin" ./cmd/tributary
 
+fmtopts=""
+[ "$format" = csv ] && fmtopts="--option header=true"
+
 work=$(mktemp -d "${TMPDIR:-/tmp}/tributary-compare.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 cat > "$work/deltars.py" <<'PY'
-"""Writes the NDJSON files of a directory to a new Delta table with delta-rs."""
+"""Writes the NDJSON (or CSV) files of a directory to a new Delta table with delta-rs."""
 import glob, os, sys
 import pyarrow as pa
+import pyarrow.csv as pc
 import pyarrow.json as pj
 from deltalake import write_deltalake
 
-src, table, threads = sys.argv[1], sys.argv[2], int(sys.argv[3])
+src, table, threads, ext = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 pa.set_cpu_count(threads)
 pa.set_io_thread_count(threads)
-files = sorted(glob.glob(os.path.join(src, "part-*.json")))
-tables = [pj.read_json(f) for f in files]
+files = sorted(glob.glob(os.path.join(src, "part-*." + ext)))
+read = pc.read_csv if ext == "csv" else pj.read_json
+tables = [read(f) for f in files]
 data = pa.concat_tables(tables, promote_options="permissive")
 write_deltalake(table, data, mode="error")
 print(f"rows={data.num_rows}")
 PY
 cat > "$work/duck.py" <<'PY'
-"""Converts the NDJSON files of a directory to one Parquet file with DuckDB."""
+"""Converts the NDJSON (or CSV) files of a directory to one Parquet file with DuckDB."""
 import os, sys
 import duckdb
 
-src, out, threads = sys.argv[1], sys.argv[2], int(sys.argv[3])
+src, out, threads, ext = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 os.makedirs(out)
 con = duckdb.connect()
 con.execute(f"SET threads={threads}")
-con.execute(f"COPY (SELECT * FROM read_json_auto('{src}/part-*.json')) TO '{out}/out.parquet' (FORMAT parquet, COMPRESSION snappy)")
+read = f"read_csv_auto('{src}/part-*.csv', header=true)" if ext == "csv" else f"read_json_auto('{src}/part-*.json')"
+con.execute(f"COPY (SELECT * FROM {read}) TO '{out}/out.parquet' (FORMAT parquet, COMPRESSION snappy)")
 n = con.execute(f"SELECT count(*) FROM read_parquet('{out}/out.parquet')").fetchone()[0]
 print(f"rows={n}")
 PY
@@ -120,12 +145,12 @@ measure() {
     tributary|trib-base)
       local b="$bin"; [ "$tool" = trib-base ] && b="$TRIBUTARY_BASE"
       GOMAXPROCS=$th /usr/bin/time -f '%e %U %S %M' -o "$tf" "$b" run --source "$src" --table "$out" \
-        --checkpoint "$work/checkpoint" --option cloudFiles.format=json --option cloudFiles.inferColumnTypes=true \
+        --checkpoint "$work/checkpoint" --option cloudFiles.format=$format $fmtopts --option cloudFiles.inferColumnTypes=true \
         --option cloudFiles.maxFilesPerTrigger=100000 >"$log" 2>&1 || { cat "$log" >&2; exit 1; } ;;
     duckdb)
-      /usr/bin/time -f '%e %U %S %M' -o "$tf" "$pybin/python" "$work/duck.py" "$src" "$out" "$th" >"$log" 2>&1 || { failed "$@"; return; } ;;
+      /usr/bin/time -f '%e %U %S %M' -o "$tf" "$pybin/python" "$work/duck.py" "$src" "$out" "$th" "$ext" >"$log" 2>&1 || { failed "$@"; return; } ;;
     delta-rs)
-      /usr/bin/time -f '%e %U %S %M' -o "$tf" "$pybin/python" "$work/deltars.py" "$src" "$out" "$th" >"$log" 2>&1 || { failed "$@"; return; } ;;
+      /usr/bin/time -f '%e %U %S %M' -o "$tf" "$pybin/python" "$work/deltars.py" "$src" "$out" "$th" "$ext" >"$log" 2>&1 || { failed "$@"; return; } ;;
   esac
   local want got
   want=$(cat "$src/_rows")
@@ -151,7 +176,7 @@ for r in $(seq "$rounds"); do
 done
 
 [ -f "$work/failures.txt" ] && sort "$work/failures.txt" | uniq -c
-echo "# $(date -u +%FT%TZ); $(nproc) CPUs; load $(cut -d' ' -f1-3 /proc/loadavg); $rounds rounds; tributary $(git -C "$root" rev-parse --short HEAD)"
+echo "# $format; $(date -u +%FT%TZ); $(nproc) CPUs; load $(cut -d' ' -f1-3 /proc/loadavg); $rounds rounds; tributary $(git -C "$root" rev-parse --short HEAD)"
 python3 - "$results" <<'PY'
 import sys, statistics, collections
 rows = collections.defaultdict(list)
