@@ -87,6 +87,9 @@ func ConfigFromOptions(s *options.Stream) (Config, error) {
 	if s.SourceFormat != options.SourceDelta {
 		return Config{}, fmt.Errorf("stream %q: not a Delta source (format %q)", s.ID, s.SourceFormat)
 	}
+	if len(s.Sink.PartitionBy) > 0 {
+		return Config{}, fmt.Errorf("stream %q: option partitionBy: not supported yet for a Delta-source stream (its sink table is unpartitioned)", s.ID)
+	}
 	return Config{
 		StreamID:        s.ID,
 		AppID:           s.Sink.TxnAppID,

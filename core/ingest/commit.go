@@ -175,7 +175,7 @@ func (e *Engine) newMetadata(s *schema.StructType) *delta.Metadata {
 		Name:             e.Config.TableName,
 		Format:           delta.Format{Provider: "parquet", Options: map[string]string{}},
 		SchemaString:     js,
-		PartitionColumns: append([]string{}, e.Config.PartitionColumns...),
+		PartitionColumns: append([]string{}, e.tablePartitions()...),
 		Configuration:    e.tableConfig(nil),
 		CreatedTime:      &created,
 	}

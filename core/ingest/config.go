@@ -68,9 +68,10 @@ func ConfigFromOptions(s *options.Stream) (Config, error) {
 		Text:                formats.TextOptions{Encoding: s.Reader.Encoding, LineSep: s.Reader.LineSep},
 	}
 	cfg.FormatOptions = s.Reader.Options
-	for _, c := range cfg.PartitionColumns {
+	cfg.PartitionBy = s.Sink.PartitionBy
+	for _, c := range slices.Concat(cfg.PartitionColumns, cfg.PartitionBy) {
 		if len(cfg.MergeKeys) > 0 && !slices.ContainsFunc(cfg.MergeKeys, func(k string) bool { return strings.EqualFold(k, c) }) {
-			return Config{}, fmt.Errorf("stream %q: option mergeKeys=%s must include the partition column %s (cloudFiles.partitionColumns): a key's rows must stay in one partition", s.ID, strings.Join(cfg.MergeKeys, ","), c)
+			return Config{}, fmt.Errorf("stream %q: option mergeKeys=%s must include the partition column %s: a key's rows must stay in one partition", s.ID, strings.Join(cfg.MergeKeys, ","), c)
 		}
 	}
 	if cfg.PartitionTypes, err = partitionTypes(s, cfg.PartitionColumns); err != nil {

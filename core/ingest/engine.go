@@ -114,6 +114,10 @@ type Config struct {
 	// OutputMode is outputMode: append (also ""), complete (each batch
 	// replaces the table's rows) or update (an upsert by MergeKeys).
 	OutputMode options.OutputMode
+	// PartitionBy is partitionBy: the table is also partitioned by these
+	// data columns (after PartitionColumns), each row's values choosing
+	// its partition (partitionby.go).
+	PartitionBy []string
 	// MergeKeys are mergeKeys: with OutputMode update, each batch is MERGEd
 	// into the table by these columns (core/sink).
 	MergeKeys []string

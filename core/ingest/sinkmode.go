@@ -25,15 +25,15 @@ import (
 // overwriteSchema, which replaces schema and partitioning. A schema that
 // needs a table feature the protocol lacks (timestamp_ntz) upgrades it.
 func (e *Engine) tableChange(ctx context.Context, snap *delta.Snapshot, ours *schema.StructType, p *Plan) ([]delta.Action, error) {
-	parts := nonNil(e.Config.PartitionColumns)
+	parts := nonNil(e.tablePartitions())
 	// A table emptied by a full refresh takes the stream's schema and
 	// partitioning as they are now.
 	overwrite := e.Config.OutputMode == options.OutputComplete && e.Config.OverwriteSchema || refresh.Refreshed(snap, e.appID())
 	target := ours
 	if !overwrite {
 		if !slices.Equal(snap.Metadata.PartitionColumns, parts) {
-			return nil, fmt.Errorf("%w: the table is partitioned by %v, cloudFiles.partitionColumns says %v: %s",
-				ErrFullRefreshNeeded, snap.Metadata.PartitionColumns, e.Config.PartitionColumns, RefreshHowTo)
+			return nil, fmt.Errorf("%w: the table is partitioned by %v, cloudFiles.partitionColumns and partitionBy say %v: %s",
+				ErrFullRefreshNeeded, snap.Metadata.PartitionColumns, parts, RefreshHowTo)
 		}
 		// ours with the table's field metadata kept and widened columns'
 		// delta.typeChanges recorded; failing that (a column ours lacks),

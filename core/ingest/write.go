@@ -92,6 +92,13 @@ func (e *Engine) write(ctx context.Context, snap *delta.Snapshot, p *Plan) (*out
 func (e *Engine) writeOnce(ctx context.Context, sch *schema.StructType, p *Plan, failures readFailures, evolve bool, stats parquetio.WriterOptions) (*output, error) {
 	out := &output{}
 	fw := &fileWriter{e: e, sch: e.dataSchema(sch), batch: p.BatchID, parts: map[string]*partFile{}, stats: stats}
+	var err error
+	if fw.by, err = e.newPartitionBy(fw.sch); err != nil {
+		return nil, err
+	}
+	if fw.by != nil {
+		fw.sch = fw.by.fileSchema(fw.sch)
+	}
 	bad := e.newBadSink(p)
 	defer bad.discard()
 	done := false
@@ -200,6 +207,7 @@ type fileWriter struct {
 	// stats holds the statistics options of the table (NumIndexedCols,
 	// NoStats, StatsColumns).
 	stats parquetio.WriterOptions
+	by      *partitionBy // the sink's partitionBy (nil: none)
 }
 
 // partFile is the Parquet file being written for one partition.
@@ -218,6 +226,14 @@ func (fw *fileWriter) target() int {
 }
 
 func (fw *fileWriter) write(ctx context.Context, part partition, rows [][]any) error {
+	if fw.by != nil {
+		return fw.writeSplit(ctx, part, rows)
+	}
+	return fw.writeRows(ctx, part, rows)
+}
+
+// writeRows writes rows of one partition.
+func (fw *fileWriter) writeRows(ctx context.Context, part partition, rows [][]any) error {
 	for len(rows) > 0 {
 		pf := fw.parts[part.dir]
 		if pf == nil {

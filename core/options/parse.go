@@ -601,6 +601,13 @@ func (p *parser) checkSink() {
 	case s.Sink.OutputMode == OutputUpdate:
 		p.c.add("outputMode", p.given["outputMode"], "update needs mergeKeys: the Delta sink applies a batch's changed rows as an upsert (MERGE) by key columns")
 	}
+	for _, c := range s.Sink.PartitionBy {
+		for _, pc := range s.CloudFiles.PartitionColumns {
+			if strings.EqualFold(c, pc) {
+				p.c.add("partitionBy", p.given["partitionBy"], fmt.Sprintf("column %s is already a partition column by cloudFiles.partitionColumns (from the source directories)", c))
+			}
+		}
+	}
 	if s.Sink.OverwriteSchema && s.Sink.OutputMode != OutputComplete {
 		p.c.add("overwriteSchema", p.given["overwriteSchema"], "applies to outputMode=complete only (Delta replaces the schema only when it overwrites the table)")
 	}

@@ -722,7 +722,26 @@ func registry() map[string]*optSpec {
 		}, "", "Tributary's upsert sink: the key columns each batch is MERGEd into the table by (WHEN MATCHED UPDATE SET *, WHEN NOT MATCHED INSERT *; the last row of a key in a batch wins), in the batch's idempotent commit; implies outputMode=update."),
 		doc(boolOpt("overwriteSchema", scopeSink, func(s *Stream) *bool { return &s.Sink.OverwriteSchema }),
 			"false", "With outputMode=complete: each overwrite replaces the table's schema and partitioning by the stream's (columns the stream lacks are dropped); without it the table's other columns are kept."),
-		refusedOpt("partitionBy", scopeSink, nil, "the table's partition columns are cloudFiles.partitionColumns (key=value source directories)"),
+		doc(optSpec{
+			name: "partitionBy", scope: scopeSink,
+			set: func(s *Stream, v string) error {
+				s.Sink.PartitionBy = nil
+				seen := map[string]bool{}
+				for _, c := range strings.Split(v, ",") {
+					c = strings.TrimSpace(c)
+					if c == "" {
+						return fmt.Errorf("want comma-separated column names (\"date\" or \"country,date\")")
+					}
+					if seen[strings.ToLower(c)] {
+						return fmt.Errorf("column %q is listed twice", c)
+					}
+					seen[strings.ToLower(c)] = true
+					s.Sink.PartitionBy = append(s.Sink.PartitionBy, c)
+				}
+				return nil
+			},
+			get: func(s *Stream) (string, bool) { return strings.Join(s.Sink.PartitionBy, ","), len(s.Sink.PartitionBy) > 0 },
+		}, "", "writeStream.partitionBy: data columns the table is partitioned by (after cloudFiles.partitionColumns); each row goes to the k=v directory of its values (NULL and '' to __HIVE_DEFAULT_PARTITION__), the columns are not stored in the data files."),
 		refusedOpt("replaceWhere", scopeSink, nil, "selective overwrite by predicate is not built; use outputMode=complete (whole table) or mergeKeys (by key)"),
 		doc(optSpec{
 			name: "trigger", scope: scopeSink,

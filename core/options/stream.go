@@ -362,6 +362,9 @@ type Sink struct {
 	TxnAppID string
 	// TxnVersion is txnVersion (nil: the batch id is used).
 	TxnVersion *int64
+	// PartitionBy is partitionBy: the data columns the table is
+	// partitioned by.
+	PartitionBy []string
 	// MergeKeys is mergeKeys: the key columns of the upsert sink (nil: no
 	// upsert).
 	MergeKeys []string

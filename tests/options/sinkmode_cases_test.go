@@ -177,6 +177,53 @@ func sinkmodeCases() []optionCase {
 				}
 			}
 		}},
+		{name: "partitionBy partitions the table by data columns (NULL and '' to __HIVE_DEFAULT_PARTITION__)", options: []string{"partitionBy"}, run: func(t *testing.T) {
+			for _, by := range []string{"", "country", "country,n"} {
+				p := newPipe(t)
+				opts := map[string]string{"cloudFiles.inferColumnTypes": "true"}
+				if by != "" {
+					opts["partitionBy"] = by
+				}
+				p.write("1.json", `{"id":1,"country":"fr","n":1}`+"\n"+`{"id":2,"country":"de","n":1}`+"\n"+`{"id":3,"country":null,"n":2}`+"\n"+`{"id":4,"country":"","n":2}`+"\n"+`{"id":5,"country":"fr","n":2}`+"\n")
+				p.mustRun(opts)
+				snap := p.snapshot()
+				wantParts := map[string][]string{"": {}, "country": {"country"}, "country,n": {"country", "n"}}[by]
+				if !slices.Equal(snap.Metadata.PartitionColumns, wantParts) {
+					t.Errorf("partitionBy=%q: partition columns %v", by, snap.Metadata.PartitionColumns)
+				}
+				dirs := map[string]bool{}
+				for a := range snap.Files() {
+					key, _ := delta.ObjectKey(a.Path)
+					dirs[filepath.Dir(key)] = true
+					if by != "" && a.PartitionValues["country"] == nil && !strings.Contains(key, "country=__HIVE_DEFAULT_PARTITION__/") {
+						t.Errorf("partitionBy=%q: NULL country file %s", by, key)
+					}
+				}
+				wantDirs := map[string]int{"": 1, "country": 3, "country,n": 4}[by]
+				if len(dirs) != wantDirs {
+					t.Errorf("partitionBy=%q: data directories %v, want %d", by, dirs, wantDirs)
+				}
+				var got []string
+				for _, r := range p.rows() {
+					got = append(got, fmtValue(r["id"])+"="+fmtValue(r["country"]))
+				}
+				slices.Sort(got)
+				want := []string{"1=fr", "2=de", "3=null", "4=", "5=fr"}
+				if by != "" {
+					want[3] = "4=null" // Spark writes an empty partition value as NULL
+				}
+				if !slices.Equal(got, want) {
+					t.Errorf("partitionBy=%q: rows %v, want %v", by, got, want)
+				}
+			}
+			p := newPipe(t)
+			if _, err := p.load(map[string]string{"partitionBy": "country", "mergeKeys": "id"}); err == nil || !strings.Contains(err.Error(), "country") {
+				t.Errorf("partitionBy outside mergeKeys: %v, want refused naming the column", err)
+			}
+			if _, err := p.load(map[string]string{"partitionBy": "d", "cloudFiles.partitionColumns": "d"}); !errors.Is(err, options.ErrInvalidOption) {
+				t.Errorf("partitionBy repeating cloudFiles.partitionColumns: %v", err)
+			}
+		}},
 		{name: "an append adopts a nullable column another writer added (its rows read NULL there)", options: []string{"outputMode"}, run: func(t *testing.T) {
 			p := newPipe(t)
 			p.write("1.json", `{"a":"1"}`+"\n")

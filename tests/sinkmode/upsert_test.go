@@ -182,9 +182,10 @@ func TestUpsertThreeBatchesCrashBetweenWriteAndCommit(t *testing.T) {
 
 // tableOut is what read_delta.py reports of a table.
 type tableOut struct {
-	Rows    []map[string]any       `json:"rows"`
-	Txn     map[string]json.Number `json:"txn"`
-	History []struct {
+	Rows             []map[string]any       `json:"rows"`
+	PartitionColumns []string               `json:"partitionColumns"`
+	Txn              map[string]json.Number `json:"txn"`
+	History          []struct {
 		Version   json.Number `json:"version"`
 		Operation string      `json:"operation"`
 	} `json:"history"`
