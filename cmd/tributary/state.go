@@ -128,6 +128,9 @@ func readState(ctx context.Context, logger *slog.Logger, checkpoint, streamID st
 	}
 	st, closeState, err := e.OpenStateReadOnly(checkpoint)
 	if errors.Is(err, iofs.ErrNotExist) {
+		if _, herr := cp.Head(ctx, "offsets/start.json"); herr == nil {
+			return nil, fmt.Errorf("checkpoint %s belongs to a Delta-source stream (--format delta): it reads the source table's log and keeps no file state; its batches are in %s/offsets and the table's history (tributary history TABLE)", checkpoint, checkpoint)
+		}
 		return nil, fmt.Errorf("checkpoint %s has no file state (%s): no run has used it yet", checkpoint, streams.StateFileName)
 	}
 	if err != nil {
