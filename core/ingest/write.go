@@ -207,7 +207,7 @@ type fileWriter struct {
 	// stats holds the statistics options of the table (NumIndexedCols,
 	// NoStats, StatsColumns).
 	stats parquetio.WriterOptions
-	by      *partitionBy // the sink's partitionBy (nil: none)
+	by    *partitionBy // the sink's partitionBy (nil: none)
 }
 
 // partFile is the Parquet file being written for one partition.

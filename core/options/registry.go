@@ -740,7 +740,9 @@ func registry() map[string]*optSpec {
 				}
 				return nil
 			},
-			get: func(s *Stream) (string, bool) { return strings.Join(s.Sink.PartitionBy, ","), len(s.Sink.PartitionBy) > 0 },
+			get: func(s *Stream) (string, bool) {
+				return strings.Join(s.Sink.PartitionBy, ","), len(s.Sink.PartitionBy) > 0
+			},
 		}, "", "writeStream.partitionBy: data columns the table is partitioned by (after cloudFiles.partitionColumns); each row goes to the k=v directory of its values (NULL and '' to __HIVE_DEFAULT_PARTITION__), the columns are not stored in the data files."),
 		refusedOpt("replaceWhere", scopeSink, nil, "selective overwrite by predicate is not built; use outputMode=complete (whole table) or mergeKeys (by key)"),
 		doc(optSpec{
