@@ -540,7 +540,8 @@ func registry() map[string]*optSpec {
 			"The files' charset, a Java charset name (UTF-8, ISO-8859-1, windows-1252, UTF-16LE, ...; alias charset). As in Spark, any charset but UTF-8 needs lineSep, and UTF-16/UTF-32 need their byte order in the name."),
 		doc(lineSepOpt(textLike), "\\n, \\r\\n or \\r",
 			"The string that ends a record (any length, not empty); by default a line ends at \\n, \\r\\n or \\r."),
-		refusedOpt("enableDateTimeParsingFallback", scopeReader, jsonCSV, formatsIssue),
+		doc(readerOption("enableDateTimeParsingFallback", kBool, jsonCSV, nil, nil), "false with a pattern option",
+			"Whether a date or timestamp that dateFormat, timestampFormat or timestampNTZFormat does not match is parsed as without the pattern (Spark's lenient default parsing) instead of failing."),
 		refusedOpt("inferSchema", scopeReader, []FileFormat{FormatCSV, FormatXML}, "Auto Loader infers with cloudFiles.inferColumnTypes"),
 
 		// --- json ---

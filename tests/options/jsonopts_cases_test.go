@@ -196,6 +196,16 @@ func jsonoptsCases() []optionCase {
 				}
 			}
 		}},
+		{name: "enableDateTimeParsingFallback parses what the pattern does not match as by default", options: []string{"enableDateTimeParsingFallback"}, run: func(t *testing.T) {
+			opts := map[string]string{"cloudFiles.schemaHints": "d DATE", "dateFormat": "dd/MM/yyyy", "enableDateTimeParsingFallback": "true"}
+			if got := jsonValue(t, `{"d":"2021-03-04"}`, opts, "d"); got != "18690" {
+				t.Errorf("fallback: d %s, want 18690", got)
+			}
+			delete(opts, "enableDateTimeParsingFallback")
+			if got := jsonValue(t, `{"d":"2021-03-04"}`, opts, "d"); got != "null" {
+				t.Errorf("no fallback: d %s, want null", got)
+			}
+		}},
 		syntaxCase("allowComments", "true", "{\"a\":\"x\" /* c */}\n// a comment line\n", "x"),
 		syntaxCase("allowUnquotedFieldNames", "true", `{a:"x"}`+"\n", "x"),
 		syntaxCase("allowSingleQuotes", "false", `{'a':'x'}`+"\n", "x"),

@@ -142,6 +142,29 @@ func TestParserOptions(t *testing.T) {
 			t.Errorf("%s=EEE!: %v, want an error naming the option", opts, err)
 		}
 	}
+	strict, err := FromOptions(map[string]string{"dateFormat": "dd/MM/yyyy", "timestampFormat": "dd/MM/yyyy HH:mm"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lenient, err := FromOptions(map[string]string{"dateFormat": "dd/MM/yyyy", "timestampFormat": "dd/MM/yyyy HH:mm", "enableDateTimeParsingFallback": "true"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := strict.ParseDate("2021-03-04"); ok {
+		t.Errorf("no fallback: 2021-03-04 parsed with dd/MM/yyyy")
+	}
+	if d, ok := lenient.ParseDate("2021-03-04"); !ok || d != 18690 {
+		t.Errorf("fallback: 2021-03-04: %v %v", d, ok)
+	}
+	if d, ok := lenient.ParseDate("04/03/2021"); !ok || d != 18690 {
+		t.Errorf("fallback: the pattern first: %v %v", d, ok)
+	}
+	if _, ok := strict.ParseTimestamp("2021-03-04T05:06:07Z", false); ok {
+		t.Errorf("no fallback: an ISO timestamp parsed with the pattern")
+	}
+	if ts, ok := lenient.ParseTimestamp("2021-03-04T05:06:07Z", false); !ok || ts.Hour() != 5 {
+		t.Errorf("fallback timestamp: %v %v", ts, ok)
+	}
 	for _, z := range []string{"UTC", "Z", "+01:00", "-08", "GMT+05:30", "UTC+1", "Europe/Lisbon"} {
 		if _, err := LoadZone(z); err != nil {
 			t.Errorf("LoadZone(%q): %v", z, err)

@@ -17,6 +17,7 @@ const (
 	OptTimestampNTZFormat = "timestampNTZFormat"
 	OptTimeZone           = "timeZone"
 	OptLocale             = "locale"
+	OptFallback           = "enableDateTimeParsingFallback"
 )
 
 // LoadZone resolves a timeZone value as Spark does: a region id
@@ -57,9 +58,9 @@ func LoadZone(v string) (*time.Location, error) {
 // Parser parses date and timestamp values as a JSON or CSV reader's
 // options say. Without a pattern option a type is parsed as Spark does by
 // default (fileformat.ParseDate and ParseTimestamp, the lenient forms of
-// yyyy-MM-dd and ISO 8601); with one, strictly by the pattern, with no
-// fallback (Spark's enableDateTimeParsingFallback is off for a custom
-// pattern). A timestamp without a zone is read in the timeZone option's
+// yyyy-MM-dd and ISO 8601); with one, strictly by the pattern, falling
+// back to the default parsing only with enableDateTimeParsingFallback
+// (Spark's default is off for a custom pattern). A timestamp without a zone is read in the timeZone option's
 // zone (default UTC).
 type Parser struct {
 	// Date, Timestamp and TimestampNTZ are the compiled patterns (nil:
@@ -67,6 +68,10 @@ type Parser struct {
 	Date, Timestamp, TimestampNTZ *Layout
 	// Zone is the timeZone option (nil: UTC).
 	Zone *time.Location
+	// Fallback is enableDateTimeParsingFallback: a value a pattern does
+	// not match is parsed as without the pattern (Spark's backward
+	// compatible parsing).
+	Fallback bool
 }
 
 // FromOptions compiles the datetime options found in a format's options
@@ -101,6 +106,15 @@ func FromOptions(opts map[string]string) (*Parser, error) {
 			*o.dst = l
 		}
 	}
+	if v, ok := get(OptFallback); ok {
+		switch strings.ToLower(strings.TrimSpace(v)) {
+		case "true":
+			p.Fallback = true
+		case "false":
+		default:
+			return nil, fmt.Errorf("%w: %s=%q: want true or false", fileformat.ErrBadOption, OptFallback, v)
+		}
+	}
 	if v, ok := get(OptTimeZone); ok {
 		z, err := LoadZone(v)
 		if err != nil {
@@ -123,6 +137,9 @@ func (p *Parser) ParseDate(s string) (schema.Date, bool) {
 	}
 	d, ok := p.Date.ParseDate(s)
 	if !ok || d < -(1<<31) || d >= 1<<31 {
+		if p.Fallback {
+			return fileformat.ParseDate(s)
+		}
 		return 0, false
 	}
 	return schema.Date(d), true
@@ -135,12 +152,16 @@ func (p *Parser) ParseTimestamp(s string, ntz bool) (time.Time, bool) {
 	}
 	if ntz {
 		if p.TimestampNTZ != nil {
-			return p.TimestampNTZ.ParseTimestamp(s, nil, true)
+			if t, ok := p.TimestampNTZ.ParseTimestamp(s, nil, true); ok || !p.Fallback {
+				return t, ok
+			}
 		}
 		return fileformat.ParseTimestamp(s, true)
 	}
 	if p.Timestamp != nil {
-		return p.Timestamp.ParseTimestamp(s, p.Zone, false)
+		if t, ok := p.Timestamp.ParseTimestamp(s, p.Zone, false); ok || !p.Fallback {
+			return t, ok
+		}
 	}
 	if p.Zone != nil && p.Zone != time.UTC {
 		// A value without a zone is a wall clock in p.Zone.
