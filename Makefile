@@ -7,10 +7,10 @@
 GO       ?= go
 GOFLAGS  ?= -trimpath
 OUT      ?= out
-FUNCTIONS := discovery backfill commit
+FUNCTIONS := discovery backfill commit maintenance
 LDFLAGS  := -s -w -buildid=
 
-.PHONY: all build run test unit vet lint-template bench lambdas deploy clean pyenv cdk-test cdk-synth cdk-deploy build-DiscoveryFunction build-BackfillFunction build-CommitFunction localstack
+.PHONY: all build run test unit vet lint-template bench lambdas deploy clean pyenv cdk-test cdk-synth cdk-deploy build-DiscoveryFunction build-BackfillFunction build-CommitFunction build-MaintenanceFunction localstack
 
 all: build
 
@@ -96,6 +96,8 @@ build-BackfillFunction: dist/backfill/bootstrap
 	cp -p dist/backfill/bootstrap $(ARTIFACTS_DIR)/bootstrap
 build-CommitFunction: dist/commit/bootstrap
 	cp -p dist/commit/bootstrap $(ARTIFACTS_DIR)/bootstrap
+build-MaintenanceFunction: dist/maintenance/bootstrap
+	cp -p dist/maintenance/bootstrap $(ARTIFACTS_DIR)/bootstrap
 
 deploy: lint-template
 	sam build

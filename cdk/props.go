@@ -18,6 +18,7 @@ const (
 	DefaultTablePrefix                    = "tables/"
 	DefaultMaxFilesPerTrigger             = 1000
 	DefaultBackfillInterval               = "rate(1 day)"
+	DefaultMaintenanceSchedule            = "rate(1 day)"
 	DefaultCleanSourceMoveDestination     = "archive/"
 	DefaultCommitMemorySize               = 2048
 	DefaultQueueDepthAlarmThreshold       = 10000
@@ -92,6 +93,10 @@ type StreamProps struct {
 	// BackfillInterval is the backfill function's schedule expression
 	// (cloudFiles.backfillInterval), e.g. "rate(6 hours)" ("" = "rate(1 day)").
 	BackfillInterval string
+	// MaintenanceSchedule is the maintenance function's schedule expression
+	// (OPTIMIZE, log cleanup and VACUUM of every stream's table; "" =
+	// "rate(1 day)").
+	MaintenanceSchedule string
 	// TableBucket is an existing bucket that holds the Delta table ("" = the source bucket).
 	TableBucket string
 	// TablePrefix is the Delta table's key prefix, ending in '/' ("" = "tables/").
@@ -270,6 +275,12 @@ func (p *StreamProps) resolve() (*resolved, error) {
 	}
 	if !schedulePattern.MatchString(r.BackfillInterval) {
 		return nil, bad("BackfillInterval", "%q: rate(...) or cron(...)", r.BackfillInterval)
+	}
+	if r.MaintenanceSchedule == "" {
+		r.MaintenanceSchedule = DefaultMaintenanceSchedule
+	}
+	if !schedulePattern.MatchString(r.MaintenanceSchedule) {
+		return nil, bad("MaintenanceSchedule", "%q: rate(...) or cron(...)", r.MaintenanceSchedule)
 	}
 	if r.TableBucket != "" && !bucketPattern.MatchString(r.TableBucket) {
 		return nil, bad("TableBucket", "%q is not a valid S3 bucket name", r.TableBucket)

@@ -48,7 +48,7 @@ func (s *Stream) functions(r *resolved, roles map[string]awsiam.Role, logs map[s
 			LoggingFormat: awslambda.LoggingFormat_TEXT,
 			Environment:   &env,
 		}
-		if name == "commit" {
+		if name == "commit" || name == "maintenance" {
 			props.EphemeralStorageSize = awscdk.Size_Mebibytes(jsii.Number(2048))
 		}
 		f := awslambda.NewFunction(s.Construct, jsii.String(title(name)+"Function"), props)
@@ -68,6 +68,7 @@ func (s *Stream) functions(r *resolved, roles map[string]awsiam.Role, logs map[s
 	s.DiscoveryFunction = fn("discovery", "registers files from S3 event notifications", 256, 60)
 	s.BackfillFunction = fn("backfill", "lists the source and registers files whose events were lost", 512, 900)
 	s.CommitFunction = fn("commit", "plans batches, writes Parquet, commits the Delta log", r.CommitMemorySize, 900)
+	s.MaintenanceFunction = fn("maintenance", "compacts, cleans the log of and vacuums the Delta table", 1024, 900)
 
 	// Event sources as SAM expands them. The L2 SqsEventSource would also
 	// grant sqs:GetQueueUrl, which the functions never call.
@@ -104,6 +105,12 @@ func (s *Stream) functions(r *resolved, roles map[string]awsiam.Role, logs map[s
 		Enabled:     jsii.Bool(true),
 	})
 	rule.AddTarget(awseventstargets.NewLambdaFunction(s.BackfillFunction, nil))
+	maint := awsevents.NewRule(s.Construct, jsii.String("MaintenanceFunctionMaintenance"), &awsevents.RuleProps{
+		Schedule:    awsevents.Schedule_Expression(jsii.String(r.MaintenanceSchedule)),
+		Description: jsii.String("OPTIMIZE, log cleanup and VACUUM of every stream's table"),
+		Enabled:     jsii.Bool(true),
+	})
+	maint.AddTarget(awseventstargets.NewLambdaFunction(s.MaintenanceFunction, nil))
 }
 
 // alarmSpec is one single-metric alarm as the template states it.
@@ -358,6 +365,7 @@ func (s *Stream) outputs(r *resolved) {
 	out("DiscoveryFunctionName", "", s.DiscoveryFunction.FunctionName())
 	out("BackfillFunctionName", "", s.BackfillFunction.FunctionName())
 	out("CommitFunctionName", "", s.CommitFunction.FunctionName())
+	out("MaintenanceFunctionName", "", s.MaintenanceFunction.FunctionName())
 	out("AlarmTopicArn", "", s.AlarmTopic.TopicArn())
 	out("DashboardName", "", s.Dashboard.Ref())
 }

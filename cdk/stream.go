@@ -59,6 +59,8 @@ type Stream struct {
 	BackfillFunction awslambda.Function
 	// CommitFunction writes Parquet and commits the Delta log.
 	CommitFunction awslambda.Function
+	// MaintenanceFunction compacts, cleans the log of and vacuums the table on a schedule.
+	MaintenanceFunction awslambda.Function
 	// AlarmTopic receives every alarm's state changes.
 	AlarmTopic awssns.Topic
 	// Alarms are the stream's alarms by their template logical id.
@@ -293,8 +295,8 @@ func (s *Stream) table(r *resolved) {
 	s.StateTable.Node().DefaultChild().(awsdynamodb.CfnTable).SetSseSpecification(sse)
 }
 
-// functionNames are the three functions, in template order.
-var functionNames = []string{"discovery", "backfill", "commit"}
+// functionNames are the four functions.
+var functionNames = []string{"discovery", "backfill", "commit", "maintenance"}
 
 func (s *Stream) logGroups(r *resolved) map[string]awslogs.LogGroup {
 	out := map[string]awslogs.LogGroup{}
@@ -435,6 +437,14 @@ func (s *Stream) roles(r *resolved, logs map[string]awslogs.LogGroup) map[string
 			stmt("RegisterFiles", []string{"dynamodb:PutItem"}, []string{table}, nil),
 		),
 		"commit": commit,
+		"maintenance": append(common("maintenance"),
+			// The log from the last checkpoint, and VACUUM's listing.
+			stmt("ListTable", []string{"s3:ListBucket"}, []string{tableBucket},
+				map[string]any{"StringLike": map[string]any{"s3:prefix": r.TablePrefix + "*"}}),
+			// OPTIMIZE reads small files, writes the compacted one and commits; VACUUM and log cleanup delete.
+			stmt("MaintainTable", []string{"s3:GetObject", "s3:PutObject", "s3:DeleteObject"},
+				[]string{fmt.Sprintf("%s/%s*", tableBucket, r.TablePrefix)}, nil),
+		),
 	}
 	out := map[string]awsiam.Role{}
 	for _, fn := range functionNames {

@@ -67,7 +67,7 @@ func testStreams() []testStream {
 			props: &StreamProps{
 				StreamId: "clicks_2", SourceBucketName: "tributary-test-clicks", SourcePrefix: &whole, Format: "csv",
 				Notifications:      NotifyEventBridge,
-				MaxFilesPerTrigger: 50, BackfillInterval: "rate(6 hours)", TableBucket: "tributary-test-lake",
+				MaxFilesPerTrigger: 50, BackfillInterval: "rate(6 hours)", MaintenanceSchedule: "cron(0 3 * * ? *)", TableBucket: "tributary-test-lake",
 				TablePrefix: "clicks/", CleanSource: "DELETE", IgnoreCorruptFiles: true, IgnoreMissingFiles: true,
 				ExtraOptions: map[string]string{"header": "true"}, CommitMemorySize: 4096,
 				QueueDepthAlarmThreshold: 7, QueueAgeAlarmSeconds: 60, FilesOutstandingAlarmThreshold: 9,
@@ -77,7 +77,7 @@ func testStreams() []testStream {
 			params: map[string]string{
 				"StreamId": "clicks_2", "SourceBucketName": "tributary-test-clicks", "SourcePrefix": "", "Format": "csv",
 				"Notifications":      "EventBridge",
-				"MaxFilesPerTrigger": "50", "BackfillInterval": "rate(6 hours)", "TableBucket": "tributary-test-lake",
+				"MaxFilesPerTrigger": "50", "BackfillInterval": "rate(6 hours)", "MaintenanceSchedule": "cron(0 3 * * ? *)", "TableBucket": "tributary-test-lake",
 				"TablePrefix": "clicks/", "CleanSource": "DELETE", "IgnoreCorruptFiles": "true", "IgnoreMissingFiles": "true",
 				"ExtraOptions": `{"header":"true"}`, "CommitMemorySize": "4096",
 				"QueueDepthAlarmThreshold": "7", "QueueAgeAlarmSeconds": "60", "FilesOutstandingAlarmThreshold": "9",
@@ -168,8 +168,8 @@ func TestStream(t *testing.T) {
 		n := float64(len(streams))
 		for typ, per := range map[string]float64{
 			"AWS::SQS::Queue": 5, "AWS::SQS::QueuePolicy": 1, "AWS::DynamoDB::Table": 1,
-			"AWS::Lambda::Function": 3, "AWS::Lambda::EventSourceMapping": 2, "AWS::Lambda::EventInvokeConfig": 1,
-			"AWS::IAM::Role": 3, "AWS::Logs::LogGroup": 3, "AWS::Lambda::Permission": 1,
+			"AWS::Lambda::Function": 4, "AWS::Lambda::EventSourceMapping": 2, "AWS::Lambda::EventInvokeConfig": 1,
+			"AWS::IAM::Role": 4, "AWS::Logs::LogGroup": 4, "AWS::Lambda::Permission": 2,
 			"AWS::SNS::Topic": 1, "AWS::CloudWatch::Dashboard": 1,
 			// No grant-made policy, no notification custom resource, no log-retention function.
 			"AWS::IAM::Policy": 0, "Custom::S3BucketNotifications": 0, "Custom::LogRetention": 0,
@@ -189,7 +189,7 @@ func TestStream(t *testing.T) {
 		}
 		tpl.ResourceCountIs(jsii.String("AWS::S3::Bucket"), jsii.Number(2))        // Orders, Clicks
 		tpl.ResourceCountIs(jsii.String("AWS::SNS::Subscription"), jsii.Number(2)) // Orders' e-mail, Feed's topic
-		tpl.ResourceCountIs(jsii.String("AWS::Events::Rule"), jsii.Number(n+3))    // schedules, Clicks', Landing's and Fleet's object-created rules
+		tpl.ResourceCountIs(jsii.String("AWS::Events::Rule"), jsii.Number(2*n+3))  // backfill and maintenance schedules, Clicks', Landing's and Fleet's object-created rules
 		tpl.HasResourceProperties(jsii.String("AWS::SQS::Queue"), map[string]any{
 			"QueueName": "tributary-clicks_2-kick.fifo", "FifoQueue": true, "VisibilityTimeout": 960,
 		})
@@ -421,8 +421,20 @@ func compareStream(t *testing.T, sam cfnTemplate, cdk streamTemplate) {
 			permCDK = append(permCDK, name)
 		}
 	}
-	if len(permSAM) != 1 || len(permCDK) != 1 {
-		t.Fatalf("Lambda permissions: SAM %v, CDK %v; want one each", permSAM, permCDK)
+	// One schedule permission per scheduled function (backfill,
+	// maintenance): SAM names it <Function><Event>Permission, the
+	// construct <Function><Event>AllowEventRule….
+	permOf := map[string]string{}
+	for _, sp := range permSAM {
+		prefix := strings.TrimSuffix(sp, "Permission")
+		for _, cp := range permCDK {
+			if strings.HasPrefix(cp, prefix+"AllowEventRule") {
+				permOf[sp] = cp
+			}
+		}
+	}
+	if len(permSAM) != 2 || len(permCDK) != 2 || len(permOf) != 2 {
+		t.Fatalf("Lambda permissions: SAM %v, CDK %v; want the backfill and maintenance schedules' in each", permSAM, permCDK)
 	}
 	var names []string
 	for name := range sam.Resources {
@@ -433,7 +445,7 @@ func compareStream(t *testing.T, sam cfnTemplate, cdk streamTemplate) {
 		want := sam.Resources[name]
 		cname := name
 		if want.Type == "AWS::Lambda::Permission" {
-			cname = permCDK[0]
+			cname = permOf[name]
 		}
 		got, ok := cdk.Resources[cname]
 		if !ok {

@@ -33,7 +33,7 @@ echo "== sam validate --lint"
 "$bin/sam" validate --lint --template "$template"
 if [ -z "${1:-}" ]; then
   cd "$root"
-  fns=(discovery:DiscoveryFunction backfill:BackfillFunction commit:CommitFunction)
+  fns=(discovery:DiscoveryFunction backfill:BackfillFunction commit:CommitFunction maintenance:MaintenanceFunction)
   hashes() { for f in "${fns[@]}"; do sha256sum "dist/${f%%:*}.zip"; done; }
   echo "== make lambdas (umask 077)"
   (umask 077 && rm -rf dist && make -s lambdas >/dev/null)

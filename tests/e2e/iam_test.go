@@ -284,7 +284,7 @@ func TestTemplateIAM(t *testing.T) {
 			},
 		},
 	}
-	roles := map[string]string{"discovery": "DiscoveryRole", "backfill": "BackfillRole", "commit": "CommitRole"}
+	roles := map[string]string{"discovery": "DiscoveryRole", "backfill": "BackfillRole", "commit": "CommitRole", "maintenance": "MaintenanceRole"}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			// used marks (function, statement, action, resource) grants some
@@ -438,6 +438,7 @@ func runIAMVariant(t *testing.T, params map[string]string, otherTable, twoStream
 			"DiscoveryLogGroup.Arn":    logGroup("discovery"),
 			"BackfillLogGroup.Arn":     logGroup("backfill"),
 			"CommitLogGroup.Arn":       logGroup("commit"),
+			"MaintenanceLogGroup.Arn":  logGroup("maintenance"),
 		})
 	globals := stack.render(tpl["Globals"].(map[string]any)["Function"].(map[string]any)["Environment"]).(map[string]any)["Variables"].(map[string]any)
 	env := map[string]string{}
@@ -445,7 +446,7 @@ func runIAMVariant(t *testing.T, params map[string]string, otherTable, twoStream
 		env[k] = stack.str(val)
 	}
 	logger := slog.New(slog.NewTextHandler(testWriter{t}, nil))
-	recs := map[string]*iamRecorder{"discovery": {}, "backfill": {}, "commit": {}}
+	recs := map[string]*iamRecorder{"discovery": {}, "backfill": {}, "commit": {}, "maintenance": {}}
 	apps := map[string]*lambdafn.App{}
 	boot := func(fn string) *lambdafn.App {
 		if apps[fn] == nil {
@@ -572,14 +573,47 @@ func runIAMVariant(t *testing.T, params map[string]string, otherTable, twoStream
 		}
 	}
 
+	// A later batch leaves a second small file, then the maintenance
+	// schedule runs: compaction now, then (a week and a day later) log
+	// cleanup and a vacuum that deletes the compacted files.
+	tag := fmt.Sprintf("iam%d", n)
+	if twoStreams {
+		tag = "a"
+	}
+	late := makeInputs(tag, 2)
+	for i := range late {
+		late[i].Key = strings.Replace(late[i].Key, tag+"/", tag+"/late-", 1)
+	}
+	f.upload(late)
+	drain()
+	maint := boot("maintenance")
+	res, err := maint.HandleMaintenance(ctx, lambdafn.MaintenanceEvent{})
+	if err != nil {
+		t.Fatalf("HandleMaintenance: %v", err)
+	}
+	compacted := 0
+	for _, tm := range res.Tables {
+		if tm.Optimize != nil {
+			compacted += tm.Optimize.FilesRemoved
+		}
+	}
+	if compacted == 0 {
+		t.Fatalf("maintenance compacted nothing: %+v", res)
+	}
+	maint.Now = func() time.Time { return time.Now().Add(8 * 24 * time.Hour) }
+	if _, err := maint.HandleMaintenance(ctx, lambdafn.MaintenanceEvent{}); err != nil {
+		t.Fatalf("HandleMaintenance a week later: %v", err)
+	}
+
 	calls := map[string][]iamCall{}
 	for fn, r := range recs {
 		calls[fn] = r.snapshot()
 	}
 	stmts := map[string][]iamStatement{
-		"discovery": stack.roleStatements("DiscoveryRole"),
-		"backfill":  stack.roleStatements("BackfillRole"),
-		"commit":    stack.roleStatements("CommitRole"),
+		"discovery":   stack.roleStatements("DiscoveryRole"),
+		"backfill":    stack.roleStatements("BackfillRole"),
+		"commit":      stack.roleStatements("CommitRole"),
+		"maintenance": stack.roleStatements("MaintenanceRole"),
 	}
 	return calls, stmts
 }
