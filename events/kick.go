@@ -18,6 +18,9 @@ const (
 	ReasonBackfill = "backfill"
 	// ReasonContinue: the commit function stopped with work left (limits reached).
 	ReasonContinue = "continue"
+	// ReasonUpstream: the table a Delta-source stream reads received a
+	// commit from another stream of the same deployment.
+	ReasonUpstream = "upstream"
 	// ReasonManual: an operator asked for a commit (CLI).
 	ReasonManual = "manual"
 )

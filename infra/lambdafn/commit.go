@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/tributary-io/tributary/core/ingest"
+	"github.com/tributary-io/tributary/core/options"
 	tevents "github.com/tributary-io/tributary/events"
 	"github.com/tributary-io/tributary/infra/streams"
 )
@@ -92,8 +93,29 @@ func (a *App) commitStream(ctx context.Context, id string) error {
 	if err := a.syncCatalog(ctx, s); err != nil {
 		return err
 	}
+	if len(sum.Batches) > 0 {
+		if err := a.kickDownstream(ctx, s.Options); err != nil {
+			return err
+		}
+	}
 	if sum.Stopped {
 		return a.kick(ctx, id, tevents.ReasonContinue)
+	}
+	return nil
+}
+
+// kickDownstream kicks the Delta-source streams of this deployment that
+// read up's table (bronze -> silver): a table under TablePrefix sends no S3
+// events (only SourcePrefix does), so its commits are announced here.
+func (a *App) kickDownstream(ctx context.Context, up *options.Stream) error {
+	table := strings.TrimSuffix(up.Table, "/")
+	for _, d := range a.Config.Streams {
+		if d.SourceFormat != options.SourceDelta || strings.TrimSuffix(d.Source, "/") != table {
+			continue
+		}
+		if err := a.kick(ctx, d.ID, tevents.ReasonUpstream); err != nil {
+			return fmt.Errorf("stream %q committed but its downstream stream %q could not be kicked: %w", up.ID, d.ID, err)
+		}
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package lambdafn
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -17,7 +18,6 @@ import (
 	"github.com/tributary-io/tributary/core/options"
 	tevents "github.com/tributary-io/tributary/events"
 	"github.com/tributary-io/tributary/infra/localfs"
-	"github.com/tributary-io/tributary/infra/streams"
 )
 
 // kicks records the kicks the functions send.
@@ -63,23 +63,11 @@ func TestDeltaSourceStreamInTheFunctions(t *testing.T) {
 	bronzeSrc := filepath.Join(dir, "in")
 	os.MkdirAll(bronzeSrc, 0o755)
 	os.WriteFile(filepath.Join(bronzeSrc, "a.json"), []byte(`{"id":1}`+"\n"+`{"id":2}`+"\n"), 0o644)
-	bronze, err := options.Parse(map[string]string{"cloudFiles.format": "json"}, options.Locations{StreamID: "bronze", Source: bronzeSrc,
+	bronze, err := options.Parse(map[string]string{"cloudFiles.format": "json", "cloudFiles.useNotifications": "true"}, options.Locations{StreamID: "bronze", Source: bronzeSrc,
 		Table: filepath.Join(dir, "bronze"), CheckpointLocation: filepath.Join(dir, "bronze", "_cp"), SchemaLocation: filepath.Join(dir, "bronze", "_cp")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := streams.Env{Logger: logger, TempDir: t.TempDir()}
-	bs, err := env.Open(ctx, bronze)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := bs.Discover(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := bs.Engine.RunAvailableNow(ctx, nil); err != nil {
-		t.Fatal(err)
-	}
-	bs.Close()
 	silver, err := options.Parse(map[string]string{}, options.Locations{StreamID: "silver", Source: filepath.Join(dir, "bronze"),
 		Table: filepath.Join(dir, "silver"), CheckpointLocation: filepath.Join(dir, "silver", "_checkpoints"), SourceFormat: "delta"})
 	if err != nil {
@@ -88,9 +76,26 @@ func TestDeltaSourceStreamInTheFunctions(t *testing.T) {
 	fenv := runtimeEnv()
 	fenv.Logger, fenv.TempDir = logger, t.TempDir()
 	k = &kicks{}
-	app = &App{Config: &options.Config{Streams: []*options.Stream{silver}}, Env: fenv, Logger: logger, Kicker: k}
-	if _, err := app.HandleBackfill(ctx, nil); err != nil || len(k.got) != 1 || k.got[0].Reason != tevents.ReasonBackfill {
-		t.Fatalf("backfill: %v, kicks %+v; want one backfill kick", err, k.got)
+	app = &App{Config: &options.Config{Streams: []*options.Stream{bronze, silver}}, Env: fenv, Logger: logger, Kicker: k}
+	bs, err := app.stream(ctx, "bronze")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bs.Discover(ctx); err != nil { // what the events would register
+		t.Fatal(err)
+	}
+	// The bronze commit kicks the silver stream (its table sends no events).
+	if cresp, err := app.HandleCommit(ctx, events.SQSEvent{Records: []events.SQSMessage{{MessageId: "b", Body: `{"stream":"bronze","reason":"discovered","at":"2025-01-01T00:00:00Z"}`}}}); err != nil || len(cresp.BatchItemFailures) != 0 {
+		t.Fatalf("bronze commit: %+v %v", cresp, err)
+	}
+	if len(k.got) != 1 || k.got[0].Stream != "silver" || k.got[0].Reason != tevents.ReasonUpstream {
+		t.Fatalf("after the bronze commit: kicks %+v, want one upstream kick of silver", k.got)
+	}
+	k.got = nil
+	if _, err := app.HandleBackfill(ctx, nil); err != nil || !slices.ContainsFunc(k.got, func(kk tevents.Kick) bool {
+		return kk.Stream == "silver" && kk.Reason == tevents.ReasonBackfill
+	}) {
+		t.Fatalf("backfill: %v, kicks %+v; want a backfill kick of silver", err, k.got)
 	}
 	cresp, err := app.HandleCommit(ctx, events.SQSEvent{Records: []events.SQSMessage{{MessageId: "m", Body: `{"stream":"silver","reason":"discovered","at":"2025-01-01T00:00:00Z"}`}}})
 	if err != nil || len(cresp.BatchItemFailures) != 0 {
@@ -113,5 +118,26 @@ func TestDeltaSourceStreamInTheFunctions(t *testing.T) {
 	slices.Sort(ids)
 	if !slices.Equal(ids, []string{"1", "2"}) {
 		t.Fatalf("silver ids %v, want 1 2", ids)
+	}
+}
+
+// A Delta-source stream of the streams document may read a table of the
+// stack (under TablePrefix: bronze -> silver) or a table under
+// SourcePrefix; anywhere else is outside the grant.
+func TestDeltaSourceWithinGrant(t *testing.T) {
+	const b = "s3://landing-bucket/"
+	stream := func(id, src, table string) string {
+		cp := table + "/_tributary/checkpoint/"
+		return `{"id":"` + id + `","format":"delta","source":"` + src + `","table":"` + table + `","checkpointLocation":"` + cp + `","options":{}}`
+	}
+	for _, tc := range []struct {
+		src  string
+		fail bool
+	}{{b + "tables/events/bronze", false}, {b + "incoming/bronze", false}, {b + "other/bronze", true}} {
+		doc := `{"streams":[` + stream("a", tc.src, b+"tables/events/silver") + `]}`
+		_, err := LoadConfigFrom(templateEnv(map[string]string{EnvConfig: doc, EnvAlarmStreams: "a"}))
+		if tc.fail != errors.Is(err, ErrNotGranted) || !tc.fail && err != nil {
+			t.Errorf("Delta source %s: %v", tc.src, err)
+		}
 	}
 }

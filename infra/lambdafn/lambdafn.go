@@ -169,7 +169,8 @@ func checkGranted(getenv func(string) string, cfg *options.Config) error {
 		fail := func(what, loc, scope string) {
 			errs = append(errs, fmt.Errorf("%s: stream %q: %s %q is outside %s, the stack's grant (%w)", EnvConfig, s.ID, what, loc, scope, ErrNotGranted))
 		}
-		if !under(s.Source, source) {
+		if !under(s.Source, source) && !(s.SourceFormat == options.SourceDelta && under(s.Source, table)) {
+			// A Delta source may also be a table of this stack (bronze -> silver).
 			fail("source", s.Source, source)
 		}
 		if !under(s.Table, table) {
