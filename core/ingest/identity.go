@@ -152,7 +152,7 @@ func (e *Engine) CheckIdentity(ctx context.Context) error {
 
 // RefreshHowTo says how to start a stream over; errors wrapping
 // ErrFullRefreshNeeded or ErrStreamMismatch end with it.
-const RefreshHowTo = "do a full refresh: `tributary refresh` with the stream's options (or the maintenance function's refresh action) empties the table in one commit, forgets the checkpoint and ingests the source again (files no longer in the source are lost; downstream streams reading the table must be refreshed or use skipChangeCommits); `tributary reset-checkpoint` forgets only the checkpoint and keeps the table (rows may be written twice)"
+const RefreshHowTo = "do a full refresh: `tributary refresh` with the stream's options empties the table in one commit, forgets the checkpoint and ingests the source again (files no longer in the source are lost; downstream streams reading the table must be refreshed or use skipChangeCommits); `tributary reset-checkpoint` forgets only the checkpoint and keeps the table (rows may be written twice)"
 
 func orNone(s string) string {
 	if s == "" {
