@@ -10,7 +10,7 @@ OUT      ?= out
 FUNCTIONS := discovery backfill commit maintenance
 LDFLAGS  := -s -w -buildid=
 
-.PHONY: all build run test unit vet lint-template bench lambdas deploy clean pyenv cdk-test cdk-synth cdk-deploy build-DiscoveryFunction build-BackfillFunction build-CommitFunction build-MaintenanceFunction localstack
+.PHONY: all build run test unit vet lint-template bench bench-arm64 lambdas deploy clean pyenv cdk-test cdk-synth cdk-deploy build-DiscoveryFunction build-BackfillFunction build-CommitFunction build-MaintenanceFunction localstack
 
 all: build
 
@@ -67,6 +67,11 @@ cdk-deploy: cdk-synth
 # generates the ~100 MB input under .cache/bench).
 bench:
 	GO=$(GO) ./scripts/bench-run.sh $(OUT)/bench.txt
+
+# The end-to-end benchmark on linux/arm64 (the functions' architecture)
+# under qemu-user, next to amd64: emulated, so a floor, not a Lambda figure.
+bench-arm64:
+	GO=$(GO) ./scripts/bench-arm64.sh
 
 # LocalStack 4.14 in host mode (Python 3.13 venv, DynamoDB Local from npm; see
 # localstack/README.md): starts it on a free 127.0.0.1 port, runs
