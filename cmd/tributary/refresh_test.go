@@ -239,3 +239,41 @@ func writeFile(t *testing.T, p, body string) {
 		t.Fatal(err)
 	}
 }
+
+// A Delta-source stream whose source table was dropped and recreated is
+// refused; `tributary refresh --format delta` rebuilds the silver table
+// from the new bronze.
+func TestRefreshDeltaSource(t *testing.T) {
+	c := newCLI(t)
+	c.file("a.json", `{"id":1}`+"\n"+`{"id":2}`+"\n")
+	if _, errs, code := c.run(); code != 0 {
+		t.Fatalf("bronze: %s", errs)
+	}
+	dir := filepath.Dir(c.src)
+	silver := filepath.Join(dir, "silver")
+	flags := []string{"--format", "delta", "--source", c.table, "--table", silver, "--checkpoint", filepath.Join(silver, "_checkpoints")}
+	if out, errs, code := c.exec(append([]string{"run"}, flags...)...); code != 0 || !strings.Contains(out, "ingested 2 rows") {
+		t.Fatalf("silver: %d\n%s\n%s", code, out, errs)
+	}
+	// Bronze dropped and recreated with other rows.
+	rmAll(t, c.table)
+	rmAll(t, c.cp)
+	rmAll(t, c.src)
+	c.file("b.json", `{"id":7}`+"\n")
+	if _, errs, code := c.run(); code != 0 {
+		t.Fatalf("new bronze: %s", errs)
+	}
+	c.file("c.json", `{"id":8}`+"\n")
+	if _, errs, code := c.run(); code != 0 {
+		t.Fatalf("new bronze: %s", errs)
+	}
+	if _, errs, code := c.exec(append([]string{"run"}, flags...)...); code == 0 || !strings.Contains(errs, "tributary refresh") {
+		t.Fatalf("silver over a recreated bronze: %d %s", code, errs)
+	}
+	if out, errs, code := c.exec(append([]string{"refresh"}, flags...)...); code != 0 || !strings.Contains(out, "removes all 1 files") {
+		t.Fatalf("refresh: %d\n%s\n%s", code, out, errs)
+	}
+	if d := (&cli{t: t, table: silver}).describe(); d.NumRecords != 2 {
+		t.Fatalf("silver after refresh holds %d rows, want 2 (ids 7 and 8)", d.NumRecords)
+	}
+}
