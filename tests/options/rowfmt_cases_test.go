@@ -169,6 +169,29 @@ func rowfmtCases() []optionCase {
 				t.Errorf("DROPMALFORMED: n %v", got)
 			}
 		}},
+		{name: "ignoreCorruptFiles skips a truncated Avro file, keeping the records read before the corruption", options: []string{"ignoreCorruptFiles"}, run: func(t *testing.T) {
+			const v1 = `{"type":"record","name":"p","fields":[{"name":"id","type":"int"},{"name":"name","type":"string"}]}`
+			var recs []map[string]any
+			for i := range 300 {
+				recs = append(recs, map[string]any{"id": i, "name": strings.Repeat("n", 100)})
+			}
+			good := avroFile(t, v1, recs[:1]...)
+			bad := avroFile(t, v1, recs...)
+			bad = bad[:len(bad)-40]
+			p := newPipe(t)
+			p.writeBytes("a.avro", []byte(good))
+			p.writeBytes("b.avro", []byte(bad))
+			if _, err := p.run(map[string]string{"cloudFiles.format": "avro"}); err == nil || !strings.Contains(err.Error(), "b.avro") {
+				t.Errorf("truncated avro without ignoreCorruptFiles: %v, want a failure naming b.avro", err)
+			}
+			q := newPipe(t)
+			q.writeBytes("a.avro", []byte(good))
+			q.writeBytes("b.avro", []byte(bad))
+			q.mustRun(map[string]string{"cloudFiles.format": "avro", "ignoreCorruptFiles": "true"})
+			if n := len(q.rows()); n < 2 || n >= 301 {
+				t.Errorf("ignoreCorruptFiles=true: %d rows, want a.avro's row and b.avro's blocks before the corruption", n)
+			}
+		}},
 	}
 }
 
