@@ -5,7 +5,9 @@
 // between write and commit), the stream is run again, and the table is
 // read back by delta-rs (the Python deltalake package) and by Spark with
 // delta-spark (tests/readers/read_delta.py): each key once, with its last
-// value, and one MERGE commit per batch. A second test appends with
+// value, and one MERGE commit per batch. The same reader processes read an
+// outputMode=complete table (only the last batch's rows) and a partitionBy
+// table (rows, NULL partition value, partition columns). A second test appends with
 // delta-rs (schema_mode="merge", a new nullable column) between two runs:
 // the stream adopts the column instead of needing a full refresh.
 //

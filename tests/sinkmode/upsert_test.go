@@ -155,9 +155,34 @@ func TestUpsertThreeBatchesCrashBetweenWriteAndCommit(t *testing.T) {
 		t.Errorf("%d data files in the table directory", files)
 	}
 
+	// Two more tables read in the same reader processes: outputMode=complete
+	// and partitionBy.
+	complete := newStream(t, filepath.Join(root, "complete"))
+	for i, b := range []string{`{"id":1,"v":"a"}` + "\n" + `{"id":2,"v":"a"}`, `{"id":3,"v":"b"}`} {
+		complete.write(t, fmt.Sprintf("%d.json", i), b+"\n")
+		if err := complete.run(t, map[string]string{"outputMode": "complete"}, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	parted := newStream(t, filepath.Join(root, "parted"))
+	parted.write(t, "1.json", `{"id":1,"country":"fr"}`+"\n"+`{"id":2,"country":null}`+"\n"+`{"id":3,"country":"fr"}`+"\n")
+	if err := parted.run(t, map[string]string{"partitionBy": "country"}, false); err != nil {
+		t.Fatal(err)
+	}
+
 	repo := repoRoot(t)
 	for _, engine := range []struct{ name, script string }{{"deltalake", "pyenv.sh"}, {"spark", "spark-env.sh"}} {
-		out := readWith(t, repo, engine.script, engine.name, s.table, "id")
+		all := readAll(t, repo, engine.script, engine.name, map[string]string{s.table: "id", complete.table: "id", parted.table: "id"})
+		if got := rowStrings(all[complete.table].Rows, "id", "v"); !slices.Equal(got, []string{"3/b"}) {
+			t.Errorf("%s: complete table rows %v, want the last batch's", engine.name, got)
+		}
+		if got := rowStrings(all[parted.table].Rows, "id", "country"); !slices.Equal(got, []string{"1/fr", "2/<nil>", "3/fr"}) {
+			t.Errorf("%s: partitionBy table rows %v", engine.name, got)
+		}
+		if got := all[parted.table].PartitionColumns; !slices.Equal(got, []string{"country"}) {
+			t.Errorf("%s: partitionBy table partition columns %v", engine.name, got)
+		}
+		out := all[s.table]
 		var got []string
 		for _, r := range out.Rows {
 			got = append(got, fmt.Sprintf("%v=%v/%v", r["id"], r["v"], r["n"]))
@@ -180,8 +205,29 @@ func TestUpsertThreeBatchesCrashBetweenWriteAndCommit(t *testing.T) {
 	}
 }
 
+// newStream makes the locations of a stream under dir.
+func newStream(t *testing.T, dir string) stream {
+	t.Helper()
+	s := stream{src: filepath.Join(dir, "src"), table: filepath.Join(dir, "table"), checkpoint: filepath.Join(dir, "checkpoint")}
+	if err := os.MkdirAll(s.src, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// rowStrings renders rows as "a/b" of two columns, sorted.
+func rowStrings(rows []map[string]any, a, b string) []string {
+	var out []string
+	for _, r := range rows {
+		out = append(out, fmt.Sprintf("%v/%v", r[a], r[b]))
+	}
+	slices.Sort(out)
+	return out
+}
+
 // tableOut is what read_delta.py reports of a table.
 type tableOut struct {
+	Path             string                 `json:"path"`
 	Rows             []map[string]any       `json:"rows"`
 	PartitionColumns []string               `json:"partitionColumns"`
 	Txn              map[string]json.Number `json:"txn"`
@@ -204,6 +250,12 @@ func repoRoot(t *testing.T) string {
 // Python of the env script (scripts/pyenv.sh or scripts/spark-env.sh).
 func readWith(t *testing.T, root, script, engine, table, key string) tableOut {
 	t.Helper()
+	return readAll(t, root, script, engine, map[string]string{table: key})[table]
+}
+
+// readAll reads several tables (path: key column) in one reader process.
+func readAll(t *testing.T, root, script, engine string, tables map[string]string) map[string]tableOut {
+	t.Helper()
 	cmd := exec.Command("bash", filepath.Join(root, "scripts", script))
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -219,7 +271,11 @@ func readWith(t *testing.T, root, script, engine, table, key string) tableOut {
 		ivy = filepath.Join(filepath.Dir(v), "ivy")
 	}
 	dir := t.TempDir()
-	spec, _ := json.Marshal(map[string]any{"tables": []map[string]any{{"path": table, "key": key}}, "ivy": ivy})
+	var specTables []map[string]any
+	for path, key := range tables {
+		specTables = append(specTables, map[string]any{"path": path, "key": key})
+	}
+	spec, _ := json.Marshal(map[string]any{"tables": specTables, "ivy": ivy})
 	specPath, outPath := filepath.Join(dir, "spec.json"), filepath.Join(dir, "out.json")
 	if err := os.WriteFile(specPath, spec, 0o644); err != nil {
 		t.Fatal(err)
@@ -239,8 +295,12 @@ func readWith(t *testing.T, root, script, engine, table, key string) tableOut {
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
-	if err := dec.Decode(&out); err != nil || len(out.Tables) != 1 {
+	if err := dec.Decode(&out); err != nil || len(out.Tables) != len(tables) {
 		t.Fatalf("%s output: %v (%d tables)", engine, err, len(out.Tables))
 	}
-	return out.Tables[0]
+	m := map[string]tableOut{}
+	for _, o := range out.Tables {
+		m[o.Path] = o
+	}
+	return m
 }
