@@ -27,8 +27,14 @@ var update = flag.Bool("update", os.Getenv("UPDATE_GOLDEN") != "", "rewrite gold
 // implementation independent of this package's reader).
 func writeOCF(t testing.TB, schemaJSON, codec string, records []any) []byte {
 	t.Helper()
+	return writeOCFBlocks(t, schemaJSON, codec, 2, records)
+}
+
+// writeOCFBlocks is writeOCF with blockLen records per block.
+func writeOCFBlocks(t testing.TB, schemaJSON, codec string, blockLen int, records []any) []byte {
+	t.Helper()
 	var buf bytes.Buffer
-	enc, err := ocf.NewEncoder(schemaJSON, &buf, ocf.WithCodec(ocf.CodecName(codec)), ocf.WithBlockLength(2), ocf.WithEncoderSchemaCache(&avro.SchemaCache{}))
+	enc, err := ocf.NewEncoder(schemaJSON, &buf, ocf.WithCodec(ocf.CodecName(codec)), ocf.WithBlockLength(blockLen), ocf.WithEncoderSchemaCache(&avro.SchemaCache{}))
 	if err != nil {
 		t.Fatal(err)
 	}
