@@ -502,3 +502,34 @@ func TestSourceSchemaChanges(t *testing.T) {
 		t.Fatalf("recreated source: %v, want ErrSourceReplaced", err)
 	}
 }
+
+// FuzzReadPlan: a sealed plan's decoder never panics, and a plan it
+// accepts names the batch asked for and a Delta source.
+func FuzzReadPlan(f *testing.F) {
+	f.Add(`{"batchId":0,"stream":"s","source":"delta","start":{"version":3,"index":0,"initial":true},"end":{"version":4,"index":0},"files":[{"version":3,"index":0,"add":{"path":"a.parquet","partitionValues":{},"size":1,"modificationTime":1,"dataChange":true}}]}`)
+	f.Add(`{"batchId":0,"source":"files"}`)
+	f.Add(`{`)
+	f.Fuzz(func(t *testing.T, doc string) {
+		st := memstore.New()
+		if err := st.Put(context.Background(), planKey(0), strings.NewReader(doc)); err != nil {
+			t.Fatal(err)
+		}
+		p, ok, err := readPlan(context.Background(), st, 0)
+		if err == nil && ok && (p.BatchID != 0 || p.Source != "delta") {
+			t.Fatalf("accepted plan %+v", p)
+		}
+	})
+}
+
+// FuzzCommitVersion: only _delta_log/<20 digits>.json names a commit.
+func FuzzCommitVersion(f *testing.F) {
+	f.Add("_delta_log/00000000000000000012.json")
+	f.Add("_delta_log/00000000000000000012.checkpoint.parquet")
+	f.Add("_delta_log/_last_checkpoint")
+	f.Fuzz(func(t *testing.T, key string) {
+		v, ok := commitVersion(key)
+		if ok && (delta.CommitKey(v) != key || v < 0) {
+			t.Fatalf("%q parsed as commit %d", key, v)
+		}
+	})
+}

@@ -160,9 +160,14 @@ func (r *logReader) earliestCommit(ctx context.Context, from int64) (int64, erro
 
 // commitVersion parses _delta_log/<20 digits>.json.
 func commitVersion(key string) (int64, bool) {
-	name := strings.TrimPrefix(key, delta.LogDir)
-	if len(name) != 25 || !strings.HasSuffix(name, ".json") {
+	name, ok := strings.CutPrefix(key, delta.LogDir)
+	if !ok || len(name) != 25 || !strings.HasSuffix(name, ".json") {
 		return 0, false
+	}
+	for _, c := range name[:20] {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
 	}
 	v, err := strconv.ParseInt(name[:20], 10, 64)
 	return v, err == nil
