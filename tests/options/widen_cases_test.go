@@ -169,6 +169,11 @@ func widenCases() []optionCase {
 				t.Fatalf("table at version %d, want nothing committed", v)
 			}
 			opts["delta.enableTypeWidening"] = "true"
+			opts["mergeSchema"] = "false"
+			if _, err := p.run(opts); !errors.Is(err, ingest.ErrMergeSchemaOff) || !strings.Contains(err.Error(), "id: integer -> long") {
+				t.Fatalf("mergeSchema=false: %v, want the widening refused", err)
+			}
+			delete(opts, "mergeSchema")
 			if _, err := p.run(opts); !errors.Is(err, ingest.ErrSchemaEvolved) {
 				t.Fatalf("run with the property: %v, want the schema to evolve", err)
 			}

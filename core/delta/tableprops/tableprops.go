@@ -16,12 +16,6 @@ import (
 	"github.com/tributary-io/tributary/core/parquetio"
 )
 
-// Property names read here (the Delta names).
-const (
-	DataSkippingNumIndexedCols = "delta.dataSkippingNumIndexedCols"
-	DataSkippingStatsColumns   = "delta.dataSkippingStatsColumns"
-)
-
 // Merge returns conf with props set over it and whether that changed
 // anything. conf is not modified; the result is never nil.
 func Merge(conf, props map[string]string) (map[string]string, bool) {
@@ -63,23 +57,23 @@ func Upgrade(p delta.Protocol, conf map[string]string) (delta.Protocol, bool) {
 // min/max/nullCount, -1 covers every column). A value the table holds that
 // cannot be parsed is an error naming the property.
 func StatsOptions(conf map[string]string) (numIndexedCols int, noStats bool, statsColumns [][]string, err error) {
-	if v, ok := conf[DataSkippingStatsColumns]; ok && strings.TrimSpace(v) != "" {
+	if v, ok := conf[options.PropDataSkippingStatsColumns]; ok && strings.TrimSpace(v) != "" {
 		refs, err := options.SplitStatsColumns(v)
 		if err != nil {
-			return 0, false, nil, fmt.Errorf("table property %s: %w", DataSkippingStatsColumns, err)
+			return 0, false, nil, fmt.Errorf("table property %s: %w", options.PropDataSkippingStatsColumns, err)
 		}
 		for _, r := range refs {
 			statsColumns = append(statsColumns, options.StatsColumnPath(r))
 		}
 		return 0, false, statsColumns, nil
 	}
-	v, ok := conf[DataSkippingNumIndexedCols]
+	v, ok := conf[options.PropDataSkippingNumIndexedCols]
 	if !ok {
 		return parquetio.DefaultNumIndexedCols, false, nil, nil
 	}
 	n, perr := strconv.Atoi(strings.TrimSpace(v))
 	if perr != nil || n < -1 {
-		return 0, false, nil, fmt.Errorf("table property %s=%q: want a number of columns, or -1 for all", DataSkippingNumIndexedCols, v)
+		return 0, false, nil, fmt.Errorf("table property %s=%q: want a number of columns, or -1 for all", options.PropDataSkippingNumIndexedCols, v)
 	}
 	if n == 0 {
 		return 0, true, nil, nil
