@@ -33,7 +33,7 @@ const (
 
 // Formats lists the values StreamProps.Format accepts (the template's
 // Format parameter's AllowedValues).
-var formats = []string{"csv", "json"}
+var formats = []string{"avro", "binaryFile", "csv", "json", "parquet", "text"}
 
 // Notification paths (StreamProps.Notifications).
 const (
@@ -84,7 +84,7 @@ type StreamProps struct {
 	// nil = "incoming/"; a pointer to "" = the whole bucket (allowed only
 	// when TableBucket is set).
 	SourcePrefix *string
-	// Format is cloudFiles.format: csv or json (the formats the functions read). Required.
+	// Format is cloudFiles.format: avro, binaryFile, csv, json, parquet or text (the formats the functions read). Required.
 	Format string
 	// MaxFilesPerTrigger is cloudFiles.maxFilesPerTrigger (0 = 1000).
 	MaxFilesPerTrigger int
