@@ -179,7 +179,7 @@ func mergeSchemaOpt() optSpec {
 		if err := set(s, v); err != nil {
 			return err
 		}
-		if s.CloudFiles.Format == FormatParquet {
+		if s.CloudFiles.Format == FormatParquet || s.CloudFiles.Format == FormatAvro {
 			s.Reader.Options["mergeSchema"] = strconv.FormatBool(s.Sink.MergeSchema)
 		}
 		return nil
@@ -758,7 +758,7 @@ func registry() map[string]*optSpec {
 			},
 			get: func(s *Stream) (string, bool) { return s.Sink.Trigger.String(), true },
 		}, "availableNow (CLI)", "When batches run: availableNow (everything outstanding, in limited batches, then stop), once (deprecated: one batch), or processingTime=INTERVAL."),
-		doc(mergeSchemaOpt(), "true", "Whether a batch may add columns to the table's schema (true, as in Delta Live Tables); false fails the stream on a new column, naming it and the file, with nothing committed. With cloudFiles.format parquet, an explicit true is also Spark's Parquet reader option: schema inference merges the schemas of all sampled files (otherwise the first sampled file's footer gives the schema)."),
+		doc(mergeSchemaOpt(), "true", "Whether a batch may add columns to the table's schema (true, as in Delta Live Tables); false fails the stream on a new column, naming it and the file, with nothing committed. With cloudFiles.format parquet, an explicit true is also Spark's Parquet reader option: schema inference merges the schemas of all sampled files (otherwise the first sampled file's footer gives the schema). With cloudFiles.format avro, whose inference merges the sampled files' schemas by default (Auto Loader), an explicit false takes the first sampled file's schema only."),
 		doc(stringOpt("txnAppId", scopeSink, func(s *Stream) *string { return &s.Sink.TxnAppID }),
 			"the stream id", "The appId of the Delta txn action that makes each batch's commit idempotent."),
 		doc(optSpec{

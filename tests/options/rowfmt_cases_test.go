@@ -192,6 +192,27 @@ func rowfmtCases() []optionCase {
 				t.Errorf("ignoreCorruptFiles=true: %d rows, want a.avro's row and b.avro's blocks before the corruption", n)
 			}
 		}},
+		{name: "mergeSchema=false (avro) takes the first sampled file's schema; by default Avro schemas merge", options: []string{"mergeSchema"}, run: func(t *testing.T) {
+			const v1 = `{"type":"record","name":"p","fields":[{"name":"id","type":"int"}]}`
+			const v2 = `{"type":"record","name":"p","fields":[{"name":"id","type":"int"},{"name":"age","type":"int"}]}`
+			files := map[string]string{"1.avro": avroFile(t, v1, map[string]any{"id": 1}), "2.avro": avroFile(t, v2, map[string]any{"id": 2, "age": 30})}
+			// rescue mode: a column the schema lacks is rescued, not added.
+			def := rowfmtPipe(t, "avro", files, map[string]string{"cloudFiles.schemaEvolutionMode": "rescue"})
+			if got := def.schema(); !slices.Equal(got, []string{"id INT", "age INT", "_rescued_data STRING"}) {
+				t.Errorf("default: schema %v, want both files' fields", got)
+			}
+			first := newPipe(t)
+			for name, content := range files {
+				first.writeBytes(name, []byte(content))
+			}
+			first.mustRun(map[string]string{"cloudFiles.format": "avro", "mergeSchema": "false", "cloudFiles.schemaEvolutionMode": "rescue"})
+			if got := first.schema(); !slices.Equal(got, []string{"id INT", "_rescued_data STRING"}) {
+				t.Errorf("mergeSchema=false: schema %v, want 1.avro's", got)
+			}
+			if got := first.column("_rescued_data"); len(got) != 2 || !strings.Contains(got[0]+got[1], `"age":30`) {
+				t.Errorf("mergeSchema=false: _rescued_data %v, want 2.avro's age rescued", got)
+			}
+		}},
 	}
 }
 

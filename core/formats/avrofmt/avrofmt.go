@@ -16,7 +16,8 @@
 // digits or a top-level type other than a record fails the file
 // (ErrSchema), as in Spark. Inference reads only the headers of the sample
 // files and merges their schemas (Auto Loader's mergeSchema default for
-// Avro): new fields are appended, int and long widen to long and float to
+// Avro; mergeSchema=false takes the first sampled file's): new fields are
+// appended, int and long widen to long and float to
 // double (schema.Merge); a field whose types do not reconcile keeps the
 // first file's type and other files' values are rescued. Schema hints and
 // the rescued data column apply as for every format. With the avroSchema
@@ -58,6 +59,10 @@ import (
 // SchemaOption is the option holding a reader schema's JSON.
 const SchemaOption = "avroSchema"
 
+// MergeSchemaOption is Auto Loader's Avro mergeSchema: merging is the
+// default; "false" takes the first sampled file's schema.
+const MergeSchemaOption = "mergeSchema"
+
 // Format is the cloudFiles.format "avro". The zero value is ready to use.
 type Format struct{}
 
@@ -87,6 +92,11 @@ func readerSchema(opts map[string]string) (string, bool) {
 // NewInferrer starts a schema inference over Avro files' headers.
 func (Format) NewInferrer(opts fileformat.InferOptions) fileformat.Inferrer {
 	in := &inferrer{opts: opts, acc: &schema.StructType{}}
+	for k, v := range opts.Options {
+		if strings.EqualFold(k, MergeSchemaOption) && strings.EqualFold(strings.TrimSpace(v), "false") {
+			in.firstOnly = true
+		}
+	}
 	if text, ok := readerSchema(opts.Options); ok {
 		in.fixed = true
 		if in.acc, in.err = ParseSchema(text); in.err != nil {
@@ -97,11 +107,14 @@ func (Format) NewInferrer(opts fileformat.InferOptions) fileformat.Inferrer {
 }
 
 type inferrer struct {
-	opts   fileformat.InferOptions
-	acc    *schema.StructType
-	fixed  bool  // avroSchema given: files are not sampled
-	err    error // a bad avroSchema, reported by every Add
-	sample fileformat.Sample
+	opts  fileformat.InferOptions
+	acc   *schema.StructType
+	fixed bool // avroSchema given: files are not sampled
+	// firstOnly is mergeSchema=false: the first sampled file's schema is
+	// the schema; later files are counted, not read.
+	firstOnly bool
+	err       error // a bad avroSchema, reported by every Add
+	sample    fileformat.Sample
 }
 
 func (in *inferrer) max() int64 {
@@ -122,7 +135,7 @@ func (in *inferrer) Add(ctx context.Context, path string, r io.Reader) error {
 		return fileformat.ErrSampleFull
 	}
 	in.sample.Files++
-	if in.fixed {
+	if in.fixed || (in.firstOnly && in.sample.Files > 1) {
 		return nil
 	}
 	c, err := openContainer(r)
