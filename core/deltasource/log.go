@@ -39,6 +39,9 @@ type logReader struct {
 	// initial is the sorted files of the snapshot at initialVersion.
 	initial        []delta.Add
 	initialVersion int64
+	// hint is the source snapshot the stream reads with: the initial
+	// snapshot at its version is taken from it instead of loaded again.
+	hint *delta.Snapshot
 	// listed counts the add actions read from the log since the last reset.
 	listed int64
 }
@@ -54,7 +57,10 @@ func (r *logReader) snapshotFiles(ctx context.Context, version int64) ([]delta.A
 	if r.initialVersion == version && r.initial != nil {
 		return r.initial, nil
 	}
-	snap, err := r.table.SnapshotAt(ctx, version)
+	snap, err := r.hint, error(nil)
+	if snap == nil || snap.Version != version {
+		snap, err = r.table.SnapshotAt(ctx, version)
+	}
 	if errors.Is(err, delta.ErrVersionNotFound) {
 		return nil, fmt.Errorf("%w: snapshot at version %d: %w", errMissing, version, err)
 	}

@@ -272,6 +272,7 @@ func (s *Source) plan(ctx context.Context, id, last int64) (*Plan, error) {
 	}
 	maxFiles, maxBytes := s.Config.limits()
 	for {
+		s.log.hint = s.read
 		b := &batchPlanner{maxFiles: maxFiles, maxBytes: maxBytes}
 		end, err := s.collect(ctx, b, start, s.read.Version)
 		if err != nil {
