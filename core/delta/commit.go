@@ -310,6 +310,12 @@ func (t *Table) CommitTxnFrom(ctx context.Context, snap *Snapshot, appID string,
 		v, err := t.CommitSnapshot(ctx, snap, actions)
 		if err == nil {
 			res.Version = v
+			if snap != nil {
+				// The put-if-absent succeeded on snap.Version+1: the table
+				// at v is snap plus these actions. Advancing snap here
+				// spares the caller's next Update reading its own commit.
+				snap.applyCommitted(v, actions)
+			}
 			return res, nil
 		}
 		if !errors.Is(err, ErrConcurrentCommit) {

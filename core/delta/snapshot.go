@@ -110,6 +110,42 @@ func (s *Snapshot) apply(a Action) {
 	}
 }
 
+// applyCommitted folds the actions this process just committed as version
+// v (= s.Version+1) into s, as replaying the commit file would (the file
+// actions are copied: the caller keeps its own). Actions that replay would
+// refuse (a schema that does not parse, an unsupported reader feature)
+// leave s as it is, to be brought up to date by the next Update.
+func (s *Snapshot) applyCommitted(v int64, actions []Action) {
+	if v != s.Version+1 {
+		return
+	}
+	for _, a := range actions {
+		if a.Metadata != nil {
+			if _, err := schema.ParseDeltaJSON(a.Metadata.SchemaString); err != nil {
+				return
+			}
+		}
+		if a.Protocol != nil && checkRead(a.Protocol, s.table.readerFeatures) != nil {
+			return
+		}
+	}
+	for _, a := range actions {
+		switch {
+		case a.Add != nil:
+			c := *a.Add
+			a.Add = &c
+		case a.Remove != nil:
+			c := *a.Remove
+			a.Remove = &c
+		}
+		s.apply(a)
+	}
+	s.Version = v
+	if err := s.finish(); err != nil {
+		s.table.log.Warn("delta: snapshot after own commit", "version", v, "err", err)
+	}
+}
+
 // finish validates the replayed state.
 func (s *Snapshot) finish() error {
 	if !s.hasProtocol {

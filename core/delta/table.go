@@ -342,6 +342,9 @@ func (t *Table) loadCheckpoint(ctx context.Context, s *Snapshot, parts []logFile
 }
 
 func (t *Table) update(ctx context.Context, s *Snapshot) error {
+	if t.nothingNew(ctx, s) {
+		return nil
+	}
 	ll := &logListing{commits: make(map[int64]string)}
 	opts := objstore.ListOptions{Prefix: LogDir, StartAfter: CommitKey(s.Version)}
 	maxV := s.Version
@@ -376,6 +379,24 @@ func (t *Table) update(ctx context.Context, s *Snapshot) error {
 		return err
 	}
 	return s.finish()
+}
+
+// nothingNew reports, without listing the log, that the table has no
+// version after s: the next commit file is absent and _last_checkpoint
+// names no later version (log cleanup only deletes versions a later
+// checkpoint covers, so a deleted next commit shows there). A listing of a
+// local log reads every name in the directory; this costs a stat and one
+// small read, whatever the log's length. Any doubt (an unreadable hint,
+// an error) answers false: the caller lists.
+func (t *Table) nothingNew(ctx context.Context, s *Snapshot) bool {
+	if s.Version < 0 {
+		return false
+	}
+	if _, err := t.store.Head(ctx, CommitKey(s.Version+1)); !errors.Is(err, objstore.ErrNotFound) {
+		return false
+	}
+	lc, ok := t.readLastCheckpoint(ctx)
+	return ok && lc.Version <= s.Version
 }
 
 // Update advances snap to the latest version (see Snapshot.Update); a nil
