@@ -241,3 +241,67 @@ func FuzzXML(f *testing.F) {
 		}
 	})
 }
+
+// sparkType renders a type as Spark's simpleString.
+func sparkType(t schema.Type) string {
+	switch x := t.(type) {
+	case *schema.StructType:
+		parts := make([]string, len(x.Fields))
+		for i, f := range x.Fields {
+			parts[i] = f.Name + ":" + sparkType(f.Type)
+		}
+		return "struct<" + strings.Join(parts, ",") + ">"
+	case *schema.ArrayType:
+		return "array<" + sparkType(x.Element) + ">"
+	case schema.PrimitiveType:
+		switch x {
+		case schema.Long:
+			return "bigint"
+		case schema.Integer:
+			return "int"
+		}
+	}
+	return t.String()
+}
+
+// TestSparkSchemas: the schemas Spark 4.1's XML source infers for
+// testdata/books.xml (testdata/books.spark-4.1.txt, written by
+// testdata/spark_check.py; Spark's inferSchema is Auto Loader's
+// cloudFiles.inferColumnTypes) are the ones this package infers.
+func TestSparkSchemas(t *testing.T) {
+	data, err := os.ReadFile("testdata/books.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := os.ReadFile("testdata/books.spark-4.1.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var spark []string
+	for _, l := range strings.Split(string(out), "\n") {
+		if s, ok := strings.CutPrefix(l, "SCHEMA "); ok {
+			spark = append(spark, s)
+		}
+	}
+	cases := []struct {
+		infer bool
+		opts  map[string]string
+	}{
+		{true, map[string]string{"rowTag": "book"}},
+		{false, map[string]string{"rowTag": "book"}},
+		{true, map[string]string{"rowTag": "book", "attributePrefix": "@", "valueTag": "#text", "ignoreNamespace": "true"}},
+		{true, map[string]string{"rowTag": "tag"}},
+	}
+	if len(spark) != len(cases) {
+		t.Fatalf("%d Spark schemas, want %d", len(spark), len(cases))
+	}
+	for i, tc := range cases {
+		s, err := infer(t, string(data), fileformat.InferOptions{InferColumnTypes: tc.infer, Options: tc.opts})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := sparkType(s); got != spark[i] {
+			t.Errorf("%v: inferred\n%s\nSpark 4.1 infers\n%s", tc.opts, got, spark[i])
+		}
+	}
+}
