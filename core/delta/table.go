@@ -381,6 +381,13 @@ func (t *Table) update(ctx context.Context, s *Snapshot) error {
 	return s.finish()
 }
 
+// DirectoryStore is implemented by object stores on a file system, whose
+// listings read every name of a directory (StartAfter or not): the table
+// then checks for new versions with a stat instead of a listing.
+type DirectoryStore interface {
+	ListsWholeDirectories() bool
+}
+
 // nothingNew reports, without listing the log, that the table has no
 // version after s: the next commit file is absent and _last_checkpoint
 // names no later version (log cleanup only deletes versions a later
@@ -390,6 +397,12 @@ func (t *Table) update(ctx context.Context, s *Snapshot) error {
 // an error) answers false: the caller lists.
 func (t *Table) nothingNew(ctx context.Context, s *Snapshot) bool {
 	if s.Version < 0 {
+		return false
+	}
+	// Only where a listing reads whole directories: on S3 a listing from
+	// a key is one request, and a HEAD of a missing key is refused (403)
+	// to roles whose ListBucket grant has a prefix condition.
+	if ds, ok := t.store.(DirectoryStore); !ok || !ds.ListsWholeDirectories() {
 		return false
 	}
 	if _, err := t.store.Head(ctx, CommitKey(s.Version+1)); !errors.Is(err, objstore.ErrNotFound) {

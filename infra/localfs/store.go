@@ -410,6 +410,11 @@ func (s *Store) syncDir(dir string) error {
 	return nil
 }
 
+// ListsWholeDirectories reports that a listing reads every name of a
+// directory, StartAfter or not (delta.DirectoryStore): a Delta table on a
+// local file system checks for new versions with a stat instead.
+func (s *Store) ListsWholeDirectories() bool { return true }
+
 // List yields the objects matching opts in byte order of their keys (see
 // the package documentation, Listing).
 func (s *Store) List(ctx context.Context, opts objstore.ListOptions) iter.Seq2[objstore.ObjectInfo, error] {

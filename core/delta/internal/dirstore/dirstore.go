@@ -31,6 +31,10 @@ func New(dir string) *Store { return &Store{root: dir} }
 
 var _ objstore.Store = (*Store)(nil)
 
+// ListsWholeDirectories reports that listings read whole directories
+// (delta.DirectoryStore).
+func (s *Store) ListsWholeDirectories() bool { return true }
+
 func (s *Store) path(key string) (string, error) {
 	if err := objstore.ValidateKey(key); err != nil {
 		return "", err
