@@ -14,11 +14,13 @@ var ErrInvalidProps = errors.New("tributary.StreamProps")
 
 // Defaults of StreamProps, the same as the SAM template's parameter defaults.
 const (
-	DefaultSourcePrefix                   = "incoming/"
-	DefaultTablePrefix                    = "tables/"
-	DefaultMaxFilesPerTrigger             = 1000
-	DefaultBackfillInterval               = "rate(1 day)"
-	DefaultMaintenanceSchedule            = "rate(1 day)"
+	DefaultSourcePrefix        = "incoming/"
+	DefaultTablePrefix         = "tables/"
+	DefaultMaxFilesPerTrigger  = 1000
+	DefaultBackfillInterval    = "rate(1 day)"
+	DefaultMaintenanceSchedule = "rate(1 day)"
+	// DefaultTriggerInterval is the processingTime trigger in seconds.
+	DefaultTriggerInterval                = 60
 	DefaultCleanSourceMoveDestination     = "archive/"
 	DefaultCommitMemorySize               = 2048
 	DefaultQueueDepthAlarmThreshold       = 10000
@@ -97,6 +99,10 @@ type StreamProps struct {
 	// (OPTIMIZE, log cleanup and VACUUM of every stream's table; "" =
 	// "rate(1 day)").
 	MaintenanceSchedule string
+	// TriggerInterval is the processingTime trigger in seconds (template.yaml
+	// TriggerInterval): commit kicks are delayed by it and collapse per
+	// interval. 0 = 60; -1 = off (a commit run per kick, at once); at most 300.
+	TriggerInterval int
 	// TableBucket is an existing bucket that holds the Delta table ("" = the source bucket).
 	TableBucket string
 	// TablePrefix is the Delta table's key prefix, ending in '/' ("" = "tables/").
@@ -172,6 +178,8 @@ type resolved struct {
 	// alarmStreams are the ids of StreamsConfig's streams, each of which
 	// gets its own alarms (the template's StreamAlarmIds).
 	alarmStreams []string
+	// triggerInterval is the processingTime trigger in seconds (0: off).
+	triggerInterval int
 }
 
 // streamIDs returns the stream ids of a streams document ({"streams":[{"id":…},…]}).
@@ -272,6 +280,16 @@ func (p *StreamProps) resolve() (*resolved, error) {
 	}
 	if r.BackfillInterval == "" {
 		r.BackfillInterval = DefaultBackfillInterval
+	}
+	switch {
+	case r.TriggerInterval == 0:
+		r.triggerInterval = DefaultTriggerInterval
+	case r.TriggerInterval == -1:
+		r.triggerInterval = 0
+	case r.TriggerInterval < -1 || r.TriggerInterval > 300:
+		return nil, bad("TriggerInterval", "%d: 1 to 300 seconds (0: %d, -1: off)", r.TriggerInterval, DefaultTriggerInterval)
+	default:
+		r.triggerInterval = r.TriggerInterval
 	}
 	if !schedulePattern.MatchString(r.BackfillInterval) {
 		return nil, bad("BackfillInterval", "%q: rate(...) or cron(...)", r.BackfillInterval)

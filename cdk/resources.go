@@ -3,6 +3,7 @@ package tributary
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
@@ -26,6 +27,7 @@ func (s *Stream) functions(r *resolved, roles map[string]awsiam.Role, logs map[s
 		"TRIBUTARY_STATE_TABLE":       s.StateTable.TableName(),
 		"TRIBUTARY_EVENTS_QUEUE_URL":  s.EventsQueue.QueueUrl(),
 		"TRIBUTARY_KICK_QUEUE_URL":    s.KickQueue.QueueUrl(),
+		"TRIBUTARY_TRIGGER_INTERVAL":  jsii.String(strconv.Itoa(r.triggerInterval)),
 		"TRIBUTARY_OPTIONS":           jsii.String(r.options()),
 		"TRIBUTARY_EXTRA_OPTIONS":     jsii.String(r.extraOptions()),
 		"TRIBUTARY_METRICS_NAMESPACE": jsii.String(MetricsNamespace),

@@ -170,8 +170,10 @@ func (s *Stream) queues(r *resolved, stack awscdk.Stack) {
 		ContentBasedDeduplication: jsii.Bool(false),
 		// Commit timeout (900 s) plus a minute.
 		VisibilityTimeout: awscdk.Duration_Seconds(jsii.Number(960)),
-		RetentionPeriod:   awscdk.Duration_Seconds(jsii.Number(345600)),
-		DeadLetterQueue:   &awssqs.DeadLetterQueue{Queue: s.KickDeadLetterQueue, MaxReceiveCount: jsii.Number(5)},
+		// The processingTime trigger: kicks are delivered TriggerInterval later.
+		DeliveryDelay:   awscdk.Duration_Seconds(jsii.Number(r.triggerInterval)),
+		RetentionPeriod: awscdk.Duration_Seconds(jsii.Number(345600)),
+		DeadLetterQueue: &awssqs.DeadLetterQueue{Queue: s.KickDeadLetterQueue, MaxReceiveCount: jsii.Number(5)},
 	}))
 }
 
@@ -434,7 +436,8 @@ func (s *Stream) roles(r *resolved, logs map[string]awslogs.LogGroup) map[string
 			stmt("SendKick", []string{"sqs:SendMessage"}, []string{kick}, nil),
 			stmt("StreamMetadata", []string{"s3:GetObject", "s3:PutObject"},
 				[]string{checkpoint + "metadata", checkpoint + "source.json"}, nil),
-			stmt("RegisterFiles", []string{"dynamodb:PutItem"}, []string{table}, nil),
+			// Listed files are read 100 a call; only unknown ones are written.
+			stmt("RegisterFiles", []string{"dynamodb:BatchGetItem", "dynamodb:PutItem"}, []string{table}, nil),
 		),
 		"commit": commit,
 		"maintenance": append(common("maintenance"),

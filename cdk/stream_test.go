@@ -67,7 +67,7 @@ func testStreams() []testStream {
 			props: &StreamProps{
 				StreamId: "clicks_2", SourceBucketName: "tributary-test-clicks", SourcePrefix: &whole, Format: "csv",
 				Notifications:      NotifyEventBridge,
-				MaxFilesPerTrigger: 50, BackfillInterval: "rate(6 hours)", MaintenanceSchedule: "cron(0 3 * * ? *)", TableBucket: "tributary-test-lake",
+				MaxFilesPerTrigger: 50, BackfillInterval: "rate(6 hours)", MaintenanceSchedule: "cron(0 3 * * ? *)", TriggerInterval: -1, TableBucket: "tributary-test-lake",
 				TablePrefix: "clicks/", CleanSource: "DELETE", IgnoreCorruptFiles: true, IgnoreMissingFiles: true,
 				ExtraOptions: map[string]string{"header": "true"}, CommitMemorySize: 4096,
 				QueueDepthAlarmThreshold: 7, QueueAgeAlarmSeconds: 60, FilesOutstandingAlarmThreshold: 9,
@@ -77,7 +77,7 @@ func testStreams() []testStream {
 			params: map[string]string{
 				"StreamId": "clicks_2", "SourceBucketName": "tributary-test-clicks", "SourcePrefix": "", "Format": "csv",
 				"Notifications":      "EventBridge",
-				"MaxFilesPerTrigger": "50", "BackfillInterval": "rate(6 hours)", "MaintenanceSchedule": "cron(0 3 * * ? *)", "TableBucket": "tributary-test-lake",
+				"MaxFilesPerTrigger": "50", "BackfillInterval": "rate(6 hours)", "MaintenanceSchedule": "cron(0 3 * * ? *)", "TriggerInterval": "0", "TableBucket": "tributary-test-lake",
 				"TablePrefix": "clicks/", "CleanSource": "DELETE", "IgnoreCorruptFiles": "true", "IgnoreMissingFiles": "true",
 				"ExtraOptions": `{"header":"true"}`, "CommitMemorySize": "4096",
 				"QueueDepthAlarmThreshold": "7", "QueueAgeAlarmSeconds": "60", "FilesOutstandingAlarmThreshold": "9",
@@ -659,6 +659,7 @@ func TestValidate(t *testing.T) {
 		{"max bytes past int64", func(p *StreamProps) { p.MaxBytesPerTrigger = "1234567t" }, "MaxBytesPerTrigger"},
 		{"negative max files", func(p *StreamProps) { p.MaxFilesPerTrigger = -1 }, "MaxFilesPerTrigger"},
 		{"schedule", func(p *StreamProps) { p.BackfillInterval = "daily" }, "BackfillInterval"},
+		{"trigger interval", func(p *StreamProps) { p.TriggerInterval = 301 }, "TriggerInterval"},
 		{"clean source", func(p *StreamProps) { p.CleanSource = "ARCHIVE" }, "CleanSource"},
 		{"move destination", func(p *StreamProps) { p.CleanSourceMoveDestination = "/abs/" }, "CleanSourceMoveDestination"},
 		{"bad records prefix", func(p *StreamProps) { p.BadRecordsPrefix = "bad" }, "BadRecordsPrefix"},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -57,7 +58,11 @@ func BootFrom(ctx context.Context, getenv func(string) string, opts ...awsclient
 		return nil, fmt.Errorf("%s is not set: the functions keep the file state in DynamoDB", EnvStateTable)
 	}
 	if q := getenv(EnvKickQueueURL); q != "" {
-		app.Kicker = &sqskick.Kicker{Client: sqs.NewFromConfig(awsCfg), QueueURL: q}
+		window, err := KickWindow(getenv(EnvTriggerInterval))
+		if err != nil {
+			return nil, err
+		}
+		app.Kicker = &sqskick.Kicker{Client: sqs.NewFromConfig(awsCfg), QueueURL: q, Window: window}
 	}
 	if q := getenv(EnvEventsQueueURL); q != "" {
 		client := sqs.NewFromConfig(awsCfg)
@@ -120,4 +125,24 @@ func withConfigParameter(ctx context.Context, client ParameterGetter, getenv fun
 		}
 		return getenv(k)
 	}, nil
+}
+
+// KickWindow returns the kick deduplication window for a trigger interval
+// of seconds (EnvTriggerInterval): the interval less one second, so that
+// the queue's delivery delay (the whole interval) outlasts it despite clock
+// skew between instances; zero for "" and for intervals under 2 seconds.
+// SQS keeps deduplication ids for 5 minutes: intervals above 300 seconds
+// are refused.
+func KickWindow(seconds string) (time.Duration, error) {
+	if strings.TrimSpace(seconds) == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(seconds))
+	if err != nil || n < 0 || n > 300 {
+		return 0, fmt.Errorf("%s=%q: want whole seconds from 0 to 300", EnvTriggerInterval, seconds)
+	}
+	if n < 2 {
+		return 0, nil
+	}
+	return time.Duration(n-1) * time.Second, nil
 }

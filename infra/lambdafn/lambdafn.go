@@ -34,6 +34,13 @@ const (
 	// EnvEventsQueueURL is the S3 events queue (its depth goes into the
 	// progress records).
 	EnvEventsQueueURL = "TRIBUTARY_EVENTS_QUEUE_URL"
+	// EnvTriggerInterval is the deployed stream's processingTime trigger in
+	// whole seconds (template.yaml's TriggerInterval; 0 or unset: a commit
+	// run per kick). The kick queue delays every kick by that much, and the
+	// kicks of found files collapse into one per stream and interval (less
+	// a second, for clock skew; see sqskick.Kicker.Window): one commit run
+	// per interval however the files arrive.
+	EnvTriggerInterval = "TRIBUTARY_TRIGGER_INTERVAL"
 	// EnvTimeMargin is how long before its deadline the commit function stops
 	// starting batches (a Go duration, default 2m).
 	EnvTimeMargin = "TRIBUTARY_TIME_MARGIN"

@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
@@ -28,6 +29,25 @@ type Kicker struct {
 	Client Sender
 	// QueueURL is the FIFO queue's URL.
 	QueueURL string
+	// Window, when positive, collapses the kicks of files found
+	// (events.ReasonDiscovered, events.ReasonBackfill) into one message per
+	// stream and window: they share a deduplication id
+	// (events.Kick.DeduplicationID(Window)), so SQS keeps the first. The
+	// queue's delivery delay must be longer than Window: the kept kick is
+	// then delivered after the window ends, so its commit run sees every
+	// file registered within the window (the processingTime trigger of the
+	// deployed stack: one commit run per interval). SQS remembers ids for 5
+	// minutes, so Window must stay below that. Other kicks (continue,
+	// manual) are never collapsed. Zero: every kick is its own message.
+	Window time.Duration
+}
+
+// window is the deduplication window of k.
+func (q *Kicker) window(k events.Kick) time.Duration {
+	if q.Window > 0 && (k.Reason == events.ReasonDiscovered || k.Reason == events.ReasonBackfill) {
+		return q.Window
+	}
+	return 0
 }
 
 // AttributesGetter is the part of *sqs.Client ApproximateDepth uses.
@@ -53,9 +73,11 @@ func ApproximateDepth(ctx context.Context, c AttributesGetter, queueURL string) 
 	return n, nil
 }
 
-// Kick sends k. Every kick gets its own deduplication id: collapsing kicks
-// by time window could drop the one that follows a commit run's last look
-// at the backlog and strand files until the next backfill.
+// Kick sends k. Without Window every kick gets its own deduplication id:
+// collapsing kicks by time window without a delivery delay could drop the
+// one that follows a commit run's last look at the backlog and strand files
+// until the next backfill. With Window (and the queue's delivery delay
+// longer than it) kicks of found files collapse per window.
 func (q *Kicker) Kick(ctx context.Context, k events.Kick) error {
 	body, err := k.Marshal()
 	if err != nil {
@@ -65,7 +87,7 @@ func (q *Kicker) Kick(ctx context.Context, k events.Kick) error {
 		QueueUrl:               aws.String(q.QueueURL),
 		MessageBody:            aws.String(string(body)),
 		MessageGroupId:         aws.String(k.GroupID()),
-		MessageDeduplicationId: aws.String(k.DeduplicationID(0)),
+		MessageDeduplicationId: aws.String(k.DeduplicationID(q.window(k))),
 	})
 	if err != nil {
 		return fmt.Errorf("sending commit kick for stream %q to %s: %w", k.Stream, q.QueueURL, err)
