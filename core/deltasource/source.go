@@ -187,6 +187,7 @@ func (s *Source) RunBatch(ctx context.Context) (ingest.Progress, error) {
 	}
 	for {
 		start := s.now()
+		s.log.listed = 0 // numNewListedFiles counts this batch's log reads
 		snap, last, err := s.lastCommitted(ctx)
 		if err != nil {
 			return ingest.Progress{}, err
@@ -324,7 +325,6 @@ func (s *Source) progress(ctx context.Context, p *Plan, out *output, res delta.C
 	if s.read != nil && s.read.Version > bound {
 		bound = s.read.Version
 	}
-	s.log.listed = 0
 	files, bytes := s.backlog(ctx, p.End, bound)
 	total := committed.Sub(start)
 	listed := s.log.listed
