@@ -141,8 +141,11 @@ func (e *Engine) outputModeName() string {
 
 // sinkFiles reads and writes the table's data files for core/sink.
 func (e *Engine) sinkFiles() *sink.StoreFiles {
-	return &sink.StoreFiles{Store: e.Table.Store(), TempDir: e.TempDir, Codec: e.Config.ParquetCodec,
+	f := &sink.StoreFiles{Store: e.Table.Store(), TempDir: e.TempDir, Codec: e.Config.ParquetCodec,
 		Infix: codecInfix(e.Config.ParquetCodec), Now: e.now}
+	// As the write step's files (which already failed on a bad value).
+	f.Stats.NumIndexedCols, f.Stats.NoStats, f.Stats.StatsColumns, _ = tableprops.StatsOptions(e.tableConfig(e.snap))
+	return f
 }
 
 // planMerge plans the upsert of the batch's files into the table

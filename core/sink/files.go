@@ -30,6 +30,9 @@ type StoreFiles struct {
 	Infix string
 	// Now is the clock of modification times (time.Now when nil).
 	Now func() time.Time
+	// Stats are the statistics options of the table's data files
+	// (NumIndexedCols, NoStats, StatsColumns: delta.dataSkipping*).
+	Stats parquetio.WriterOptions
 }
 
 // Read implements Files.
@@ -75,7 +78,9 @@ func (f *StoreFiles) Write(ctx context.Context, like *delta.Add, sch *schema.Str
 		tmp.Close()
 		os.Remove(tmp.Name())
 	}()
-	pw, err := parquetio.NewWriter(tmp, sch, parquetio.WriterOptions{TempDir: f.TempDir, Compression: f.Codec})
+	opts := f.Stats
+	opts.TempDir, opts.Compression = f.TempDir, f.Codec
+	pw, err := parquetio.NewWriter(tmp, sch, opts)
 	if err != nil {
 		return delta.Add{}, fmt.Errorf("sink: creating Parquet writer: %w", err)
 	}

@@ -315,3 +315,18 @@ func TestEncodeKey(t *testing.T) {
 }
 
 func bigInt(n int64) *big.Int { return big.NewInt(n) }
+
+func TestStoreFilesStatsOptions(t *testing.T) {
+	for _, noStats := range []bool{false, true} {
+		w := newWorld(t)
+		w.files.Stats.NoStats = noStats
+		a := w.file("", "1=a", "2=b")
+		st, err := a.ParseStats()
+		if err != nil || st == nil {
+			t.Fatalf("stats %v: %v", st, err)
+		}
+		if st.NumRecords != 2 || (len(st.MinValues) == 0) != noStats {
+			t.Errorf("NoStats=%v: stats %+v", noStats, st)
+		}
+	}
+}
