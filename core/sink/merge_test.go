@@ -22,13 +22,13 @@ var testSchema = &schema.StructType{Fields: []schema.Field{
 
 // world is a table in memory and its files.
 type world struct {
-	t     *testing.T
+	t     testing.TB
 	files *StoreFiles
 	table *delta.Table
 	parts []string
 }
 
-func newWorld(t *testing.T, parts ...string) *world {
+func newWorld(t testing.TB, parts ...string) *world {
 	store := memstore.New()
 	return &world{t: t, files: &StoreFiles{Store: store, Now: func() time.Time { return time.Unix(1, 0) }}, table: delta.NewTable(store), parts: parts}
 }
