@@ -325,16 +325,18 @@ func TestCleanupLog(t *testing.T) {
 		checkpoint []int // versions to checkpoint at (in order)
 		clock      time.Duration
 		retention  *time.Duration
+		conf       map[string]string
 		wantFrom   int64 // first version whose commit remains; 0 when nothing removed
 	}{
 		{name: "no checkpoint", commits: 12, clock: 40 * day},
 		{name: "within retention", commits: 12, checkpoint: []int{10}, clock: day},
 		{name: "expired up to the checkpoint", commits: 24, checkpoint: []int{10, 20}, clock: 40 * day, wantFrom: 20},
 		{name: "retention option", commits: 12, checkpoint: []int{5}, clock: 2 * day, retention: ptr(day), wantFrom: 5},
+		{name: "table property", commits: 12, checkpoint: []int{5}, clock: 2 * day, conf: map[string]string{delta.PropLogRetentionDuration: "interval 1 days"}, wantFrom: 5},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			tbl, st := newTable(t, false, nil)
+			tbl, st := newTable(t, false, tc.conf)
 			ck := 0
 			for i := 1; i <= tc.commits; i++ {
 				appendFile(t, tbl, "", i*10, 2)
