@@ -190,6 +190,46 @@ func jsonoptsCases() []optionCase {
 			if n := columns(map[string]string{"samplingRatio": "0.1"}); n < 10 || n > 100 {
 				t.Errorf("samplingRatio=0.1: %d columns, want about 40 (and _rescued_data)", n)
 			}
+			// CSV: 50 columns, each "x" in 4 of 200 records and "1" in the
+			// others. Every record inferred: all STRING; a 10% sample misses
+			// the "x" of some columns, which infer as INT.
+			var c strings.Builder
+			for j := range 50 {
+				if j > 0 {
+					c.WriteByte(',')
+				}
+				fmt.Fprintf(&c, "c%02d", j)
+			}
+			c.WriteByte('\n')
+			for i := range 200 {
+				for j := range 50 {
+					if j > 0 {
+						c.WriteByte(',')
+					}
+					c.WriteString(map[bool]string{true: "x", false: "1"}[i%50 == j])
+				}
+				c.WriteByte('\n')
+			}
+			ints := func(opts map[string]string) int {
+				opts["header"], opts["cloudFiles.inferColumnTypes"] = "true", "true"
+				p := csvPipe(t, c.String(), opts)
+				if n := len(p.rows()); n != 200 {
+					t.Fatalf("csv %v: %d rows, want 200 (every record is read)", opts, n)
+				}
+				n := 0
+				for _, col := range p.schema() {
+					if strings.HasSuffix(col, " INT") {
+						n++
+					}
+				}
+				return n
+			}
+			if n := ints(map[string]string{}); n != 0 {
+				t.Errorf("csv default: %d INT columns, want none (every column has an x)", n)
+			}
+			if n := ints(map[string]string{"samplingRatio": "0.1"}); n == 0 || n == 50 {
+				t.Errorf("csv samplingRatio=0.1: %d INT columns, want some (the sample misses their x), not all", n)
+			}
 			for _, bad := range []string{"0", "1.5", "x"} {
 				if _, err := newPipe(t).load(map[string]string{"cloudFiles.format": "csv", "samplingRatio": bad}); err == nil || !strings.Contains(err.Error(), "samplingRatio") {
 					t.Errorf("samplingRatio=%s: %v", bad, err)
