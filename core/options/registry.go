@@ -679,6 +679,7 @@ func registry() map[string]*optSpec {
 		deltaOpt(bytesOpt("maxBytesPerTrigger", scopeDelta, func(s *Stream) *int64 { return &s.Delta.MaxBytesPerTrigger }, true), "", "Soft limit of source bytes per micro-batch (the file crossing it is still taken); with maxFilesPerTrigger, whichever is reached first."),
 		deltaOpt(boolOpt("withEventTimeOrder", scopeDelta, func(s *Stream) *bool { return &s.Delta.WithEventTimeOrder }), "false", "Read the initial snapshot in event-time order (files by the min stat of the first timestamp or date column) instead of modification-time order, so a downstream watermark drops nothing; cannot change while the initial snapshot is processed."),
 		deltaOpt(boolOpt("failOnDataLoss", scopeDelta, func(s *Stream) *bool { return &s.Delta.FailOnDataLoss }), "true", "Fail with DELTA_FILE_NOT_FOUND_DETAILED when a source log entry or data file the stream needs is gone (VACUUM, log cleanup); false skips what is lost."),
+		refusedOpt("schemaTrackingLocation", scopeDelta, nil, "non-additive source schema changes (columns renamed or dropped under column mapping) are not tracked: such a change stops the stream with the full-refresh error; additive changes need no tracking (the next run reads with the new schema)"),
 		refusedOpt("readChangeFeed", scopeDelta, nil, "the change data feed is not implemented; use skipChangeCommits or a full refresh"),
 
 		// --- Delta sink ---
