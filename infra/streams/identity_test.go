@@ -265,7 +265,7 @@ func TestDeletedCheckpointIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := s.run(nil)
-	wantRefusal(t, err, ingest.ErrStreamMismatch, "checkpoint", "s1", "tributary refresh", "not built")
+	wantRefusal(t, err, ingest.ErrStreamMismatch, "checkpoint", "s1", "tributary refresh", "tributary reset-checkpoint", "restore the checkpoint")
 	if n := numRows(t, s.table); n != 2 {
 		t.Errorf("table rows = %d, want 2 (no duplicates)", n)
 	}
