@@ -158,7 +158,7 @@ func checkWidened(t *testing.T, engine string, features []string, changes map[st
 	switch {
 	case strings.HasPrefix(engine, "deltalake"):
 		if !strings.Contains(readErr, "typeWidening") {
-			t.Errorf("%s: read the widened table's data (error %q); the README says delta-rs refuses typeWidening: update it", engine, readErr)
+			t.Errorf("%s: read the widened table's data (error %q); docs/type-widening.md says delta-rs refuses typeWidening: update it", engine, readErr)
 		}
 	case readErr != "":
 		t.Errorf("%s: %s", engine, readErr)
