@@ -295,3 +295,20 @@ func writeCheckpoint(w io.Writer, snap *Snapshot, minDeletion int64) (actions, a
 	}
 	return actions, adds, nil
 }
+
+// nonNilMap returns m, or an empty map for nil (checkpoint columns are
+// required maps).
+func nonNilMap[M ~map[K]V, K comparable, V any](m M) M {
+	if m == nil {
+		return M{}
+	}
+	return m
+}
+
+// nonNilSlice returns s, or an empty slice for nil.
+func nonNilSlice[S ~[]E, E any](s S) S {
+	if s == nil {
+		return S{}
+	}
+	return s
+}

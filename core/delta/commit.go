@@ -78,7 +78,7 @@ func (t *Table) validate(snap *Snapshot, readVersion int64, actions []Action) er
 	hasDataRemove := false
 	for i := range actions {
 		a := &actions[i]
-		if n := a.count(); n != 1 {
+		if n := a.Count(); n != 1 {
 			return fmt.Errorf("%w: action %d has %d kinds set, want 1", ErrInvalidCommit, i, n)
 		}
 		switch {

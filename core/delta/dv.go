@@ -32,7 +32,7 @@ type RowSet = dv.RowSet
 // that the absolute path names under root (the table's location URI, e.g.
 // "s3://bucket/table" or "file:///data/table"; "" when unknown). Inline
 // vectors have no file.
-func (d *DeletionVector) DVFileKey(root string) (string, error) {
+func DVFileKey(d *DeletionVector, root string) (string, error) {
 	switch d.StorageType {
 	case DVStorageRelative:
 		return dv.UUIDFileName(d.PathOrInlineDv)
@@ -91,7 +91,7 @@ func (t *Table) LoadDeletionVector(ctx context.Context, d *DeletionVector) (RowS
 		}
 		data, where = b[:d.SizeInBytes], "inline"
 	default:
-		key, err := d.DVFileKey(t.rootURI)
+		key, err := DVFileKey(d, t.rootURI)
 		if err != nil {
 			return nil, err
 		}

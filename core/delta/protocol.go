@@ -65,16 +65,6 @@ func DefaultWriterFeatures() map[string]bool {
 	}
 }
 
-// HasReaderFeature reports whether the protocol lists the reader feature.
-func (p *Protocol) HasReaderFeature(name string) bool {
-	return slices.Contains(p.ReaderFeatures, name)
-}
-
-// HasWriterFeature reports whether the protocol lists the writer feature.
-func (p *Protocol) HasWriterFeature(name string) bool {
-	return slices.Contains(p.WriterFeatures, name)
-}
-
 // checkRead refuses a protocol the reader cannot read.
 func checkRead(p *Protocol, supported map[string]bool) error {
 	if p.MinReaderVersion < 1 || p.MinReaderVersion > 3 {

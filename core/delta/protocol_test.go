@@ -52,15 +52,15 @@ func TestWithReaderWriterFeature(t *testing.T) {
 		want Protocol
 	}{
 		{"legacy (1,2)", Protocol{MinReaderVersion: 1, MinWriterVersion: 2},
-			Protocol{3, 7, []string{FeatureTimestampNTZ}, []string{FeatureAppendOnly, FeatureInvariants, FeatureTimestampNTZ}}},
+			Protocol{MinReaderVersion: 3, MinWriterVersion: 7, ReaderFeatures: []string{FeatureTimestampNTZ}, WriterFeatures: []string{FeatureAppendOnly, FeatureInvariants, FeatureTimestampNTZ}}},
 		{"legacy (1,1)", Protocol{MinReaderVersion: 1, MinWriterVersion: 1},
-			Protocol{3, 7, []string{FeatureTimestampNTZ}, []string{FeatureTimestampNTZ}}},
+			Protocol{MinReaderVersion: 3, MinWriterVersion: 7, ReaderFeatures: []string{FeatureTimestampNTZ}, WriterFeatures: []string{FeatureTimestampNTZ}}},
 		{"(1,7)", Protocol{MinReaderVersion: 1, MinWriterVersion: 7, WriterFeatures: []string{FeatureAppendOnly}},
-			Protocol{3, 7, []string{FeatureTimestampNTZ}, []string{FeatureAppendOnly, FeatureTimestampNTZ}}},
-		{"(3,7) with others", Protocol{3, 7, []string{FeatureDeletionVectors}, []string{FeatureDeletionVectors, FeatureAppendOnly}},
-			Protocol{3, 7, []string{FeatureDeletionVectors, FeatureTimestampNTZ}, []string{FeatureDeletionVectors, FeatureAppendOnly, FeatureTimestampNTZ}}},
-		{"already listed", Protocol{3, 7, []string{FeatureTimestampNTZ}, []string{FeatureTimestampNTZ}},
-			Protocol{3, 7, []string{FeatureTimestampNTZ}, []string{FeatureTimestampNTZ}}},
+			Protocol{MinReaderVersion: 3, MinWriterVersion: 7, ReaderFeatures: []string{FeatureTimestampNTZ}, WriterFeatures: []string{FeatureAppendOnly, FeatureTimestampNTZ}}},
+		{"(3,7) with others", Protocol{MinReaderVersion: 3, MinWriterVersion: 7, ReaderFeatures: []string{FeatureDeletionVectors}, WriterFeatures: []string{FeatureDeletionVectors, FeatureAppendOnly}},
+			Protocol{MinReaderVersion: 3, MinWriterVersion: 7, ReaderFeatures: []string{FeatureDeletionVectors, FeatureTimestampNTZ}, WriterFeatures: []string{FeatureDeletionVectors, FeatureAppendOnly, FeatureTimestampNTZ}}},
+		{"already listed", Protocol{MinReaderVersion: 3, MinWriterVersion: 7, ReaderFeatures: []string{FeatureTimestampNTZ}, WriterFeatures: []string{FeatureTimestampNTZ}},
+			Protocol{MinReaderVersion: 3, MinWriterVersion: 7, ReaderFeatures: []string{FeatureTimestampNTZ}, WriterFeatures: []string{FeatureTimestampNTZ}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

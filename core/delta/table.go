@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tributary-io/tributary/core/delta/action"
 	"github.com/tributary-io/tributary/core/objstore"
 )
 
@@ -318,7 +319,7 @@ func (t *Table) loadCheckpoint(ctx context.Context, s *Snapshot, parts []logFile
 		if strings.HasSuffix(p.key, ".json") {
 			err = ReadActions(bytes.NewReader(b), collect)
 		} else {
-			err = readParquetActions(b, collect)
+			err = action.ReadParquet(b, collect)
 		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", p.key, err)
@@ -334,7 +335,7 @@ func (t *Table) loadCheckpoint(ctx context.Context, s *Snapshot, parts []logFile
 		if err != nil {
 			return fmt.Errorf("sidecar: %w", err)
 		}
-		if err := readParquetActions(b, func(a Action) error { s.apply(a); return nil }); err != nil {
+		if err := action.ReadParquet(b, func(a Action) error { s.apply(a); return nil }); err != nil {
 			return fmt.Errorf("sidecar %s: %w", key, err)
 		}
 	}

@@ -118,7 +118,7 @@ func referenced(tbl *delta.Table, snap *delta.Snapshot, minDeletion int64) (map[
 		// A vector outside the table root is not ours to delete anyway.
 		switch dv.StorageType {
 		case delta.DVStorageRelative:
-			if k, err := dv.DVFileKey(""); err == nil {
+			if k, err := delta.DVFileKey(dv, ""); err == nil {
 				keep[k] = true
 			}
 		case delta.DVStorageAbsolute:

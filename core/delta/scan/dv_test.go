@@ -108,7 +108,7 @@ func TestDeletionVectorStorageTypes(t *testing.T) {
 		uuid := []byte{0xd2, 0xc6, 0x39, 0xaa, 0x88, 0x16, 0x43, 0x1a, 0xaa, 0xf6, 0xd3, 0xfe, 0x25, 0x12, 0xff, 0x61}
 		desc := &delta.DeletionVector{StorageType: "u", PathOrInlineDv: "ab" + dv.Z85Encode(uuid), SizeInBytes: size, Cardinality: 4}
 		dir := dvTable(t, desc)
-		key, _ := desc.DVFileKey("")
+		key, _ := delta.DVFileKey(desc, "")
 		os.MkdirAll(filepath.Join(dir, "ab"), 0o755)
 		// A second vector before ours: the offset matters.
 		offs := dvFile(t, filepath.Join(dir, filepath.FromSlash(key)), dv.Encode([]uint64{1}), enc[:size])

@@ -1,4 +1,4 @@
-package delta
+package action
 
 import (
 	"bytes"
@@ -465,9 +465,9 @@ func twosComplement(b []byte) *big.Int {
 	return n
 }
 
-// readParquetActions decodes every row of a checkpoint (or sidecar)
+// ReadParquet decodes every row of a checkpoint (or sidecar)
 // Parquet file, row group by row group.
-func readParquetActions(data []byte, fn func(Action) error) (err error) {
+func ReadParquet(data []byte, fn func(Action) error) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("decode checkpoint parquet: %v", r)
