@@ -11,6 +11,8 @@ import (
 	"slices"
 
 	"github.com/parquet-go/parquet-go"
+
+	"github.com/tributary-io/tributary/core/delta/action"
 )
 
 // Checkpoint rows, in the classic (V1) checkpoint schema Spark writes:
@@ -252,9 +254,9 @@ func writeCheckpoint(w io.Writer, snap *Snapshot, minDeletion int64) (actions, a
 		provider = "parquet"
 	}
 	if err := emit(ckptRow{MetaData: &ckptMeta{ID: ptr(m.ID), Name: optStr(m.Name), Description: optStr(m.Description),
-		Format:       &ckptFormat{Provider: ptr(provider), Options: nonNilMap(m.Format.Options)},
-		SchemaString: ptr(m.SchemaString), PartitionColumns: nonNilSlice(m.PartitionColumns),
-		Configuration: nonNilMap(m.Configuration), CreatedTime: m.CreatedTime}}); err != nil {
+		Format:       &ckptFormat{Provider: ptr(provider), Options: action.NonNilMap(m.Format.Options)},
+		SchemaString: ptr(m.SchemaString), PartitionColumns: action.NonNilSlice(m.PartitionColumns),
+		Configuration: action.NonNilMap(m.Configuration), CreatedTime: m.CreatedTime}}); err != nil {
 		return 0, 0, err
 	}
 	for _, app := range slices.Sorted(maps.Keys(snap.txns)) {
@@ -271,7 +273,7 @@ func writeCheckpoint(w io.Writer, snap *Snapshot, minDeletion int64) (actions, a
 	}
 	for a := range snap.Files() {
 		adds++
-		if err := emit(ckptRow{Add: &ckptAdd{Path: ptr(a.Path), PartitionValues: nonNilMap(a.PartitionValues), Size: ptr(a.Size),
+		if err := emit(ckptRow{Add: &ckptAdd{Path: ptr(a.Path), PartitionValues: action.NonNilMap(a.PartitionValues), Size: ptr(a.Size),
 			ModificationTime: ptr(a.ModificationTime), DataChange: ptr(false), Tags: a.Tags, DeletionVector: ckptDVOf(a.DeletionVector),
 			BaseRowID: a.BaseRowID, DefaultRowCommitVersion: a.DefaultRowCommitVersion, Stats: optStr(a.Stats)}}); err != nil {
 			return 0, 0, err
@@ -294,21 +296,4 @@ func writeCheckpoint(w io.Writer, snap *Snapshot, minDeletion int64) (actions, a
 		return 0, 0, err
 	}
 	return actions, adds, nil
-}
-
-// nonNilMap returns m, or an empty map for nil (checkpoint columns are
-// required maps).
-func nonNilMap[M ~map[K]V, K comparable, V any](m M) M {
-	if m == nil {
-		return M{}
-	}
-	return m
-}
-
-// nonNilSlice returns s, or an empty slice for nil.
-func nonNilSlice[S ~[]E, E any](s S) S {
-	if s == nil {
-		return S{}
-	}
-	return s
 }

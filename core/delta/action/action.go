@@ -38,11 +38,11 @@ func (p Protocol) MarshalJSON() ([]byte, error) {
 	}
 	o := out{MinReaderVersion: p.MinReaderVersion, MinWriterVersion: p.MinWriterVersion}
 	if p.MinReaderVersion >= 3 || len(p.ReaderFeatures) > 0 {
-		rf := nonNilSlice(p.ReaderFeatures)
+		rf := NonNilSlice(p.ReaderFeatures)
 		o.ReaderFeatures = &rf
 	}
 	if p.MinWriterVersion >= 7 || len(p.WriterFeatures) > 0 {
-		wf := nonNilSlice(p.WriterFeatures)
+		wf := NonNilSlice(p.WriterFeatures)
 		o.WriterFeatures = &wf
 	}
 	return json.Marshal(o)
@@ -84,9 +84,9 @@ func (m Metadata) MarshalJSON() ([]byte, error) {
 	if c.Format.Provider == "" {
 		c.Format.Provider = "parquet"
 	}
-	c.Format.Options = nonNilMap(c.Format.Options)
-	c.PartitionColumns = nonNilSlice(c.PartitionColumns)
-	c.Configuration = nonNilMap(c.Configuration)
+	c.Format.Options = NonNilMap(c.Format.Options)
+	c.PartitionColumns = NonNilSlice(c.PartitionColumns)
+	c.Configuration = NonNilMap(c.Configuration)
 	return json.Marshal(c)
 }
 
@@ -135,7 +135,7 @@ type Add struct {
 func (a Add) MarshalJSON() ([]byte, error) {
 	type plain Add
 	c := plain(a)
-	c.PartitionValues = nonNilMap(c.PartitionValues)
+	c.PartitionValues = NonNilMap(c.PartitionValues)
 	return json.Marshal(c)
 }
 
@@ -197,7 +197,7 @@ type CDC struct {
 func (c CDC) MarshalJSON() ([]byte, error) {
 	type plain CDC
 	p := plain(c)
-	p.PartitionValues = nonNilMap(p.PartitionValues)
+	p.PartitionValues = NonNilMap(p.PartitionValues)
 	return json.Marshal(p)
 }
 
@@ -487,14 +487,17 @@ func (s *Stats) Encode() (string, error) {
 	return string(bytes.TrimSuffix(buf.Bytes(), []byte("\n"))), nil
 }
 
-func nonNilMap[M ~map[K]V, K comparable, V any](m M) M {
+// NonNilMap returns m, or an empty map for nil: the log and checkpoints
+// write required maps as {} rather than null.
+func NonNilMap[M ~map[K]V, K comparable, V any](m M) M {
 	if m == nil {
 		return M{}
 	}
 	return m
 }
 
-func nonNilSlice[S ~[]E, E any](s S) S {
+// NonNilSlice returns s, or an empty slice for nil.
+func NonNilSlice[S ~[]E, E any](s S) S {
 	if s == nil {
 		return S{}
 	}
