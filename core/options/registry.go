@@ -296,6 +296,9 @@ const (
 func registry() map[string]*optSpec {
 	textFormats := []FileFormat{FormatJSON, FormatCSV, FormatXML}
 	jsonCSV := []FileFormat{FormatJSON, FormatCSV}
+	// The datetime options apply to every reader that parses dates and
+	// timestamps from text.
+	datetimeFmts := []FileFormat{FormatJSON, FormatCSV, FormatXML}
 	jsonOnly := []FileFormat{FormatJSON}
 	xmlOnly := []FileFormat{FormatXML}
 	parquetAvro := []FileFormat{FormatParquet, FormatAvro}
@@ -522,15 +525,15 @@ func registry() map[string]*optSpec {
 		}, "_corrupt_record", "The string column that holds a malformed record's text in PERMISSIVE mode (inference adds it when a sampled record is malformed)."),
 		doc(readerOption("prefersDecimal", kBool, textFormats, nil, func(s *Stream, v string) { s.Reader.PrefersDecimal = v == "true" }),
 			"false", "With cloudFiles.inferColumnTypes, numbers with a fraction infer as DECIMAL(p,s) when they fit (1.5 is DECIMAL(2,1)) instead of DOUBLE."),
-		doc(datetimeOpt("dateFormat", jsonCSV), "yyyy-MM-dd (lenient)",
+		doc(datetimeOpt("dateFormat", datetimeFmts), "yyyy-MM-dd (lenient)",
 			"The Spark datetime pattern DATE values are parsed with (\"dd/MM/yyyy\"); unset, Spark's lenient default parsing. Letters Spark does not parse with (E, F, q, Q, week-based) are refused at load time."),
-		doc(datetimeOpt("timestampFormat", jsonCSV), "yyyy-MM-dd'T'HH:mm:ss[.SSS][XXX] (lenient)",
+		doc(datetimeOpt("timestampFormat", datetimeFmts), "yyyy-MM-dd'T'HH:mm:ss[.SSS][XXX] (lenient)",
 			"The Spark datetime pattern TIMESTAMP values are parsed with; unset, Spark's lenient ISO 8601 parsing. A value without a zone is in timeZone."),
-		doc(datetimeOpt("timestampNTZFormat", jsonCSV), "yyyy-MM-dd'T'HH:mm:ss[.SSS] (lenient)",
+		doc(datetimeOpt("timestampNTZFormat", datetimeFmts), "yyyy-MM-dd'T'HH:mm:ss[.SSS] (lenient)",
 			"The Spark datetime pattern TIMESTAMP_NTZ values are parsed with (any zone in the value is ignored)."),
-		doc(datetimeOpt("locale", jsonCSV), "en-US",
+		doc(datetimeOpt("locale", datetimeFmts), "en-US",
 			"The language of month and am-pm names in the datetime patterns (MMM, MMMM, a): en, fr, de, es, it, pt or nl tags; others are refused."),
-		doc(datetimeOpt("timeZone", jsonCSV), "UTC",
+		doc(datetimeOpt("timeZone", datetimeFmts), "UTC",
 			"The zone of TIMESTAMP values written without one: a region id (America/Los_Angeles), an offset (+01:00) or UTC."),
 		doc(samplingRatioOpt(jsonCSV), "1.0",
 			"The fraction of records schema inference samples, in (0, 1] (drawn with a fixed seed, so a file always infers alike); the files sampled are still bounded by cloudFiles.schemaInference.sampleSize.*."),
@@ -540,7 +543,7 @@ func registry() map[string]*optSpec {
 			"The files' charset, a Java charset name (UTF-8, ISO-8859-1, windows-1252, UTF-16LE, ...; alias charset). As in Spark, any charset but UTF-8 needs lineSep, and UTF-16/UTF-32 need their byte order in the name."),
 		doc(lineSepOpt(textLike), "\\n, \\r\\n or \\r",
 			"The string that ends a record (any length, not empty); by default a line ends at \\n, \\r\\n or \\r."),
-		doc(readerOption("enableDateTimeParsingFallback", kBool, jsonCSV, nil, nil), "false with a pattern option",
+		doc(readerOption("enableDateTimeParsingFallback", kBool, datetimeFmts, nil, nil), "false with a pattern option",
 			"Whether a date or timestamp that dateFormat, timestampFormat or timestampNTZFormat does not match is parsed as without the pattern (Spark's lenient default parsing) instead of failing."),
 		refusedOpt("inferSchema", scopeReader, []FileFormat{FormatCSV, FormatXML}, "Auto Loader infers with cloudFiles.inferColumnTypes"),
 

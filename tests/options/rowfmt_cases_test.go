@@ -2,6 +2,7 @@ package options_test
 
 import (
 	"bytes"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -106,6 +107,26 @@ func rowfmtCases() []optionCase {
 			_, err := newPipe(t).load(map[string]string{"cloudFiles.format": "xml"})
 			if err == nil || !strings.Contains(err.Error(), "rowTag") {
 				t.Errorf("xml without rowTag: %v, want a load error naming rowTag", err)
+			}
+		}},
+		{name: "dateFormat and timestampFormat parse XML dates and timestamps", options: []string{"dateFormat", "timestampFormat"}, run: func(t *testing.T) {
+			const doc = `<rows><r><d>04/03/2021</d><ts>04/03/2021 10:20</ts></r></rows>`
+			base := map[string]string{"rowTag": "r", "cloudFiles.inferColumnTypes": "true"}
+			def := rowfmtPipe(t, "xml", map[string]string{"a.xml": doc}, base)
+			if got := def.schema(); !slices.Equal(got, []string{"d STRING", "ts STRING", "_rescued_data STRING"}) {
+				t.Errorf("without patterns: schema %v", got)
+			}
+			with := maps.Clone(base)
+			with["dateFormat"], with["timestampFormat"] = "dd/MM/yyyy", "dd/MM/yyyy HH:mm"
+			on := rowfmtPipe(t, "xml", map[string]string{"a.xml": doc}, with)
+			if got := on.schema(); !slices.Equal(got, []string{"d DATE", "ts TIMESTAMP", "_rescued_data STRING"}) {
+				t.Errorf("with dateFormat and timestampFormat: schema %v", got)
+			}
+			if got := on.column("d"); !slices.Equal(got, []string{"18690"}) {
+				t.Errorf("d %v, want 18690 (2021-03-04)", got)
+			}
+			if got := on.column("ts"); !slices.Equal(got, []string{`"2021-03-04T10:20:00Z"`}) {
+				t.Errorf("ts %q, want 2021-03-04T10:20:00Z", got)
 			}
 		}},
 		{name: "attributePrefix and valueTag name attribute and text columns", options: []string{"attributePrefix", "valueTag"}, run: func(t *testing.T) {

@@ -67,12 +67,12 @@ func (in *inferrer) primitive(s string) *xtype {
 	if strings.EqualFold(t, "true") || strings.EqualFold(t, "false") {
 		return &xtype{kind: xBool}
 	}
-	if dateRE.MatchString(t) {
-		if _, ok := fileformat.ParseDate(t); ok {
+	if in.o.dt.Date != nil || dateRE.MatchString(t) {
+		if _, ok := in.o.dt.ParseDate(t); ok {
 			return &xtype{kind: xDate}
 		}
 	}
-	if _, ok := fileformat.ParseTimestamp(t, false); ok {
+	if _, ok := in.o.dt.ParseTimestamp(t, false); ok {
 		return &xtype{kind: xTimestamp}
 	}
 	return &xtype{kind: xString}

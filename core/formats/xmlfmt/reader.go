@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tributary-io/tributary/core/formats/datetimefmt"
 	"github.com/tributary-io/tributary/core/formats/fileformat"
 	"github.com/tributary-io/tributary/core/schema"
 )
@@ -290,14 +291,15 @@ func (rd *reader) text(v string, t schema.Type, p []string) any {
 	if rd.o.isNull(v) {
 		return nil
 	}
-	if x, ok := parseValue(v, t); ok {
+	if x, ok := parseValue(v, t, rd.o.dt); ok {
 		return x
 	}
 	return rd.mismatch(p, fileformat.AppendJSONString(nil, v), t)
 }
 
-// parseValue reads a text value as a primitive or decimal type.
-func parseValue(v string, t schema.Type) (any, bool) {
+// parseValue reads a text value as a primitive or decimal type, dates and
+// timestamps with dt.
+func parseValue(v string, t schema.Type, dt *datetimefmt.Parser) (any, bool) {
 	s := strings.TrimSpace(v)
 	switch tt := t.(type) {
 	case schema.DecimalType:
@@ -325,10 +327,10 @@ func parseValue(v string, t schema.Type) (any, bool) {
 		case schema.Binary:
 			return []byte(v), true
 		case schema.DateType:
-			d, ok := fileformat.ParseDate(s)
+			d, ok := dt.ParseDate(s)
 			return d, ok
 		case schema.Timestamp, schema.TimestampNTZ:
-			ts, ok := fileformat.ParseTimestamp(s, tt == schema.TimestampNTZ)
+			ts, ok := dt.ParseTimestamp(s, tt == schema.TimestampNTZ)
 			return ts, ok
 		}
 	}

@@ -57,6 +57,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/tributary-io/tributary/core/formats/datetimefmt"
 	"github.com/tributary-io/tributary/core/formats/fileformat"
 	"github.com/tributary-io/tributary/core/options/sparkvalue"
 	"github.com/tributary-io/tributary/core/schema"
@@ -84,6 +85,9 @@ type xmlOptions struct {
 	ignoreNamespace         bool
 	ignoreSurroundingSpaces bool
 	nullValue               *string
+	// dt parses DATE and TIMESTAMP values (dateFormat, timestampFormat,
+	// timestampNTZFormat, timeZone, locale, enableDateTimeParsingFallback).
+	dt *datetimefmt.Parser
 }
 
 // CheckRowTag validates a rowTag value: an XML name without '<', '>' or
@@ -131,6 +135,11 @@ func parseOptions(m map[string]string) (*xmlOptions, error) {
 	if o.rowTag == "" {
 		return nil, fmt.Errorf("%w: rowTag is required for cloudFiles.format xml", fileformat.ErrBadOption)
 	}
+	dt, err := datetimefmt.FromOptions(m)
+	if err != nil {
+		return nil, err
+	}
+	o.dt = dt
 	if o.attributePrefix == o.valueTag {
 		return nil, fmt.Errorf("%w: attributePrefix and valueTag must differ", fileformat.ErrBadOption)
 	}
