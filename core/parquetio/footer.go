@@ -9,13 +9,15 @@ import (
 
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
+
+	"github.com/tributary-io/tributary/core/parquetio/filestats"
 )
 
 // Byte-array statistics. parquet-go copies the whole min and max of every
 // page into the column chunk statistics and the column index (four copies
 // of a 64 MB string, and a footer readers refuse). The Writer therefore
 // turns page bounds off for BYTE_ARRAY columns, follows their min/max
-// itself (keeping at most maxStatsSize bytes of a value) and, when the file
+// itself (keeping at most filestats.MaxStatsSize bytes of a value) and, when the file
 // is closed, rewrites the page indexes and the footer written by parquet-go
 // with the statistics parquet-mr would write.
 
@@ -43,28 +45,27 @@ func (o *outWriter) Write(p []byte) (int, error) {
 // colTrack follows the min/max of one byte-array column through the pages
 // of the row group being written.
 type colTrack struct {
-	col       int    // leaf column
-	page      minMax // the page being filled
-	group     minMax // the finished pages of the row group
-	pageStart int64  // row of the row group the page being filled starts at
+	col       int              // leaf column
+	page      filestats.MinMax // the page being filled
+	group     filestats.MinMax // the finished pages of the row group
+	pageStart int64            // row of the row group the page being filled starts at
 	pages     []pageStat
 	broken    bool
 }
 
 func newColTrack(col int) *colTrack {
-	return &colTrack{col: col, page: minMax{keep: maxStatsSize}, group: minMax{keep: maxStatsSize}}
+	return &colTrack{col: col, page: filestats.NewMinMax(filestats.MaxStatsSize), group: filestats.NewMinMax(filestats.MaxStatsSize)}
 }
 
 // endPage closes the page being filled; the next one starts at row end.
 func (ct *colTrack) endPage(end int64) {
-	ps := pageStat{firstRow: ct.pageStart, has: ct.page.has, ok: true}
-	if ct.page.has {
-		ps.lo = indexMin(&ct.page.lo, columnIndexTruncateLength)
-		ps.hi, ps.ok = indexMax(&ct.page.hi, columnIndexTruncateLength)
+	ps := pageStat{firstRow: ct.pageStart, has: ct.page.Has(), ok: true}
+	if ps.has {
+		ps.lo, ps.hi, ps.ok = ct.page.IndexBounds(filestats.ColumnIndexTruncateLength)
 	}
 	ct.pages = append(ct.pages, ps)
-	ct.group.merge(&ct.page)
-	ct.page.reset()
+	ct.group.Merge(&ct.page)
+	ct.page.Reset()
 	ct.pageStart = end
 }
 
@@ -72,9 +73,9 @@ func (ct *colTrack) endPage(end int64) {
 // starts the next row group.
 func (ct *colTrack) finish() chunkStat {
 	cs := chunkStat{pages: ct.pages, broken: ct.broken}
-	cs.lo, cs.hi, _ = ct.group.chunkMinMax()
+	cs.lo, cs.hi, _ = ct.group.ChunkMinMax()
 	ct.pages, ct.broken, ct.pageStart = nil, false, 0
-	ct.group.reset()
+	ct.group.Reset()
 	return cs
 }
 
@@ -236,7 +237,7 @@ func applyChunkStat(cc *format.ColumnChunk, ci **format.ColumnIndex, oi []byte, 
 		}
 		size += len(ps.lo) + len(ps.hi)
 	}
-	if size > len(cs.pages)*maxStatsSize {
+	if size > len(cs.pages)*filestats.MaxStatsSize {
 		*ci = nil
 		return
 	}

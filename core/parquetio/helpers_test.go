@@ -18,6 +18,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
+	"github.com/tributary-io/tributary/core/parquetio/internal/values"
 	"github.com/tributary-io/tributary/core/schema"
 )
 
@@ -224,11 +225,11 @@ func canon(t schema.Type, v any) any {
 		return v
 	case schema.DecimalType:
 		d := v.(schema.Decimal)
-		u, err := rescale(d, t.Scale, pow10(39))
+		u, err := values.Rescale(d, t.Scale, values.Pow10(39))
 		if err != nil {
 			return "bad decimal " + err.Error()
 		}
-		return decimalString(u, t.Scale)
+		return values.DecimalString(u, t.Scale)
 	case *schema.StructType:
 		in := v.([]any)
 		out := make([]any, len(in))

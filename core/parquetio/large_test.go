@@ -14,6 +14,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/format"
 
+	"github.com/tributary-io/tributary/core/parquetio/filestats"
 	"github.com/tributary-io/tributary/core/schema"
 )
 
@@ -62,11 +63,11 @@ func TestLargeStringFile(t *testing.T) {
 	}
 	ci := f.ColumnIndexes()[1]
 	for p := range ci.MinValues {
-		if len(ci.MinValues[p]) > columnIndexTruncateLength || len(ci.MaxValues[p]) > columnIndexTruncateLength {
-			t.Errorf("column index page %d: min/max %d/%d bytes, want at most %d", p, len(ci.MinValues[p]), len(ci.MaxValues[p]), columnIndexTruncateLength)
+		if len(ci.MinValues[p]) > filestats.ColumnIndexTruncateLength || len(ci.MaxValues[p]) > filestats.ColumnIndexTruncateLength {
+			t.Errorf("column index page %d: min/max %d/%d bytes, want at most %d", p, len(ci.MinValues[p]), len(ci.MaxValues[p]), filestats.ColumnIndexTruncateLength)
 		}
 	}
-	if want := big[:columnIndexTruncateLength]; string(ci.MinValues[0]) > want || string(ci.MaxValues[0]) < big {
+	if want := big[:filestats.ColumnIndexTruncateLength]; string(ci.MinValues[0]) > want || string(ci.MaxValues[0]) < big {
 		t.Errorf("column index page 0 bounds %q..%q do not hold %q...", ci.MinValues[0], ci.MaxValues[0], want)
 	}
 	// The Delta stats still cut the string the way Spark does.
@@ -176,8 +177,8 @@ func TestStringStatsFollowPages(t *testing.T) {
 						if string(ci.MinValues[p]) > lo || string(ci.MaxValues[p]) < hi {
 							t.Errorf("rg %d col %d page %d: index %q..%q does not hold %q..%q", rg, col, p, ci.MinValues[p], ci.MaxValues[p], lo, hi)
 						}
-						if len(ci.MinValues[p]) > columnIndexTruncateLength || len(ci.MaxValues[p]) > columnIndexTruncateLength {
-							t.Errorf("rg %d col %d page %d: bounds longer than %d bytes", rg, col, p, columnIndexTruncateLength)
+						if len(ci.MinValues[p]) > filestats.ColumnIndexTruncateLength || len(ci.MaxValues[p]) > filestats.ColumnIndexTruncateLength {
+							t.Errorf("rg %d col %d page %d: bounds longer than %d bytes", rg, col, p, filestats.ColumnIndexTruncateLength)
 						}
 						if p > 0 && !ci.NullPages[p-1] && (string(ci.MinValues[p]) < string(ci.MinValues[p-1]) || string(ci.MaxValues[p]) < string(ci.MaxValues[p-1])) {
 							ascending = false

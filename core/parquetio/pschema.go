@@ -13,6 +13,7 @@ import (
 	"github.com/parquet-go/parquet-go/encoding"
 	"github.com/parquet-go/parquet-go/format"
 
+	"github.com/tributary-io/tributary/core/parquetio/internal/values"
 	"github.com/tributary-io/tributary/core/schema"
 )
 
@@ -536,7 +537,7 @@ func leafType(t *tnode, pt parquet.Type) (err error) {
 		}
 		t.typ = schema.DecimalType{Precision: int(d.Precision), Scale: int(d.Scale)}
 		t.scale = int(d.Scale)
-		t.limit = pow10(int(d.Precision))
+		t.limit = values.Pow10(int(d.Precision))
 		switch pt.Kind() {
 		case parquet.Int32:
 			t.conv = convDecimal32

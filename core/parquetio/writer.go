@@ -27,13 +27,14 @@ import (
 	"math/big"
 	"strings"
 	"time"
-	"unsafe"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress"
 	"github.com/parquet-go/parquet-go/compress/lz4"
 	"github.com/parquet-go/parquet-go/format"
 
+	"github.com/tributary-io/tributary/core/parquetio/filestats"
+	"github.com/tributary-io/tributary/core/parquetio/internal/values"
 	"github.com/tributary-io/tributary/core/schema"
 )
 
@@ -126,7 +127,7 @@ type Writer struct {
 	track   []*colTrack // byte-array statistics of the row group being written
 	groups  []groupStat // byte-array statistics of the finished row groups
 	rgDone  int64       // rows of the current row group handed to parquet-go
-	stats   *statsCollector
+	stats   *filestats.Collector
 	cols    [][]parquet.Value // per-column values of the row being shredded
 	buf     []parquet.Value   // shredded values of the batch, row after row
 	ends    []int             // end offset in buf of each row of the batch
@@ -186,7 +187,7 @@ func NewWriter(w io.Writer, s *schema.StructType, opts WriterOptions) (*Writer, 
 		// parquet-mr writes no page header statistics (the column index
 		// replaces them) and truncates column-index bounds to 64 bytes.
 		parquet.DataPageStatistics(false),
-		parquet.ColumnIndexSizeLimit(func([]string) int { return columnIndexTruncateLength }),
+		parquet.ColumnIndexSizeLimit(func([]string) int { return filestats.ColumnIndexTruncateLength }),
 	}
 	trackOf := make([]int, len(tree.leaves))
 	var tracked []int
@@ -216,7 +217,7 @@ func NewWriter(w io.Writer, s *schema.StructType, opts WriterOptions) (*Writer, 
 		tracked: tracked,
 		trackOf: trackOf,
 		track:   track,
-		stats:   newStatsCollector(s, opts),
+		stats:   filestats.New(s, filestats.Options{NoStats: opts.NoStats, NumIndexedCols: opts.NumIndexedCols, StringPrefixLength: opts.StringPrefixLength, StatsColumns: opts.StatsColumns}),
 		cols:    make([][]parquet.Value, len(tree.leaves)),
 	}, nil
 }
@@ -265,7 +266,7 @@ func (w *Writer) Write(rows [][]any) error {
 	}
 	w.row = first + int64(len(rows))
 	for _, r := range rows {
-		w.stats.add(r)
+		w.stats.Add(r)
 	}
 	if w.pw == nil && len(rows) > 0 {
 		if err := w.start(w.dictionaryColumns(w.buf)); err != nil {
@@ -399,7 +400,7 @@ func (w *Writer) writeRun(from, to int) error {
 	}
 	for _, v := range w.buf[start:w.ends[to-1]] {
 		if k := w.trackOf[v.Column()]; k >= 0 && !v.IsNull() {
-			w.track[k].page.add(v.ByteArray())
+			w.track[k].page.Add(v.ByteArray())
 		}
 	}
 	if _, err := w.pw.WriteRows(w.rows[from:to]); err != nil {
@@ -489,7 +490,7 @@ func (w *Writer) Close() (FileStats, error) {
 	if err := w.out.bw.Flush(); err != nil {
 		return FileStats{}, fmt.Errorf("parquetio: writing parquet file: %w", err)
 	}
-	return w.stats.result(), nil
+	return w.stats.Result(), nil
 }
 
 // shredRow turns one row into column values with repetition and definition
@@ -605,15 +606,6 @@ func (w *Writer) nulls(t *tnode, r, d int) {
 	w.rowSize += int64(len(t.leaves))
 }
 
-// unsafeBytes views s as a byte slice without copying; parquet-go copies
-// the bytes into its column buffers and never writes through them.
-func unsafeBytes(s string) []byte {
-	if len(s) == 0 {
-		return []byte{}
-	}
-	return unsafe.Slice(unsafe.StringData(s), len(s))
-}
-
 // leafValue converts a row value to a Parquet value and its estimated
 // uncompressed size.
 func leafValue(t *tnode, v any) (parquet.Value, int64, error) {
@@ -648,7 +640,7 @@ func leafValue(t *tnode, v any) (parquet.Value, int64, error) {
 		}
 	case convString:
 		if x, ok := v.(string); ok {
-			return parquet.ByteArrayValue(unsafeBytes(x)), int64(len(x)) + 4, nil
+			return parquet.ByteArrayValue(values.UnsafeBytes(x)), int64(len(x)) + 4, nil
 		}
 	case convBinary:
 		if x, ok := v.([]byte); ok {
@@ -670,7 +662,7 @@ func leafValue(t *tnode, v any) (parquet.Value, int64, error) {
 		if !ok {
 			break
 		}
-		u, err := rescale(x, t.scale, t.limit)
+		u, err := values.Rescale(x, t.scale, t.limit)
 		if err != nil {
 			return parquet.Value{}, 0, err
 		}
@@ -714,36 +706,6 @@ func goTypeName(t *tnode) string {
 	return "schema.Decimal"
 }
 
-var bigTen = big.NewInt(10)
-
-// pow10 returns 10^n.
-func pow10(n int) *big.Int {
-	return new(big.Int).Exp(bigTen, big.NewInt(int64(n)), nil)
-}
-
-// rescale returns d's unscaled value at scale, refusing values that would
-// lose digits or whose magnitude reaches limit (10^precision).
-func rescale(d schema.Decimal, scale int, limit *big.Int) (*big.Int, error) {
-	if d.Unscaled == nil {
-		return nil, errors.New("decimal with nil Unscaled")
-	}
-	u := d.Unscaled
-	switch {
-	case d.Scale < scale:
-		u = new(big.Int).Mul(u, pow10(scale-d.Scale))
-	case d.Scale > scale:
-		q, m := new(big.Int).QuoRem(u, pow10(d.Scale-scale), new(big.Int))
-		if m.Sign() != 0 {
-			return nil, fmt.Errorf("decimal %s has more than %d fractional digits", decimalString(d.Unscaled, d.Scale), scale)
-		}
-		u = q
-	}
-	if u.CmpAbs(limit) >= 0 {
-		return nil, fmt.Errorf("decimal %s does not fit precision %d", decimalString(d.Unscaled, d.Scale), len(limit.String())-1)
-	}
-	return u, nil
-}
-
 // twosComplement encodes u big-endian in width bytes.
 func twosComplement(u *big.Int, width int) []byte {
 	b := make([]byte, width)
@@ -764,30 +726,4 @@ func fromTwosComplement(b []byte) *big.Int {
 		u.Sub(u, new(big.Int).Lsh(big.NewInt(1), uint(8*len(b))))
 	}
 	return u
-}
-
-// decimalString formats unscaled × 10^-scale in plain notation.
-func decimalString(u *big.Int, scale int) string {
-	s := new(big.Int).Abs(u).String()
-	neg := u.Sign() < 0
-	if scale > 0 {
-		if len(s) <= scale {
-			s = string(make0(scale-len(s)+1)) + s
-		}
-		s = s[:len(s)-scale] + "." + s[len(s)-scale:]
-	} else if scale < 0 && u.Sign() != 0 {
-		s += string(make0(-scale))
-	}
-	if neg {
-		s = "-" + s
-	}
-	return s
-}
-
-func make0(n int) []byte {
-	b := make([]byte, n)
-	for i := range b {
-		b[i] = '0'
-	}
-	return b
 }

@@ -1,4 +1,4 @@
-package parquetio
+package filestats
 
 import (
 	"bytes"
@@ -8,14 +8,14 @@ import (
 // Limits of the Parquet min/max statistics of BYTE_ARRAY columns (strings,
 // binary), as parquet-mr (parquet-java) applies them when Spark writes.
 const (
-	// maxStatsSize: a column chunk's min and max are left out of the footer
-	// when together they take maxStatsSize bytes or more
+	// MaxStatsSize: a column chunk's min and max are left out of the footer
+	// when together they take MaxStatsSize bytes or more
 	// (ParquetMetadataConverter.MAX_STATS_SIZE), and a column index is left
-	// out when its min/max values take more than maxStatsSize bytes per page.
-	maxStatsSize = 4096
-	// columnIndexTruncateLength is the length column-index min/max values
+	// out when its min/max values take more than MaxStatsSize bytes per page.
+	MaxStatsSize = 4096
+	// ColumnIndexTruncateLength is the length column-index min/max values
 	// are truncated to (parquet.columnindex.truncate.length).
-	columnIndexTruncateLength = 64
+	ColumnIndexTruncateLength = 64
 )
 
 // bound stands for one byte-array value of a min/max statistic. Only the
@@ -71,14 +71,15 @@ func cmpBounds(a, b *bound) int {
 	return bytes.Compare(a.b, b.b)
 }
 
-// minMax accumulates the min and max of byte-array values.
-type minMax struct {
+// MinMax accumulates the min and max of byte-array values.
+type MinMax struct {
 	keep   int // bytes kept of a long value
 	has    bool
 	lo, hi bound
 }
 
-func (m *minMax) add(x []byte) {
+// Add folds one value in.
+func (m *MinMax) Add(x []byte) {
 	if !m.has {
 		m.has = true
 		m.lo.set(x, m.keep)
@@ -94,7 +95,7 @@ func (m *minMax) add(x []byte) {
 }
 
 // merge folds o into m (both with the same keep).
-func (m *minMax) merge(o *minMax) {
+func (m *MinMax) Merge(o *MinMax) {
 	if !o.has {
 		return
 	}
@@ -112,16 +113,17 @@ func (m *minMax) merge(o *minMax) {
 	}
 }
 
-func (m *minMax) reset() {
+// Reset forgets every value (keeping the buffers).
+func (m *MinMax) Reset() {
 	m.has = false
 	m.lo.b, m.hi.b = m.lo.b[:0], m.hi.b[:0]
 }
 
-// chunkMinMax returns a column chunk's min and max as parquet-mr writes
-// them: the exact values, or nothing when together they take maxStatsSize
+// ChunkMinMax returns a column chunk's min and max as parquet-mr writes
+// them: the exact values, or nothing when together they take MaxStatsSize
 // bytes or more.
-func (m *minMax) chunkMinMax() (lo, hi []byte, ok bool) {
-	if !m.has || m.lo.long() || m.hi.long() || m.lo.size+m.hi.size >= maxStatsSize {
+func (m *MinMax) ChunkMinMax() (lo, hi []byte, ok bool) {
+	if !m.has || m.lo.long() || m.hi.long() || m.lo.size+m.hi.size >= MaxStatsSize {
 		return nil, nil, false
 	}
 	return append([]byte{}, m.lo.b...), append([]byte{}, m.hi.b...), true
@@ -210,4 +212,20 @@ func incrementBytes(a []byte) []byte {
 		}
 	}
 	return nil
+}
+
+// NewMinMax returns an empty MinMax that keeps at most keep bytes of a
+// long value.
+func NewMinMax(keep int) MinMax { return MinMax{keep: keep} }
+
+// Has reports whether a value was added since the last Reset.
+func (m *MinMax) Has() bool { return m.has }
+
+// IndexBounds returns the column-index bounds of the values: the min cut
+// to at most length bytes, and the max cut and incremented (hiOK false when
+// no short upper bound exists), as parquet-mr's BinaryTruncator does.
+func (m *MinMax) IndexBounds(length int) (lo, hi []byte, hiOK bool) {
+	lo = indexMin(&m.lo, length)
+	hi, hiOK = indexMax(&m.hi, length)
+	return lo, hi, hiOK
 }

@@ -1,4 +1,9 @@
-package parquetio
+// Package filestats computes the statistics of a Delta data file as a Delta
+// add action carries them (numRecords, minValues, maxValues, nullCount),
+// with delta-spark's column and truncation rules, from the rows written to
+// it; and the byte-array min/max bounds that parquet-java's footer and
+// column-index truncation rules share (Bound, MinMax).
+package filestats
 
 import (
 	"encoding/json"
@@ -9,6 +14,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/tributary-io/tributary/core/parquetio/internal/values"
 	"github.com/tributary-io/tributary/core/schema"
 )
 
@@ -63,21 +69,40 @@ type statCol struct {
 	maxI  int64
 	minF  float64
 	maxF  float64
-	strs  minMax // strings: min/max, long values cut (see bound)
+	strs  MinMax // strings: min/max, long values cut (see bound)
 	minD  *big.Int
 	maxD  *big.Int
 	limit *big.Int // 10^precision of a decimal
 }
 
-type statsCollector struct {
+// Options choose the columns that get statistics.
+type Options struct {
+	// NoStats disables minValues, maxValues and nullCount (numRecords is
+	// still counted), as delta.dataSkippingNumIndexedCols = 0 does.
+	NoStats bool
+	// NumIndexedCols is the number of leaf columns, in schema order, that
+	// get statistics (delta.dataSkippingNumIndexedCols); negative means all.
+	NumIndexedCols int
+	// StringPrefixLength is the length, in UTF-16 code units, string
+	// min/max statistics are truncated to.
+	StringPrefixLength int
+	// StatsColumns, when not nil, names the columns that get statistics
+	// (delta.dataSkippingStatsColumns), overriding NumIndexedCols.
+	StatsColumns [][]string
+}
+
+// Collector accumulates the statistics of one file's rows. It is not safe
+// for concurrent use.
+type Collector struct {
 	n       int64
 	cols    []*statCol
 	noStats bool
 	prefix  int
 }
 
-func newStatsCollector(s *schema.StructType, opts WriterOptions) *statsCollector {
-	c := &statsCollector{noStats: opts.NoStats, prefix: opts.StringPrefixLength}
+// New returns a Collector for rows of schema s.
+func New(s *schema.StructType, opts Options) *Collector {
+	c := &Collector{noStats: opts.NoStats, prefix: opts.StringPrefixLength}
 	if opts.NoStats {
 		return c
 	}
@@ -144,7 +169,7 @@ func statCols(s *schema.StructType, budget, prefix int) ([]*statCol, int) {
 			sc.minmax = eligible(f.Type)
 			sc.strs.keep = statsKeep(prefix)
 			if d, ok := f.Type.(schema.DecimalType); ok {
-				sc.limit = pow10(d.Precision)
+				sc.limit = values.Pow10(d.Precision)
 			}
 		}
 		out = append(out, sc)
@@ -162,7 +187,8 @@ func eligible(t schema.Type) bool {
 	return false
 }
 
-func (c *statsCollector) add(row []any) {
+// Add counts one row (one value per schema field, in field order).
+func (c *Collector) Add(row []any) {
 	c.n++
 	if c.noStats {
 		return
@@ -216,10 +242,10 @@ func (sc *statCol) add(v any) {
 	case float64:
 		sc.addFloat(x, first)
 	case string:
-		sc.strs.add(unsafeBytes(x))
+		sc.strs.Add(values.UnsafeBytes(x))
 	case schema.Decimal:
 		d := sc.typ.(schema.DecimalType)
-		u, err := rescale(x, d.Scale, sc.limit)
+		u, err := values.Rescale(x, d.Scale, sc.limit)
 		if err != nil { // validated before; unreachable
 			return
 		}
@@ -254,7 +280,8 @@ func (sc *statCol) addFloat(x float64, first bool) {
 	}
 }
 
-func (c *statsCollector) result() FileStats {
+// Result returns the statistics of the rows added so far.
+func (c *Collector) Result() FileStats {
 	fs := FileStats{
 		NumRecords:  c.n,
 		MinValues:   map[string]any{},
@@ -306,7 +333,7 @@ func fill(cols []*statCol, mins, maxs, nulls map[string]any, prefix int) {
 func (sc *statCol) bounds(prefix int) (lo, hi any, okLo, okHi bool) {
 	switch t := sc.typ.(type) {
 	case schema.DecimalType:
-		return json.Number(decimalString(sc.minD, t.Scale)), json.Number(decimalString(sc.maxD, t.Scale)), true, true
+		return json.Number(values.DecimalString(sc.minD, t.Scale)), json.Number(values.DecimalString(sc.maxD, t.Scale)), true, true
 	case schema.PrimitiveType:
 		switch t {
 		case schema.Byte:
@@ -384,7 +411,7 @@ const (
 // than the 2×prefix+1 UTF-16 code units (at most 3 bytes each) that
 // truncateMin and truncateMax look at.
 func statsKeep(prefix int) int {
-	return max(maxStatsSize, 3*(2*prefix+2)+utf8.UTFMax)
+	return max(MaxStatsSize, 3*(2*prefix+2)+utf8.UTFMax)
 }
 
 // truncateMinBound is truncateMin of the string b stands for.

@@ -1,4 +1,4 @@
-package parquetio
+package filestats
 
 import (
 	"bytes"
@@ -60,7 +60,7 @@ func TestIndexMaxWithoutPrefix(t *testing.T) {
 }
 
 // TestMinMaxKeepsPrefixes is a property test: with only keep bytes of long
-// values, minMax still yields column-index and chunk bounds that hold for
+// values, MinMax still yields column-index and chunk bounds that hold for
 // every value, and exact ones whenever the extremes are short.
 func TestMinMaxKeepsPrefixes(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
@@ -75,12 +75,12 @@ func TestMinMaxKeepsPrefixes(t *testing.T) {
 	}
 	for iter := range 2000 {
 		keep := 1 + r.IntN(12)
-		m := minMax{keep: keep}
+		m := MinMax{keep: keep}
 		var vals []string
 		for range 1 + r.IntN(8) {
 			v := gen()
 			vals = append(vals, v)
-			m.add([]byte(v))
+			m.Add([]byte(v))
 		}
 		lo, hi := slices.Min(vals), slices.Max(vals)
 		for _, length := range []int{1, 3, 5, 64} {
@@ -98,19 +98,19 @@ func TestMinMaxKeepsPrefixes(t *testing.T) {
 		if len(hi) <= keep && string(m.hi.b) != hi {
 			t.Fatalf("iter %d: short max %q kept as %q", iter, hi, m.hi.b)
 		}
-		if clo, chi, ok := m.chunkMinMax(); ok && (string(clo) != lo || string(chi) != hi) {
+		if clo, chi, ok := m.ChunkMinMax(); ok && (string(clo) != lo || string(chi) != hi) {
 			t.Fatalf("iter %d: chunk min/max %q/%q, want %q/%q", iter, clo, chi, lo, hi)
 		}
 		// Merging halves gives the same bounds as adding everything.
-		a, b := minMax{keep: keep}, minMax{keep: keep}
+		a, b := MinMax{keep: keep}, MinMax{keep: keep}
 		for i, v := range vals {
 			if i%2 == 0 {
-				a.add([]byte(v))
+				a.Add([]byte(v))
 			} else {
-				b.add([]byte(v))
+				b.Add([]byte(v))
 			}
 		}
-		a.merge(&b)
+		a.Merge(&b)
 		if cmpBounds(&a.lo, &m.lo) != 0 && len(lo) <= keep || cmpBounds(&a.hi, &m.hi) != 0 && len(hi) <= keep {
 			t.Fatalf("iter %d: merged bounds differ for %q", iter, vals)
 		}
@@ -124,10 +124,10 @@ func TestChunkMinMaxLimit(t *testing.T) {
 		lo, hi int
 		ok     bool
 	}{{1, 4094, true}, {1, 4095, false}, {2048, 2047, true}, {2048, 2048, false}, {10, 1 << 20, false}} {
-		m := minMax{keep: maxStatsSize}
-		m.add([]byte(strings.Repeat("a", tc.lo)))
-		m.add([]byte(strings.Repeat("b", tc.hi)))
-		if _, _, ok := m.chunkMinMax(); ok != tc.ok {
+		m := MinMax{keep: MaxStatsSize}
+		m.Add([]byte(strings.Repeat("a", tc.lo)))
+		m.Add([]byte(strings.Repeat("b", tc.hi)))
+		if _, _, ok := m.ChunkMinMax(); ok != tc.ok {
 			t.Errorf("min %d + max %d bytes: kept = %v, want %v", tc.lo, tc.hi, ok, tc.ok)
 		}
 	}
