@@ -158,6 +158,19 @@ type RegisterOptions struct {
 //   - Get returns ErrNotFound for an unknown path.
 //   - Entries lists the stream's entries ordered by path, filtered by state
 //     when states is non-empty.
+//   - DropStream forgets everything the store holds for one stream: every
+//     file entry (pending, claimed, committed, skipped) and every batch's
+//     commit time. Afterwards Entries yields nothing, Get returns
+//     ErrNotFound, Pending is empty, a Register of any former path reports
+//     true (a new pending file), and a later MarkCommitted of a reused batch
+//     id records its own time. Other streams are untouched. It is
+//     idempotent: dropping a stream without entries (or dropping twice)
+//     succeeds and reports 0. It is not atomic on every adapter (DynamoDB
+//     deletes in pages): an interrupted call leaves a subset of the entries,
+//     and calling it again completes it. The caller must keep the stream's
+//     writers (discovery, commits) stopped meanwhile: an entry registered
+//     during the call may or may not survive it. A full refresh
+//     (core/refresh) calls it after its truncating commit.
 type Store interface {
 	// Register records newly discovered files; registered[i] reports whether
 	// files[i] was new (and is now pending).
@@ -180,4 +193,7 @@ type Store interface {
 	// Entries yields entries by path, optionally only those in the given
 	// states; iteration stops at the first error.
 	Entries(ctx context.Context, stream string, states ...IngestionState) iter.Seq2[Entry, error]
+	// DropStream forgets the stream's file entries and batch commit times;
+	// it reports how many file entries it removed.
+	DropStream(ctx context.Context, stream string) (int, error)
 }

@@ -560,3 +560,37 @@ func (s *Store) Entries(ctx context.Context, stream string, states ...state.Inge
 		}
 	}
 }
+
+// DropStream implements state.Store: the stream's bucket (files, pending
+// queue, batches) is deleted in one transaction.
+func (s *Store) DropStream(ctx context.Context, stream string) (int, error) {
+	if stream == "" {
+		return 0, errors.New("boltstate: empty stream id")
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	n := 0
+	err := s.update(ctx, func(tx *bolt.Tx) error {
+		n = 0
+		root := tx.Bucket(bucketStreams)
+		if root == nil {
+			return errors.New("boltstate: missing streams bucket")
+		}
+		sb := root.Bucket([]byte(stream))
+		if sb == nil {
+			return nil
+		}
+		if files := sb.Bucket(bucketFiles); files != nil {
+			n = files.Stats().KeyN
+		}
+		if err := root.DeleteBucket([]byte(stream)); err != nil {
+			return fmt.Errorf("boltstate: drop stream %q: %w", stream, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	return n, nil
+}

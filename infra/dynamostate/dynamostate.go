@@ -69,6 +69,10 @@
 //     never handed out again.
 //   - Get: one GetItem, plus one for the batch item of a claimed file.
 //     Entries: one Query page per 1 MB plus one GetItem per distinct batch.
+//   - DropStream (a full refresh): one keys-only Query page per 1 MB of each
+//     of the stream's two partitions ("#f" files, "#b" batches) and one
+//     BatchWriteItem of 25 deletes per 25 items (one write unit each, plus
+//     one GSI write per pending file).
 //
 // Register and Claim send their per-file calls from a bounded pool of
 // goroutines (WithConcurrency). No transactions are used, so there are no
@@ -148,6 +152,7 @@ type Client interface {
 	UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
 	Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error)
 	BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error)
+	BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error)
 }
 
 // Option configures a Store.

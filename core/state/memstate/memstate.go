@@ -318,3 +318,18 @@ func (s *Store) Entries(ctx context.Context, stream string, states ...state.Inge
 		}
 	}
 }
+
+// DropStream implements state.Store: the stream's maps are removed.
+func (s *Store) DropStream(ctx context.Context, stream string) (int, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	if st := s.stream(stream, false); st != nil {
+		n = len(st.files)
+	}
+	delete(s.streams, stream)
+	return n, nil
+}

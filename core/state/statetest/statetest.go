@@ -121,6 +121,7 @@ func RunConformanceTests(t *testing.T, newHarness func(t *testing.T) Harness) {
 		{"EntriesSkipped", testEntriesSkipped},
 		{"EntriesEarlyStop", testEntriesEarlyStop},
 		{"StreamsIsolated", testStreamsIsolated},
+		{"DropStream", testDropStream},
 		{"WeirdPaths", testWeirdPaths},
 		{"ExpiresAt", testExpiresAt},
 		{"Large", nil}, // needs the harness: see below
@@ -1145,6 +1146,86 @@ func testStreamsIsolated(t *testing.T, s state.Store) {
 	checkState(t, mustGet(t, s, "s2", "shared.json"), state.Claimed, 5, nil)
 	if got := paths(pending(t, s, "s1", 10)); !slices.Equal(got, []string{"only-s1"}) {
 		t.Errorf("Pending(s1) = %v, want [only-s1]", got)
+	}
+}
+
+func testDropStream(t *testing.T, s state.Store) {
+	ctx := context.Background()
+	const n = 60 // more than a DynamoDB BatchWriteItem (25)
+	var all []string
+	for i := range n {
+		all = append(all, fmt.Sprintf("f%03d.json", i))
+	}
+	at := time.Unix(1710000000, 42)
+	// The dropped stream holds files in every state and two committed
+	// batches; its neighbours (names an adapter might confuse) hold files too.
+	neighbours := []string{"s1#f", "s1#b", "s", "s2"}
+	for _, strm := range append([]string{"s1"}, neighbours...) {
+		register(t, s, strm, files(all...), state.RegisterOptions{})
+		claim(t, s, strm, 0, all[:20]...)
+		markCommitted(t, s, strm, 0, at)
+	}
+	claim(t, s, "s1", 1, all[20:30]...)
+	markSkipped(t, s, "s1", 1, all[21], "corrupt")
+	markCommitted(t, s, "s1", 1, at)
+	claim(t, s, "s1", 2, all[30:40]...)
+	registerSkipped(t, s, "s1", file("dangling"), "dangling link")
+
+	dropped, err := s.DropStream(ctx, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dropped != n+1 {
+		t.Errorf("DropStream = %d, want %d", dropped, n+1)
+	}
+	if got := entries(t, s, "s1"); len(got) != 0 {
+		t.Fatalf("Entries after DropStream = %v, want none", paths(got))
+	}
+	if got := pending(t, s, "s1", 1000); len(got) != 0 {
+		t.Fatalf("Pending after DropStream = %v, want none", paths(got))
+	}
+	for _, p := range []string{all[0], all[21], all[35], all[59], "dangling"} {
+		if _, err := s.Get(ctx, "s1", p); !errors.Is(err, state.ErrNotFound) {
+			t.Errorf("Get(%q) after DropStream: err = %v, want ErrNotFound", p, err)
+		}
+	}
+	for _, strm := range neighbours {
+		if got := entries(t, s, strm); len(got) != n {
+			t.Errorf("Entries(%q) after dropping s1: %d, want %d", strm, len(got), n)
+		}
+		checkState(t, mustGet(t, s, strm, all[0]), state.Committed, 0, &at)
+		checkState(t, mustGet(t, s, strm, all[59]), state.Pending, -1, nil)
+	}
+
+	// The stream starts over: every former path is new, and the reused
+	// batch ids carry no commit time of the dropped stream.
+	got := register(t, s, "s1", files(all[:5]...), state.RegisterOptions{})
+	if count(got) != 5 {
+		t.Fatalf("Register after DropStream = %v, want all new", got)
+	}
+	if got := registerSkipped(t, s, "s1", file("dangling"), "still dangling"); !got {
+		t.Errorf("RegisterSkipped after DropStream reported a known path")
+	}
+	claim(t, s, "s1", 0, all[:2]...)
+	checkState(t, mustGet(t, s, "s1", all[0]), state.Claimed, 0, nil)
+	at2 := at.Add(time.Hour)
+	markCommitted(t, s, "s1", 0, at2)
+	checkState(t, mustGet(t, s, "s1", all[1]), state.Committed, 0, &at2)
+	if got := paths(pending(t, s, "s1", 10)); !slices.Equal(got, all[2:5]) {
+		t.Errorf("Pending after DropStream and a new claim = %v, want %v", got, all[2:5])
+	}
+
+	// Idempotent: a second drop, and a drop of an unknown stream.
+	if dropped, err := s.DropStream(ctx, "s1"); err != nil || dropped != 6 {
+		t.Errorf("second DropStream = %d, %v; want 6, nil", dropped, err)
+	}
+	for _, strm := range []string{"s1", "never-seen"} {
+		if dropped, err := s.DropStream(ctx, strm); err != nil || dropped != 0 {
+			t.Errorf("DropStream(%q) of an empty stream = %d, %v; want 0, nil", strm, dropped, err)
+		}
+	}
+	if got := entries(t, s, "s1"); len(got) != 0 {
+		t.Errorf("Entries after the second DropStream = %v", paths(got))
 	}
 }
 
