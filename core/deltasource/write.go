@@ -156,7 +156,7 @@ func (w *fileRoller) close(ctx context.Context) error {
 	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
 		return err
 	}
-	key := fmt.Sprintf("part-%05d-%s-c000%s.parquet", w.seq, uuid.NewString(), codecInfix(w.s.Config.ParquetCodec))
+	key := fmt.Sprintf("part-%05d-%s-c000%s.parquet", w.seq, uuid.NewString(), parquetio.CodecInfix(w.s.Config.ParquetCodec))
 	w.seq++
 	if err := w.s.Sink.Store().Put(ctx, key, tmp); err != nil {
 		return fmt.Errorf("uploading data file %s: %w", key, err)
@@ -182,21 +182,6 @@ func (w *fileRoller) abort() {
 		os.Remove(w.tmp.Name())
 		w.tmp, w.pw = nil, nil
 	}
-}
-
-// codecInfix is the codec part of a data file's name, as Spark names them.
-func codecInfix(codec string) string {
-	switch codec {
-	case "", "snappy":
-		return ".snappy"
-	case "gzip":
-		return ".gz"
-	case "lz4":
-		return ".lz4raw"
-	case "uncompressed":
-		return ""
-	}
-	return "." + codec
 }
 
 // commit writes the batch as one sink commit carrying txn{appId, batch}.

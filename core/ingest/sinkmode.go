@@ -11,6 +11,7 @@ import (
 	"github.com/tributary-io/tributary/core/delta"
 	"github.com/tributary-io/tributary/core/delta/tableprops"
 	"github.com/tributary-io/tributary/core/options"
+	"github.com/tributary-io/tributary/core/parquetio"
 	"github.com/tributary-io/tributary/core/refresh"
 	"github.com/tributary-io/tributary/core/schema"
 	"github.com/tributary-io/tributary/core/sink"
@@ -142,7 +143,7 @@ func (e *Engine) outputModeName() string {
 // sinkFiles reads and writes the table's data files for core/sink.
 func (e *Engine) sinkFiles() *sink.StoreFiles {
 	f := &sink.StoreFiles{Store: e.Table.Store(), TempDir: e.TempDir, Codec: e.Config.ParquetCodec,
-		Infix: codecInfix(e.Config.ParquetCodec), Now: e.now}
+		Infix: parquetio.CodecInfix(e.Config.ParquetCodec), Now: e.now}
 	// As the write step's files (which already failed on a bad value).
 	f.Stats.NumIndexedCols, f.Stats.NoStats, f.Stats.StatsColumns, _ = tableprops.StatsOptions(e.tableConfig(e.snap))
 	return f

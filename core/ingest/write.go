@@ -297,7 +297,7 @@ func (fw *fileWriter) close(ctx context.Context, pf *partFile) error {
 	if _, err := pf.tmp.Seek(0, io.SeekStart); err != nil {
 		return err
 	}
-	key := fmt.Sprintf("%spart-%05d-%s-c000%s.parquet", pf.part.dir, fw.seq, uuid.NewString(), codecInfix(fw.e.Config.ParquetCodec))
+	key := fmt.Sprintf("%spart-%05d-%s-c000%s.parquet", pf.part.dir, fw.seq, uuid.NewString(), parquetio.CodecInfix(fw.e.Config.ParquetCodec))
 	fw.seq++
 	if err := fw.e.Table.Store().Put(ctx, key, pf.tmp); err != nil {
 		return fmt.Errorf("uploading data file %s: %w", key, err)
@@ -362,20 +362,4 @@ func (fw *fileWriter) discardAll(ctx context.Context) {
 		}
 	}
 	fw.written, fw.adds = nil, nil
-}
-
-// codecInfix is the codec part of a data file's name, as Spark names them
-// (part-…-c000.snappy.parquet, .zstd., .gz., .lz4raw.; none uncompressed).
-func codecInfix(codec string) string {
-	switch codec {
-	case "", "snappy":
-		return ".snappy"
-	case "gzip":
-		return ".gz"
-	case "lz4":
-		return ".lz4raw"
-	case "uncompressed":
-		return ""
-	}
-	return "." + codec
 }

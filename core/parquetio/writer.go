@@ -222,6 +222,23 @@ func NewWriter(w io.Writer, s *schema.StructType, opts WriterOptions) (*Writer, 
 	}, nil
 }
 
+// CodecInfix is the codec part of a data file's name, as Spark names them
+// (part-…-c000.snappy.parquet, .zstd., .gz., .lz4raw.; none uncompressed),
+// for a WriterOptions.Compression value.
+func CodecInfix(codec string) string {
+	switch codec {
+	case "", "snappy":
+		return ".snappy"
+	case "gzip":
+		return ".gz"
+	case "lz4":
+		return ".lz4raw"
+	case "uncompressed":
+		return ""
+	}
+	return "." + codec
+}
+
 func codecOf(name string) (compress.Codec, error) {
 	switch name {
 	case "", "snappy":
