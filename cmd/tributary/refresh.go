@@ -2,22 +2,16 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"strings"
 
-	"github.com/tributary-io/tributary/core/delta"
 	"github.com/tributary-io/tributary/core/options"
 	"github.com/tributary-io/tributary/core/refresh"
 	"github.com/tributary-io/tributary/infra/streams"
 )
-
-// errStateElsewhere refuses a reset whose file state is not in the
-// checkpoint directory (DynamoDB): its entries cannot be dropped yet.
-var errStateElsewhere = errors.New("not supported yet: the stream's file state is in the DynamoDB table TRIBUTARY_STATE_TABLE, whose entries the CLI cannot drop yet; start a new stream id instead")
 
 // cmdRefresh runs a full refresh (truncate=true: `tributary refresh`) or a
 // checkpoint-only reset (`tributary reset-checkpoint`) of one stream, then
@@ -45,14 +39,22 @@ func cmdRefresh(ctx context.Context, name string, truncate bool, args []string, 
 		return err
 	}
 	cpLoc := opts.CheckpointLocation()
-	if e.StateTable != "" || streams.IsS3(cpLoc) {
-		return fmt.Errorf("%s of stream %q: %w", name, opts.ID, errStateElsewhere)
-	}
-	// Hold the embedded state's lock: a run of this stream cannot start
-	// (or is running, and the reset waits, then fails).
-	_, closeState, err := e.OpenState(cpLoc)
+	req, err := e.ResetRequest(opts, truncate)
 	if err != nil {
-		return fmt.Errorf("%s: checkpoint %s: %w (is the stream running?)", name, cpLoc, err)
+		return err
+	}
+	embedded := e.StateTable == "" && !streams.IsS3(cpLoc)
+	// The embedded state: hold its lock, so a run of this stream cannot
+	// start (or is running, and the reset waits, then fails); its file is
+	// removed after the reset. DynamoDB state: the stream's entries are
+	// dropped by the reset; nothing locks them, so the stream must be
+	// stopped (docs/refresh.md).
+	st, closeState, err := e.OpenState(cpLoc)
+	if err != nil {
+		if embedded {
+			return fmt.Errorf("%s: checkpoint %s: %w (is the stream running?)", name, cpLoc, err)
+		}
+		return fmt.Errorf("%s: %w", name, err)
 	}
 	stateOpen := true
 	defer func() {
@@ -60,29 +62,8 @@ func cmdRefresh(ctx context.Context, name string, truncate bool, args []string, 
 			closeState()
 		}
 	}()
-	tableStore, err := e.OpenStore(opts.Table)
-	if err != nil {
-		return fmt.Errorf("table %s: %w", opts.Table, err)
-	}
-	cp, err := e.OpenStore(cpLoc)
-	if err != nil {
-		return fmt.Errorf("checkpoint %s: %w", cpLoc, err)
-	}
-	req := refresh.Request{
-		Table:      delta.NewTable(tableStore, delta.WithLogger(logger), delta.WithLocation(locationURI(opts.Table))),
-		Checkpoint: cp,
-		StreamID:   opts.ID,
-		AppID:      opts.Sink.TxnAppID,
-		Truncate:   truncate,
-		// The checkpoint keeps naming the stream (and its first start,
-		// which includeExistingFiles=false counts from); the state file is
-		// removed once its lock is released.
-		Keep: []string{streams.MetadataKey, streams.StateFileName},
-	}
-	if loc := opts.CloudFiles.SchemaLocation; loc != "" && loc != cpLoc {
-		if req.SchemaStore, err = e.OpenStore(loc); err != nil {
-			return fmt.Errorf("cloudFiles.schemaLocation %s: %w", loc, err)
-		}
+	if !embedded {
+		req.State = st
 	}
 	res, err := refresh.Reset(ctx, req)
 	if err != nil {
@@ -92,8 +73,12 @@ func cmdRefresh(ctx context.Context, name string, truncate bool, args []string, 
 	if err := closeState(); err != nil {
 		return fmt.Errorf("%s: closing the state: %w", name, err)
 	}
-	if err := cp.Delete(ctx, streams.StateFileName); err != nil {
-		return fmt.Errorf("%s: deleting the file state %s: %w", name, streams.StateFileName, err)
+	if embedded {
+		if err := req.Checkpoint.Delete(ctx, streams.StateFileName); err != nil {
+			return fmt.Errorf("%s: deleting the file state %s: %w", name, streams.StateFileName, err)
+		}
+	} else {
+		fmt.Fprintf(stdout, "stream %s: %d file entries dropped from state table %s\n", opts.ID, res.StateEntries, e.StateTable)
 	}
 	switch {
 	case res.Version < 0:

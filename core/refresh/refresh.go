@@ -27,6 +27,7 @@ import (
 
 	"github.com/tributary-io/tributary/core/delta"
 	"github.com/tributary-io/tributary/core/objstore"
+	"github.com/tributary-io/tributary/core/state"
 )
 
 // Operation names of the reset commits (commitInfo.operation).
@@ -54,6 +55,11 @@ type Request struct {
 	// SchemaStore is cloudFiles.schemaLocation when it is not the
 	// checkpoint (nil otherwise): its schema history is forgotten too.
 	SchemaStore objstore.Store
+	// State, when set, is the file-state store holding the stream's
+	// entries: Reset forgets them (state.Store.DropStream) after the
+	// checkpoint. Nil when the caller removes the state itself (the CLI's
+	// embedded state file lives in the checkpoint directory).
+	State state.Store
 	// StreamID and AppID are the stream's id and txnAppId.
 	StreamID, AppID string
 	// Truncate selects a full refresh (remove every file of the table);
@@ -79,12 +85,23 @@ type Result struct {
 	// CheckpointKeys counts the checkpoint (and schema location) objects
 	// deleted.
 	CheckpointKeys int
+	// StateEntries counts the file entries dropped from Request.State.
+	StateEntries int
 }
 
 // Reset commits the reset to the table, then deletes the checkpoint's
-// objects (all but Keep) and the schema history. It is idempotent: a reset
-// interrupted after its commit is completed by running it again. The stream
-// must not run meanwhile (the CLI holds the embedded state's lock).
+// objects (all but Keep) and the schema history, then the stream's file
+// entries in State. It is idempotent: a reset interrupted after its commit
+// is completed by running it again. The stream must not run meanwhile (the
+// CLI holds the embedded state's lock; the functions run it in the
+// stream's kick group, see docs/refresh.md).
+//
+// The order keeps exactly-once when it is interrupted: the commit empties
+// the table and sets the txns to -1 before anything is forgotten; the
+// checkpoint goes before the file state, so an interrupted reset leaves
+// files known (committed, not ingested again) rather than batch plans whose
+// files are forgotten. Either way no row is written twice, and running the
+// reset again completes it.
 func Reset(ctx context.Context, req Request) (Result, error) {
 	res := Result{Version: -1}
 	now := time.Now
@@ -113,6 +130,13 @@ func Reset(ctx context.Context, req Request) (Result, error) {
 		res.CheckpointKeys += n
 		if err != nil {
 			return res, fmt.Errorf("refresh: deleting the schema history: %w", err)
+		}
+	}
+	if req.State != nil {
+		n, err := req.State.DropStream(ctx, req.StreamID)
+		res.StateEntries = n
+		if err != nil {
+			return res, fmt.Errorf("refresh: forgetting the file state: %w", err)
 		}
 	}
 	return res, nil

@@ -7,11 +7,47 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tributary-io/tributary/core/delta"
 	"github.com/tributary-io/tributary/core/objstore"
 	"github.com/tributary-io/tributary/core/objstore/memstore"
+	"github.com/tributary-io/tributary/core/state"
+	"github.com/tributary-io/tributary/core/state/memstate"
 )
+
+// fileState returns a state store holding two files of stream "s" (one
+// committed) and one of stream "other".
+func fileState(t *testing.T) *memstate.Store {
+	t.Helper()
+	ctx := context.Background()
+	st := memstate.New()
+	for _, strm := range []string{"s", "other"} {
+		if _, err := st.Register(ctx, strm, []state.File{{Path: "a.json", Size: 1}, {Path: strm + ".json", Size: 1}}, state.RegisterOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.Claim(ctx, "s", 0, []string{"a.json"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.MarkCommitted(ctx, "s", 0, time.Unix(1, 0)); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// countEntries counts a stream's entries.
+func countEntries(t *testing.T, st state.Store, stream string) int {
+	t.Helper()
+	n := 0
+	for _, err := range st.Entries(context.Background(), stream) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
+	return n
+}
 
 // table creates a table with files adds committed by the streams' txns
 // (appId -> version) and returns it.
@@ -92,7 +128,8 @@ func TestReset(t *testing.T) {
 			}
 			cp := checkpoint(t, cpKeys...)
 			schemas := checkpoint(t, "_schemas/0", "_schemas/1", "other")
-			res, err := Reset(ctx, Request{Table: tbl, Checkpoint: cp, SchemaStore: schemas, StreamID: "s", AppID: "s",
+			fst := fileState(t)
+			res, err := Reset(ctx, Request{Table: tbl, Checkpoint: cp, SchemaStore: schemas, State: fst, StreamID: "s", AppID: "s",
 				Truncate: tc.truncate, Keep: []string{"metadata", "state.db"}})
 			if tc.wantErr != nil {
 				if !errors.Is(err, tc.wantErr) {
@@ -101,10 +138,23 @@ func TestReset(t *testing.T) {
 				if got := listKeys(t, cp); len(got) != len(cpKeys) {
 					t.Fatalf("checkpoint changed on error: %v", got)
 				}
+				if n := countEntries(t, fst, "s"); n != 2 {
+					t.Fatalf("file state changed on error: %d entries", n)
+				}
 				return
 			}
 			if err != nil {
 				t.Fatal(err)
+			}
+			// The stream's file state is forgotten, another stream's kept.
+			if n := countEntries(t, fst, "s"); n != 0 || res.StateEntries != 2 {
+				t.Fatalf("file state after reset: %d entries left, %d dropped", n, res.StateEntries)
+			}
+			if _, err := fst.Get(ctx, "s", "a.json"); !errors.Is(err, state.ErrNotFound) {
+				t.Fatalf("Get after reset: %v", err)
+			}
+			if n := countEntries(t, fst, "other"); n != 2 {
+				t.Fatalf("other stream's file state after reset: %d entries", n)
 			}
 			if got := listKeys(t, cp); !slices.Equal(got, []string{"metadata", "state.db"}) {
 				t.Fatalf("checkpoint after reset: %v", got)
