@@ -438,4 +438,3 @@ func (t *tail) readStripeFooter(f fileformat.File, s stripeInfo) (*stripeFooter,
 	}
 	return sf, nil
 }
-
