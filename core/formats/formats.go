@@ -28,6 +28,7 @@ import (
 	"github.com/tributary-io/tributary/core/formats/csvfmt"
 	"github.com/tributary-io/tributary/core/formats/fileformat"
 	"github.com/tributary-io/tributary/core/formats/jsonfmt"
+	"github.com/tributary-io/tributary/core/formats/orcfmt"
 	"github.com/tributary-io/tributary/core/formats/parquetfmt"
 	"github.com/tributary-io/tributary/core/formats/textfmt"
 	"github.com/tributary-io/tributary/core/formats/xmlfmt"
@@ -100,7 +101,7 @@ var ErrUnsupportedFormat = errors.New("cloudFiles.format not supported yet")
 var names = [...]string{"avro", "binaryFile", "csv", "json", "orc", "parquet", "text", "xml"}
 
 // supported are the formats Lookup returns a reader for.
-var supported = []string{"avro", "binaryFile", "csv", "json", "parquet", "text", "xml"}
+var supported = []string{"avro", "binaryFile", "csv", "json", "orc", "parquet", "text", "xml"}
 
 // Names returns the valid cloudFiles.format values.
 func Names() []string { return names[:] }
@@ -125,6 +126,8 @@ func Lookup(name string) (Format, error) {
 			return binaryfmt.Format{}, nil
 		case "parquet":
 			return parquetfmt.Format{}, nil
+		case "orc":
+			return orcfmt.Format{}, nil
 		case "avro":
 			return avrofmt.Format{}, nil
 		case "xml":

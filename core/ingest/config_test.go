@@ -35,7 +35,7 @@ func TestConfigFromOptions(t *testing.T) {
 			return c.Reader == ReaderConfig{Mode: formats.DropMalformed, CorruptRecordColumn: "_bad", PrefersDecimal: true, PrimitivesAsString: true,
 				DropFieldIfAllNull: true, CaseInsensitive: true, IgnoreCorruptFiles: true, IgnoreMissingFiles: true, BadRecordsPath: "/data/_bad"}
 		}},
-		{"unsupported format", map[string]string{"cloudFiles.format": "orc"}, "cloudFiles.format", nil},
+		{"orc format", map[string]string{"cloudFiles.format": "orc"}, "", func(c Config) bool { return c.Format.Name() == "orc" }},
 		{"type widening", map[string]string{"cloudFiles.format": "json", "cloudFiles.schemaEvolutionMode": "addNewColumnsWithTypeWidening", "delta.enableTypeWidening": "TRUE"}, "", func(c Config) bool {
 			return c.Schema.EvolutionMode == options.EvolveAddNewColumnsWithTypeWidening && c.TableProperties["delta.enableTypeWidening"] == "true" && c.Reader.PrefersDecimal
 		}},

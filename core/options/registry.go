@@ -179,7 +179,7 @@ func mergeSchemaOpt() optSpec {
 		if err := set(s, v); err != nil {
 			return err
 		}
-		if s.CloudFiles.Format == FormatParquet || s.CloudFiles.Format == FormatAvro {
+		if s.CloudFiles.Format == FormatParquet || s.CloudFiles.Format == FormatORC || s.CloudFiles.Format == FormatAvro {
 			s.Reader.Options["mergeSchema"] = strconv.FormatBool(s.Sink.MergeSchema)
 		}
 		return nil
@@ -306,7 +306,7 @@ func registry() map[string]*optSpec {
 	avroOnly := []FileFormat{FormatAvro}
 	textLike := []FileFormat{FormatJSON, FormatCSV, FormatText}
 	encodingFmts := []FileFormat{FormatJSON, FormatCSV, FormatXML, FormatText}
-	caseFmts := []FileFormat{FormatJSON, FormatCSV, FormatXML, FormatParquet, FormatAvro}
+	caseFmts := []FileFormat{FormatJSON, FormatCSV, FormatXML, FormatParquet, FormatORC, FormatAvro}
 
 	list := []optSpec{
 		// --- Auto Loader ---
@@ -322,7 +322,7 @@ func registry() map[string]*optSpec {
 				return fmt.Errorf("unknown format: want one of %s", formatList())
 			},
 			get: func(s *Stream) (string, bool) { return string(s.CloudFiles.Format), s.CloudFiles.Format != "" },
-		}, "", "The source file format (required). Tributary reads json, csv, xml, parquet, avro, text and binaryFile; the other Auto Loader formats are refused with \"not supported yet\"."),
+		}, "", "The source file format (required). Tributary reads every Auto Loader format: json, csv, xml, parquet, orc, avro, text and binaryFile."),
 		doc(posIntOpt("cloudFiles.maxFilesPerTrigger", scopeCloudFiles, func(s *Stream) *int { return &s.CloudFiles.MaxFilesPerTrigger }),
 			"1000", "Maximum number of new files in one micro-batch (one Delta commit)."),
 		doc(bytesOpt("cloudFiles.maxBytesPerTrigger", scopeCloudFiles, func(s *Stream) *int64 { return &s.CloudFiles.MaxBytesPerTrigger }, true),
@@ -762,7 +762,7 @@ func registry() map[string]*optSpec {
 			},
 			get: func(s *Stream) (string, bool) { return s.Sink.Trigger.String(), true },
 		}, "availableNow (CLI)", "When batches run: availableNow (everything outstanding, in limited batches, then stop), once (deprecated: one batch), or processingTime=INTERVAL."),
-		doc(mergeSchemaOpt(), "true", "Whether a batch may add columns to the table's schema (true, as in Delta Live Tables); false fails the stream on a new column, naming it and the file, with nothing committed. With cloudFiles.format parquet, an explicit true is also Spark's Parquet reader option: schema inference merges the schemas of all sampled files (otherwise the first sampled file's footer gives the schema). With cloudFiles.format avro, whose inference merges the sampled files' schemas by default (Auto Loader), an explicit false takes the first sampled file's schema only."),
+		doc(mergeSchemaOpt(), "true", "Whether a batch may add columns to the table's schema (true, as in Delta Live Tables); false fails the stream on a new column, naming it and the file, with nothing committed. With cloudFiles.format parquet or orc, an explicit true is also Spark's Parquet/ORC reader option: schema inference merges the schemas of all sampled files (otherwise the first sampled file's footer gives the schema). With cloudFiles.format avro, whose inference merges the sampled files' schemas by default (Auto Loader), an explicit false takes the first sampled file's schema only."),
 		doc(stringOpt("txnAppId", scopeSink, func(s *Stream) *string { return &s.Sink.TxnAppID }),
 			"the stream id", "The appId of the Delta txn action that makes each batch's commit idempotent."),
 		doc(optSpec{

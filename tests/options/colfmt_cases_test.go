@@ -18,9 +18,68 @@ func colfmtFixture(t *testing.T, name string) []byte {
 	return b
 }
 
+// orcFixture reads a golden ORC input file of package orcfmt.
+func orcFixture(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "core", "formats", "orcfmt", "testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 // colfmtCases are the behavioural cases of the colfmt area's options.
 func colfmtCases() []optionCase {
 	return []optionCase{
+		{name: "cloudFiles.format orc: footers give the schema, mergeSchema unions them, a file that is not ORC fails naming it or is skipped with ignoreCorruptFiles", options: []string{"cloudFiles.format", "mergeSchema", "ignoreCorruptFiles"}, run: func(t *testing.T) {
+			run := func(extra map[string]string, bad bool) (*pipe, error) {
+				p := newPipe(t)
+				p.writeBytes("a.orc", orcFixture(t, "a.orc")) // id int, name
+				p.writeBytes("b.orc", orcFixture(t, "b.orc")) // id long, name, age int
+				if bad {
+					p.write("c.orc", `{"id": 3}`+"\n")
+				}
+				opts := map[string]string{"cloudFiles.format": "ORC", "cloudFiles.schemaEvolutionMode": "rescue"}
+				for k, v := range extra {
+					opts[k] = v
+				}
+				_, err := p.run(opts)
+				return p, err
+			}
+			base, err := run(nil, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := base.schema(), []string{"id INT", "name STRING", "_rescued_data STRING"}; !reflect.DeepEqual(got, want) {
+				t.Errorf("without mergeSchema: schema %v, want %v (a.orc's footer)", got, want)
+			}
+			if got, want := base.column("name"), []string{"Bob", "John", "Mary"}; !reflect.DeepEqual(got, want) {
+				t.Errorf("names %v, want %v", got, want)
+			}
+			if got := base.column("_rescued_data"); len(got) != 3 || !strings.Contains(strings.Join(got, " "), `"age":25,"id":2147483648`) {
+				t.Errorf("without mergeSchema: rescued %v, want b.orc's id and age rescued", got)
+			}
+			merged, err := run(map[string]string{"mergeSchema": "true"}, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := merged.schema(), []string{"id BIGINT", "name STRING", "age INT", "_rescued_data STRING"}; !reflect.DeepEqual(got, want) {
+				t.Errorf("mergeSchema=true: schema %v, want %v", got, want)
+			}
+			if got, want := merged.column("id"), []string{"1", "2", "2147483648"}; !reflect.DeepEqual(got, want) {
+				t.Errorf("mergeSchema=true: ids %v, want %v", got, want)
+			}
+			if _, err := run(nil, true); err == nil || !strings.Contains(err.Error(), "c.orc") {
+				t.Errorf("corrupt file: %v, want an error naming c.orc", err)
+			}
+			skipped, err := run(map[string]string{"ignoreCorruptFiles": "true"}, true)
+			if err != nil {
+				t.Fatalf("ignoreCorruptFiles: %v", err)
+			}
+			if got, want := skipped.column("name"), []string{"Bob", "John", "Mary"}; !reflect.DeepEqual(got, want) {
+				t.Errorf("ignoreCorruptFiles: names %v, want %v", got, want)
+			}
+		}},
 		{name: "mergeSchema (parquet): inference unions the sampled footers; without it the first file's schema rescues the second's long id and new age", options: []string{"mergeSchema"}, run: func(t *testing.T) {
 			run := func(extra map[string]string) *pipe {
 				p := newPipe(t)

@@ -29,8 +29,8 @@ func coreCases() []optionCase {
 			if _, err := options.Parse(map[string]string{}, options.Locations{StreamID: "s", Source: p.src, Table: p.table, CheckpointLocation: p.checkpoint, SchemaLocation: p.checkpoint}); err == nil || !strings.Contains(err.Error(), "cloudFiles.format") {
 				t.Errorf("no format: %v, want an error naming cloudFiles.format", err)
 			}
-			if _, err := p.load(map[string]string{"cloudFiles.format": "orc"}); err == nil || !strings.Contains(err.Error(), "not supported yet") {
-				t.Errorf("format orc: %v, want not supported yet", err)
+			if _, err := p.load(map[string]string{"cloudFiles.format": "avi"}); err == nil || !strings.Contains(err.Error(), "cloudFiles.format") {
+				t.Errorf("format avi: %v, want an error naming cloudFiles.format", err)
 			}
 		}},
 		{name: "maxFilesPerTrigger bounds files per batch", options: []string{"cloudFiles.maxFilesPerTrigger"}, run: func(t *testing.T) {

@@ -111,6 +111,8 @@ func TestGolden(t *testing.T) {
 		{"stripes.orc", "stripes.jsonl", "struct<seq:long,down:long,rep:integer,rnd:long,big:long,small:short,word:string,uniq:string,flag:boolean,tiny:byte,tinyrep:byte,on:boolean,ts:timestamp,dec:decimal(12,3)>"},
 		{"stripes_v1.orc", "stripes.jsonl", "struct<seq:long,down:long,rep:integer,rnd:long,big:long,small:short,word:string,uniq:string,flag:boolean,tiny:byte,tinyrep:byte,on:boolean,ts:timestamp,dec:decimal(12,3)>"},
 		{"empty.orc", "empty.jsonl", typesSchema},
+		{"a.orc", "a.jsonl", "struct<id:integer,name:string>"},
+		{"b.orc", "b.jsonl", "struct<id:long,name:string,age:integer>"},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {

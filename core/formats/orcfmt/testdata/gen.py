@@ -145,5 +145,9 @@ if __name__ == "__main__":
     write("stripes", s, compression="zlib", stripe_size=4096, batch_size=300, row_index_stride=1000)
     write("stripes_v1", s, "stripes", compression="snappy", file_version="0.11", stripe_size=8192, batch_size=400, dictionary_key_size_threshold=1.0)
     write("empty", t.slice(0, 0))
+    # Schema evolution across files (as parquetfmt's a/b.parquet): a.orc
+    # (id int, name), b.orc adds age and has id as long.
+    write("a", pa.table({"id": pa.array([1, 2], pa.int32()), "name": ["John", "Mary"]}), compression="zlib")
+    write("b", pa.table({"id": pa.array([2147483648], pa.int64()), "name": ["Bob"], "age": pa.array([25], pa.int32())}), compression="snappy")
     for n in ["stripes", "stripes_v1"]:
         print(n, orc.ORCFile(n + ".orc").nstripes, "stripes")
