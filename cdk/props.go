@@ -35,7 +35,7 @@ const (
 
 // Formats lists the values StreamProps.Format accepts (the template's
 // Format parameter's AllowedValues).
-var formats = []string{"avro", "binaryFile", "csv", "json", "parquet", "text"}
+var formats = []string{"avro", "binaryFile", "csv", "json", "orc", "parquet", "text"}
 
 // Notification paths (StreamProps.Notifications).
 const (
@@ -86,7 +86,7 @@ type StreamProps struct {
 	// nil = "incoming/"; a pointer to "" = the whole bucket (allowed only
 	// when TableBucket is set).
 	SourcePrefix *string
-	// Format is cloudFiles.format: avro, binaryFile, csv, json, parquet or text (the formats the functions read). Required.
+	// Format is cloudFiles.format: avro, binaryFile, csv, json, orc, parquet or text (the formats the functions read). Required.
 	Format string
 	// MaxFilesPerTrigger is cloudFiles.maxFilesPerTrigger (0 = 1000).
 	MaxFilesPerTrigger int

@@ -96,7 +96,6 @@ func TestColdStartValidatesLikeTheCLI(t *testing.T) {
 		// cliToo: the CLI refuses it too (everything but the discovery mode).
 		cliToo bool
 	}{
-		{"format the engine cannot read", `{"cloudFiles.schemaHints":"id BIGINT"}`, "cloudFiles.format", true},
 		{"glob the listing cannot compile", `{"pathGlobFilter":"*.{json"}`, "pathGlobFilter", true},
 		{"nested partition hint", `{"cloudFiles.partitionColumns":"date","cloudFiles.schemaHints":"date ARRAY<INT>"}`, "partition column date", true},
 		{"directory listing", `{"cloudFiles.useNotifications":"false"}`, "cloudFiles.useNotifications", false},
@@ -104,9 +103,6 @@ func TestColdStartValidatesLikeTheCLI(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			over := map[string]string{EnvExtraOptions: tc.extra}
-			if tc.want == "cloudFiles.format" {
-				over[EnvOptions] = `{"cloudFiles.format":"orc"}`
-			}
 			getenv := templateEnv(over)
 			_, err := LoadConfigFrom(getenv)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -128,12 +124,12 @@ func TestColdStartValidatesLikeTheCLI(t *testing.T) {
 	_, err := LoadConfigFrom(func(k string) string {
 		if k == EnvConfig {
 			return `{"streams":[{"id":"s","source":"s3://b/in/","table":"s3://b/t","checkpointLocation":"s3://b/cp/","schemaLocation":"s3://b/cp/",` +
-				`"options":{"cloudFiles.format":"orc","cloudFiles.useNotifications":true}}]}`
+				`"options":{"cloudFiles.format":"avi","cloudFiles.useNotifications":true}}]}`
 		}
 		return ""
 	})
 	if err == nil || !strings.Contains(err.Error(), "cloudFiles.format") {
-		t.Fatalf("%s with format orc: %v", EnvConfig, err)
+		t.Fatalf("%s with format avi: %v", EnvConfig, err)
 	}
 }
 
