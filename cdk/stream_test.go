@@ -641,7 +641,7 @@ func TestValidate(t *testing.T) {
 		{"stream id too long", func(p *StreamProps) { p.StreamId = strings.Repeat("a", 41) }, "StreamId"},
 		{"bucket name", func(p *StreamProps) { p.SourceBucketName = "My_Bucket" }, "SourceBucketName"},
 		{"format", func(p *StreamProps) { p.Format = "delta" }, "Format"},
-		{"format the functions do not read", func(p *StreamProps) { p.Format = "parquet" }, "Format"},
+		{"format the functions do not read", func(p *StreamProps) { p.Format = "xml" }, "Format"},
 		{"S3 notifications on an existing bucket", func(p *StreamProps) { p.ExistingSourceBucket = true }, "Notifications"},
 		{"existing bucket via EventBridge", func(p *StreamProps) { p.ExistingSourceBucket = true; p.Notifications = NotifyEventBridge }, ""},
 		{"SNS without a topic", func(p *StreamProps) { p.Notifications = NotifySNS }, "SourceTopicArn"},
