@@ -25,11 +25,24 @@ const (
 	ReasonManual = "manual"
 )
 
+// Kick actions: what the commit function does for a kick. The empty action
+// is a commit run; the others reset the stream (core/refresh) in its kick
+// group, so that no commit run of the stream overlaps them.
+const (
+	// ActionRefresh: a full refresh (one commit removes every file of the
+	// table, the checkpoint and the file state are forgotten, the source is
+	// listed and ingested again).
+	ActionRefresh = "refresh"
+	// ActionResetCheckpoint: forget the checkpoint and the file state, keep
+	// the table's rows (rows are written twice).
+	ActionResetCheckpoint = "reset-checkpoint"
+)
+
 // maxSQSID is the longest MessageGroupId / MessageDeduplicationId SQS accepts.
 const maxSQSID = 128
 
 // Kick asks the commit function to look at one stream: plan and commit the
-// next batch if files are pending. It is sent to the commit-kick SQS FIFO
+// next batch if files are pending (or, with an Action, reset the stream). It is sent to the commit-kick SQS FIFO
 // queue with MessageGroupId GroupID() (one group per stream, so commits for a
 // stream are serialised) and MessageDeduplicationId DeduplicationID(window)
 // (so that a burst of kicks within one window becomes one message).
@@ -42,6 +55,9 @@ type Kick struct {
 	Reason string `json:"reason,omitempty"`
 	// At is when the kick was sent. Required.
 	At time.Time `json:"at"`
+	// Action is empty for a commit run, or ActionRefresh or
+	// ActionResetCheckpoint (an operator's request, see docs/refresh.md).
+	Action string `json:"action,omitempty"`
 }
 
 // Validate checks that the kick names a stream and a time.
@@ -51,6 +67,11 @@ func (k Kick) Validate() error {
 	}
 	if k.At.IsZero() {
 		return malformed("at", "missing")
+	}
+	switch k.Action {
+	case "", ActionRefresh, ActionResetCheckpoint:
+	default:
+		return malformed("action", "%q is not %q or %q", k.Action, ActionRefresh, ActionResetCheckpoint)
 	}
 	return nil
 }

@@ -13,6 +13,8 @@ func TestKickRoundTrip(t *testing.T) {
 		{Stream: "orders", Reason: ReasonDiscovered, At: at},
 		{Stream: "clicks/eu west", Reason: "", At: at.Add(time.Nanosecond)},
 		{Stream: "日本語", Reason: ReasonBackfill, At: at},
+		{Stream: "orders", Reason: ReasonManual, At: at, Action: ActionRefresh},
+		{Stream: "orders", Reason: ReasonManual, At: at, Action: ActionResetCheckpoint},
 	}
 	for _, k := range tests {
 		b, err := k.Marshal()
@@ -23,7 +25,7 @@ func TestKickRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatalf("UnmarshalKick(%s): %v", b, err)
 		}
-		if got.Stream != k.Stream || got.Reason != k.Reason || !got.At.Equal(k.At) || got.At.Location() != time.UTC {
+		if got.Stream != k.Stream || got.Reason != k.Reason || got.Action != k.Action || !got.At.Equal(k.At) || got.At.Location() != time.UTC {
 			t.Errorf("round trip of %+v gave %+v", k, got)
 		}
 	}
@@ -55,6 +57,7 @@ func TestKickErrors(t *testing.T) {
 		{`{"at":"2024-06-03T09:41:27Z"}`, "stream: missing"},
 		{`{"stream":"s"}`, "at: missing"},
 		{`{"stream":"s","at":"yesterday"}`, "invalid JSON"},
+		{`{"stream":"s","at":"2024-06-03T09:41:27Z","action":"drop"}`, "action: \"drop\" is not"},
 	}
 	for _, tc := range bad {
 		_, err := UnmarshalKick([]byte(tc.body))

@@ -1,4 +1,5 @@
 // Command commit is the Tributary commit Lambda function: it runs a stream's batches into its Delta table when kicked (one at a time per stream).
+// A manual invocation {"action":"refresh"|"reset-checkpoint","stream":"ID"} queues a reset of the stream (docs/refresh.md).
 package main
 
 import (
@@ -9,5 +10,5 @@ import (
 
 func main() {
 	app := lambdafn.MustBoot()
-	lambda.Start(app.HandleCommit)
+	lambda.Start(app.HandleCommitInvoke)
 }

@@ -21,15 +21,33 @@ const DefaultTimeMargin = 2 * time.Minute
 // until its backlog is empty or the invocation's time is nearly spent; then
 // it kicks the stream again so another invocation carries on. A kick that
 // cannot be parsed is reported as failed (it reaches the kick DLQ); a stream
-// whose run fails is reported as failed so SQS retries it.
+// whose run fails is reported as failed so SQS retries it. A kick with an
+// Action (a queued reset, see HandleCommitInvoke) runs the reset in its
+// place in the stream's group; when it fails, it and the stream's later
+// kicks of the batch are reported as failed, so they are retried in order.
 func (a *App) HandleCommit(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
 	var resp events.SQSEventResponse
 	seen := map[string]bool{}
+	blocked := map[string]bool{} // streams whose reset failed in this batch
 	for _, m := range ev.Records {
 		k, err := tevents.UnmarshalKick([]byte(m.Body))
 		if err != nil {
 			a.Logger.Error("malformed kick message", "messageId", m.MessageId, "error", err.Error())
 			resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: m.MessageId})
+			continue
+		}
+		if blocked[k.Stream] {
+			// Behind a failed reset: retried after it, in order.
+			resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: m.MessageId})
+			continue
+		}
+		if k.Action != "" {
+			if err := a.resetStream(ctx, k.Stream, k.Action); err != nil {
+				a.Logger.Error("reset failed; it will be retried", "stream", k.Stream, "action", k.Action, "error", err.Error())
+				resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: m.MessageId})
+				blocked[k.Stream] = true
+			}
+			seen[k.Stream] = false // a later kick of the batch runs the new checkpoint
 			continue
 		}
 		if seen[k.Stream] {
