@@ -10,6 +10,8 @@ package state
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"iter"
 	"strings"
@@ -171,6 +173,18 @@ type RegisterOptions struct {
 //     writers (discovery, commits) stopped meanwhile: an entry registered
 //     during the call may or may not survive it. A full refresh
 //     (core/refresh) calls it after its truncating commit.
+//   - StoreID returns the store's identity: a non-empty string, the same
+//     for every call and every process that opens the same store (the same
+//     state.db, the same DynamoDB table), and different for a new or
+//     replaced store (a new state.db, a table created anew, a
+//     point-in-time restore, which is always a new table); DropStream
+//     keeps it. Adapters keep a
+//     random id inside the store, written on first use (concurrent first
+//     calls agree on one id), and may add where the store lives (a
+//     DynamoDB table's name). Checkpoints record it (ingest's identity
+//     record) to notice a file state that no longer holds what the
+//     checkpoint's batches registered. A read-only store that has no id
+//     yet returns an error wrapping ErrNotFound.
 type Store interface {
 	// Register records newly discovered files; registered[i] reports whether
 	// files[i] was new (and is now pending).
@@ -196,4 +210,14 @@ type Store interface {
 	// DropStream forgets the stream's file entries and batch commit times;
 	// it reports how many file entries it removed.
 	DropStream(ctx context.Context, stream string) (int, error)
+	// StoreID returns the store's identity, creating it on first use.
+	StoreID(ctx context.Context) (string, error)
+}
+
+// NewStoreID returns a random store id part (32 hex digits) for adapters
+// that keep their identity inside the store.
+func NewStoreID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24+)
+	return hex.EncodeToString(b[:])
 }

@@ -19,7 +19,7 @@
 //
 // Bucket "meta" holds "last_discovery" (8-byte big-endian unix nanos), so
 // discovery times keep increasing across restarts even if the clock steps
-// back. Bucket "streams" holds one sub-bucket per stream id with:
+// back, and "store_id" (StoreID's random id, written on first use). Bucket "streams" holds one sub-bucket per stream id with:
 //
 //	files    path -> JSON record {size, etag, mod_time, discovery_time, batch, expires_at, skip_reason}
 //	pending  discovery nanos (8 bytes, big-endian, sign bit flipped) + path -> empty
@@ -62,6 +62,7 @@ var (
 	bucketPending = []byte("pending")
 	bucketBatches = []byte("batches")
 	keyLastDisc   = []byte("last_discovery")
+	keyStoreID    = []byte("store_id")
 )
 
 // entriesPage is how many entries one read transaction of Entries loads.
@@ -593,4 +594,44 @@ func (s *Store) DropStream(ctx context.Context, stream string) (int, error) {
 		return 0, err
 	}
 	return n, nil
+}
+
+// StoreID returns the state file's identity, "bolt:" and a random id kept
+// in the file's "meta" bucket and written on first use: a replaced or
+// recreated state.db has another one, a copied or moved file keeps it.
+func (s *Store) StoreID(ctx context.Context) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	var id string
+	read := func(tx *bolt.Tx) error {
+		if m := tx.Bucket(bucketMeta); m != nil {
+			id = string(m.Get(keyStoreID))
+		}
+		return nil
+	}
+	if err := s.view(read); err != nil {
+		return "", fmt.Errorf("boltstate: reading the store id of %s: %w", s.path, err)
+	}
+	if id == "" && s.readOnly {
+		return "", fmt.Errorf("boltstate: %s has no store id yet: %w", s.path, state.ErrNotFound)
+	}
+	if id == "" {
+		err := s.update(ctx, func(tx *bolt.Tx) error {
+			m, err := tx.CreateBucketIfNotExists(bucketMeta)
+			if err != nil {
+				return err
+			}
+			if v := m.Get(keyStoreID); v != nil {
+				id = string(v)
+				return nil
+			}
+			id = state.NewStoreID()
+			return m.Put(keyStoreID, []byte(id))
+		})
+		if err != nil {
+			return "", fmt.Errorf("boltstate: recording the store id of %s: %w", s.path, err)
+		}
+	}
+	return "bolt:" + id, nil
 }

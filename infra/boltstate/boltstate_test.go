@@ -319,3 +319,37 @@ func FuzzPendingKey(f *testing.F) {
 		}
 	})
 }
+
+// The store id lives in the file: a reopened file keeps it, a read-only
+// view reads it, a new file has another.
+func TestStoreIDPersists(t *testing.T) {
+	ctx := context.Background()
+	s, path := openTemp(t)
+	id, err := s.StoreID(ctx)
+	if err != nil || !strings.HasPrefix(id, "bolt:") {
+		t.Fatalf("StoreID = %q, %v", id, err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ro, err := OpenReadOnly(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := ro.StoreID(ctx); err != nil || got != id {
+		t.Errorf("read-only StoreID = %q, %v; want %q", got, err, id)
+	}
+	ro.Close()
+	s, err = Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if got, err := s.StoreID(ctx); err != nil || got != id {
+		t.Errorf("StoreID after reopen = %q, %v; want %q", got, err, id)
+	}
+	fresh, _ := openTemp(t)
+	if got, err := fresh.StoreID(ctx); err != nil || got == id {
+		t.Errorf("StoreID of a new file = %q, %v; want another than %q", got, err, id)
+	}
+}

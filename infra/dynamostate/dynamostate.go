@@ -32,6 +32,12 @@
 //	sk          S  "%019d" of the batch id
 //	commit_ns   N  commit time, unix nanoseconds
 //
+// Store identity item (one per table, written by the first StoreID call):
+//
+//	pk          S  "#store"   (never "<stream>#f" or "<stream>#b")
+//	sk          S  "id"
+//	store_id    S  a random id
+//
 // A file's state is derived: no batch -> PENDING (SKIPPED at discovery with
 // a skip_reason; such an item has no index attributes); a skip_reason -> SKIPPED
 // (with the commit time of its batch item, if any); otherwise a batch
@@ -120,6 +126,8 @@ const (
 	AttrGSI1PK    = "gsi1pk"
 	AttrGSI1SK    = "gsi1sk"
 	AttrCommitNs  = "commit_ns"
+	// AttrStoreID holds the random id of the store identity item (StoreID).
+	AttrStoreID = "store_id"
 	// AttrSkipReason is set on a file item by MarkSkipped.
 	AttrSkipReason = "skip_reason"
 	// IndexPending is the sparse GSI of pending files in discovery order.
@@ -1042,4 +1050,53 @@ func (st *Store) Entries(ctx context.Context, stream string, states ...state.Ing
 			}
 		}
 	}
+}
+
+// storeIDKey is the key of the store identity item.
+func storeIDKey() map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{AttrPK: attrS("#store"), AttrSK: attrS("id")}
+}
+
+// StoreID implements state.Store: "dynamodb:<table>/<random id>", the id
+// kept in the table's store identity item (one conditional PutItem on
+// first use, then one strongly consistent GetItem per call). A table
+// created anew has another random id; a point-in-time restore copies the
+// item but is a new table with another name.
+func (st *Store) StoreID(ctx context.Context) (string, error) {
+	read := func() (string, error) {
+		out, err := st.client.GetItem(ctx, &dynamodb.GetItemInput{
+			TableName:      aws.String(st.table),
+			Key:            storeIDKey(),
+			ConsistentRead: aws.Bool(true),
+		})
+		if err != nil {
+			return "", fmt.Errorf("dynamostate: reading the store id of table %s: %w", st.table, err)
+		}
+		id, _ := getS(out.Item, AttrStoreID)
+		return id, nil
+	}
+	id, err := read()
+	if err != nil {
+		return "", err
+	}
+	if id == "" {
+		item := storeIDKey()
+		item[AttrStoreID] = attrS(state.NewStoreID())
+		_, err := st.client.PutItem(ctx, &dynamodb.PutItemInput{
+			TableName:                aws.String(st.table),
+			Item:                     item,
+			ConditionExpression:      aws.String("attribute_not_exists(#pk)"),
+			ExpressionAttributeNames: map[string]string{"#pk": AttrPK},
+		})
+		if _, ok := isConditionFailed(err); !ok && err != nil {
+			return "", fmt.Errorf("dynamostate: recording the store id of table %s: %w", st.table, err)
+		}
+		if id, err = read(); err != nil {
+			return "", err
+		}
+		if id == "" {
+			return "", fmt.Errorf("dynamostate: table %s: the store identity item has no %s", st.table, AttrStoreID)
+		}
+	}
+	return "dynamodb:" + st.table + "/" + id, nil
 }

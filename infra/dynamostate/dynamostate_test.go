@@ -389,3 +389,21 @@ func BenchmarkProtocol(b *testing.B) {
 	b.ReportMetric(float64(ops["Query"]+ops["BatchGetItem"]+ops["GetItem"])/nfiles, "reads/file")
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/nfiles, "µs/file")
 }
+
+// The store id lives in the table: another Store on the same table reads
+// it, a new table has another; it names the table.
+func TestStoreIDPersists(t *testing.T) {
+	ctx := context.Background()
+	client, name, _ := newTable(t)
+	id, err := New(client, name).StoreID(ctx)
+	if err != nil || !strings.HasPrefix(id, "dynamodb:"+name+"/") {
+		t.Fatalf("StoreID = %q, %v", id, err)
+	}
+	if got, err := New(client, name).StoreID(ctx); err != nil || got != id {
+		t.Errorf("StoreID of a second Store = %q, %v; want %q", got, err, id)
+	}
+	client2, name2, _ := newTable(t)
+	if got, err := New(client2, name2).StoreID(ctx); err != nil || got == id {
+		t.Errorf("StoreID of a new table = %q, %v", got, err)
+	}
+}

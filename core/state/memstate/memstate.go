@@ -35,6 +35,7 @@ type Store struct {
 	now     func() time.Time
 	last    time.Time
 	streams map[string]*streamState
+	id      string
 }
 
 type streamState struct {
@@ -54,7 +55,7 @@ var _ state.Store = (*Store)(nil)
 
 // New returns an empty Store.
 func New(opts ...Option) *Store {
-	s := &Store{now: time.Now, streams: map[string]*streamState{}}
+	s := &Store{now: time.Now, streams: map[string]*streamState{}, id: "mem:" + state.NewStoreID()}
 	for _, o := range opts {
 		o(s)
 	}
@@ -332,4 +333,13 @@ func (s *Store) DropStream(ctx context.Context, stream string) (int, error) {
 	}
 	delete(s.streams, stream)
 	return n, nil
+}
+
+// StoreID returns the store's identity: a random id made by New (each
+// in-memory store is a new, empty store).
+func (s *Store) StoreID(ctx context.Context) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	return s.id, nil
 }

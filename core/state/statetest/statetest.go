@@ -11,6 +11,8 @@
 //		})
 //	}
 //
+// The StoreID case makes two fresh stores: their ids must differ.
+//
 // Besides the clauses written on state.Store, the suite pins down a few
 // choices every adapter of this project makes alike:
 //   - Pending with limit <= 0 returns no entries.
@@ -124,12 +126,19 @@ func RunConformanceTests(t *testing.T, newHarness func(t *testing.T) Harness) {
 		{"DropStream", testDropStream},
 		{"WeirdPaths", testWeirdPaths},
 		{"ExpiresAt", testExpiresAt},
-		{"Large", nil}, // needs the harness: see below
+		{"Large", nil},   // needs the harness: see below
+		{"StoreID", nil}, // needs two harnesses: see below
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t)
 			defer h.Close()
+			if tc.name == "StoreID" {
+				other := newHarness(t)
+				defer other.Close()
+				testStoreID(t, h.Store(), other.Store())
+				return
+			}
 			if tc.name == "Large" {
 				large := LargeCount
 				if lc, ok := h.(LargeCounter); ok {
@@ -1417,5 +1426,43 @@ func testLarge(t *testing.T, s state.Store, large int) {
 	}
 	if n := len(entries(t, s, stream, state.Pending, state.Claimed)); n != 0 {
 		t.Fatalf("%d entries still pending or claimed", n)
+	}
+}
+
+// testStoreID: a non-empty id, the same for every call (concurrent first
+// calls included) and unchanged by writes; another fresh store has another.
+func testStoreID(t *testing.T, s, other state.Store) {
+	ctx := context.Background()
+	ids := make([]string, 8)
+	errs := make([]error, len(ids))
+	var wg sync.WaitGroup
+	for i := range ids {
+		wg.Go(func() { ids[i], errs[i] = s.StoreID(ctx) })
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("StoreID: %v", err)
+		}
+		if ids[i] == "" || ids[i] != ids[0] {
+			t.Fatalf("concurrent StoreID calls returned %q, want one non-empty id", ids)
+		}
+	}
+	register(t, s, stream, files("a"), state.RegisterOptions{})
+	claim(t, s, stream, 0, "a")
+	markCommitted(t, s, stream, 0, time.Unix(1, 0))
+	again, err := s.StoreID(ctx)
+	if err != nil || again != ids[0] {
+		t.Errorf("StoreID after writes = %q, %v; want %q", again, err, ids[0])
+	}
+	if got := entries(t, s, stream); len(got) != 1 {
+		t.Errorf("entries after StoreID = %v, want only a (the identity is not an entry)", paths(got))
+	}
+	o, err := other.StoreID(ctx)
+	if err != nil {
+		t.Fatalf("StoreID of another store: %v", err)
+	}
+	if o == ids[0] {
+		t.Errorf("two fresh stores have the same id %q", o)
 	}
 }
