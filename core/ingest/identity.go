@@ -54,6 +54,10 @@ type Identity struct {
 	UserSchema string `json:"userSchema,omitempty"`
 	// SchemaHints is cloudFiles.schemaHints as last applied.
 	SchemaHints string `json:"schemaHints,omitempty"`
+	// StateStore is the identity of the file state store the stream's
+	// files were registered in (state.Store.StoreID), "" for a stream
+	// without file state or a record written before it was kept.
+	StateStore string `json:"stateStore,omitempty"`
 }
 
 // identity is the engine configuration's identity.
@@ -88,12 +92,21 @@ func (e *Engine) identity() (Identity, error) {
 // relative to them (SPEC §8). It costs one conditional write (and one read
 // once the record exists) and runs once per engine; infra/streams.Open calls
 // it before any file is registered, RunBatch before anything is written.
+//
+// The record also names the file state store (state.Store.StoreID, one
+// more store read). When the stream now runs with another store (a new,
+// emptied, replaced or restored state table or state.db), the files of the
+// checkpoint's batch plans are registered in it again before anything else
+// (adoptStateStore), or, when a plan is missing, the run is refused.
 func (e *Engine) CheckIdentity(ctx context.Context) error {
 	if e.recorded != nil {
 		return nil
 	}
 	want, err := e.identity()
 	if err != nil {
+		return err
+	}
+	if want.StateStore, err = e.stateStoreID(ctx); err != nil {
 		return err
 	}
 	data, err := json.Marshal(want)
@@ -145,6 +158,17 @@ func (e *Engine) CheckIdentity(ctx context.Context) error {
 	differ("txnAppId", got.TxnAppID, want.TxnAppID)
 	if len(diffs) > 0 {
 		return e.identityMismatch(diffs)
+	}
+	if want.StateStore != "" && got.StateStore != want.StateStore {
+		if got.StateStore != "" && e.Config.TxnVersion == nil {
+			if err := e.adoptStateStore(ctx, got.StateStore, want.StateStore); err != nil {
+				return err
+			}
+		}
+		got.StateStore = want.StateStore
+		if err := e.saveIdentity(ctx, got); err != nil {
+			return err
+		}
 	}
 	e.recorded = &got
 	return nil

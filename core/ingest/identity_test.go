@@ -94,6 +94,14 @@ func TestContinuityStateCheckSkippedWhenStateForgets(t *testing.T) {
 		if _, err := w.engine(t, Limits{}).RunAvailableNow(ctx, nil); err != nil {
 			t.Fatal(err)
 		}
+		// A checkpoint recorded before it named its state store: only the
+		// continuity probe can notice that the state is lost.
+		rec := readRecord(t, w)
+		rec.StateStore = ""
+		data, _ := json.Marshal(rec)
+		if err := w.cp.Put(ctx, identityKey, strings.NewReader(string(data))); err != nil {
+			t.Fatal(err)
+		}
 		w.st = newWorld().st // the state is lost (or expired)
 		w.engineHook = func(e *Engine) { e.Config.StateForgets = forgets }
 		_, err := w.engine(t, Limits{}).RunAvailableNow(ctx, nil)

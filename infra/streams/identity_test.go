@@ -3,8 +3,10 @@ package streams
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,6 +19,7 @@ import (
 	"github.com/tributary-io/tributary/core/ingest"
 	"github.com/tributary-io/tributary/core/options"
 	"github.com/tributary-io/tributary/core/state"
+	"github.com/tributary-io/tributary/infra/boltstate"
 	"github.com/tributary-io/tributary/infra/localfs"
 )
 
@@ -276,18 +279,74 @@ func TestDeletedCheckpointIsRefused(t *testing.T) {
 	}
 }
 
-// A new state.db next to the checkpoint's plans is refused too.
-func TestNewStateFileIsRefused(t *testing.T) {
+// A new (empty) state.db next to the checkpoint's plans: the checkpoint
+// recorded another state store, so the files of its plans are registered
+// again as committed before discovery, and nothing is ingested twice.
+func TestNewStateFileIsAdopted(t *testing.T) {
 	s := newSite(t)
 	s.file("a.json", `{"x":"a"}`+"\n")
 	s.mustRun(nil)
-	if err := os.Remove(filepath.Join(s.checkpoint, StateFileName)); err != nil {
+	s.file("b.json", `{"x":"b"}`+"\n")
+	s.mustRun(nil)
+	replaceStateFile(t, s)
+	if sum := s.mustRun(nil); sum.Rows() != 0 {
+		t.Errorf("run on a new state.db ingested %d rows, want 0", sum.Rows())
+	}
+	if n := numRows(t, s.table); n != 2 {
+		t.Errorf("table rows = %d, want 2 (no duplicates)", n)
+	}
+	want := map[string]state.IngestionState{"a.json": state.Committed, "b.json": state.Committed}
+	if got := s.entries(); !maps.Equal(got, want) {
+		t.Errorf("file state = %v, want %v", got, want)
+	}
+	if !strings.Contains(s.logs.String(), "registering the files of its batch plans again") {
+		t.Errorf("no log of the re-registration in %s", s.logs)
+	}
+	// The stream goes on: a new file is ingested once.
+	s.file("c.json", `{"x":"c"}`+"\n")
+	if sum := s.mustRun(nil); sum.Rows() != 1 {
+		t.Errorf("new file after the adoption: %d rows, want 1", sum.Rows())
+	}
+	if n := numRows(t, s.table); n != 3 {
+		t.Errorf("table rows = %d, want 3", n)
+	}
+}
+
+// A new state.db while a batch plan is missing is refused: the committed
+// files cannot all be registered again.
+func TestNewStateFileWithoutPlansIsRefused(t *testing.T) {
+	s := newSite(t)
+	s.file("a.json", `{"x":"a"}`+"\n")
+	s.mustRun(nil)
+	s.file("b.json", `{"x":"b"}`+"\n")
+	s.mustRun(nil)
+	replaceStateFile(t, s)
+	if err := os.Remove(filepath.Join(s.checkpoint, "offsets", fmt.Sprintf("%020d.json", 0))); err != nil {
 		t.Fatal(err)
 	}
 	_, err := s.run(nil)
-	wantRefusal(t, err, ingest.ErrStreamMismatch, "state", "a.json")
-	if n := numRows(t, s.table); n != 1 {
-		t.Errorf("table rows = %d, want 1", n)
+	wantRefusal(t, err, ingest.ErrStreamMismatch, "state store", "bolt:", "plan 0", "original state store", "tributary refresh")
+	if n := numRows(t, s.table); n != 2 {
+		t.Errorf("table rows = %d, want 2", n)
+	}
+	if got := s.entries(); len(got) != 0 {
+		t.Errorf("file state after the refusal = %v, want nothing registered", got)
+	}
+}
+
+// replaceStateFile replaces the stream's state.db by a new, empty one.
+func replaceStateFile(t *testing.T, s *site) {
+	t.Helper()
+	path := filepath.Join(s.checkpoint, StateFileName)
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	st, err := boltstate.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
 	}
 }
 
