@@ -23,6 +23,10 @@ const (
 	ReasonUpstream = "upstream"
 	// ReasonManual: an operator asked for a commit (CLI).
 	ReasonManual = "manual"
+	// ReasonStateAdopted: a function registered the files of the stream's
+	// batch plans again in a new state table; the last batch waits for a
+	// commit run to be replayed or finished.
+	ReasonStateAdopted = "state-adopted"
 )
 
 // Kick actions: what the commit function does for a kick. The empty action

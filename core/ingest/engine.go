@@ -164,6 +164,9 @@ type Engine struct {
 	snap *delta.Snapshot
 	// recorded is the checkpoint's identity record once CheckIdentity passed.
 	recorded *Identity
+	// stateAdopted is set when CheckIdentity registered the plans' files
+	// again in a new file state store (StateStoreAdopted).
+	stateAdopted bool
 	// continuityChecked is set once checkContinuity passed.
 	continuityChecked bool
 	// schemaChecked is set once checkSchemaChanges passed.

@@ -84,10 +84,18 @@ func (e *Engine) adoptStateStore(ctx context.Context, was, now string) error {
 		}
 		files += len(p.Files)
 	}
+	e.stateAdopted = len(ids) > 0
 	e.log().Info("registered the files of the stream's batch plans in its new file state store",
 		"stream", stream, "store", now, "plans", len(ids), "files", files)
 	return nil
 }
+
+// StateStoreAdopted reports whether CheckIdentity registered the files of
+// the checkpoint's batch plans again in a new file state store. The last
+// plan's files are then claimed, not committed: a commit run (RunBatch)
+// replays or finishes that batch, so a caller that does not run batches
+// itself (a discovery or backfill function) should ask for one.
+func (e *Engine) StateStoreAdopted() bool { return e.stateAdopted }
 
 // planIDs lists the batch ids of the checkpoint's sealed plans, ascending.
 func (e *Engine) planIDs(ctx context.Context) ([]int64, error) {

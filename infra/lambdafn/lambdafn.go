@@ -304,6 +304,13 @@ func (a *App) stream(ctx context.Context, id string) (*streams.Stream, error) {
 	if err != nil {
 		return nil, err
 	}
+	if s.Engine != nil && s.Engine.StateStoreAdopted() {
+		// The last batch's files wait, claimed, in the new state table.
+		if err := a.kick(ctx, id, events.ReasonStateAdopted); err != nil {
+			s.Close()
+			return nil, fmt.Errorf("stream %q: asking for a commit run after registering its plans' files in a new state table: %w", id, err)
+		}
+	}
 	if a.opened == nil {
 		a.opened = map[string]*streams.Stream{}
 	}

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"maps"
 	"slices"
 	"strings"
@@ -390,5 +391,83 @@ func TestDiscoveryRefusesAForeignCheckpoint(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Errorf("registered %s despite the foreign checkpoint", e.Path)
+	}
+}
+
+// TestNewStateTableIsAdopted points the functions at a new, empty state
+// table after a first ingest (a stack redeployed, or a point-in-time
+// restore, which is always a new table). The first function to start
+// registers the files of the checkpoint's batch plans in it as committed,
+// so a backfill listing every file and redelivered events ingest nothing
+// twice, and new files are ingested once.
+func TestNewStateTableIsAdopted(t *testing.T) {
+	f := newFixture(t)
+	first := makeInputs("r", 6)
+	f.upload(first)
+	if failed := f.drain(); len(failed) > 0 {
+		t.Fatalf("discovery failed messages %q", failed)
+	}
+	checkRows(t, f.readTable(), first)
+	oldTable := f.stateTable
+	oldID, err := dynamostate.New(f.ddb, oldTable).StoreID(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	f.stateTable = oldTable + "-new"
+	if err := dynamostate.CreateTable(t.Context(), f.ddb, f.stateTable); err != nil {
+		t.Fatal(err)
+	}
+	f.app = f.newApp() // redeployed functions: a cold start on the new table
+	f.resetCounts()
+	res, err := f.app.HandleBackfill(t.Context(), nil)
+	if err != nil {
+		t.Fatalf("HandleBackfill: %v (%+v)", err, res)
+	}
+	if got := res.Streams[streamID]; got.NumNewListedFiles != 0 || got.NumListedFiles != len(first) || got.Error != "" {
+		t.Fatalf("backfill on the new table = %+v, want %d listed and none new", got, len(first))
+	}
+	if failed := f.drain(); len(failed) > 0 {
+		t.Fatalf("discovery failed messages %q", failed)
+	}
+	checkRows(t, f.readTable(), first)
+	f.checkCommitted(first)
+
+	// Redelivered events of the first files add nothing; new files once.
+	for _, b := range f.bodies {
+		if strings.Contains(b, "s3:TestEvent") {
+			continue
+		}
+		if _, err := f.sqs.SendMessage(t.Context(), &sqs.SendMessageInput{QueueUrl: aws.String(f.eventsURL), MessageBody: aws.String(b)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	more := makeInputs("s", 2)
+	f.upload(more)
+	if failed := f.drain(); len(failed) > 0 {
+		t.Fatalf("discovery failed messages %q", failed)
+	}
+	all := append(slices.Clone(first), more...)
+	checkRows(t, f.readTable(), all)
+	f.checkCommitted(all)
+
+	// The checkpoint now names the new table's store.
+	obj, err := f.s3.GetObject(t.Context(), &s3.GetObjectInput{Bucket: aws.String(f.bucket), Key: aws.String("_checkpoints/" + streamID + "/source.json")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer obj.Body.Close()
+	var rec struct {
+		StateStore string `json:"stateStore"`
+	}
+	if err := json.NewDecoder(obj.Body).Decode(&rec); err != nil {
+		t.Fatal(err)
+	}
+	newID, err := dynamostate.New(f.ddb, f.stateTable).StoreID(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.StateStore != newID || newID == oldID {
+		t.Errorf("checkpoint records state store %q, want the new table's %q (old %q)", rec.StateStore, newID, oldID)
 	}
 }
