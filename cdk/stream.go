@@ -366,6 +366,18 @@ func (s *Stream) roles(r *resolved, logs map[string]awslogs.LogGroup) map[string
 	}
 	kick := *s.KickQueue.QueueArn()
 	table := *s.StateTable.TableArn()
+	// A state table that is not the one the checkpoint recorded: the files
+	// of the checkpoint's batch plans are registered again (docs/state-store.md).
+	plansPrefix := strings.TrimPrefix(checkpoint, tableBucket+"/") + "offsets/"
+	readopt := func(reregister []string) []awsiam.PolicyStatement {
+		return []awsiam.PolicyStatement{
+			stmt("StateStoreIdentity", []string{"dynamodb:GetItem"}, []string{table}, nil),
+			stmt("ReregisterFiles", reregister, []string{table}, nil),
+			stmt("CheckpointPlans", []string{"s3:GetObject"}, []string{checkpoint + "offsets/*"}, nil),
+			stmt("ListCheckpointPlans", []string{"s3:ListBucket"}, []string{tableBucket},
+				map[string]any{"StringLike": map[string]any{"s3:prefix": plansPrefix}}),
+		}
+	}
 	// Every role starts with its logs, then the KMS key and X-Ray when set.
 	common := func(fn string, extra ...awsiam.PolicyStatement) []awsiam.PolicyStatement {
 		out := []awsiam.PolicyStatement{
@@ -421,23 +433,25 @@ func (s *Stream) roles(r *resolved, logs map[string]awslogs.LogGroup) map[string
 	}
 
 	policies := map[string][]awsiam.PolicyStatement{
-		"discovery": append(common("discovery"),
+		"discovery": append(append(common("discovery"),
 			stmt("ConsumeEvents", consumeActions, []string{*s.EventsQueue.QueueArn()}, nil),
 			stmt("SendKick", []string{"sqs:SendMessage"}, []string{kick}, nil),
 			stmt("RegisterFiles", []string{"dynamodb:PutItem"}, []string{table}, nil),
-			stmt("HeadSourceObjects", []string{"s3:GetObject"}, []string{srcObjects}, nil),
-			// Stream identity: one conditional put or get per cold start.
-			// The stream's identity and first start (includeExistingFiles=false).
-			stmt("StreamIdentity", []string{"s3:GetObject", "s3:PutObject"}, []string{checkpoint + "source.json", checkpoint + "metadata"}, nil),
+			stmt("HeadSourceObjects", []string{"s3:GetObject"}, []string{srcObjects}, nil)),
+			append(readopt([]string{"dynamodb:BatchGetItem", "dynamodb:UpdateItem"}),
+				// Stream identity: one conditional put or get per cold start.
+				// The stream's identity and first start (includeExistingFiles=false).
+				stmt("StreamIdentity", []string{"s3:GetObject", "s3:PutObject"}, []string{checkpoint + "source.json", checkpoint + "metadata"}, nil))...,
 		),
 		// Lambda sends failed scheduled runs to the on-failure destination with the function's role.
-		"backfill": append(common("backfill", stmt("OnFailureDestination", []string{"sqs:SendMessage"}, []string{*s.BackfillFailureQueue.QueueArn()}, nil)),
+		"backfill": append(append(common("backfill", stmt("OnFailureDestination", []string{"sqs:SendMessage"}, []string{*s.BackfillFailureQueue.QueueArn()}, nil)),
 			stmt("ListSource", []string{"s3:ListBucket"}, []string{srcBucket}, listCond),
 			stmt("SendKick", []string{"sqs:SendMessage"}, []string{kick}, nil),
 			stmt("StreamMetadata", []string{"s3:GetObject", "s3:PutObject"},
 				[]string{checkpoint + "metadata", checkpoint + "source.json"}, nil),
 			// Listed files are read 100 a call; only unknown ones are written.
-			stmt("RegisterFiles", []string{"dynamodb:BatchGetItem", "dynamodb:PutItem"}, []string{table}, nil),
+			stmt("RegisterFiles", []string{"dynamodb:BatchGetItem", "dynamodb:PutItem"}, []string{table}, nil)),
+			readopt([]string{"dynamodb:UpdateItem"})...,
 		),
 		"commit": commit,
 		"maintenance": append(common("maintenance"),
