@@ -2,6 +2,10 @@
 
 Usage: parquet_input.py ENGINE IVY TABLE=INPUT.parquet...
 
+An input file named *.orc is read as ORC (pyarrow.orc, spark.read.orc); its
+dates before 1582-10-15 are rebased from the Julian calendar as Spark's ORC
+reader does (pyarrow does not).
+
 Each argument after IVY pairs a table with the input file it was made of
 (all pairs are checked in one process, so Spark starts once).
 
@@ -64,6 +68,15 @@ def canon_row(row, names, maps):
     return " ".join(parts)
 
 
+def rebase_dates(t, fn):
+    import pyarrow as pa
+    for i, fld in enumerate(t.schema):
+        if pa.types.is_date32(fld.type):
+            col = pa.array([None if v is None else fn(v) for v in t.column(i).to_pylist()], pa.date32())
+            t = t.set_column(i, fld.name, col)
+    return t
+
+
 def compare(want, got):
     w, g = sorted(want), sorted(got)
     if w == g:
@@ -80,7 +93,14 @@ def deltalake_side(table, inputs):
 
     want, names = [], None
     for f in inputs:
-        t = pq.read_table(f)
+        if f.endswith(".orc"):
+            import pyarrow.orc as orc
+            t = orc.read_table(f)
+            sys.path.insert(0, os.path.join(os.path.dirname(f)))
+            from gen import spark_date
+            t = rebase_dates(t, spark_date)
+        else:
+            t = pq.read_table(f)
         names = t.schema.names
         maps = {fld.name for fld in t.schema if pa.types.is_map(fld.type)}
         want += [canon_row(r, names, maps) for r in t.to_pylist()]
@@ -129,7 +149,7 @@ def spark_side(ivy, pairs):
     try:
         diffs, n = [], 0
         for table, inp in pairs:
-            src = spark.read.parquet(inp)
+            src = spark.read.orc(inp) if inp.endswith(".orc") else spark.read.parquet(inp)
             cols = src.columns
             want = [r[0] for r in src.select(F.to_json(F.struct(*cols))).collect()]
             out = spark.read.format("delta").load(table)

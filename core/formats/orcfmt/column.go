@@ -214,7 +214,7 @@ func (st *stripe) values(col, m int) ([]any, error) {
 				if v < math.MinInt32 || v > math.MaxInt32 {
 					return nil, corrupt("column %d: date %d out of range", col, v)
 				}
-				out = append(out, schema.Date(v))
+				out = append(out, schema.Date(rebaseJulianDays(v)))
 			}
 		}
 	case kFloat, kDouble:
@@ -439,4 +439,29 @@ func bigVarint(r *byteReader) *big.Int {
 		u.Neg(u).Sub(u, big.NewInt(1))
 	}
 	return u
+}
+
+// gregorianStart is 1582-10-15 in days since 1970-01-01.
+const gregorianStart = -141427
+
+// rebaseJulianDays is Spark's rebaseJulianToGregorianDays, which its ORC
+// reader applies to every date: a day count before 1582-10-15 is read as
+// a date of the Julian calendar (ORC's Java writers use the hybrid
+// calendar) and becomes the proleptic Gregorian date with the same year,
+// month and day.
+func rebaseJulianDays(days int64) int64 {
+	if days >= gregorianStart {
+		return days
+	}
+	c := days + 2440588 + 32082 // Julian day number, shifted
+	if c < 0 {
+		return days
+	}
+	d := (4*c + 3) / 1461
+	e := c - 1461*d/4
+	m := (5*e + 2) / 153
+	day := e - (153*m+2)/5 + 1
+	month := m + 3 - 12*(m/10)
+	year := d - 4800 + m/10
+	return time.Date(int(year), time.Month(month), int(day), 0, 0, 0, 0, time.UTC).Unix() / 86400
 }
