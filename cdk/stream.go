@@ -348,9 +348,11 @@ func stmt(sid string, actions []string, resources []string, conditions map[strin
 }
 
 // fileStateActions are the commit function's DynamoDB calls on the table;
-// it queries only the pending index. Discovery and backfill register files
-// with one conditional PutItem each (dynamostate Register).
-var fileStateActions = []string{"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"}
+// Query and BatchWriteItem drop a stream's entries on a queued refresh or
+// reset-checkpoint (dynamostate DropStream). Discovery and backfill
+// register files with one conditional PutItem each (dynamostate Register).
+var fileStateActions = []string{"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:PutItem", "dynamodb:UpdateItem",
+	"dynamodb:Query", "dynamodb:BatchWriteItem"}
 
 var consumeActions = []string{"sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:ChangeMessageVisibility", "sqs:GetQueueAttributes"}
 
@@ -408,6 +410,8 @@ func (s *Stream) roles(r *resolved, logs map[string]awslogs.LogGroup) map[string
 		stmt("ReadEventsBacklog", []string{"sqs:GetQueueAttributes"}, []string{*s.EventsQueue.QueueArn()}, nil),
 		stmt("FileState", fileStateActions, []string{table}, nil),
 		stmt("PendingIndex", []string{"dynamodb:Query"}, []string{*sub("${Arn}/index/pending", map[string]*string{"Arn": s.StateTable.TableArn()})}, nil),
+		// A reset lists the source again (the files' events do not come again).
+		stmt("ListSource", []string{"s3:ListBucket"}, []string{srcBucket}, listCond),
 		stmt("ReadSourceFiles", []string{"s3:GetObject"}, []string{srcObjects}, nil),
 		stmt("ListTable", []string{"s3:ListBucket"}, []string{tableBucket},
 			map[string]any{"StringLike": map[string]any{"s3:prefix": r.TablePrefix + "*"}}),

@@ -174,6 +174,9 @@ type iamVariant struct {
 	// stopForTime runs the first commit invocation too close to its
 	// deadline to start a batch: it kicks itself to continue.
 	stopForTime bool
+	// refresh ends the variant with a full refresh of every stream, queued
+	// by a manual invocation of the commit function (docs/refresh.md).
+	refresh bool
 }
 
 // unexercised are grants for code paths the variants do not reach, each
@@ -232,7 +235,7 @@ func TestTemplateIAM(t *testing.T) {
 			name:   "defaults",
 			params: map[string]string{"MaxFilesPerTrigger": "2"},
 			variants: []iamVariant{
-				{extra: "{}", stopForTime: true},
+				{extra: "{}", stopForTime: true, refresh: true},
 				{extra: since, backfillFirst: true},
 				{extra: "{}", lostEvents: true},
 				{extra: fresh, backfillFirst: true},
@@ -243,7 +246,7 @@ func TestTemplateIAM(t *testing.T) {
 			params:     map[string]string{"CleanSource": "DELETE", "BadRecordsPrefix": "bad/", "MaxFilesPerTrigger": "2"},
 			otherTable: true,
 			variants: []iamVariant{
-				{extra: "{}", badRecord: true, lostEvents: true},
+				{extra: "{}", badRecord: true, lostEvents: true, refresh: true},
 				{extra: since, backfillFirst: true, stopForTime: true},
 				{extra: fresh, backfillFirst: true},
 			},
@@ -254,7 +257,7 @@ func TestTemplateIAM(t *testing.T) {
 			otherTable: true,
 			streams:    true,
 			variants: []iamVariant{
-				{extra: "{}", stopForTime: true},
+				{extra: "{}", stopForTime: true, refresh: true},
 				{extra: since, backfillFirst: true},
 				{extra: "{}", lostEvents: true},
 				{extra: fresh, backfillFirst: true},
@@ -265,7 +268,7 @@ func TestTemplateIAM(t *testing.T) {
 			params:  map[string]string{"MaxFilesPerTrigger": "2", "StreamsConfigParameter": "*"},
 			streams: true,
 			variants: []iamVariant{
-				{extra: "{}", stopForTime: true},
+				{extra: "{}", stopForTime: true, refresh: true},
 				{extra: since, backfillFirst: true},
 				{extra: "{}", lostEvents: true},
 				{extra: fresh, backfillFirst: true},
@@ -277,7 +280,7 @@ func TestTemplateIAM(t *testing.T) {
 			name:   "format csv",
 			params: map[string]string{"Format": "csv", "MaxFilesPerTrigger": "2"},
 			variants: []iamVariant{
-				{extra: "{}", stopForTime: true},
+				{extra: "{}", stopForTime: true, refresh: true},
 				{extra: since, backfillFirst: true},
 				{extra: "{}", lostEvents: true},
 				{extra: fresh, backfillFirst: true},
@@ -288,7 +291,7 @@ func TestTemplateIAM(t *testing.T) {
 			params: map[string]string{"CleanSource": "MOVE", "CleanSourceMoveDestination": "archive/", "IgnoreCorruptFiles": "true",
 				"IgnoreMissingFiles": "true", "MaxBytesPerTrigger": "1m", "MaxFilesPerTrigger": "2", "KmsKeyArn": kmsKey, "Tracing": "Active"},
 			variants: []iamVariant{
-				{extra: "{}", corrupt: true, stopForTime: true},
+				{extra: "{}", corrupt: true, stopForTime: true, refresh: true},
 				{extra: since, backfillFirst: true},
 				{extra: "{}", lostEvents: true},
 				{extra: fresh, backfillFirst: true},
@@ -617,6 +620,31 @@ func runIAMVariant(t *testing.T, params map[string]string, otherTable, twoStream
 	maint.Now = func() time.Time { return time.Now().Add(8 * 24 * time.Hour) }
 	if _, err := maint.HandleMaintenance(ctx, lambdafn.MaintenanceEvent{}); err != nil {
 		t.Fatalf("HandleMaintenance a week later: %v", err)
+	}
+
+	if v.refresh {
+		// A full refresh of every stream: the invocation queues it in the
+		// stream's kick group, the commit function runs it (truncate, the
+		// checkpoint, the stream's entries in the state table), lists the
+		// source again and ingests every file still there once.
+		before := map[string]int{}
+		for _, table := range tables {
+			before[table] = len(readDeltaTable(t, f.endpoint, table).Rows)
+		}
+		for _, id := range ids {
+			out, err := boot("commit").HandleCommitInvoke(ctx, json.RawMessage(fmt.Sprintf(`{"action":"refresh","stream":%q}`, id)))
+			if q, ok := out.(lambdafn.ResetQueued); err != nil || !ok || !q.Queued {
+				t.Fatalf("refresh invocation of %s: %+v %v", id, out, err)
+			}
+		}
+		drain()
+		for _, table := range tables {
+			after := len(readDeltaTable(t, f.endpoint, table).Rows)
+			// cleanSource removed the ingested files: they do not come back.
+			if want := before[table]; after != want && (params["CleanSource"] == "" || after > want) {
+				t.Fatalf("the table %s has %d rows after the refresh, want %d (every file still in the source once)", table, after, want)
+			}
+		}
 	}
 
 	calls := map[string][]iamCall{}
