@@ -1,7 +1,6 @@
 package ingest
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -83,25 +82,9 @@ func readPlan(ctx context.Context, cp objstore.Store, id int64) (*Plan, bool, er
 // sealPlan writes p unless a plan for its batch exists; it returns the plan
 // that is sealed (p, or the one another committer sealed first).
 func sealPlan(ctx context.Context, cp objstore.Store, p *Plan) (*Plan, error) {
-	data, err := json.Marshal(p)
-	if err != nil {
-		return nil, err
-	}
-	err = cp.PutIfAbsent(ctx, planKey(p.BatchID), bytes.NewReader(data))
-	if errors.Is(err, objstore.ErrExists) {
-		got, ok, rerr := readPlan(ctx, cp, p.BatchID)
-		if rerr != nil {
-			return nil, rerr
-		}
-		if !ok {
-			return nil, fmt.Errorf("batch plan %s exists but cannot be read", planKey(p.BatchID))
-		}
-		return got, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("sealing batch plan %s: %w", planKey(p.BatchID), err)
-	}
-	return p, nil
+	return objstore.SealJSON(ctx, cp, planKey(p.BatchID), p, func(ctx context.Context) (*Plan, bool, error) {
+		return readPlan(ctx, cp, p.BatchID)
+	})
 }
 
 // Limits bound one batch (cloudFiles.maxFilesPerTrigger / maxBytesPerTrigger).

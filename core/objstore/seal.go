@@ -1,0 +1,36 @@
+package objstore
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// SealJSON writes v as JSON at key unless an object is already there
+// (PutIfAbsent), and returns the sealed value: v, or the value another
+// writer sealed first, which read returns (ok false: it is not there). It
+// is the first-writer-wins step of the exactly-once protocol: every caller
+// goes on with the same value, whoever wrote it.
+func SealJSON[T any](ctx context.Context, s Store, key string, v *T, read func(context.Context) (*T, bool, error)) (*T, error) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	err = s.PutIfAbsent(ctx, key, bytes.NewReader(data))
+	if errors.Is(err, ErrExists) {
+		got, ok, rerr := read(ctx)
+		if rerr != nil {
+			return nil, rerr
+		}
+		if !ok {
+			return nil, fmt.Errorf("%s exists but cannot be read", key)
+		}
+		return got, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("sealing %s: %w", key, err)
+	}
+	return v, nil
+}
