@@ -91,6 +91,7 @@ func Start() (*Server, error) {
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
+	dieWithParent(cmd)
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("awstest: starting moto_server: %w", err)
 	}
