@@ -139,7 +139,19 @@ func TestCost(t *testing.T) {
 		// One file every 6 seconds: ten per interval.
 		for i, in := range trickleFiles {
 			f.upload([]inputFile{in})
-			f.discoverESM()
+			// Wait for this file's S3 event (moto may enqueue it a little
+			// late), so that each file is discovered in its own slot of the
+			// interval and none spills into the next phase.
+			for deadline := time.Now().Add(30 * time.Second); ; {
+				f.discoverESM()
+				if f.meter.snapshot().S3ToSQS >= i+1 {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("trickle: the S3 event of %s did not arrive in 30 s", in.Key)
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
 			clock = clock.Add(triggerInterval / 10)
 			if (i+1)%10 == 0 {
 				f.drainESM()
