@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/tributary-io/tributary/core/delta"
@@ -68,17 +67,12 @@ func planKey(id int64) string { return fmt.Sprintf("offsets/%020d.json", id) }
 
 // readPlan loads a sealed plan; ok is false when none exists.
 func readPlan(ctx context.Context, cp objstore.Store, id int64) (*Plan, bool, error) {
-	rc, err := cp.Get(ctx, planKey(id))
-	if errors.Is(err, objstore.ErrNotFound) {
+	data, found, err := objstore.ReadAll(ctx, cp, planKey(id))
+	if err != nil {
+		return nil, false, fmt.Errorf("reading batch plan %s: %w", planKey(id), err)
+	}
+	if !found {
 		return nil, false, nil
-	}
-	if err != nil {
-		return nil, false, fmt.Errorf("reading batch plan %s: %w", planKey(id), err)
-	}
-	defer rc.Close()
-	data, err := io.ReadAll(rc)
-	if err != nil {
-		return nil, false, fmt.Errorf("reading batch plan %s: %w", planKey(id), err)
 	}
 	var p Plan
 	if err := json.Unmarshal(data, &p); err != nil {

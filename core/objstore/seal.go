@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 )
 
 // SealJSON writes v as JSON at key unless an object is already there
@@ -33,4 +34,22 @@ func SealJSON[T any](ctx context.Context, s Store, key string, v *T, read func(c
 		return nil, fmt.Errorf("sealing %s: %w", key, err)
 	}
 	return v, nil
+}
+
+// ReadAll returns the content of the object at key; found is false (and
+// err nil) when there is none. Errors are the store's, unwrapped, so that
+// callers name the object in their own terms.
+func ReadAll(ctx context.Context, s Store, key string) (data []byte, found bool, err error) {
+	rc, err := s.Get(ctx, key)
+	if errors.Is(err, ErrNotFound) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	defer rc.Close()
+	if data, err = io.ReadAll(rc); err != nil {
+		return nil, false, err
+	}
+	return data, true, nil
 }

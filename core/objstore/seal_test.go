@@ -60,3 +60,17 @@ func TestSealJSON(t *testing.T) {
 		t.Fatalf("stored %s", raw)
 	}
 }
+
+func TestReadAll(t *testing.T) {
+	ctx := t.Context()
+	s := memstore.New()
+	if data, found, err := objstore.ReadAll(ctx, s, "missing"); err != nil || found || data != nil {
+		t.Fatalf("missing object: %q, %v, %v; want not found, no error", data, found, err)
+	}
+	if err := s.PutIfAbsent(ctx, "k", strings.NewReader("v1")); err != nil {
+		t.Fatal(err)
+	}
+	if data, found, err := objstore.ReadAll(ctx, s, "k"); err != nil || !found || string(data) != "v1" {
+		t.Fatalf("object k: %q, %v, %v; want v1", data, found, err)
+	}
+}
