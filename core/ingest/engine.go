@@ -30,6 +30,7 @@ import (
 
 	"github.com/tributary-io/tributary/core/delta"
 	"github.com/tributary-io/tributary/core/formats"
+	"github.com/tributary-io/tributary/core/ingest/fanout"
 	"github.com/tributary-io/tributary/core/objstore"
 	"github.com/tributary-io/tributary/core/options"
 	"github.com/tributary-io/tributary/core/state"
@@ -158,6 +159,10 @@ type Engine struct {
 	// Delta-source stream); the engine keeps the identity check, the run
 	// loop and OnBatch.
 	Runner BatchRunner
+	// Fanout, when set with more than one converter, splits a wide batch
+	// into shares that its Runner converts in parallel (ConvertShare); the
+	// engine commits every share's adds in one version (shares.go).
+	Fanout *fanout.Config
 
 	// snap caches the table snapshot between batches; it is advanced
 	// incrementally rather than reloaded from the log.
@@ -477,7 +482,7 @@ func (e *Engine) RunBatch(ctx context.Context) (Progress, error) {
 	}
 	planned := e.now()
 
-	out, err := e.write(ctx, snap, p)
+	out, err := e.writeBatch(ctx, snap, p)
 	if err != nil {
 		return Progress{}, fmt.Errorf("batch %d: %w", id, err)
 	}
