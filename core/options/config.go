@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/tributary-io/tributary/core/options/location"
 	"io"
 	"strings"
 )
@@ -130,21 +131,21 @@ func (c *Config) Stream(id string) (*Stream, bool) {
 // streamLocs are the parsed locations of a stream.
 type streamLocs struct {
 	s                             *Stream
-	src, table, ckpt, schema, bad Location
+	src, table, ckpt, schema, bad location.Location
 	hasSchema, hasBad             bool
 }
 
 func locsOf(s *Stream) streamLocs {
 	l := streamLocs{s: s}
-	l.src, _ = ParseLocation(s.Source)
-	l.table, _ = ParseLocation(s.Table)
-	l.ckpt, _ = ParseLocation(s.Sink.CheckpointLocation)
+	l.src, _ = location.Parse(s.Source)
+	l.table, _ = location.Parse(s.Table)
+	l.ckpt, _ = location.Parse(s.Sink.CheckpointLocation)
 	if s.CloudFiles.SchemaLocation != "" {
-		l.schema, _ = ParseLocation(s.CloudFiles.SchemaLocation)
+		l.schema, _ = location.Parse(s.CloudFiles.SchemaLocation)
 		l.hasSchema = true
 	}
 	if s.Reader.BadRecordsPath != "" {
-		l.bad, _ = ParseLocation(s.Reader.BadRecordsPath)
+		l.bad, _ = location.Parse(s.Reader.BadRecordsPath)
 		l.hasBad = true
 	}
 	return l
@@ -152,8 +153,8 @@ func locsOf(s *Stream) streamLocs {
 
 // real returns l with the real paths of its locations (RealLocation).
 func (l streamLocs) real() streamLocs {
-	l.src, l.table, l.ckpt = RealLocation(l.src), RealLocation(l.table), RealLocation(l.ckpt)
-	l.schema, l.bad = RealLocation(l.schema), RealLocation(l.bad)
+	l.src, l.table, l.ckpt = location.Real(l.src), location.Real(l.table), location.Real(l.ckpt)
+	l.schema, l.bad = location.Real(l.schema), location.Real(l.bad)
 	return l
 }
 
@@ -210,7 +211,7 @@ func validateLocs(locs []streamLocs) error {
 			}
 			for _, st := range []struct {
 				option, value string
-				loc           Location
+				loc           location.Location
 				ok            bool
 			}{
 				{"checkpointLocation", a.s.Sink.CheckpointLocation, a.ckpt, true},
@@ -220,7 +221,7 @@ func validateLocs(locs []streamLocs) error {
 				if !st.ok || a.table == b.table {
 					continue
 				}
-				if rel, in := b.table.rel(st.loc); in && (rel == "" || !safeInTable(rel)) {
+				if rel, in := b.table.Rel(st.loc); in && (rel == "" || !location.SafeInTable(rel)) {
 					add(a.s, st.option, st.value, "is inside the table %s of stream %q other than under a folder starting with _ (VACUUM would delete it)", b.table, b.s.ID)
 				} else if st.loc.Contains(b.table) {
 					add(a.s, st.option, st.value, "contains the table %s of stream %q", b.table, b.s.ID)
@@ -234,7 +235,7 @@ func validateLocs(locs []streamLocs) error {
 	return errors.Join(all...)
 }
 
-func overlapWord(other, mine Location) string {
+func overlapWord(other, mine location.Location) string {
 	switch {
 	case other == mine:
 		return "is the same as"

@@ -3,6 +3,7 @@ package options
 import (
 	"errors"
 	"fmt"
+	"github.com/tributary-io/tributary/core/options/location"
 	"sort"
 	"strings"
 	"unicode"
@@ -268,17 +269,17 @@ func (p *parser) checkID() {
 
 // location parses a required or optional location, reporting errors under
 // option.
-func (p *parser) location(option, value string, required bool) (Location, bool) {
+func (p *parser) location(option, value string, required bool) (location.Location, bool) {
 	if strings.TrimSpace(value) == "" {
 		if required {
 			p.c.add(option, "", "is required")
 		}
-		return Location{}, false
+		return location.Location{}, false
 	}
-	l, err := ParseLocation(value)
+	l, err := location.Parse(value)
 	if err != nil {
 		p.c.add(option, value, err.Error())
-		return Location{}, false
+		return location.Location{}, false
 	}
 	return l, true
 }
@@ -295,8 +296,8 @@ func (p *parser) merge(option, fromOption, fromLoc string) string {
 }
 
 func sameLocation(a, b string) bool {
-	la, errA := ParseLocation(a)
-	lb, errB := ParseLocation(b)
+	la, errA := location.Parse(a)
+	lb, errB := location.Parse(b)
 	if errA != nil || errB != nil {
 		return strings.TrimSpace(a) == strings.TrimSpace(b)
 	}
@@ -304,7 +305,7 @@ func sameLocation(a, b string) bool {
 }
 
 type placed struct {
-	src, table     Location
+	src, table     location.Location
 	srcOK, tableOK bool
 	// through is "" for the locations as written, and a note for their
 	// real paths.
@@ -313,7 +314,7 @@ type placed struct {
 
 // real returns pl with its locations' real paths.
 func (pl placed) real() placed {
-	pl.src, pl.table = RealLocation(pl.src), RealLocation(pl.table)
+	pl.src, pl.table = location.Real(pl.src), location.Real(pl.table)
 	pl.through = " (following symbolic links)"
 	return pl
 }
@@ -394,22 +395,22 @@ func (p *parser) checkBadRecordsPath(pl placed) {
 
 // placement checks a stream-owned location against its source and table:
 // as written, then (if that passes) with symbolic links resolved.
-func (p *parser) placement(option, value string, l Location, pl placed, inSource string) {
+func (p *parser) placement(option, value string, l location.Location, pl placed, inSource string) {
 	n := len(p.c.list)
 	p.placementOf(option, value, l, pl, inSource)
 	if len(p.c.list) == n {
-		p.placementOf(option, value, RealLocation(l), pl.real(), inSource)
+		p.placementOf(option, value, location.Real(l), pl.real(), inSource)
 	}
 }
 
-func (p *parser) placementOf(option, value string, l Location, pl placed, inSource string) {
+func (p *parser) placementOf(option, value string, l location.Location, pl placed, inSource string) {
 	if pl.tableOK {
-		if rel, in := pl.table.rel(l); in {
+		if rel, in := pl.table.Rel(l); in {
 			switch {
 			case rel == "":
 				p.c.add(option, value, "is the table directory itself"+pl.through)
-			case !safeInTable(rel):
-				p.c.add(option, value, fmt.Sprintf("is inside the table directory %s%s other than under a folder starting with _ (VACUUM deletes what Delta does not manage, but skips _ folders: use e.g. %s)", pl.table, pl.through, tableChild(pl.table, "_checkpoints")))
+			case !location.SafeInTable(rel):
+				p.c.add(option, value, fmt.Sprintf("is inside the table directory %s%s other than under a folder starting with _ (VACUUM deletes what Delta does not manage, but skips _ folders: use e.g. %s)", pl.table, pl.through, pl.table.Child("_checkpoints")))
 			}
 			return
 		}
@@ -419,9 +420,9 @@ func (p *parser) placementOf(option, value string, l Location, pl placed, inSour
 		}
 	}
 	if pl.srcOK {
-		if rel, in := pl.src.rel(l); in {
+		if rel, in := pl.src.Rel(l); in {
 			if p.s.SourceFormat == SourceDelta {
-				if rel == "" || !safeInTable(rel) {
+				if rel == "" || !location.SafeInTable(rel) {
 					p.c.add(option, value, fmt.Sprintf("is inside the source table %s%s other than under a folder starting with _ (VACUUM would delete it)", pl.src, pl.through))
 				}
 				return
@@ -429,16 +430,6 @@ func (p *parser) placementOf(option, value string, l Location, pl placed, inSour
 			p.c.add(option, value, fmt.Sprintf("is inside the source directory %s%s: %s", pl.src, pl.through, inSource))
 		}
 	}
-}
-
-func tableChild(t Location, child string) string {
-	c := t
-	if c.Path == "" {
-		c.Path = child
-	} else {
-		c.Path += "/" + child
-	}
-	return c.String()
 }
 
 func (p *parser) checkCloudFiles() {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"github.com/tributary-io/tributary/core/formats/avrofmt"
 	"github.com/tributary-io/tributary/core/formats/xmlfmt"
+	"github.com/tributary-io/tributary/core/options/location"
 	"github.com/tributary-io/tributary/core/options/sparkvalue"
 	"path"
 	"strconv"
@@ -499,7 +500,7 @@ func registry() map[string]*optSpec {
 			name: "badRecordsPath", scope: scopeReader, formats: textFormats,
 			set: func(s *Stream, v string) error {
 				v = strings.TrimSpace(v)
-				if _, err := ParseLocation(v); err != nil {
+				if _, err := location.Parse(v); err != nil {
 					return err
 				}
 				s.Reader.BadRecordsPath = v

@@ -1,4 +1,7 @@
-package options
+// Package location provides the storage locations of a stream (S3 prefixes
+// and local directories) as options sees them: parsed, compared (one inside
+// another) and resolved through symbolic links.
+package location
 
 import (
 	"fmt"
@@ -8,8 +11,8 @@ import (
 )
 
 // Location is a parsed storage location: an S3 prefix or a local directory.
-// Parse and Validate compare locations with it; the original strings stay in
-// Stream.
+// options.Parse and (*options.Config).Validate compare locations with it;
+// the original strings stay in options.Stream.
 type Location struct {
 	// Scheme is "s3" (also for s3a:// and s3n://) or "file".
 	Scheme string
@@ -21,10 +24,10 @@ type Location struct {
 	Path string
 }
 
-// ParseLocation parses "s3://bucket/prefix/" (s3a and s3n too),
+// Parse parses "s3://bucket/prefix/" (s3a and s3n too),
 // "file:///dir", "file:/dir" or a local path (made absolute against the
 // working directory). Other schemes are refused.
-func ParseLocation(s string) (Location, error) {
+func Parse(s string) (Location, error) {
 	t := strings.TrimSpace(s)
 	if t == "" {
 		return Location{}, fmt.Errorf("empty location")
@@ -60,11 +63,11 @@ func ParseLocation(s string) (Location, error) {
 	return Location{Scheme: "file", Path: abs}, nil
 }
 
-// RealLocation returns l with symbolic links resolved in its local path:
+// Real returns l with symbolic links resolved in its local path:
 // the longest existing prefix of the path is replaced by its real path and
 // the rest (not created yet) is kept. S3 locations, and paths that cannot
 // be resolved, are returned unchanged.
-func RealLocation(l Location) Location {
+func Real(l Location) Location {
 	if l.Scheme != "file" {
 		return l
 	}
@@ -96,12 +99,12 @@ func (l Location) String() string {
 
 // Contains reports whether o is l or lies inside it.
 func (l Location) Contains(o Location) bool {
-	_, ok := l.rel(o)
+	_, ok := l.Rel(o)
 	return ok
 }
 
-// rel returns o's path relative to l ("" when equal) and whether o is inside l.
-func (l Location) rel(o Location) (string, bool) {
+// Rel returns o's path relative to l ("" when equal) and whether o is inside l.
+func (l Location) Rel(o Location) (string, bool) {
 	if l.Scheme != o.Scheme || l.Bucket != o.Bucket {
 		return "", false
 	}
@@ -118,14 +121,26 @@ func (l Location) rel(o Location) (string, bool) {
 	return "", false
 }
 
+// Child returns the location of the directory child inside l, written as
+// String writes it.
+func (l Location) Child(child string) string {
+	c := l
+	if c.Path == "" {
+		c.Path = child
+	} else {
+		c.Path += "/" + child
+	}
+	return c.String()
+}
+
 // Overlaps reports whether one of l and o contains the other.
 func (l Location) Overlaps(o Location) bool { return l.Contains(o) || o.Contains(l) }
 
-// safeInTable reports whether a location inside a Delta table directory is
+// SafeInTable reports whether a location inside a Delta table directory is
 // safe from VACUUM: its first segment below the table starts with "_" and is
 // not the transaction log. VACUUM never touches such directories (seed 000:
 // "<table-name>/_checkpoints").
-func safeInTable(rel string) bool {
+func SafeInTable(rel string) bool {
 	first, _, _ := strings.Cut(rel, "/")
 	return strings.HasPrefix(first, "_") && first != "_delta_log"
 }
