@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/tributary-io/tributary/core/delta"
-	"github.com/tributary-io/tributary/core/options"
+	"github.com/tributary-io/tributary/core/options/tableopts"
 	"github.com/tributary-io/tributary/core/parquetio"
 )
 
@@ -57,23 +57,23 @@ func Upgrade(p delta.Protocol, conf map[string]string) (delta.Protocol, bool) {
 // min/max/nullCount, -1 covers every column). A value the table holds that
 // cannot be parsed is an error naming the property.
 func StatsOptions(conf map[string]string) (numIndexedCols int, noStats bool, statsColumns [][]string, err error) {
-	if v, ok := conf[options.PropDataSkippingStatsColumns]; ok && strings.TrimSpace(v) != "" {
-		refs, err := options.SplitStatsColumns(v)
+	if v, ok := conf[tableopts.PropDataSkippingStatsColumns]; ok && strings.TrimSpace(v) != "" {
+		refs, err := tableopts.SplitStatsColumns(v)
 		if err != nil {
-			return 0, false, nil, fmt.Errorf("table property %s: %w", options.PropDataSkippingStatsColumns, err)
+			return 0, false, nil, fmt.Errorf("table property %s: %w", tableopts.PropDataSkippingStatsColumns, err)
 		}
 		for _, r := range refs {
-			statsColumns = append(statsColumns, options.StatsColumnPath(r))
+			statsColumns = append(statsColumns, tableopts.StatsColumnPath(r))
 		}
 		return 0, false, statsColumns, nil
 	}
-	v, ok := conf[options.PropDataSkippingNumIndexedCols]
+	v, ok := conf[tableopts.PropDataSkippingNumIndexedCols]
 	if !ok {
 		return parquetio.DefaultNumIndexedCols, false, nil, nil
 	}
 	n, perr := strconv.Atoi(strings.TrimSpace(v))
 	if perr != nil || n < -1 {
-		return 0, false, nil, fmt.Errorf("table property %s=%q: want a number of columns, or -1 for all", options.PropDataSkippingNumIndexedCols, v)
+		return 0, false, nil, fmt.Errorf("table property %s=%q: want a number of columns, or -1 for all", tableopts.PropDataSkippingNumIndexedCols, v)
 	}
 	if n == 0 {
 		return 0, true, nil, nil

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/tributary-io/tributary/core/delta"
-	"github.com/tributary-io/tributary/core/options"
+	"github.com/tributary-io/tributary/core/options/tableopts"
 )
 
 func TestMerge(t *testing.T) {
@@ -65,13 +65,13 @@ func TestStatsOptions(t *testing.T) {
 		want string
 	}{
 		{nil, "32 false []"},
-		{map[string]string{options.PropDataSkippingNumIndexedCols: "5"}, "5 false []"},
-		{map[string]string{options.PropDataSkippingNumIndexedCols: "-1"}, "-1 false []"},
-		{map[string]string{options.PropDataSkippingNumIndexedCols: "0"}, "0 true []"},
-		{map[string]string{options.PropDataSkippingNumIndexedCols: "0", options.PropDataSkippingStatsColumns: "a, `b.c`.d"}, "0 false [[a] [b.c d]]"},
-		{map[string]string{options.PropDataSkippingNumIndexedCols: "x"}, "error"},
-		{map[string]string{options.PropDataSkippingNumIndexedCols: "-2"}, "error"},
-		{map[string]string{options.PropDataSkippingStatsColumns: "a,,b"}, "error"},
+		{map[string]string{tableopts.PropDataSkippingNumIndexedCols: "5"}, "5 false []"},
+		{map[string]string{tableopts.PropDataSkippingNumIndexedCols: "-1"}, "-1 false []"},
+		{map[string]string{tableopts.PropDataSkippingNumIndexedCols: "0"}, "0 true []"},
+		{map[string]string{tableopts.PropDataSkippingNumIndexedCols: "0", tableopts.PropDataSkippingStatsColumns: "a, `b.c`.d"}, "0 false [[a] [b.c d]]"},
+		{map[string]string{tableopts.PropDataSkippingNumIndexedCols: "x"}, "error"},
+		{map[string]string{tableopts.PropDataSkippingNumIndexedCols: "-2"}, "error"},
+		{map[string]string{tableopts.PropDataSkippingStatsColumns: "a,,b"}, "error"},
 	}
 	for _, tc := range tests {
 		n, none, cols, err := StatsOptions(tc.conf)
