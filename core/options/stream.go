@@ -18,34 +18,6 @@ const (
 	SourceDelta SourceFormat = "delta"
 )
 
-// FileFormat is a value of cloudFiles.format.
-type FileFormat string
-
-// File formats accepted by cloudFiles.format (no default, no detection).
-const (
-	FormatAvro       FileFormat = "avro"
-	FormatBinaryFile FileFormat = "binaryFile"
-	FormatCSV        FileFormat = "csv"
-	FormatJSON       FileFormat = "json"
-	FormatORC        FileFormat = "orc"
-	FormatParquet    FileFormat = "parquet"
-	FormatText       FileFormat = "text"
-	FormatXML        FileFormat = "xml"
-)
-
-// FileFormats lists every accepted cloudFiles.format value.
-func FileFormats() []FileFormat {
-	return []FileFormat{FormatAvro, FormatBinaryFile, FormatCSV, FormatJSON, FormatORC, FormatParquet, FormatText, FormatXML}
-}
-
-// HasFixedSchema reports whether the format has a fixed schema (binaryFile,
-// text): no inference, no schema location, no evolution.
-func (f FileFormat) HasFixedSchema() bool { return f == FormatBinaryFile || f == FormatText }
-
-// Untyped reports whether the format carries no types (json, csv, xml): with
-// cloudFiles.inferColumnTypes=false every inferred column is a string.
-func (f FileFormat) Untyped() bool { return f == FormatJSON || f == FormatCSV || f == FormatXML }
-
 // SchemaEvolutionMode is a value of cloudFiles.schemaEvolutionMode.
 type SchemaEvolutionMode string
 
@@ -234,55 +206,6 @@ type CloudFiles struct {
 	// spark.databricks.cloudFiles.schemaInference.sampleSize.numFiles
 	// (default 1000).
 	SampleSizeNumFiles int
-}
-
-// Reader are the plain (non-cloudFiles) reader options of the file format.
-// The common ones are typed; Options holds every reader option that was set,
-// under its documented name, with normalised values (booleans lower case,
-// enums upper case), for the format readers.
-type Reader struct {
-	// PathGlobFilter is pathGlobFilter, a glob on file names ("*.json").
-	PathGlobFilter string
-	// RecursiveFileLookup is recursiveFileLookup (default false).
-	RecursiveFileLookup bool
-	// IgnoreCorruptFiles is ignoreCorruptFiles (default false).
-	IgnoreCorruptFiles bool
-	// IgnoreMissingFiles is ignoreMissingFiles (default false).
-	IgnoreMissingFiles bool
-	// ModifiedAfter is modifiedAfter (nil: not set).
-	ModifiedAfter *time.Time
-	// ModifiedBefore is modifiedBefore (nil: not set).
-	ModifiedBefore *time.Time
-	// MultiLine is multiLine (json, csv; default false).
-	MultiLine bool
-	// Mode is mode: PERMISSIVE (default), DROPMALFORMED or FAILFAST.
-	Mode string
-	// BadRecordsPath is badRecordsPath.
-	BadRecordsPath string
-	// ColumnNameOfCorruptRecord is columnNameOfCorruptRecord.
-	ColumnNameOfCorruptRecord string
-	// PrefersDecimal is prefersDecimal (json, csv, xml; default false, true
-	// with addNewColumnsWithTypeWidening).
-	PrefersDecimal bool
-	// PrimitivesAsString is primitivesAsString (json; default false).
-	PrimitivesAsString bool
-	// DropFieldIfAllNull is dropFieldIfAllNull (json; default false).
-	DropFieldIfAllNull bool
-	// CaseSensitive is readerCaseSensitive (default true): with a rescued
-	// data column, a field whose name differs from its column only by case
-	// is rescued.
-	CaseSensitive bool
-	// ParserCaseSensitive is the deprecated CSV option parserCaseSensitive
-	// (nil: not set); checkReader folds it into CaseSensitive.
-	ParserCaseSensitive *bool
-	// Encoding is encoding (alias charset): the canonical Java name of the
-	// files' charset ("" means UTF-8).
-	Encoding string
-	// LineSep is lineSep: the string that ends a record ("" means "\n",
-	// "\r\n" or "\r").
-	LineSep string
-	// Options are all reader options set, by documented name.
-	Options map[string]string
 }
 
 // StartingVersion is the Delta source's startingVersion.

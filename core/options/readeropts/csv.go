@@ -1,4 +1,4 @@
-package options
+package readeropts
 
 import (
 	"fmt"
@@ -11,18 +11,18 @@ import (
 
 // csvCharOpt is a one-character CSV option (quote, escape,
 // charToEscapeQuoteEscaping, comment): "" turns it off, as in Spark.
-func csvCharOpt(name string) optSpec {
-	return optSpec{
-		name: name, scope: scopeReader, formats: []FileFormat{FormatCSV},
-		set: func(s *Stream, v string) error {
+func csvCharOpt(name string) Spec {
+	return Spec{
+		Name: name, Formats: []FileFormat{FormatCSV},
+		Set: func(r *Reader, f FileFormat, v string) error {
 			if _, err := csvfmt.Char(name, v); err != nil {
 				return err
 			}
-			s.Reader.Options[name] = v
+			r.Options[name] = v
 			return nil
 		},
-		get: func(s *Stream) (string, bool) {
-			v, ok := s.Reader.Options[name]
+		Get: func(r *Reader) (string, bool) {
+			v, ok := r.Options[name]
 			return strconv.Quote(v), ok
 		},
 	}
@@ -30,20 +30,20 @@ func csvCharOpt(name string) optSpec {
 
 // csvOptions are the CSV reader options Tributary honours (package csvfmt
 // reads them from Reader.Options).
-func csvOptions() []optSpec {
+func csvOptions() []Spec {
 	csvOnly := []FileFormat{FormatCSV}
-	return []optSpec{
-		doc(optSpec{
-			name: "sep", scope: scopeReader, formats: csvOnly,
-			set: func(s *Stream, v string) error {
+	return []Spec{
+		doc(Spec{
+			Name: "sep", Formats: csvOnly,
+			Set: func(r *Reader, f FileFormat, v string) error {
 				if _, err := csvfmt.Delimiter(v); err != nil {
 					return err
 				}
-				s.Reader.Options["sep"] = v
+				r.Options["sep"] = v
 				return nil
 			},
-			get: func(s *Stream) (string, bool) {
-				v, ok := s.Reader.Options["sep"]
+			Get: func(r *Reader) (string, bool) {
+				v, ok := r.Options["sep"]
 				return strconv.Quote(v), ok
 			},
 		}, ",", "The value separator (alias delimiter): one or more characters; \\t, \\u0000 and Spark's other escapes are resolved."),
@@ -66,18 +66,18 @@ func csvOptions() []optSpec {
 		doc(readerOption("ignoreLeadingWhiteSpace", kBool, csvOnly, nil, nil), "false", "Whether leading white space of values is dropped (quoted values keep theirs)."),
 		doc(readerOption("ignoreTrailingWhiteSpace", kBool, csvOnly, nil, nil), "false", "Whether trailing white space of unquoted values is dropped."),
 		doc(readerOption("maxColumns", kPosInt, csvOnly, nil, nil), "20480", "The most values a record may have; more fails the file, naming it and the line."),
-		doc(optSpec{
-			name: "maxCharsPerColumn", scope: scopeReader, formats: csvOnly,
-			set: func(s *Stream, v string) error {
+		doc(Spec{
+			Name: "maxCharsPerColumn", Formats: csvOnly,
+			Set: func(r *Reader, f FileFormat, v string) error {
 				n, err := strconv.Atoi(strings.TrimSpace(v))
 				if err != nil || n == 0 || n < -1 {
 					return fmt.Errorf("want a positive integer, or -1 for no limit")
 				}
-				s.Reader.Options["maxCharsPerColumn"] = strconv.Itoa(n)
+				r.Options["maxCharsPerColumn"] = strconv.Itoa(n)
 				return nil
 			},
-			get: func(s *Stream) (string, bool) {
-				v, ok := s.Reader.Options["maxCharsPerColumn"]
+			Get: func(r *Reader) (string, bool) {
+				v, ok := r.Options["maxCharsPerColumn"]
 				return v, ok
 			},
 		}, "-1", "The most characters a value may have (-1: no limit); a longer one fails the file, naming it and the line."),
@@ -87,36 +87,36 @@ func csvOptions() []optSpec {
 			"With cloudFiles.inferColumnTypes, values in the yyyy-MM-dd form infer as DATE; false infers them as TIMESTAMP."),
 		doc(readerOption("skipRows", kNonNegInt, csvOnly, nil, nil), "0",
 			"How many lines at the start of every file are skipped (comment and empty lines included); the header, if any, is the next record."),
-		doc(optSpec{
-			name: "parserCaseSensitive", scope: scopeReader, formats: csvOnly,
-			set: func(s *Stream, v string) error {
+		doc(Spec{
+			Name: "parserCaseSensitive", Formats: csvOnly,
+			Warning: "parserCaseSensitive is deprecated: use readerCaseSensitive",
+			Set: func(r *Reader, f FileFormat, v string) error {
 				b, err := sparkvalue.ParseBool(v)
 				if err != nil {
 					return err
 				}
-				s.Reader.ParserCaseSensitive = &b
-				s.Warnings = append(s.Warnings, "parserCaseSensitive is deprecated: use readerCaseSensitive")
+				r.ParserCaseSensitive = &b
 				return nil
 			},
-			get: func(s *Stream) (string, bool) {
-				if s.Reader.ParserCaseSensitive == nil {
+			Get: func(r *Reader) (string, bool) {
+				if r.ParserCaseSensitive == nil {
 					return "", false
 				}
-				return strconv.FormatBool(*s.Reader.ParserCaseSensitive), true
+				return strconv.FormatBool(*r.ParserCaseSensitive), true
 			},
 		}, "true", "Deprecated form of readerCaseSensitive for CSV headers: false matches a header name to a schema column whose name differs only by case (it must not contradict readerCaseSensitive)."),
-		doc(optSpec{
-			name: "multiLine", scope: scopeReader, formats: []FileFormat{FormatJSON, FormatCSV},
-			set: func(s *Stream, v string) error {
+		doc(Spec{
+			Name: "multiLine", Formats: []FileFormat{FormatJSON, FormatCSV},
+			Set: func(r *Reader, f FileFormat, v string) error {
 				b, err := sparkvalue.ParseBool(v)
 				if err != nil {
 					return err
 				}
-				s.Reader.MultiLine = b
-				s.Reader.Options["multiLine"] = strconv.FormatBool(b)
+				r.MultiLine = b
+				r.Options["multiLine"] = strconv.FormatBool(b)
 				return nil
 			},
-			get: func(s *Stream) (string, bool) { return strconv.FormatBool(s.Reader.MultiLine), true },
+			Get: func(r *Reader) (string, bool) { return strconv.FormatBool(r.MultiLine), true },
 		}, "false", "csv: whether a quoted value may span lines (false: every line is a record, as Spark splits them). json: whether a file is one JSON value (an object, or an array of objects, one record each) rather than one per line; such a file is read whole."),
 	}
 }
