@@ -2,6 +2,7 @@ package options
 
 import (
 	"fmt"
+	"github.com/tributary-io/tributary/core/options/optspec"
 	"github.com/tributary-io/tributary/core/options/sparkvalue"
 	"strconv"
 	"strings"
@@ -79,19 +80,13 @@ func aliases() map[string]string {
 	}
 }
 
+// fromSpec is an optspec.Spec of the stream as an option of scope sc.
+func fromSpec(o optspec.Spec[*Stream], sc scope) optSpec {
+	return optSpec{name: o.Name, scope: sc, def: o.Default, doc: o.Doc, set: o.Set, get: o.Get}
+}
+
 func boolOpt(name string, sc scope, field func(s *Stream) *bool) optSpec {
-	return optSpec{
-		name: name, scope: sc,
-		set: func(s *Stream, v string) error {
-			b, err := sparkvalue.ParseBool(v)
-			if err != nil {
-				return err
-			}
-			*field(s) = b
-			return nil
-		},
-		get: func(s *Stream) (string, bool) { return strconv.FormatBool(*field(s)), true },
-	}
+	return fromSpec(optspec.Bool(name, field), sc)
 }
 
 // mergeSchemaOpt is the Delta sink's mergeSchema, which is also the
@@ -114,53 +109,15 @@ func mergeSchemaOpt() optSpec {
 }
 
 func posIntOpt(name string, sc scope, field func(s *Stream) *int) optSpec {
-	return optSpec{
-		name: name, scope: sc,
-		set: func(s *Stream, v string) error {
-			n, err := sparkvalue.ParsePositiveInt(v)
-			if err != nil {
-				return err
-			}
-			*field(s) = n
-			return nil
-		},
-		get: func(s *Stream) (string, bool) { return strconv.Itoa(*field(s)), true },
-	}
+	return fromSpec(optspec.PosInt(name, field), sc)
 }
 
 func bytesOpt(name string, sc scope, field func(s *Stream) *int64, optional bool) optSpec {
-	return optSpec{
-		name: name, scope: sc,
-		set: func(s *Stream, v string) error {
-			n, err := sparkvalue.ParseBytes(v)
-			if err != nil {
-				return err
-			}
-			if n <= 0 {
-				return fmt.Errorf("must be greater than 0")
-			}
-			*field(s) = n
-			return nil
-		},
-		get: func(s *Stream) (string, bool) {
-			n := *field(s)
-			return sparkvalue.FormatBytes(n), !optional || n > 0
-		},
-	}
+	return fromSpec(optspec.Bytes(name, field, optional), sc)
 }
 
 func stringOpt(name string, sc scope, field func(s *Stream) *string) optSpec {
-	return optSpec{
-		name: name, scope: sc,
-		set: func(s *Stream, v string) error {
-			if strings.TrimSpace(v) == "" {
-				return fmt.Errorf("must not be empty")
-			}
-			*field(s) = strings.TrimSpace(v)
-			return nil
-		},
-		get: func(s *Stream) (string, bool) { return *field(s), *field(s) != "" },
-	}
+	return fromSpec(optspec.String(name, field), sc)
 }
 
 // refusedOpt is an option Tributary recognises and refuses at load time
@@ -171,13 +128,6 @@ func refusedOpt(name string, sc scope, formats []FileFormat, why string) optSpec
 		name: name, scope: sc, formats: formats, refused: true, doc: why,
 		set: func(*Stream, string) error { return fmt.Errorf("%w: %s", ErrUnsupportedOption, why) },
 	}
-}
-
-// deltaOpt is a Delta-source option (package deltasource reads it) with
-// its default as users read it and one line of meaning.
-func deltaOpt(o optSpec, def, meaning string) optSpec {
-	o.def, o.doc = def, meaning
-	return o
 }
 
 // doc sets an option's documentation: its default as users read it ("" when
@@ -346,59 +296,6 @@ func registry() map[string]*optSpec {
 		doc(posIntOpt("spark.databricks.cloudFiles.schemaInference.sampleSize.numFiles", scopeCloudFiles, func(s *Stream) *int { return &s.CloudFiles.SampleSizeNumFiles }),
 			"1000", "How many of the first discovered files schema inference samples."),
 
-		// --- Delta source (package deltasource) ---
-		deltaOpt(optSpec{
-			name: "startingVersion", scope: scopeDelta,
-			set: func(s *Stream, v string) error {
-				if strings.EqualFold(strings.TrimSpace(v), "latest") {
-					s.Delta.StartingVersion = &StartingVersion{Latest: true}
-					return nil
-				}
-				n, err := sparkvalue.ParseNonNegative(v)
-				if err != nil {
-					return fmt.Errorf("want a table version (a non-negative integer) or latest")
-				}
-				s.Delta.StartingVersion = &StartingVersion{Version: n}
-				return nil
-			},
-			get: func(s *Stream) (string, bool) {
-				sv := s.Delta.StartingVersion
-				if sv == nil {
-					return "", false
-				}
-				if sv.Latest {
-					return "latest", true
-				}
-				return strconv.FormatInt(sv.Version, 10), true
-			},
-		}, "", "Table version to start a new stream from (a number, or latest: only changes after the current version); default: the full current snapshot, then every change."),
-		deltaOpt(optSpec{
-			name: "startingTimestamp", scope: scopeDelta,
-			set: func(s *Stream, v string) error {
-				t, err := sparkvalue.ParseTimestamp(v)
-				if err != nil {
-					return err
-				}
-				s.Delta.StartingTimestamp = &t
-				return nil
-			},
-			get: func(s *Stream) (string, bool) {
-				if s.Delta.StartingTimestamp == nil {
-					return "", false
-				}
-				return s.Delta.StartingTimestamp.Format("2006-01-02T15:04:05.000Z07:00"), true
-			},
-		}, "", "Start a new stream at the first commit at or after this timestamp or date (earliest commit when before all; cannot be combined with startingVersion)."),
-		deltaOpt(boolOpt("skipChangeCommits", scopeDelta, func(s *Stream) *bool { return &s.Delta.SkipChangeCommits }), "false", "Skip source commits that update or delete existing data (DELETE, UPDATE, MERGE, OVERWRITE) instead of failing; only appends are processed."),
-		deltaOpt(boolOpt("ignoreDeletes", scopeDelta, func(s *Stream) *bool { return &s.Delta.IgnoreDeletes }), "false", "Legacy: accept commits that only delete files (whole-partition deletes); a commit that rewrites files still fails."),
-		deltaOpt(boolOpt("ignoreChanges", scopeDelta, func(s *Stream) *bool { return &s.Delta.IgnoreChanges }), "false", "Legacy: re-emit the files a change commit rewrote (unchanged rows arrive again: duplicates downstream); deletes are not propagated; wins over ignoreDeletes."),
-		deltaOpt(posIntOpt("maxFilesPerTrigger", scopeDelta, func(s *Stream) *int { return &s.Delta.MaxFilesPerTrigger }), "1000", "Most source data files per micro-batch."),
-		deltaOpt(bytesOpt("maxBytesPerTrigger", scopeDelta, func(s *Stream) *int64 { return &s.Delta.MaxBytesPerTrigger }, true), "", "Soft limit of source bytes per micro-batch (the file crossing it is still taken); with maxFilesPerTrigger, whichever is reached first."),
-		deltaOpt(boolOpt("withEventTimeOrder", scopeDelta, func(s *Stream) *bool { return &s.Delta.WithEventTimeOrder }), "false", "Read the initial snapshot in event-time order (files by the min stat of the first timestamp or date column) instead of modification-time order, so a downstream watermark drops nothing; cannot change while the initial snapshot is processed."),
-		deltaOpt(boolOpt("failOnDataLoss", scopeDelta, func(s *Stream) *bool { return &s.Delta.FailOnDataLoss }), "true", "Fail with DELTA_FILE_NOT_FOUND_DETAILED when a source log entry or data file the stream needs is gone (VACUUM, log cleanup); false skips what is lost."),
-		refusedOpt("schemaTrackingLocation", scopeDelta, nil, "non-additive source schema changes (columns renamed or dropped under column mapping) are not tracked: such a change stops the stream with the full-refresh error; additive changes need no tracking (the next run reads with the new schema)"),
-		refusedOpt("readChangeFeed", scopeDelta, nil, "the change data feed is not implemented; use skipChangeCommits or a full refresh"),
-
 		// --- Delta sink ---
 		doc(stringOpt("checkpointLocation", scopeSink, func(s *Stream) *string { return &s.Sink.CheckpointLocation }),
 			"", "Where the stream keeps its batch plans (offsets), metadata and, in the CLI, its file state (required)."),
@@ -513,6 +410,7 @@ func registry() map[string]*optSpec {
 		}, "snappy", "The compression codec of the Parquet data files the sink writes: snappy, zstd, gzip, lz4 (written as the Parquet format's LZ4_RAW codec) or uncompressed."),
 	}
 	list = append(list, readerOptions()...)
+	list = append(list, deltaOptions()...)
 	list = append(list, tableProperties()...)
 	m := make(map[string]*optSpec, len(list))
 	for i := range list {

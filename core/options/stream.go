@@ -208,68 +208,6 @@ type CloudFiles struct {
 	SampleSizeNumFiles int
 }
 
-// StartingVersion is the Delta source's startingVersion.
-type StartingVersion struct {
-	// Latest is true for "latest": only changes after the current version.
-	Latest bool
-	// Version is the table version to start at (when not Latest).
-	Version int64
-}
-
-// DeltaSource are the options of a Delta table read as a stream.
-type DeltaSource struct {
-	// StartingVersion is startingVersion (nil: full snapshot, then changes).
-	StartingVersion *StartingVersion
-	// StartingTimestamp is startingTimestamp (nil: not set).
-	StartingTimestamp *time.Time
-	// SkipChangeCommits is skipChangeCommits (default false).
-	SkipChangeCommits bool
-	// IgnoreDeletes is ignoreDeletes (legacy; default false).
-	IgnoreDeletes bool
-	// IgnoreChanges is ignoreChanges (legacy; default false).
-	IgnoreChanges bool
-	// MaxFilesPerTrigger is maxFilesPerTrigger (default 1000).
-	MaxFilesPerTrigger int
-	// MaxBytesPerTrigger is maxBytesPerTrigger, a soft limit (0: not set).
-	MaxBytesPerTrigger int64
-	// WithEventTimeOrder is withEventTimeOrder (default false).
-	WithEventTimeOrder bool
-	// FailOnDataLoss is failOnDataLoss (default true).
-	FailOnDataLoss bool
-}
-
-// ChangePolicy says how a Delta source treats commits that update or delete
-// data.
-type ChangePolicy string
-
-// Change policies, from the Delta source options.
-const (
-	// ChangesFail fails the stream on a change commit (the default).
-	ChangesFail ChangePolicy = "fail"
-	// ChangesSkip ignores change commits entirely (skipChangeCommits).
-	ChangesSkip ChangePolicy = "skipChangeCommits"
-	// ChangesReemit re-emits rewritten files (ignoreChanges).
-	ChangesReemit ChangePolicy = "ignoreChanges"
-	// ChangesIgnorePartitionDeletes accepts whole-partition deletes only
-	// (ignoreDeletes).
-	ChangesIgnorePartitionDeletes ChangePolicy = "ignoreDeletes"
-)
-
-// ChangePolicy returns the effective change policy: skipChangeCommits wins,
-// then ignoreChanges (which takes precedence over ignoreDeletes, seed 000),
-// then ignoreDeletes.
-func (d DeltaSource) ChangePolicy() ChangePolicy {
-	switch {
-	case d.SkipChangeCommits:
-		return ChangesSkip
-	case d.IgnoreChanges:
-		return ChangesReemit
-	case d.IgnoreDeletes:
-		return ChangesIgnorePartitionDeletes
-	}
-	return ChangesFail
-}
-
 // Sink are the Delta sink (writeStream) options.
 type Sink struct {
 	// CheckpointLocation is checkpointLocation (required).
