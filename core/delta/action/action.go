@@ -1,7 +1,8 @@
 // Package action holds the actions of the Delta Lake transaction log
 // (PROTOCOL.md "Actions"): their types, their JSON form in commit files
 // (ParseAction, ReadActions, EncodeActions) and their Parquet form in
-// checkpoints (ReadParquet). Package delta re-exports the types and builds
+// checkpoints (ReadParquet, column by column; ReadParquetRows, its
+// row-at-a-time reference). Package delta re-exports the types and builds
 // snapshots and commits on them.
 package action
 

@@ -20,6 +20,7 @@ import (
 type pqLeaf struct {
 	col    int
 	maxDef int
+	maxRep int
 	// defAt[i] is the definition level at which path element i is present.
 	defAt []int
 	node  parquet.Node
@@ -69,7 +70,7 @@ func newPQDecoder(s *parquet.Schema) (*pqDecoder, error) {
 			}
 			node = next
 		}
-		d.leaves[strings.Join(norm, "/")] = &pqLeaf{col: lc.ColumnIndex, maxDef: lc.MaxDefinitionLevel, defAt: defAt, node: node}
+		d.leaves[strings.Join(norm, "/")] = &pqLeaf{col: lc.ColumnIndex, maxDef: lc.MaxDefinitionLevel, maxRep: lc.MaxRepetitionLevel, defAt: defAt, node: node}
 	}
 	return d, nil
 }
@@ -465,9 +466,10 @@ func twosComplement(b []byte) *big.Int {
 	return n
 }
 
-// ReadParquet decodes every row of a checkpoint (or sidecar)
-// Parquet file, row group by row group.
-func ReadParquet(data []byte, fn func(Action) error) (err error) {
+// ReadParquetRows decodes every row of a checkpoint (or sidecar) Parquet
+// file, row group by row group, assembling whole rows: the reference
+// ReadParquet is checked against (differential tests and fuzzing).
+func ReadParquetRows(data []byte, fn func(Action) error) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("decode checkpoint parquet: %v", r)
