@@ -185,18 +185,26 @@ func (s *Snapshot) CheckpointDue(version int64) bool {
 }
 
 // MaybeCheckpoint writes a checkpoint of the table when one is due after
-// version was committed (see CheckpointDue): it brings snap up to date
-// (the checkpoint covers the latest version, at least version), checks
-// _last_checkpoint for a checkpoint another writer already wrote past the
-// interval boundary, and writes a classic checkpoint otherwise. Tables
+// version was committed (see CheckpointDue): it checks _last_checkpoint
+// for a checkpoint another writer already wrote past the interval
+// boundary, and writes a classic checkpoint of snap otherwise (snap is
+// first brought up to date when it is older than version or than that
+// checkpoint; a snapshot at version is checkpointed without listing the
+// log). Tables
 // with the v2Checkpoint feature are left alone (only V2 checkpoints are
 // allowed there). It reports whether it wrote one.
 func (t *Table) MaybeCheckpoint(ctx context.Context, snap *Snapshot, version int64) (bool, error) {
 	if snap == nil || !snap.CheckpointDue(version) {
 		return false, nil
 	}
-	if err := snap.Update(ctx); err != nil {
-		return false, err
+	lc, ok := t.readLastCheckpoint(ctx)
+	// A snapshot at version (the caller's own commit) is checkpointed as
+	// it is: no listing. It is brought up to date when it is behind
+	// version, or when another writer already checkpointed past it.
+	if snap.Version < version || ok && lc.Version > snap.Version {
+		if err := snap.Update(ctx); err != nil {
+			return false, err
+		}
 	}
 	if snap.Protocol.HasWriterFeature(FeatureV2Checkpoint) {
 		return false, nil
@@ -205,7 +213,7 @@ func (t *Table) MaybeCheckpoint(ctx context.Context, snap *Snapshot, version int
 	if err != nil {
 		return false, err
 	}
-	if lc, ok := t.readLastCheckpoint(ctx); ok && lc.Version <= snap.Version {
+	if ok && lc.Version <= snap.Version {
 		snap.lastCheckpoint = max(snap.lastCheckpoint, lc.Version)
 	}
 	if boundary <= snap.lastCheckpoint {

@@ -260,6 +260,11 @@ type CommitResult struct {
 	// Attempts counts put-if-absent attempts (0 when AlreadyCommitted
 	// before any attempt).
 	Attempts int
+	// Snapshot is the table as of Version, known without reading the log
+	// again: the caller's snapshot advanced in place, or, when the commit
+	// created the table, a new one. It is nil when the commit's own
+	// actions could not be folded in (the next Update reads them).
+	Snapshot *Snapshot
 }
 
 // CommitTxn commits the actions build returns exactly once for (appID,
@@ -293,11 +298,26 @@ func (t *Table) CommitTxnFrom(ctx context.Context, snap *Snapshot, appID string,
 	if err != nil && !errors.Is(err, ErrNotATable) {
 		return CommitResult{}, err
 	}
+	return t.CommitTxnAt(ctx, snap, appID, txnVersion, build)
+}
+
+// CommitTxnAt is CommitTxnFrom for a caller whose snap is as current as
+// its last read of the log (or its own last commit) made it: the first
+// attempt writes snap.Version+1 — version 0, creating the table, when snap
+// is nil — without listing the log first. A writer that committed in
+// between makes that put-if-absent fail, and the conflict is handled as
+// in CommitTxnFrom: snap is brought up to date (loaded when nil), the txn
+// check and build run again. It saves a listing of _delta_log per commit
+// (an S3 LIST) when the caller has just listed it.
+func (t *Table) CommitTxnAt(ctx context.Context, snap *Snapshot, appID string, txnVersion int64, build func(snap *Snapshot) ([]Action, error)) (CommitResult, error) {
+	if appID == "" {
+		return CommitResult{}, fmt.Errorf("%w: empty appId", ErrInvalidCommit)
+	}
 	res := CommitResult{}
 	for {
 		if snap != nil {
 			if v, ok := snap.TxnVersion(appID); ok && v >= txnVersion {
-				res.Version, res.AlreadyCommitted = snap.Version, true
+				res.Version, res.AlreadyCommitted, res.Snapshot = snap.Version, true, snap
 				return res, nil
 			}
 		}
@@ -310,11 +330,15 @@ func (t *Table) CommitTxnFrom(ctx context.Context, snap *Snapshot, appID string,
 		v, err := t.CommitSnapshot(ctx, snap, actions)
 		if err == nil {
 			res.Version = v
-			if snap != nil {
-				// The put-if-absent succeeded on snap.Version+1: the table
-				// at v is snap plus these actions. Advancing snap here
-				// spares the caller's next Update reading its own commit.
-				snap.applyCommitted(v, actions)
+			if snap == nil {
+				snap = newSnapshot(t)
+			}
+			// The put-if-absent succeeded on snap.Version+1: the table
+			// at v is snap plus these actions. Advancing snap here
+			// spares the caller's next Update reading its own commit.
+			snap.applyCommitted(v, actions)
+			if snap.Version == v {
+				res.Snapshot = snap
 			}
 			return res, nil
 		}

@@ -88,20 +88,34 @@ func (e *Engine) commit(ctx context.Context, p *Plan, out *output) (commitResult
 		acts = append(acts, delta.Action{CommitInfo: ci})
 		return acts, nil
 	}
-	res, err := e.Table.CommitTxnFrom(ctx, e.snap, e.appID(), p.BatchID, build)
+	commitTxn := e.Table.CommitTxnFrom
+	if e.snapCurrent {
+		// The run listed the log (or committed) already: the first attempt
+		// goes straight to the put-if-absent, which detects any writer
+		// that committed since.
+		commitTxn = e.Table.CommitTxnAt
+	}
+	res, err := commitTxn(ctx, e.snap, e.appID(), p.BatchID, build)
 	if mp != nil && (err != nil || res.AlreadyCommitted) {
 		mp.Discard(context.WithoutCancel(ctx), e.sinkFiles())
 	}
 	if err != nil {
-		e.snap = nil // may be half-advanced; reload next time
+		e.snap, e.snapCurrent = nil, false // may be half-advanced; reload next time
 		return commitResult{}, fmt.Errorf("committing to Delta table: %w", err)
 	}
-	if !res.AlreadyCommitted {
+	if res.Snapshot != nil {
+		e.snap = res.Snapshot // the table as committed (a new table's first version too)
+	} else {
+		// The commit could not be folded into the snapshot: the next
+		// batch reads it from the log.
+		e.snapCurrent = false
 		if metaChanged {
 			// The checkpoint interval may have changed with the
 			// metaData: decide on the table as committed.
 			e.snap = nil
 		}
+	}
+	if !res.AlreadyCommitted {
 		e.maybeCheckpoint(ctx, res.Version)
 	}
 	return commitResult{Committed: !res.AlreadyCommitted, Version: res.Version, Attempts: res.Attempts}, nil
@@ -154,11 +168,11 @@ func (e *Engine) maybeCheckpoint(ctx context.Context, version int64) {
 			e.log().Warn("checkpoint skipped: cannot load snapshot", "error", err.Error())
 			return
 		}
-		e.snap = snap
+		e.snap, e.snapCurrent = snap, true
 	}
 	wrote, err := e.Table.MaybeCheckpoint(ctx, e.snap, version)
 	if err != nil {
-		e.snap = nil // may be half-advanced; reload next time
+		e.snap, e.snapCurrent = nil, false // may be half-advanced; reload next time
 		e.log().Warn("writing checkpoint failed", "version", version, "error", err.Error())
 		return
 	}

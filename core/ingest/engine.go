@@ -167,6 +167,12 @@ type Engine struct {
 	// snap caches the table snapshot between batches; it is advanced
 	// incrementally rather than reloaded from the log.
 	snap *delta.Snapshot
+	// snapCurrent is set when snap was read from the log during the
+	// current run (RunAvailableNow or RunBatch) or advanced by this
+	// engine's own commits since: the next batch of the run uses it
+	// without listing _delta_log again. A writer that committed meanwhile
+	// makes the commit's put-if-absent fail, which brings snap up to date.
+	snapCurrent bool
 	// recorded is the checkpoint's identity record once CheckIdentity passed.
 	recorded *Identity
 	// stateAdopted is set when CheckIdentity registered the plans' files
@@ -263,12 +269,13 @@ func (e *Engine) Snapshot() *delta.Snapshot {
 // asked before each batch (a Lambda stops early when its time is nearly spent).
 func (e *Engine) RunAvailableNow(ctx context.Context, keepGoing func() bool) (Summary, error) {
 	var sum Summary
+	e.snapCurrent = false // one listing of _delta_log per run
 	for {
 		if keepGoing != nil && !keepGoing() {
 			sum.Stopped = true
 			return sum, nil
 		}
-		p, err := e.RunBatch(ctx)
+		p, err := e.runBatch(ctx)
 		if errors.Is(err, ErrNoWork) {
 			return sum, nil
 		}
@@ -304,19 +311,24 @@ func (e *Engine) once() bool { return e.Config.Once || e.Config.TxnVersion != ni
 // stream's last committed batch id (-1 when none).
 func (e *Engine) lastCommitted(ctx context.Context) (*delta.Snapshot, int64, error) {
 	var err error
-	if e.snap != nil {
+	switch {
+	case e.snap != nil && e.snapCurrent:
+		// Read or committed by this run: no listing.
+	case e.snap != nil:
 		err = e.snap.Update(ctx)
-	} else {
+	default:
 		e.snap, err = e.Table.Snapshot(ctx)
 	}
 	if errors.Is(err, delta.ErrNotATable) {
 		e.snap = nil
+		e.snapCurrent = true // the commit creates the table with put-if-absent
 		return nil, -1, nil
 	}
 	if err != nil {
-		e.snap = nil
+		e.snap, e.snapCurrent = nil, false
 		return nil, 0, fmt.Errorf("loading Delta table: %w", err)
 	}
+	e.snapCurrent = true
 	snap := e.snap
 	if v, ok := snap.TxnVersion(e.appID()); ok {
 		return snap, v, nil
@@ -429,6 +441,11 @@ func (e *Engine) recleanLast(ctx context.Context, last int64) error {
 // RunBatch runs one batch through plan → write → commit → finish and returns
 // its progress record. It returns ErrNoWork when nothing is outstanding.
 func (e *Engine) RunBatch(ctx context.Context) (Progress, error) {
+	e.snapCurrent = false
+	return e.runBatch(ctx)
+}
+
+func (e *Engine) runBatch(ctx context.Context) (Progress, error) {
 	if e.Runner != nil {
 		return e.runExternal(ctx)
 	}
