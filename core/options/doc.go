@@ -20,7 +20,7 @@
 //   - timestamps: "2019-01-01T00:00:00.000Z" or "2019-01-01", see
 //     ParseTimestamp;
 //   - triggers: "availableNow", "once", "processingTime=5 minutes", see
-//     ParseTrigger.
+//     trigger.Parse.
 //
 // A configuration file holding several streams is read with LoadConfig and
 // checked across streams with (*Config).Validate.

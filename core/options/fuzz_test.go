@@ -40,21 +40,6 @@ func FuzzParseBytes(f *testing.F) {
 	})
 }
 
-func FuzzParseTrigger(f *testing.F) {
-	for _, s := range []string{"availableNow", "once", "processingTime=5 minutes", "realTime=1 minute", "processingTime="} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		tr, err := ParseTrigger(s)
-		if err != nil {
-			return
-		}
-		if back, err := ParseTrigger(tr.String()); err != nil || back != tr {
-			t.Fatalf("ParseTrigger(%q) = %v; String round trip = %v, %v", s, tr, back, err)
-		}
-	})
-}
-
 // FuzzParse feeds arbitrary options and locations to Parse: it must never
 // panic, every error must wrap ErrInvalidOption, and an accepted stream's
 // Effective options must parse back to the same effective options.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"github.com/tributary-io/tributary/core/options/optspec"
 	"github.com/tributary-io/tributary/core/options/sparkvalue"
+	"github.com/tributary-io/tributary/core/options/trigger"
 	"strconv"
 	"strings"
 )
@@ -364,7 +365,7 @@ func registry() map[string]*optSpec {
 		doc(optSpec{
 			name: "trigger", scope: scopeSink,
 			set: func(s *Stream, v string) error {
-				t, err := ParseTrigger(v)
+				t, err := trigger.Parse(v)
 				if err != nil {
 					return err
 				}

@@ -1,52 +1,56 @@
-package options
+// Package trigger provides the trigger option of a stream (availableNow,
+// once, processingTime=INTERVAL): its parser and the parsed Trigger.
+package trigger
 
 import (
 	"fmt"
+	"github.com/tributary-io/tributary/core/options/opterr"
 	"strings"
 	"time"
 
 	"github.com/tributary-io/tributary/core/options/sparkvalue"
 )
 
-// TriggerKind names a Structured Streaming trigger.
-type TriggerKind string
+// Kind names a Structured Streaming trigger.
+type Kind string
 
 // Triggers Tributary runs.
 const (
-	// TriggerProcessingTime runs a micro-batch every Interval; an Interval of
+	// ProcessingTime runs a micro-batch every Interval; an Interval of
 	// zero (the default trigger) runs them back to back as data arrives.
-	TriggerProcessingTime TriggerKind = "processingTime"
-	// TriggerAvailableNow processes everything outstanding in as many
+	ProcessingTime Kind = "processingTime"
+	// AvailableNow processes everything outstanding in as many
 	// batches as the rate limits need, then stops.
-	TriggerAvailableNow TriggerKind = "availableNow"
-	// TriggerOnce processes everything outstanding in one batch, ignoring the
-	// rate limits. Deprecated by Databricks (Runtime 11.3 LTS); Parse warns.
-	TriggerOnce TriggerKind = "once"
+	AvailableNow Kind = "availableNow"
+	// Once processes everything outstanding in one batch, ignoring the
+	// rate limits. Deprecated by Databricks (Runtime 11.3 LTS); options.Parse
+	// warns.
+	Once Kind = "once"
 )
 
 // Trigger is a parsed trigger option.
 type Trigger struct {
 	// Kind is the trigger.
-	Kind TriggerKind
+	Kind Kind
 	// Interval is the processingTime interval (zero for other kinds).
 	Interval time.Duration
 }
 
-// String writes the trigger in the form ParseTrigger reads.
+// String writes the trigger in the form Parse reads.
 func (t Trigger) String() string {
-	if t.Kind == TriggerProcessingTime {
+	if t.Kind == ProcessingTime {
 		return "processingTime=" + sparkvalue.FormatDuration(t.Interval)
 	}
 	return string(t.Kind)
 }
 
-// ParseTrigger parses the trigger option, written like the keyword arguments
+// Parse parses the trigger option, written like the keyword arguments
 // of PySpark's DataStreamWriter.trigger: "availableNow" (or
 // "availableNow=true"), "once" (or "once=true"), "processingTime=5 minutes"
 // (quotes around the interval allowed). Keywords are case-insensitive.
 // processingTime takes no month or year part, as in Spark. realTime and
-// continuous are refused with ErrUnsupportedOption.
-func ParseTrigger(s string) (Trigger, error) {
+// continuous are refused with opterr.ErrUnsupportedOption.
+func Parse(s string) (Trigger, error) {
 	key, val, hasVal := strings.Cut(strings.TrimSpace(s), "=")
 	key = strings.ToLower(strings.TrimSpace(key))
 	val = strings.Trim(strings.TrimSpace(val), `'"`)
@@ -62,9 +66,9 @@ func ParseTrigger(s string) (Trigger, error) {
 			}
 		}
 		if key == "once" {
-			return Trigger{Kind: TriggerOnce}, nil
+			return Trigger{Kind: Once}, nil
 		}
-		return Trigger{Kind: TriggerAvailableNow}, nil
+		return Trigger{Kind: AvailableNow}, nil
 	case "processingtime":
 		if !hasVal {
 			return Trigger{}, fmt.Errorf("invalid trigger %q: want processingTime=<interval>, e.g. \"processingTime=5 minutes\"", s)
@@ -79,9 +83,9 @@ func ParseTrigger(s string) (Trigger, error) {
 		if d < 0 {
 			return Trigger{}, fmt.Errorf("invalid trigger %q: interval must not be negative", s)
 		}
-		return Trigger{Kind: TriggerProcessingTime, Interval: d}, nil
+		return Trigger{Kind: ProcessingTime, Interval: d}, nil
 	case "realtime", "continuous":
-		return Trigger{}, fmt.Errorf("trigger %q: %w: Tributary runs micro-batches only (availableNow, processingTime, once)", s, ErrUnsupportedOption)
+		return Trigger{}, fmt.Errorf("trigger %q: %w: Tributary runs micro-batches only (availableNow, processingTime, once)", s, opterr.ErrUnsupportedOption)
 	}
 	return Trigger{}, fmt.Errorf("invalid trigger %q: want availableNow, once or processingTime=<interval>", s)
 }
