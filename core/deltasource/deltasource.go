@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/tributary-io/tributary/core/options"
+	"github.com/tributary-io/tributary/core/sink/predicate"
 )
 
 // Errors a Delta source stops with. Each names Delta's error class in its
@@ -80,6 +81,9 @@ type Config struct {
 	// OverwriteSchema is overwriteSchema: a complete-mode batch also
 	// replaces the sink's schema.
 	OverwriteSchema bool
+	// ReplaceWhere is replaceWhere (nil: none): each batch's commit
+	// replaces the sink's rows matching it (core/sink.Replace).
+	ReplaceWhere *predicate.Expr
 }
 
 // ConfigFromOptions maps a validated Delta-source stream to Config.
@@ -90,7 +94,15 @@ func ConfigFromOptions(s *options.Stream) (Config, error) {
 	if len(s.Sink.PartitionBy) > 0 {
 		return Config{}, fmt.Errorf("stream %q: option partitionBy: not supported yet for a Delta-source stream (its sink table is unpartitioned)", s.ID)
 	}
+	var where *predicate.Expr
+	if s.Sink.ReplaceWhere != "" {
+		var err error
+		if where, err = predicate.Parse(s.Sink.ReplaceWhere); err != nil {
+			return Config{}, fmt.Errorf("stream %q: option replaceWhere: %w", s.ID, err)
+		}
+	}
 	return Config{
+		ReplaceWhere:    where,
 		StreamID:        s.ID,
 		AppID:           s.Sink.TxnAppID,
 		SourceURI:       s.Source,

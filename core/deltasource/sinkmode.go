@@ -40,13 +40,20 @@ func (s *Source) replaceSchema(snap *delta.Snapshot, st *schema.StructType) ([]d
 }
 
 // sinkActions appends the batch's file actions to acts: its adds (after
-// removing every live file with outputMode=complete), or the merge plan's.
-func (s *Source) sinkActions(snap *delta.Snapshot, mp *sink.MergePlan, out *output, acts []delta.Action) ([]delta.Action, error) {
+// removing every live file with outputMode=complete), or the merge or
+// replaceWhere plan's.
+func (s *Source) sinkActions(snap *delta.Snapshot, mp *sink.MergePlan, rp *sink.ReplacePlan, out *output, acts []delta.Action) ([]delta.Action, error) {
 	if mp != nil {
 		if err := mp.Check(snap); err != nil {
 			return nil, err
 		}
 		return append(acts, mp.Actions...), nil
+	}
+	if rp != nil {
+		if err := rp.Check(snap); err != nil {
+			return nil, err
+		}
+		return append(acts, rp.Actions...), nil
 	}
 	if s.Config.OutputMode == options.OutputComplete {
 		acts = append(acts, sink.Overwrite(snap, s.now())...)
@@ -83,6 +90,22 @@ func (s *Source) planMerge(ctx context.Context, p *Plan, out *output) (*sink.Mer
 	mp, snap, err := m.PlanLatest(ctx, s.Sink, s.snap, s.Config.appID(), p.BatchID, out.adds)
 	s.snap = snap
 	return mp, err
+}
+
+// planReplace plans the selective overwrite of the sink by the batch
+// (replaceWhere); nil without it and when the sink already holds the
+// batch's txn.
+func (s *Source) planReplace(ctx context.Context, p *Plan, out *output) (*sink.ReplacePlan, error) {
+	if s.Config.ReplaceWhere == nil {
+		return nil, nil
+	}
+	r := &sink.Replace{Where: s.Config.ReplaceWhere, Files: s.sinkFiles(), Now: s.now}
+	rp, snap, err := r.PlanLatest(ctx, s.Sink, s.snap, s.Config.appID(), p.BatchID, out.schema, out.adds)
+	s.snap = snap
+	if err != nil {
+		return nil, fmt.Errorf("%w\n(source table %s, versions %s to %s)", err, s.Config.SourceURI, p.Start, p.End)
+	}
+	return rp, nil
 }
 
 // sinkCompatible is readCompatible for the sink table: a nullable sink

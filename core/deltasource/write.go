@@ -193,6 +193,10 @@ func (s *Source) commit(ctx context.Context, p *Plan, out *output) (delta.Commit
 	if err != nil {
 		return delta.CommitResult{}, err
 	}
+	rp, err := s.planReplace(ctx, p, out)
+	if err != nil {
+		return delta.CommitResult{}, err
+	}
 	build := func(snap *delta.Snapshot) ([]delta.Action, error) {
 		var acts []delta.Action
 		if snap == nil {
@@ -242,7 +246,7 @@ func (s *Source) commit(ctx context.Context, p *Plan, out *output) (delta.Commit
 				}
 			}
 		}
-		acts, err := s.sinkActions(snap, mp, out, acts)
+		acts, err := s.sinkActions(snap, mp, rp, out, acts)
 		if err != nil {
 			return nil, err
 		}
@@ -268,12 +272,18 @@ func (s *Source) commit(ctx context.Context, p *Plan, out *output) (delta.Commit
 		if mp != nil {
 			mp.CommitInfo(ci, s.Config.MergeKeys)
 		}
+		if rp != nil {
+			rp.CommitInfo(ci, nil)
+		}
 		acts = append(acts, delta.Action{CommitInfo: ci})
 		return acts, nil
 	}
 	res, err := s.Sink.CommitTxnFrom(ctx, s.snap, s.Config.appID(), p.BatchID, build)
 	if mp != nil && (err != nil || res.AlreadyCommitted) {
 		mp.Discard(context.WithoutCancel(ctx), s.sinkFiles())
+	}
+	if rp != nil && (err != nil || res.AlreadyCommitted) {
+		rp.Discard(context.WithoutCancel(ctx), s.sinkFiles())
 	}
 	if err != nil {
 		s.snap = nil

@@ -27,6 +27,10 @@ func (e *Engine) commit(ctx context.Context, p *Plan, out *output) (commitResult
 	if err != nil {
 		return commitResult{}, err
 	}
+	rp, err := e.planReplace(ctx, p, out)
+	if err != nil {
+		return commitResult{}, err
+	}
 	metaChanged := false // the commit changes an existing table's metaData
 	build := func(snap *delta.Snapshot) ([]delta.Action, error) {
 		var acts []delta.Action
@@ -50,6 +54,11 @@ func (e *Engine) commit(ctx context.Context, p *Plan, out *output) (commitResult
 				return nil, err
 			}
 			acts = append(acts, mp.Actions...)
+		case rp != nil:
+			if err := rp.Check(snap); err != nil {
+				return nil, err
+			}
+			acts = append(acts, rp.Actions...)
 		default:
 			if e.Config.OutputMode == options.OutputComplete {
 				acts = append(acts, sink.Overwrite(snap, e.now())...)
@@ -85,6 +94,9 @@ func (e *Engine) commit(ctx context.Context, p *Plan, out *output) (commitResult
 		if mp != nil {
 			mp.CommitInfo(ci, e.Config.MergeKeys)
 		}
+		if rp != nil {
+			rp.CommitInfo(ci, e.tablePartitions())
+		}
 		acts = append(acts, delta.Action{CommitInfo: ci})
 		return acts, nil
 	}
@@ -98,6 +110,9 @@ func (e *Engine) commit(ctx context.Context, p *Plan, out *output) (commitResult
 	res, err := commitTxn(ctx, e.snap, e.appID(), p.BatchID, build)
 	if mp != nil && (err != nil || res.AlreadyCommitted) {
 		mp.Discard(context.WithoutCancel(ctx), e.sinkFiles())
+	}
+	if rp != nil && (err != nil || res.AlreadyCommitted) {
+		rp.Discard(context.WithoutCancel(ctx), e.sinkFiles())
 	}
 	if err != nil {
 		e.snap, e.snapCurrent = nil, false // may be half-advanced; reload next time

@@ -8,6 +8,7 @@ import (
 	"github.com/tributary-io/tributary/core/formats"
 	"github.com/tributary-io/tributary/core/options"
 	"github.com/tributary-io/tributary/core/schema"
+	"github.com/tributary-io/tributary/core/sink/predicate"
 )
 
 // ConfigFromOptions maps a validated stream configuration to the engine's
@@ -68,6 +69,11 @@ func ConfigFromOptions(s *options.Stream) (Config, error) {
 		Text:                formats.TextOptions{Encoding: s.Reader.Encoding, LineSep: s.Reader.LineSep},
 	}
 	cfg.FormatOptions = s.Reader.Options
+	if s.Sink.ReplaceWhere != "" {
+		if cfg.ReplaceWhere, err = predicate.Parse(s.Sink.ReplaceWhere); err != nil {
+			return Config{}, fmt.Errorf("stream %q: option replaceWhere: %w", s.ID, err)
+		}
+	}
 	cfg.PartitionBy = s.Sink.PartitionBy
 	for _, c := range slices.Concat(cfg.PartitionColumns, cfg.PartitionBy) {
 		if len(cfg.MergeKeys) > 0 && !slices.ContainsFunc(cfg.MergeKeys, func(k string) bool { return strings.EqualFold(k, c) }) {

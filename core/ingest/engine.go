@@ -33,6 +33,7 @@ import (
 	"github.com/tributary-io/tributary/core/ingest/fanout"
 	"github.com/tributary-io/tributary/core/objstore"
 	"github.com/tributary-io/tributary/core/options"
+	"github.com/tributary-io/tributary/core/sink/predicate"
 	"github.com/tributary-io/tributary/core/state"
 )
 
@@ -125,6 +126,9 @@ type Config struct {
 	// OverwriteSchema is overwriteSchema: a complete-mode overwrite also
 	// replaces the table's schema and partition columns.
 	OverwriteSchema bool
+	// ReplaceWhere is replaceWhere (nil: none): each batch's commit
+	// replaces the table's rows matching it (core/sink.Replace).
+	ReplaceWhere *predicate.Expr
 }
 
 // Engine runs the protocol for one stream. Its fields are its ports.

@@ -171,6 +171,31 @@ func (e *Engine) planMerge(ctx context.Context, p *Plan, out *output) (*sink.Mer
 	return mp, err
 }
 
+// planReplace plans the selective overwrite of the batch (replaceWhere);
+// nil without replaceWhere and when the table already holds the batch's
+// txn (the commit then skips). A batch row outside the predicate fails the
+// batch, naming its source files; nothing is committed.
+func (e *Engine) planReplace(ctx context.Context, p *Plan, out *output) (*sink.ReplacePlan, error) {
+	if e.Config.ReplaceWhere == nil {
+		return nil, nil
+	}
+	r := &sink.Replace{Where: e.Config.ReplaceWhere, Files: e.sinkFiles(), Now: e.now}
+	rp, snap, err := r.PlanLatest(ctx, e.Table, e.snap, e.appID(), p.BatchID, out.schema, out.adds)
+	e.snap = snap
+	if errors.Is(err, sink.ErrReplaceWhereMismatch) {
+		names := make([]string, 0, 3)
+		for i, f := range p.Files {
+			if i == 3 {
+				names = append(names, fmt.Sprintf("and %d more", len(p.Files)-3))
+				break
+			}
+			names = append(names, f.Path)
+		}
+		return nil, fmt.Errorf("%w\n(a row of the batch's source files %s)", err, strings.Join(names, ", "))
+	}
+	return rp, err
+}
+
 // missingPaths lists the dotted paths of current's fields that next lacks.
 func missingPaths(current, next *schema.StructType, prefix string) []string {
 	var out []string

@@ -592,6 +592,14 @@ func (p *parser) checkSink() {
 	case s.Sink.OutputMode == OutputUpdate:
 		p.c.add("outputMode", p.given["outputMode"], "update needs mergeKeys: the Delta sink applies a batch's changed rows as an upsert (MERGE) by key columns")
 	}
+	if s.Sink.ReplaceWhere != "" {
+		switch {
+		case len(s.Sink.MergeKeys) > 0:
+			p.c.add("replaceWhere", p.given["replaceWhere"], "cannot be combined with mergeKeys: replaceWhere overwrites the rows matching a predicate, mergeKeys upserts by key")
+		case s.Sink.OverwriteSchema:
+			p.c.add("replaceWhere", p.given["replaceWhere"], "cannot be combined with overwriteSchema: a selective overwrite keeps the table's schema (Delta refuses overwriteSchema when replacing a subset of the data)")
+		}
+	}
 	for _, c := range s.Sink.PartitionBy {
 		for _, pc := range s.CloudFiles.PartitionColumns {
 			if strings.EqualFold(c, pc) {

@@ -5,6 +5,7 @@ import (
 	"github.com/tributary-io/tributary/core/options/optspec"
 	"github.com/tributary-io/tributary/core/options/sparkvalue"
 	"github.com/tributary-io/tributary/core/options/trigger"
+	"github.com/tributary-io/tributary/core/sink/predicate"
 	"strconv"
 	"strings"
 )
@@ -361,7 +362,17 @@ func registry() map[string]*optSpec {
 				return strings.Join(s.Sink.PartitionBy, ","), len(s.Sink.PartitionBy) > 0
 			},
 		}, "", "writeStream.partitionBy: data columns the table is partitioned by (after cloudFiles.partitionColumns); each row goes to the k=v directory of its values (NULL and '' to __HIVE_DEFAULT_PARTITION__), the columns are not stored in the data files."),
-		refusedOpt("replaceWhere", scopeSink, nil, "selective overwrite by predicate is not built; use outputMode=complete (whole table) or mergeKeys (by key)"),
+		doc(optSpec{
+			name: "replaceWhere", scope: scopeSink,
+			set: func(s *Stream, v string) error {
+				if _, err := predicate.Parse(v); err != nil {
+					return err
+				}
+				s.Sink.ReplaceWhere = strings.TrimSpace(v)
+				return nil
+			},
+			get: func(s *Stream) (string, bool) { return s.Sink.ReplaceWhere, s.Sink.ReplaceWhere != "" },
+		}, "", "Selective overwrite (Delta's replaceWhere, applied per micro-batch as a foreachBatch write with mode overwrite): each batch's commit removes the table's rows matching this SQL predicate over partition and data columns (files rewritten when only some rows match) and adds the batch's rows, which must all match it (else DELTA_REPLACE_WHERE_MISMATCH and nothing is committed)."),
 		doc(optSpec{
 			name: "trigger", scope: scopeSink,
 			set: func(s *Stream, v string) error {

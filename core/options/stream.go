@@ -231,6 +231,9 @@ type Sink struct {
 	MergeKeys []string
 	// OverwriteSchema is overwriteSchema (outputMode=complete only).
 	OverwriteSchema bool
+	// ReplaceWhere is replaceWhere: a SQL predicate; each batch replaces
+	// the table's rows matching it (a selective overwrite, "" for none).
+	ReplaceWhere string
 	// ParquetCodec is parquet.compression.codec, lower-cased: snappy
 	// (default, also ""), zstd, gzip, lz4 or uncompressed.
 	ParquetCodec string

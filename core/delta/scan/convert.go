@@ -423,3 +423,13 @@ func isMapNode(c *parquet.Column) bool {
 	ct := c.Type().ConvertedType()
 	return ct != nil && (*ct == deprecated.Map || *ct == deprecated.MapKeyValue)
 }
+
+// PartitionValue decodes one serialised partition value of type t
+// (PROTOCOL.md "Partition Value Serialization"; "" is NULL, returned as
+// nil). Statistics of dates, timestamps and decimals decode the same way.
+func PartitionValue(s string, t schema.Type) (any, error) {
+	if s == "" {
+		return nil, nil
+	}
+	return parsePartitionString(s, t)
+}

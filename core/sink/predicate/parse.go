@@ -116,13 +116,15 @@ type (
 	}
 )
 
-func (c *colNode) sql() string    { return "`" + strings.ReplaceAll(c.name, "`", "``") + "`" }
-func (l *litNode) sql() string    { return l.v.sql() }
-func (c *cmpNode) sql() string    { return "(" + c.l.sql() + " " + opSQL[c.op] + " " + c.r.sql() + ")" }
-func (a *andNode) sql() string    { return "(" + a.l.sql() + " AND " + a.r.sql() + ")" }
-func (o *orNode) sql() string     { return "(" + o.l.sql() + " OR " + o.r.sql() + ")" }
-func (n *notNode) sql() string    { return "(NOT " + n.x.sql() + ")" }
-func (n *isNullNode) sql() string { return "(" + n.x.sql() + map[bool]string{false: " IS NULL)", true: " IS NOT NULL)"}[n.neg] }
+func (c *colNode) sql() string { return "`" + strings.ReplaceAll(c.name, "`", "``") + "`" }
+func (l *litNode) sql() string { return l.v.sql() }
+func (c *cmpNode) sql() string { return "(" + c.l.sql() + " " + opSQL[c.op] + " " + c.r.sql() + ")" }
+func (a *andNode) sql() string { return "(" + a.l.sql() + " AND " + a.r.sql() + ")" }
+func (o *orNode) sql() string  { return "(" + o.l.sql() + " OR " + o.r.sql() + ")" }
+func (n *notNode) sql() string { return "(NOT " + n.x.sql() + ")" }
+func (n *isNullNode) sql() string {
+	return "(" + n.x.sql() + map[bool]string{false: " IS NULL)", true: " IS NOT NULL)"}[n.neg]
+}
 
 func walk(n node, f func(node)) {
 	f(n)
