@@ -597,7 +597,7 @@ func (p *parser) checkSink() {
 		case len(s.Sink.MergeKeys) > 0:
 			p.c.add("replaceWhere", p.given["replaceWhere"], "cannot be combined with mergeKeys: replaceWhere overwrites the rows matching a predicate, mergeKeys upserts by key")
 		case s.Sink.OverwriteSchema:
-			p.c.add("replaceWhere", p.given["replaceWhere"], "cannot be combined with overwriteSchema: a selective overwrite keeps the table's schema (Delta refuses overwriteSchema when replacing a subset of the data)")
+			p.c.add("replaceWhere", p.given["replaceWhere"], "cannot be combined with overwriteSchema: a selective overwrite keeps the table's schema (Delta applies overwriteSchema only when replaceWhere is not set)")
 		}
 	}
 	for _, c := range s.Sink.PartitionBy {

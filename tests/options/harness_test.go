@@ -40,7 +40,7 @@ type optionCase struct {
 // allCases lists every area's cases.
 func allCases() []optionCase {
 	return slices.Concat(coreCases(), readerCases(), scanCases(), discoveryCases(), sinkCases(), cliCases(), csvCases(), perfCases(),
-		colfmtCases(), rowfmtCases(), widenCases(), jsonoptsCases(), deltasrcCases(), sinkmodeCases(), maintCases(), costCases())
+		colfmtCases(), rowfmtCases(), widenCases(), jsonoptsCases(), deltasrcCases(), sinkmodeCases(), maintCases(), costCases(), replaceCases())
 }
 
 // pipe is one stream's locations: a source directory, a table and a
