@@ -351,7 +351,9 @@ func stmt(sid string, actions []string, resources []string, conditions map[strin
 // Query and BatchWriteItem drop a stream's entries on a queued refresh or
 // reset-checkpoint (dynamostate DropStream). Discovery and backfill
 // register files with one conditional PutItem each (dynamostate Register).
-var fileStateActions = []string{"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:PutItem", "dynamodb:UpdateItem",
+// The table's first user Scans one item to choose its key layout
+// (dynamostate keys.go).
+var fileStateActions = []string{"dynamodb:Scan", "dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:PutItem", "dynamodb:UpdateItem",
 	"dynamodb:Query", "dynamodb:BatchWriteItem"}
 
 var consumeActions = []string{"sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:ChangeMessageVisibility", "sqs:GetQueueAttributes"}
@@ -373,7 +375,7 @@ func (s *Stream) roles(r *resolved, logs map[string]awslogs.LogGroup) map[string
 	plansPrefix := strings.TrimPrefix(checkpoint, tableBucket+"/") + "offsets/"
 	readopt := func(reregister []string) []awsiam.PolicyStatement {
 		return []awsiam.PolicyStatement{
-			stmt("StateStoreIdentity", []string{"dynamodb:GetItem"}, []string{table}, nil),
+			stmt("StateStoreIdentity", []string{"dynamodb:GetItem", "dynamodb:Scan"}, []string{table}, nil),
 			stmt("ReregisterFiles", reregister, []string{table}, nil),
 			stmt("CheckpointPlans", []string{"s3:GetObject"}, []string{checkpoint + "offsets/*"}, nil),
 			stmt("ListCheckpointPlans", []string{"s3:ListBucket"}, []string{tableBucket},

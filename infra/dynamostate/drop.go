@@ -15,9 +15,9 @@ import (
 // batchWriteMax is BatchWriteItem's per-call request limit.
 const batchWriteMax = 25
 
-// DropStream implements state.Store: the stream's file items, then its
-// batch items, are listed with keys-only, strongly consistent Queries on
-// their partition keys and deleted with BatchWriteItem (25 keys a call,
+// DropStream implements state.Store: the stream's file items (every shard
+// of the table's key layout), then its batch items, are listed with
+// keys-only, strongly consistent Queries on their partition keys and deleted with BatchWriteItem (25 keys a call,
 // unprocessed items retried with backoff), page by page. Deleting an item
 // that is already gone is a no-op, so an interrupted call is completed by
 // calling it again. Files go first, so the commit times outlive the
@@ -26,9 +26,17 @@ func (st *Store) DropStream(ctx context.Context, stream string) (int, error) {
 	if err := checkStream(stream); err != nil {
 		return 0, err
 	}
-	n, err := st.dropPartition(ctx, stream, filePK(stream))
+	keys, err := st.keys(ctx)
 	if err != nil {
-		return n, err
+		return 0, err
+	}
+	n := 0
+	for _, pk := range keys.filePKs(stream) {
+		m, err := st.dropPartition(ctx, stream, pk)
+		n += m
+		if err != nil {
+			return n, err
+		}
 	}
 	if _, err := st.dropPartition(ctx, stream, batchPK(stream)); err != nil {
 		return n, err

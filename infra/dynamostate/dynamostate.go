@@ -10,7 +10,8 @@
 //
 // File item (one per stream and path):
 //
-//	pk          S  "<stream>#f"
+//	pk          S  "<stream>#f#<shard>", shard = FileShard(path) as two digits
+//	               ("<stream>#f" in a table with the legacy layout; see Key layout)
 //	sk          S  path (relative to the source location; at most 1024 bytes)
 //	size        N  bytes
 //	etag        S  ETag of the discovered version
@@ -34,17 +35,45 @@
 //
 // Store identity item (one per table, written by the first StoreID call):
 //
-//	pk          S  "#store"   (never "<stream>#f" or "<stream>#b")
+//	pk          S  "#store"   (never a file or batch partition key)
 //	sk          S  "id"
 //	store_id    S  a random id
+//	file_shards N  the table's file key layout: FileShards, or 0 (or absent,
+//	               on an item written before sharding) for the legacy layout
 //
 // A file's state is derived: no batch -> PENDING (SKIPPED at discovery with
 // a skip_reason; such an item has no index attributes); a skip_reason -> SKIPPED
 // (with the commit time of its batch item, if any); otherwise a batch
 // without a batch item -> CLAIMED; a batch with a batch item -> COMMITTED at
 // its commit_ns.
-// Stream ids cannot collide: "<a>#f" = "<b>#f" only if a = b, and a file key
-// never equals a batch key (the last byte differs).
+// Stream ids cannot collide: "<a>#f#NN" = "<b>#f#MM" only if a = b and NN =
+// MM (the suffix has a fixed length), and a file key never equals a batch
+// key or the identity key (the last byte differs: a digit, "b", "e"); the
+// same holds for the legacy "<a>#f".
+//
+// # Key layout
+//
+// A stream's file items are spread over FileShards (32) partition keys by a
+// stable hash of the path (FileShard), so that no partition takes more than
+// its 1,000 write units a second: at 10,000 files/s and one write unit per
+// file (items under 1 KB) each shard takes about 313 WCU on average, and
+// the test TestShardSpread holds the busiest shard within 1.25 × the mean
+// for 10,000 consecutive realistic paths (at most 391 WCU, a 2.5× margin).
+// One partition key per stream would cap it at 1,000 files/s per write it
+// costs (split-for-heat does not help: sequential names all land at the end
+// of the sort key range). The batch items (one write per batch) stay in one
+// partition "<stream>#b".
+//
+// The layout is a property of the table, recorded in the store identity item
+// (file_shards) when that item is created and read once per Store: a table
+// with no item at all gets FileShards; a table that already holds items
+// but no identity item (written by a version before the identity item) and a
+// table whose identity item has no file_shards (written before sharding)
+// keep the legacy layout, one partition "<stream>#f" per stream, and work as
+// before — nothing is lost or moved, but such a table is not spread. To
+// spread an existing stream, let it drain (no pending files) and point it at
+// a new table: the committed files are re-registered from the checkpoint's
+// batch plans (docs/state-store.md).
 //
 // # Calls per file
 //
@@ -74,9 +103,13 @@
 //     same gsi1sk) before it is returned — a file claimed a moment ago is
 //     never handed out again.
 //   - Get: one GetItem, plus one for the batch item of a claimed file.
-//     Entries: one Query page per 1 MB plus one GetItem per distinct batch.
+//     Entries: one Query page per 1 MB of each file shard (at least
+//     FileShards Queries), merged by path, plus one GetItem per distinct batch.
+//   - StoreID and the first call of a Store: one GetItem of the identity item
+//     (the first user of a table adds one Scan of one item, one PutItem and
+//     one more GetItem).
 //   - DropStream (a full refresh): one keys-only Query page per 1 MB of each
-//     of the stream's two partitions ("#f" files, "#b" batches) and one
+//     of the stream's partitions (FileShards file shards, "#b" batches) and one
 //     BatchWriteItem of 25 deletes per 25 items (one write unit each, plus
 //     one GSI write per pending file).
 //
@@ -88,16 +121,14 @@
 // with retry.AddWithMaxAttempts for bursty streams. Unprocessed keys of
 // BatchGetItem are retried here with exponential backoff.
 //
-// All items of a stream share a partition key; DynamoDB's adaptive capacity
-// splits hot item collections by sort key (the table has no local secondary
-// index, so collections are not limited to 10 GB).
+// The pending index still has one partition per stream (gsi1pk), so while
+// it exists its writes cap a stream below the base table's spread.
 package dynamostate
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"iter"
 	"slices"
 	"strconv"
 	"strings"
@@ -161,6 +192,7 @@ type Client interface {
 	Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error)
 	BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error)
 	BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error)
+	Scan(ctx context.Context, in *dynamodb.ScanInput, optFns ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error)
 }
 
 // Option configures a Store.
@@ -193,8 +225,9 @@ type Store struct {
 	concurrency int
 	pageSize    int // 0: defaults
 
-	mu   sync.Mutex
-	last time.Time
+	mu     sync.Mutex
+	last   time.Time
+	layout *keyLayout // the table's file key layout, once read (keys.go)
 }
 
 var _ state.Store = (*Store)(nil)
@@ -208,7 +241,6 @@ func New(client Client, table string, opts ...Option) *Store {
 	return s
 }
 
-func filePK(stream string) string  { return stream + "#f" }
 func batchPK(stream string) string { return stream + "#b" }
 func batchSK(batch int64) string   { return fmt.Sprintf("%0*d", nanosWidth, batch) }
 
@@ -292,10 +324,6 @@ func attrN(v int64) types.AttributeValue {
 	return &types.AttributeValueMemberN{Value: strconv.FormatInt(v, 10)}
 }
 
-func fileKey(stream, path string) map[string]types.AttributeValue {
-	return map[string]types.AttributeValue{AttrPK: attrS(filePK(stream)), AttrSK: attrS(path)}
-}
-
 // discoveryTime returns the clock's time forced past the last one this Store
 // gave out.
 func (st *Store) discoveryTime() time.Time {
@@ -362,6 +390,10 @@ func (st *Store) Register(ctx context.Context, stream string, files []state.File
 	if len(files) == 0 {
 		return out, nil
 	}
+	keys, err := st.keys(ctx)
+	if err != nil {
+		return nil, err
+	}
 	disc := st.discoveryTime().UnixNano()
 	if disc < 0 {
 		return nil, fmt.Errorf("dynamostate: discovery time %d before 1970", disc)
@@ -375,7 +407,7 @@ func (st *Store) Register(ctx context.Context, stream string, files []state.File
 	}
 	todo := make([]int, 0, len(files))
 	if opts.MostlyKnown {
-		known, err := st.knownFiles(ctx, stream, files, opts.AllowOverwrites)
+		known, err := st.knownFiles(ctx, keys, stream, files, opts.AllowOverwrites)
 		if err != nil {
 			return nil, err
 		}
@@ -389,11 +421,11 @@ func (st *Store) Register(ctx context.Context, stream string, files []state.File
 			todo = append(todo, i)
 		}
 	}
-	err := st.forEach(ctx, len(todo), func(j int) error {
+	err = st.forEach(ctx, len(todo), func(j int) error {
 		i := todo[j]
 		f := files[i]
 		item := map[string]types.AttributeValue{
-			AttrPK:        attrS(filePK(stream)),
+			AttrPK:        attrS(keys.filePK(stream, f.Path)),
 			AttrSK:        attrS(f.Path),
 			AttrSize:      attrN(f.Size),
 			AttrETag:      attrS(f.ETag),
@@ -435,7 +467,7 @@ func (st *Store) Register(ctx context.Context, stream string, files []state.File
 // knownFiles reads the items of files and returns the paths a conditional
 // Register write would refuse: the item exists, was not skipped at
 // discovery, and (with allowOverwrites) has the file's ETag.
-func (st *Store) knownFiles(ctx context.Context, stream string, files []state.File, allowOverwrites bool) (map[string]bool, error) {
+func (st *Store) knownFiles(ctx context.Context, keys keyLayout, stream string, files []state.File, allowOverwrites bool) (map[string]bool, error) {
 	paths := make([]string, 0, len(files))
 	etags := make(map[string]string, len(files))
 	for _, f := range files {
@@ -444,7 +476,7 @@ func (st *Store) knownFiles(ctx context.Context, stream string, files []state.Fi
 		}
 		etags[f.Path] = f.ETag
 	}
-	items, err := st.batchGetFiles(ctx, stream, paths)
+	items, err := st.batchGetFiles(ctx, keys, stream, paths)
 	if err != nil {
 		return nil, fmt.Errorf("dynamostate: register: %w", err)
 	}
@@ -473,9 +505,13 @@ func (st *Store) RegisterSkipped(ctx context.Context, stream string, f state.Fil
 	if err := checkPath(stream, f.Path); err != nil {
 		return false, err
 	}
+	keys, err := st.keys(ctx)
+	if err != nil {
+		return false, err
+	}
 	disc := st.discoveryTime().UnixNano()
 	item := map[string]types.AttributeValue{
-		AttrPK:         attrS(filePK(stream)),
+		AttrPK:         attrS(keys.filePK(stream, f.Path)),
 		AttrSK:         attrS(f.Path),
 		AttrSize:       attrN(f.Size),
 		AttrETag:       attrS(f.ETag),
@@ -485,7 +521,7 @@ func (st *Store) RegisterSkipped(ctx context.Context, stream string, f state.Fil
 	if !f.ModTime.IsZero() {
 		item[AttrModNanos] = attrN(f.ModTime.UnixNano())
 	}
-	_, err := st.client.PutItem(ctx, &dynamodb.PutItemInput{
+	_, err = st.client.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName:                aws.String(st.table),
 		Item:                     item,
 		ConditionExpression:      aws.String("attribute_not_exists(#pk)"),
@@ -622,6 +658,10 @@ func (st *Store) Pending(ctx context.Context, stream string, limit int) ([]state
 	if limit <= 0 {
 		return nil, nil
 	}
+	layout, err := st.keys(ctx)
+	if err != nil {
+		return nil, err
+	}
 	type candidate struct {
 		f   fileItem
 		key orderKey
@@ -659,7 +699,7 @@ func (st *Store) Pending(ctx context.Context, stream string, limit int) ([]state
 			}
 			indexed[p] = sk
 		}
-		items, err := st.batchGetFiles(ctx, stream, keys)
+		items, err := st.batchGetFiles(ctx, layout, stream, keys)
 		if err != nil {
 			return nil, err
 		}
@@ -710,14 +750,14 @@ func cmpPending(a, b fileItem) int {
 // batchGetFiles reads the file items at paths with strongly consistent
 // BatchGetItem calls, retrying unprocessed keys with backoff. Missing items
 // are left out; order is not preserved.
-func (st *Store) batchGetFiles(ctx context.Context, stream string, paths []string) ([]map[string]types.AttributeValue, error) {
+func (st *Store) batchGetFiles(ctx context.Context, keys keyLayout, stream string, paths []string) ([]map[string]types.AttributeValue, error) {
 	var out []map[string]types.AttributeValue
 	for chunk := range slices.Chunk(paths, batchGetMax) {
-		keys := make([]map[string]types.AttributeValue, len(chunk))
+		ks := make([]map[string]types.AttributeValue, len(chunk))
 		for i, p := range chunk {
-			keys[i] = fileKey(stream, p)
+			ks[i] = keys.fileKey(stream, p)
 		}
-		req := map[string]types.KeysAndAttributes{st.table: {Keys: keys, ConsistentRead: aws.Bool(true)}}
+		req := map[string]types.KeysAndAttributes{st.table: {Keys: ks, ConsistentRead: aws.Bool(true)}}
 		for attempt := 0; len(req) > 0; attempt++ {
 			if attempt > 0 {
 				if err := ctxio.Sleep(ctx, backoff(attempt)); err != nil {
@@ -752,6 +792,10 @@ func (st *Store) Claim(ctx context.Context, stream string, batch int64, paths []
 	if batch < 0 {
 		return fmt.Errorf("dynamostate: claim in stream %q: negative batch id %d", stream, batch)
 	}
+	keys, err := st.keys(ctx)
+	if err != nil {
+		return err
+	}
 	return st.forEach(ctx, len(paths), func(i int) error {
 		p := paths[i]
 		if p == "" || len(p) > maxKeyBytes || !utf8.ValidString(p) {
@@ -759,7 +803,7 @@ func (st *Store) Claim(ctx context.Context, stream string, batch int64, paths []
 		}
 		_, err := st.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 			TableName:                           aws.String(st.table),
-			Key:                                 fileKey(stream, p),
+			Key:                                 keys.fileKey(stream, p),
 			UpdateExpression:                    aws.String("SET #b = :b REMOVE #gpk, #gsk"),
 			ConditionExpression:                 aws.String("attribute_exists(#pk) AND attribute_not_exists(#b) AND attribute_not_exists(#r)"),
 			ExpressionAttributeNames:            map[string]string{"#b": AttrBatch, "#gpk": AttrGSI1PK, "#gsk": AttrGSI1SK, "#pk": AttrPK, "#r": AttrSkipReason},
@@ -776,7 +820,7 @@ func (st *Store) Claim(ctx context.Context, stream string, batch int64, paths []
 		old := ccf.Item
 		if old == nil {
 			got, err := st.client.GetItem(ctx, &dynamodb.GetItemInput{
-				TableName: aws.String(st.table), Key: fileKey(stream, p), ConsistentRead: aws.Bool(true),
+				TableName: aws.String(st.table), Key: keys.fileKey(stream, p), ConsistentRead: aws.Bool(true),
 			})
 			if err != nil {
 				return fmt.Errorf("dynamostate: claim %q into batch %d in stream %q (table %s): %w", p, batch, stream, st.table, err)
@@ -841,9 +885,13 @@ func (st *Store) MarkSkipped(ctx context.Context, stream string, batch int64, pa
 	if path == "" || len(path) > maxKeyBytes || !utf8.ValidString(path) {
 		return fmt.Errorf("dynamostate: mark %q skipped in stream %q: %w", path, stream, state.ErrNotFound)
 	}
-	_, err := st.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+	keys, err := st.keys(ctx)
+	if err != nil {
+		return err
+	}
+	_, err = st.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                           aws.String(st.table),
-		Key:                                 fileKey(stream, path),
+		Key:                                 keys.fileKey(stream, path),
 		UpdateExpression:                    aws.String("SET #r = if_not_exists(#r, :r)"),
 		ConditionExpression:                 aws.String("attribute_exists(#pk) AND #b = :b"),
 		ExpressionAttributeNames:            map[string]string{"#r": AttrSkipReason, "#pk": AttrPK, "#b": AttrBatch},
@@ -860,7 +908,7 @@ func (st *Store) MarkSkipped(ctx context.Context, stream string, batch int64, pa
 	old := ccf.Item
 	if old == nil {
 		got, err := st.client.GetItem(ctx, &dynamodb.GetItemInput{
-			TableName: aws.String(st.table), Key: fileKey(stream, path), ConsistentRead: aws.Bool(true),
+			TableName: aws.String(st.table), Key: keys.fileKey(stream, path), ConsistentRead: aws.Bool(true),
 		})
 		if err != nil {
 			return fmt.Errorf("dynamostate: mark %q skipped by batch %d in stream %q (table %s): %w", path, batch, stream, st.table, err)
@@ -915,8 +963,12 @@ func (st *Store) getFile(ctx context.Context, stream, path string) (fileItem, er
 	if path == "" || len(path) > maxKeyBytes || !utf8.ValidString(path) {
 		return fileItem{}, fmt.Errorf("dynamostate: %q in stream %q: %w", path, stream, state.ErrNotFound)
 	}
+	keys, err := st.keys(ctx)
+	if err != nil {
+		return fileItem{}, err
+	}
 	out, err := st.client.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: aws.String(st.table), Key: fileKey(stream, path), ConsistentRead: aws.Bool(true),
+		TableName: aws.String(st.table), Key: keys.fileKey(stream, path), ConsistentRead: aws.Bool(true),
 	})
 	if err != nil {
 		return fileItem{}, fmt.Errorf("dynamostate: get %q in stream %q (table %s): %w", path, stream, st.table, err)
@@ -982,121 +1034,7 @@ func entriesFilter(states []state.IngestionState) string {
 	return strings.Join(terms, " OR ")
 }
 
-// Entries implements state.Store: a strongly consistent Query of the
-// stream's file items (ordered by path, the sort key), joined to the batch
-// items, which are cached for the iteration.
-func (st *Store) Entries(ctx context.Context, stream string, states ...state.IngestionState) iter.Seq2[state.Entry, error] {
-	return func(yield func(state.Entry, error) bool) {
-		if err := checkStream(stream); err != nil {
-			yield(state.Entry{}, err)
-			return
-		}
-		in := &dynamodb.QueryInput{
-			TableName:                 aws.String(st.table),
-			KeyConditionExpression:    aws.String("#pk = :pk"),
-			ExpressionAttributeNames:  map[string]string{"#pk": AttrPK},
-			ExpressionAttributeValues: map[string]types.AttributeValue{":pk": attrS(filePK(stream))},
-			ConsistentRead:            aws.Bool(true),
-		}
-		if st.pageSize > 0 {
-			in.Limit = aws.Int32(int32(st.pageSize))
-		}
-		if filter := entriesFilter(states); filter != "" {
-			if filter == filterNothing {
-				return
-			}
-			in.FilterExpression = aws.String(filter)
-			// DynamoDB rejects names the expressions do not use.
-			if strings.Contains(filter, "#b") {
-				in.ExpressionAttributeNames["#b"] = AttrBatch
-			}
-			if strings.Contains(filter, "#r") {
-				in.ExpressionAttributeNames["#r"] = AttrSkipReason
-			}
-		}
-		commits := map[int64]*time.Time{}
-		pages := dynamodb.NewQueryPaginator(st.client, in)
-		for pages.HasMorePages() {
-			page, err := pages.NextPage(ctx)
-			if err != nil {
-				yield(state.Entry{}, fmt.Errorf("dynamostate: list stream %q (table %s): %w", stream, st.table, err))
-				return
-			}
-			for _, it := range page.Items {
-				f, err := decodeFile(it)
-				if err != nil {
-					yield(state.Entry{}, err)
-					return
-				}
-				var commit *time.Time
-				if f.batch != nil {
-					c, ok := commits[*f.batch]
-					if !ok {
-						if c, err = st.commitTime(ctx, stream, *f.batch); err != nil {
-							yield(state.Entry{}, err)
-							return
-						}
-						commits[*f.batch] = c
-					}
-					commit = c
-				}
-				e := f.entry(commit)
-				if len(states) > 0 && !slices.Contains(states, e.State) {
-					continue
-				}
-				if !yield(e, nil) {
-					return
-				}
-			}
-		}
-	}
-}
-
 // storeIDKey is the key of the store identity item.
 func storeIDKey() map[string]types.AttributeValue {
 	return map[string]types.AttributeValue{AttrPK: attrS("#store"), AttrSK: attrS("id")}
-}
-
-// StoreID implements state.Store: "dynamodb:<table>/<random id>", the id
-// kept in the table's store identity item (one conditional PutItem on
-// first use, then one strongly consistent GetItem per call). A table
-// created anew has another random id; a point-in-time restore copies the
-// item but is a new table with another name.
-func (st *Store) StoreID(ctx context.Context) (string, error) {
-	read := func() (string, error) {
-		out, err := st.client.GetItem(ctx, &dynamodb.GetItemInput{
-			TableName:      aws.String(st.table),
-			Key:            storeIDKey(),
-			ConsistentRead: aws.Bool(true),
-		})
-		if err != nil {
-			return "", fmt.Errorf("dynamostate: reading the store id of table %s: %w", st.table, err)
-		}
-		id, _ := getS(out.Item, AttrStoreID)
-		return id, nil
-	}
-	id, err := read()
-	if err != nil {
-		return "", err
-	}
-	if id == "" {
-		item := storeIDKey()
-		item[AttrStoreID] = attrS(state.NewStoreID())
-		_, err := st.client.PutItem(ctx, &dynamodb.PutItemInput{
-			TableName:                aws.String(st.table),
-			Item:                     item,
-			ConditionExpression:      aws.String("attribute_not_exists(#pk)"),
-			ExpressionAttributeNames: map[string]string{"#pk": AttrPK},
-		})
-		if _, ok := isConditionFailed(err); !ok && err != nil {
-			return "", fmt.Errorf("dynamostate: recording the store id of table %s: %w", st.table, err)
-		}
-		if id, err = read(); err != nil {
-			return "", err
-		}
-		if id == "" {
-			return "", fmt.Errorf("dynamostate: table %s: the store identity item has no %s", st.table, AttrStoreID)
-		}
-	}
-	return "dynamodb:" + st.table + "/" + id, nil
 }
