@@ -10,6 +10,9 @@
 // table (rows, NULL partition value, partition columns). A second test appends with
 // delta-rs (schema_mode="merge", a new nullable column) between two runs:
 // the stream adopts the column instead of needing a full refresh.
+// TestReplaceWhereReadBack runs selective overwrites (replaceWhere, one
+// crashing between write and commit) and reads the table back with both
+// engines.
 //
 // The package has no non-test code.
 package sinkmode
