@@ -37,6 +37,9 @@ type itype struct {
 	index       map[string]int // lower-cased name -> field
 	exact       map[string]int // name as seen -> field
 	elem        *itype         // iArray
+	// guess is, per member position, the field the last object had
+	// there (see plan.guess).
+	guess []int
 }
 
 type ifield struct {
@@ -235,7 +238,7 @@ func (in *inferrer) record(line []byte) error {
 	case kObject:
 	case kArray:
 		// A top-level array holds records: each element must be an object.
-		for c := 1; c < t.nodes[0].next; c = t.nodes[c].next {
+		for c := 1; c < int(t.nodes[0].next); c = int(t.nodes[c].next) {
 			if t.nodes[c].kind != kObject {
 				return errors.New("top-level array element is not an object")
 			}
@@ -248,7 +251,7 @@ func (in *inferrer) record(line []byte) error {
 		in.addObject(&in.root, 0, in.hints)
 		return nil
 	}
-	for c := 1; c < t.nodes[0].next; c = t.nodes[c].next {
+	for c := 1; c < int(t.nodes[0].next); c = int(t.nodes[c].next) {
 		in.sample.Records++
 		in.addObject(&in.root, c, in.hints)
 	}
@@ -258,13 +261,28 @@ func (in *inferrer) record(line []byte) error {
 // addObject merges the members of object node n into struct it.
 func (in *inferrer) addObject(it *itype, n int, h *hintTrie) {
 	t := &in.tape
-	for k := n + 1; k < t.nodes[n].next; {
+	for k, pos := n+1, 0; k < int(t.nodes[n].next); pos++ {
 		v := k + 1
 		if kn := &t.nodes[k]; !kn.esc && kn.end-kn.start > 2 && h == nil {
-			// Fast path: a field seen before under this exact spelling.
-			if i, ok := it.exact[string(t.b[kn.start+1:kn.end-1])]; ok {
+			// Fast path: a field seen before under this exact spelling,
+			// most often at the same position as in the last object.
+			name := t.b[kn.start+1 : kn.end-1]
+			if pos < len(it.guess) {
+				if g := it.guess[pos]; g >= 0 && it.fields[g].name == string(name) {
+					in.add(it.fields[g].t, v, nil)
+					k = int(t.nodes[v].next)
+					continue
+				}
+			}
+			if i, ok := it.exact[string(name)]; ok {
+				if pos < 64 {
+					for len(it.guess) <= pos {
+						it.guess = append(it.guess, -1)
+					}
+					it.guess[pos] = i
+				}
 				in.add(it.fields[i].t, v, nil)
-				k = t.nodes[v].next
+				k = int(t.nodes[v].next)
 				continue
 			}
 		}
@@ -272,7 +290,7 @@ func (in *inferrer) addObject(it *itype, n int, h *hintTrie) {
 		if name != "" { // Spark drops fields with an empty name
 			in.add(it.field(name), v, h.child(name))
 		}
-		k = t.nodes[v].next
+		k = int(t.nodes[v].next)
 	}
 }
 
@@ -332,7 +350,7 @@ func (in *inferrer) addArray(it *itype, n int, h *hintTrie) {
 	if it.elem == nil {
 		it.elem = &itype{}
 	}
-	for c := n + 1; c < t.nodes[n].next; c = t.nodes[c].next {
+	for c := n + 1; c < int(t.nodes[n].next); c = int(t.nodes[c].next) {
 		in.add(it.elem, c, h)
 	}
 }

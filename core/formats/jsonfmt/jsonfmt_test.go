@@ -342,15 +342,15 @@ func tapeValue(tp *tape, n int) any {
 		return tp.text(n)
 	case kArray:
 		out := []any{}
-		for c := n + 1; c < nd.next; c = tp.nodes[c].next {
+		for c := n + 1; c < int(nd.next); c = int(tp.nodes[c].next) {
 			out = append(out, tapeValue(tp, c))
 		}
 		return out
 	}
 	out := map[string]any{}
-	for k := n + 1; k < nd.next; {
+	for k := n + 1; k < int(nd.next); {
 		out[tp.text(k)] = tapeValue(tp, k+1)
-		k = tp.nodes[k+1].next
+		k = int(tp.nodes[k+1].next)
 	}
 	return out
 }

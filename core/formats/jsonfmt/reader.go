@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/tributary-io/tributary/core/formats/datetimefmt"
 	"github.com/tributary-io/tributary/core/formats/fileformat"
@@ -23,11 +24,17 @@ type plan struct {
 	dec    schema.DecimalType   // for decimals
 	isDec  bool
 	fields []*plan        // struct
+	names  []string       // struct: field names
 	exact  map[string]int // struct: name -> field index
-	fold   map[string]int // struct: lower-cased name -> first field index
-	elem   *plan          // array
-	key    *plan          // map
-	val    *plan          // map
+	// guess is, per member position, the field the last object decoded
+	// with this plan had there (-1: none): records mostly repeat their
+	// keys in the same order, and comparing one name is cheaper than a
+	// map lookup.
+	guess []int
+	fold  map[string]int // struct: lower-cased name -> first field index
+	elem  *plan          // array
+	key   *plan          // map
+	val   *plan          // map
 }
 
 func compile(t schema.Type, skip map[int]bool) *plan {
@@ -41,8 +48,10 @@ func compile(t schema.Type, skip map[int]bool) *plan {
 		p.exact = make(map[string]int, len(tt.Fields))
 		p.fold = make(map[string]int, len(tt.Fields))
 		p.fields = make([]*plan, len(tt.Fields))
+		p.names = make([]string, len(tt.Fields))
 		for i, f := range tt.Fields {
 			p.fields[i] = compile(f.Type, nil)
+			p.names[i] = f.Name
 			if skip[i] {
 				continue
 			}
@@ -91,6 +100,25 @@ type reader struct {
 	seenU   map[string]bool
 	seenM   map[string]bool
 	done    bool
+	// slab is where rows, structs and arrays are cut from: one allocation
+	// for many of them (a slab stays alive while one of them does).
+	slab []any
+}
+
+// slabSize is the number of values a slab holds.
+const slabSize = 2048
+
+// alloc returns n nil values cut from rd.slab.
+func (rd *reader) alloc(n int) []any {
+	if n > slabSize/8 {
+		return make([]any, n)
+	}
+	if cap(rd.slab)-len(rd.slab) < n {
+		rd.slab = make([]any, 0, slabSize)
+	}
+	l := len(rd.slab)
+	rd.slab = rd.slab[:l+n]
+	return rd.slab[l : l+n : l+n]
 }
 
 func open(ctx context.Context, r io.Reader, s *schema.StructType, opts fileformat.ReadOptions) (*reader, error) {
@@ -281,12 +309,12 @@ func (rd *reader) decodeLine(line []byte) error {
 	case kObject:
 		rd.pending = append(rd.pending, rd.topRow(0))
 	case kArray:
-		for c := 1; c < t.nodes[0].next; c = t.nodes[c].next {
+		for c := 1; c < int(t.nodes[0].next); c = int(t.nodes[c].next) {
 			if t.nodes[c].kind != kObject {
 				return errors.New("top-level array element is not an object")
 			}
 		}
-		for c := 1; c < t.nodes[0].next; c = t.nodes[c].next {
+		for c := 1; c < int(t.nodes[0].next); c = int(t.nodes[c].next) {
 			rd.pending = append(rd.pending, rd.topRow(c))
 		}
 	default:
@@ -350,14 +378,30 @@ func (rd *reader) note(seen map[string]bool, list *[]string) {
 // a whole).
 func (rd *reader) convStruct(p *plan, n int) ([]any, bool) {
 	t := &rd.tape
-	row := make([]any, len(p.fields))
+	row := rd.alloc(len(p.fields))
 	ok := true
-	for k := n + 1; k < t.nodes[n].next; {
+	for k, pos := n+1, 0; k < int(t.nodes[n].next); pos++ {
 		v := k + 1
 		var idx int
 		var found bool
 		if kn := &t.nodes[k]; !kn.esc {
-			idx, found = p.exact[string(t.b[kn.start+1:kn.end-1])] // no allocation
+			name := t.b[kn.start+1 : kn.end-1]
+			if pos < len(p.guess) {
+				if g := p.guess[pos]; g >= 0 && p.names[g] == string(name) {
+					idx, found = g, true
+				}
+			}
+			if !found {
+				idx, found = p.exact[string(name)] // no allocation
+				if pos < 64 {
+					for len(p.guess) <= pos {
+						p.guess = append(p.guess, -1)
+					}
+					if found {
+						p.guess[pos] = idx
+					}
+				}
+			}
 		} else {
 			idx, found = p.exact[t.text(k)]
 		}
@@ -403,7 +447,7 @@ func (rd *reader) convStruct(p *plan, n int) ([]any, bool) {
 			row[idx] = val
 		}
 		rd.path = rd.path[:len(rd.path)-1]
-		k = t.nodes[v].next
+		k = int(t.nodes[v].next)
 	}
 	return row, ok
 }
@@ -432,9 +476,13 @@ func (rd *reader) conv(p *plan, n int) (any, bool) {
 		}
 		rd.inColl++
 		rd.path = append(rd.path, segElement)
-		out := make([]any, 0, 4)
+		count := 0
+		for c := n + 1; c < int(nd.next); c = int(t.nodes[c].next) {
+			count++
+		}
+		out := rd.alloc(count)[:0]
 		ok := true
-		for c := n + 1; c < nd.next; c = t.nodes[c].next {
+		for c := n + 1; c < int(nd.next); c = int(t.nodes[c].next) {
 			v, good := rd.conv(p.elem, c)
 			if !good {
 				rd.note(rd.seenM, &rd.stats.MismatchedFields)
@@ -487,7 +535,7 @@ func (rd *reader) convMap(p *plan, n int) ([]schema.MapEntry, bool) {
 	t := &rd.tape
 	var out []schema.MapEntry
 	pos := map[any]int{}
-	for k := n + 1; k < t.nodes[n].next; {
+	for k := n + 1; k < int(t.nodes[n].next); {
 		v := k + 1
 		key, ok := convKey(p.key, t.text(k), rd.dt)
 		if !ok {
@@ -512,7 +560,7 @@ func (rd *reader) convMap(p *plan, n int) ([]schema.MapEntry, bool) {
 			pos[mk] = len(out)
 			out = append(out, schema.MapEntry{Key: key, Value: val})
 		}
-		k = t.nodes[v].next
+		k = int(t.nodes[v].next)
 	}
 	return out, true
 }
@@ -551,14 +599,18 @@ func (rd *reader) prim(pt schema.PrimitiveType, n int) (any, bool) {
 		case kString:
 			return t.text(n), true
 		case kObject, kArray:
-			return string(t.jsonText(nil, n)), true
+			js := t.jsonText(nil, n) // a fresh buffer, not used again
+			if len(js) == 0 {
+				return "", true
+			}
+			return unsafe.String(&js[0], len(js)), true
 		case kNumber:
 			if t.odd {
-				return string(trimLeadingZeros(t.raw(n))), true
+				return t.keep(trimLeadingZeros(t.raw(n))), true
 			}
-			return string(t.raw(n)), true
+			return t.keep(t.raw(n)), true
 		default:
-			return string(t.raw(n)), true
+			return t.keep(t.raw(n)), true
 		}
 	case schema.Long, schema.Integer, schema.Short, schema.Byte:
 		if nd.kind != kNumber || !t.isIntegral(n) {

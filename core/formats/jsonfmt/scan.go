@@ -1,7 +1,9 @@
 package jsonfmt
 
 import (
+	"encoding/binary"
 	"fmt"
+	"math"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -21,6 +23,10 @@ const (
 	kArray
 )
 
+// maxRecord is the largest record parsed: node offsets are int32 (a Java
+// array, hence a Spark record, cannot be larger either).
+const maxRecord = math.MaxInt32 - 1
+
 // maxDepth bounds nesting, like Jackson's default maximum nesting depth.
 const maxDepth = 1000
 
@@ -30,10 +36,10 @@ const maxDepth = 1000
 // index+1). An object's children alternate key (a string node) and value.
 type node struct {
 	kind       kind
-	esc        bool // string node contains a backslash escape (or is bare)
-	bare       bool // an unquoted field name (allowUnquotedFieldNames)
-	start, end int  // byte span in the record (strings include the quotes)
-	next       int
+	esc        bool  // string node contains a backslash escape (or is bare)
+	bare       bool  // an unquoted field name (allowUnquotedFieldNames)
+	start, end int32 // byte span in the record (strings include the quotes)
+	next       int32
 }
 
 // tape is a reusable parser for one record.
@@ -52,6 +58,32 @@ type tape struct {
 	// first ignores what follows the first value (multiLine: Spark's
 	// parser reads one value from a file).
 	first bool
+	// arena holds copies of short decoded strings: one allocation for
+	// many (an arena block stays alive while one of its strings does).
+	arena []byte
+}
+
+// Arena sizes: strings up to arenaMaxString bytes are copied into blocks
+// of arenaBlock bytes.
+const (
+	arenaBlock     = 32 << 10
+	arenaMaxString = 1 << 10
+)
+
+// keep returns a copy of b as a string.
+func (t *tape) keep(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if len(b) > arenaMaxString {
+		return string(b)
+	}
+	if cap(t.arena)-len(t.arena) < len(b) {
+		t.arena = make([]byte, 0, arenaBlock)
+	}
+	l := len(t.arena)
+	t.arena = append(t.arena, b...)
+	return unsafe.String(&t.arena[l], len(b)) // never written again
 }
 
 // syntaxError is a malformed-JSON error at a byte offset of the record.
@@ -73,6 +105,9 @@ func (t *tape) parse(b []byte) error {
 	t.b = b
 	t.nodes = t.nodes[:0]
 	t.odd = false
+	if len(b) > maxRecord {
+		return &syntaxError{0, fmt.Sprintf("record of %d bytes is larger than %d (2 GiB)", len(b), maxRecord)}
+	}
 	i := t.ws(0)
 	if i == len(b) {
 		if t.syn.comments && !isBlank(b) {
@@ -103,7 +138,7 @@ func skipWS(b []byte, i int) int {
 }
 
 func (t *tape) push(k kind, start int) int {
-	t.nodes = append(t.nodes, node{kind: k, start: start})
+	t.nodes = append(t.nodes, node{kind: k, start: int32(start)})
 	return len(t.nodes) - 1
 }
 
@@ -152,8 +187,8 @@ func (t *tape) literal(i int, lit string, k kind) (int, error) {
 		return i, &syntaxError{i, "invalid literal, want " + strconv.Quote(lit)}
 	}
 	n := t.push(k, i)
-	t.nodes[n].end = i + len(lit)
-	t.nodes[n].next = n + 1
+	t.nodes[n].end = int32(i + len(lit))
+	t.nodes[n].next = int32(n + 1)
 	return i + len(lit), nil
 }
 
@@ -202,8 +237,8 @@ func (t *tape) number(i int) (int, error) {
 		}
 	}
 	n := t.push(kNumber, start)
-	t.nodes[n].end = i
-	t.nodes[n].next = n + 1
+	t.nodes[n].end = int32(i)
+	t.nodes[n].next = int32(n + 1)
 	return i, nil
 }
 
@@ -213,6 +248,11 @@ func (t *tape) str(i int) (int, error) {
 	i++
 	esc := false
 	for {
+		// Skip 8 plain bytes at a time (no quote, backslash or control
+		// character among them).
+		for i+8 <= len(b) && plain8(binary.LittleEndian.Uint64(b[i:]), quote) {
+			i += 8
+		}
 		if i >= len(b) {
 			return i, &syntaxError{start, "unterminated string"}
 		}
@@ -220,9 +260,9 @@ func (t *tape) str(i int) (int, error) {
 		switch {
 		case c == quote:
 			n := t.push(kString, start)
-			t.nodes[n].end = i + 1
+			t.nodes[n].end = int32(i + 1)
 			t.nodes[n].esc = esc
-			t.nodes[n].next = n + 1
+			t.nodes[n].next = int32(n + 1)
 			return i + 1, nil
 		case c == '\\':
 			esc = true
@@ -256,6 +296,24 @@ func (t *tape) str(i int) (int, error) {
 	}
 }
 
+// SWAR constants: each byte 0x01 and 0x80.
+const (
+	lsb8 = 0x0101010101010101
+	msb8 = 0x8080808080808080
+)
+
+// plain8 reports whether none of the 8 bytes of x is quote, a backslash or
+// a control character (< 0x20).
+func plain8(x uint64, quote byte) bool {
+	q := x ^ (lsb8 * uint64(quote))
+	bs := x ^ (lsb8 * '\\')
+	// Each term is non-zero exactly when some byte of q (of bs) is zero,
+	// or some byte of x is below 0x20 (Hacker's Delight's haszero and
+	// hasless).
+	z := (q-lsb8)&^q | (bs-lsb8)&^bs | (x-lsb8*0x20)&^x
+	return z&msb8 == 0
+}
+
 func isHex4(b []byte) bool {
 	for _, c := range b {
 		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
@@ -277,8 +335,8 @@ func (t *tape) container(i, depth int, k kind) (int, error) {
 	}
 	i = t.ws(i + 1)
 	if i < len(b) && b[i] == closer {
-		t.nodes[n].end = i + 1
-		t.nodes[n].next = len(t.nodes)
+		t.nodes[n].end = int32(i + 1)
+		t.nodes[n].next = int32(len(t.nodes))
 		return i + 1, nil
 	}
 	for {
@@ -309,8 +367,8 @@ func (t *tape) container(i, depth int, k kind) (int, error) {
 			return i, &syntaxError{i, "unexpected end of record"}
 		}
 		if b[i] == closer {
-			t.nodes[n].end = i + 1
-			t.nodes[n].next = len(t.nodes)
+			t.nodes[n].end = int32(i + 1)
+			t.nodes[n].next = int32(len(t.nodes))
 			return i + 1, nil
 		}
 		if b[i] != ',' {
@@ -336,7 +394,7 @@ func (t *tape) text(n int) string {
 			if t.owned && len(s) > 0 {
 				return unsafe.String(&s[0], len(s))
 			}
-			return string(s)
+			return t.keep(s)
 		}
 		return string([]rune(string(s))) // replaces invalid bytes with U+FFFD
 	}

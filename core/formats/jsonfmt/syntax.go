@@ -117,10 +117,10 @@ func (t *tape) bareName(i int) int {
 		i++
 	}
 	n := t.push(kString, start)
-	t.nodes[n].end = i
+	t.nodes[n].end = int32(i)
 	t.nodes[n].esc, t.nodes[n].bare = true, true // never sliced as a quoted string
 	t.odd = true
-	t.nodes[n].next = n + 1
+	t.nodes[n].next = int32(n + 1)
 	return i
 }
 
@@ -145,17 +145,17 @@ func (t *tape) jsonText(dst []byte, n int) []byte {
 			open, closer = '[', ']'
 		}
 		dst = append(dst, open)
-		for c, first := n+1, true; c < nd.next; first = false {
+		for c, first := n+1, true; c < int(nd.next); first = false {
 			if !first {
 				dst = append(dst, ',')
 			}
 			if nd.kind == kObject {
 				dst = fileformat.AppendJSONString(dst, t.text(c))
 				dst = append(dst, ':')
-				c = t.nodes[c].next
+				c = int(t.nodes[c].next)
 			}
 			dst = t.jsonText(dst, c)
-			c = t.nodes[c].next
+			c = int(t.nodes[c].next)
 		}
 		return append(dst, closer)
 	default:
