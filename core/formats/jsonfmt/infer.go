@@ -127,6 +127,8 @@ type inferrer struct {
 	dt *datetimefmt.Parser
 	// sampler is samplingRatio (nil: every record).
 	sampler *fileformat.Sampler
+	// chunk overrides parChunkBytes (tests): > 0 its size, < 0 serial.
+	chunk int
 }
 
 func newInferrer(opts fileformat.InferOptions) *inferrer {
@@ -198,13 +200,26 @@ func (in *inferrer) Add(ctx context.Context, path string, r io.Reader) error {
 	defer func() { in.sample.Bytes += cr.n }()
 	defer lr.release()
 	in.sample.Files++
+	var par *parInfer
+	if in.parallel() && !lr.whole {
+		par = newParInfer(in, path)
+		defer par.stop()
+	}
 	for {
 		in.tape.b = nil // the last line may be huge: do not hold it while reading the next
 		line, err := lr.next()
 		if errors.Is(err, io.EOF) {
+			if par != nil {
+				return par.finish()
+			}
 			return nil
 		}
 		if err != nil {
+			if par != nil {
+				if perr := par.finish(); perr != nil {
+					return perr
+				}
+			}
 			return fmt.Errorf("jsonfmt: read %s: %w", path, err)
 		}
 		if lr.line%1024 == 0 {
@@ -215,16 +230,31 @@ func (in *inferrer) Add(ctx context.Context, path string, r io.Reader) error {
 		if isBlank(line) || !in.sampler.Take() {
 			continue
 		}
-		if err := in.record(line); err != nil && !errors.Is(err, errNoValue) {
-			switch in.mode {
-			case fileformat.FailFast:
-				return fmt.Errorf("jsonfmt: %s line %d: %w: %v", path, lr.line, fileformat.ErrMalformedRecord, err)
-			case fileformat.DropMalformed:
-				continue
+		if par != nil {
+			if err := par.add(line, lr.line); err != nil {
+				return err
 			}
-			in.root.field(in.corrupt).merge(&itype{kind: iString})
+			continue
+		}
+		if err := in.line(line); err != nil {
+			return fmt.Errorf("jsonfmt: %s line %d: %w: %v", path, lr.line, fileformat.ErrMalformedRecord, err)
 		}
 	}
+}
+
+// line adds one non-blank line: a malformed one per the parse mode. The
+// error is FAILFAST's: the line is malformed.
+func (in *inferrer) line(line []byte) error {
+	if err := in.record(line); err != nil && !errors.Is(err, errNoValue) {
+		switch in.mode {
+		case fileformat.FailFast:
+			return err
+		case fileformat.DropMalformed:
+			return nil
+		}
+		in.root.field(in.corrupt).merge(&itype{kind: iString})
+	}
+	return nil
 }
 
 // record adds one line to the inferred root struct. An error means the line

@@ -1,0 +1,213 @@
+package jsonfmt
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/tributary-io/tributary/core/formats/fileformat"
+)
+
+// Parallel inference. A file's lines are cut into chunks of about
+// parChunkBytes that worker goroutines (GOMAXPROCS of them) infer, each
+// into a struct type of its own; the chunks' types are merged into the
+// inferrer's in file order, so that the result is the serial one: Spark's
+// type merge is associative, the first-seen spelling of a field is the
+// first chunk's, and FAILFAST reports the first malformed line. A file
+// smaller than a chunk is inferred in the caller, without goroutines. Schema
+// hints, inferTimestamp and samplingRatio keep inference serial (hints make
+// the merge depend on the order of values; the others hold per-inferrer
+// state).
+
+// parChunkBytes is the size of a chunk of lines handed to a worker.
+const parChunkBytes = 128 << 10
+
+// parallel reports whether in may infer a file's chunks in parallel.
+func (in *inferrer) parallel() bool {
+	return in.chunk >= 0 && runtime.GOMAXPROCS(0) > 1 && in.hints == nil && in.dt == nil && in.sampler == nil
+}
+
+// inferChunk is a run of a file's lines and, once done is closed, what
+// they inferred.
+type inferChunk struct {
+	buf   []byte
+	ends  []int   // end offset in buf of each line
+	lines []int64 // line number of each line
+	done  chan struct{}
+
+	root    itype
+	records int64
+	err     error // FAILFAST: the malformed line's parse error
+	errLine int64
+}
+
+// parInfer infers one file's chunks in parallel.
+type parInfer struct {
+	in      *inferrer
+	path    string
+	workers int
+	work    chan *inferChunk
+	queue   []*inferChunk // handed to the workers, not merged yet, in order
+	cur     *inferChunk
+	wg      sync.WaitGroup
+	started bool
+	abandon atomic.Bool
+}
+
+func newParInfer(in *inferrer, path string) *parInfer {
+	return &parInfer{in: in, path: path, workers: runtime.GOMAXPROCS(0)}
+}
+
+// add appends one non-blank line (number no) to the current chunk.
+func (p *parInfer) add(line []byte, no int64) error {
+	if p.cur == nil {
+		p.cur = &inferChunk{buf: make([]byte, 0, max(parChunkBytes+parChunkBytes/4, len(line)))}
+	}
+	c := p.cur
+	c.buf = append(c.buf, line...)
+	c.ends = append(c.ends, len(c.buf))
+	c.lines = append(c.lines, no)
+	size := parChunkBytes
+	if p.in.chunk > 0 {
+		size = p.in.chunk
+	}
+	if len(c.buf) < size {
+		return nil
+	}
+	p.cur = nil
+	return p.send(c)
+}
+
+// send hands c to the workers, merging finished chunks so that at most
+// two per worker are in flight.
+func (p *parInfer) send(c *inferChunk) error {
+	if !p.started {
+		p.started = true
+		p.work = make(chan *inferChunk, p.workers)
+		for range p.workers {
+			p.wg.Add(1)
+			go p.worker()
+		}
+	}
+	c.done = make(chan struct{})
+	p.queue = append(p.queue, c)
+	p.work <- c
+	for len(p.queue) > 2*p.workers {
+		if err := p.mergeHead(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// mergeHead waits for the oldest chunk in flight and merges it.
+func (p *parInfer) mergeHead() error {
+	c := p.queue[0]
+	p.queue[0] = nil
+	p.queue = p.queue[1:]
+	<-c.done
+	mergeType(&p.in.root, &c.root)
+	p.in.sample.Records += c.records
+	if c.err != nil {
+		return fmt.Errorf("jsonfmt: %s line %d: %w: %v", p.path, c.errLine, fileformat.ErrMalformedRecord, c.err)
+	}
+	return nil
+}
+
+// finish infers what is left: the last chunk (in the caller when no
+// worker was started) and every chunk in flight.
+func (p *parInfer) finish() error {
+	if c := p.cur; c != nil {
+		p.cur = nil
+		if !p.started {
+			start := 0
+			for i, end := range c.ends {
+				if err := p.in.line(c.buf[start:end]); err != nil {
+					return fmt.Errorf("jsonfmt: %s line %d: %w: %v", p.path, c.lines[i], fileformat.ErrMalformedRecord, err)
+				}
+				start = end
+			}
+			return nil
+		}
+		if err := p.send(c); err != nil {
+			return err
+		}
+	}
+	for len(p.queue) > 0 {
+		if err := p.mergeHead(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// stop ends the workers; chunks still in flight are dropped.
+func (p *parInfer) stop() {
+	if !p.started {
+		return
+	}
+	p.abandon.Store(true)
+	close(p.work)
+	p.wg.Wait()
+	p.queue, p.cur = nil, nil
+}
+
+// worker infers chunks with an inferrer of its own.
+func (p *parInfer) worker() {
+	defer p.wg.Done()
+	in := p.in
+	w := &inferrer{opts: in.opts, mode: in.mode, corrupt: in.corrupt, max: in.max, tape: tape{syn: in.tape.syn}}
+	for c := range p.work {
+		if !p.abandon.Load() {
+			w.root, w.sample.Records = itype{kind: iStruct}, 0
+			start := 0
+			for i, end := range c.ends {
+				if err := w.line(c.buf[start:end]); err != nil {
+					c.err, c.errLine = err, c.lines[i]
+					break
+				}
+				start = end
+			}
+			c.root, c.records = w.root, w.sample.Records
+			w.root = itype{}
+			w.tape.b = nil
+		}
+		c.buf, c.ends, c.lines = nil, nil, nil
+		close(c.done)
+	}
+}
+
+// mergeType widens dst with src, which was inferred from values that
+// follow dst's: the result is what inferring all of them in order gives
+// (src is not used afterwards). Fields keep dst's spelling and order, then
+// src's new fields in src's order.
+func mergeType(dst, src *itype) {
+	switch {
+	case src.kind == iNull || dst.kind == iString:
+		return
+	case dst.kind == iNull:
+		*dst = *src
+		return
+	case src.kind == iString:
+		dst.toString()
+		return
+	case dst.kind == iStruct && src.kind == iStruct:
+		for _, f := range src.fields {
+			mergeType(dst.field(f.name), f.t)
+		}
+		return
+	case dst.kind == iArray && src.kind == iArray:
+		if dst.elem == nil {
+			dst.elem = &itype{}
+		}
+		if src.elem != nil {
+			mergeType(dst.elem, src.elem)
+		}
+		return
+	case dst.kind == iStruct || dst.kind == iArray || src.kind == iStruct || src.kind == iArray:
+		dst.toString()
+		return
+	}
+	dst.merge(src)
+}

@@ -1,0 +1,167 @@
+package jsonfmt
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/tributary-io/tributary/core/formats/fileformat"
+)
+
+// randomDoc writes random JSON lines: nested objects and arrays, numbers
+// of every inferred kind, strings (empty ones too), nulls, field names
+// differing only by case, blank lines and malformed lines.
+func randomDoc(r *rand.Rand, lines int) []byte {
+	names := []string{"a", "A", "b", "c", "C", "d", "e", "x", "nested", "Nested", "list", ""}
+	var value func(depth int) string
+	value = func(depth int) string {
+		switch k := r.IntN(13); {
+		case k == 0 && depth < 3:
+			var b strings.Builder
+			b.WriteByte('{')
+			for i := range r.IntN(4) {
+				if i > 0 {
+					b.WriteByte(',')
+				}
+				fmt.Fprintf(&b, "%q:%s", names[r.IntN(len(names))], value(depth+1))
+			}
+			b.WriteByte('}')
+			return b.String()
+		case k == 1 && depth < 3:
+			var b strings.Builder
+			b.WriteByte('[')
+			for i := range r.IntN(3) {
+				if i > 0 {
+					b.WriteByte(',')
+				}
+				b.WriteString(value(depth + 1))
+			}
+			b.WriteByte(']')
+			return b.String()
+		case k == 2:
+			return "null"
+		case k == 3:
+			return fmt.Sprint(r.Int64N(1000) - 500)
+		case k == 4:
+			return fmt.Sprintf("%d.%d", r.IntN(100), r.IntN(1000))
+		case k == 5:
+			return "123456789012345678901234567890"
+		case k == 6:
+			return "1.5e3"
+		case k == 7:
+			return `""`
+		case k == 8:
+			return `"text"`
+		case k == 9:
+			return "true"
+		case k == 10:
+			return "NaN"
+		}
+		return fmt.Sprint(r.IntN(10))
+	}
+	var b bytes.Buffer
+	for range lines {
+		switch r.IntN(40) {
+		case 0:
+			b.WriteString("\n")
+			continue
+		case 1:
+			b.WriteString("{\"a\": broken\n")
+			continue
+		case 2:
+			fmt.Fprintf(&b, "[%s,%s]\n", value(0), value(0)) // an array of records, or malformed
+			continue
+		}
+		b.WriteByte('{')
+		for i := range 1 + r.IntN(5) {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, "%q:%s", names[r.IntN(len(names))], value(0))
+		}
+		b.WriteString("}\n")
+	}
+	return b.Bytes()
+}
+
+// inferBoth infers data serially and in parallel chunks of chunk bytes
+// (split over two files) and returns both results.
+func inferBoth(t *testing.T, data []byte, opts fileformat.InferOptions, chunk int) (serial, par string) {
+	t.Helper()
+	half := bytes.IndexByte(data[len(data)/2:], '\n')
+	parts := [][]byte{data}
+	if half >= 0 {
+		cut := len(data)/2 + half + 1
+		parts = [][]byte{data[:cut], data[cut:]}
+	}
+	run := func(chunk int) string {
+		in := newInferrer(opts)
+		in.chunk = chunk
+		var errs []string
+		for i, p := range parts {
+			if err := in.Add(context.Background(), fmt.Sprintf("f%d.json", i), bytes.NewReader(p)); err != nil {
+				errs = append(errs, err.Error())
+				if errors.Is(err, fileformat.ErrMalformedRecord) {
+					break
+				}
+			}
+		}
+		return fmt.Sprintf("%s %+v %v", in.Schema(), in.Sampled(), errs)
+	}
+	return run(-1), run(chunk)
+}
+
+// TestParallelInferenceMatchesSerial: parallel inference gives the serial
+// result on random documents, in every mode and inference setting.
+func TestParallelInferenceMatchesSerial(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	}
+	cases := []struct {
+		name string
+		opts fileformat.InferOptions
+	}{
+		{"typed", fileformat.InferOptions{InferColumnTypes: true}},
+		{"strings", fileformat.InferOptions{}},
+		{"decimal", fileformat.InferOptions{InferColumnTypes: true, PrefersDecimal: true}},
+		{"primitivesAsString", fileformat.InferOptions{InferColumnTypes: true, PrimitivesAsString: true}},
+		{"dropMalformed", fileformat.InferOptions{InferColumnTypes: true, Mode: "DROPMALFORMED"}},
+		{"failFast", fileformat.InferOptions{InferColumnTypes: true, Mode: "FAILFAST"}},
+		{"dropNull", fileformat.InferOptions{InferColumnTypes: true, DropFieldIfAllNull: true, RescuedDataColumn: "_rescued_data"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			for seed := range uint64(30) {
+				r := rand.New(rand.NewPCG(seed, 11))
+				data := randomDoc(r, 50+r.IntN(400))
+				for _, chunk := range []int{1, 64, 1 << 10} {
+					serial, par := inferBoth(t, data, c.opts, chunk)
+					if serial != par {
+						t.Fatalf("seed %d chunk %d:\nserial   %s\nparallel %s", seed, chunk, serial, par)
+					}
+				}
+			}
+		})
+	}
+}
+
+// FuzzParallelInference compares parallel and serial inference on
+// arbitrary input.
+func FuzzParallelInference(f *testing.F) {
+	f.Add([]byte("{\"a\":1}\n{\"A\":\"x\"}\n{\"b\":[1,2.5]}\n"), true)
+	f.Add([]byte("{\"a\":{\"b\":1}}\nbad\n{\"a\":[]}\n"), false)
+	f.Fuzz(func(t *testing.T, data []byte, typed bool) {
+		if runtime.GOMAXPROCS(0) < 2 {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+		}
+		serial, par := inferBoth(t, data, fileformat.InferOptions{InferColumnTypes: typed}, 8)
+		if serial != par {
+			t.Fatalf("serial   %s\nparallel %s", serial, par)
+		}
+	})
+}
