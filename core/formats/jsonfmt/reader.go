@@ -110,11 +110,13 @@ const slabSize = 2048
 
 // alloc returns n nil values cut from rd.slab.
 func (rd *reader) alloc(n int) []any {
-	if n > slabSize/8 {
+	if n > 64 {
 		return make([]any, n)
 	}
 	if cap(rd.slab)-len(rd.slab) < n {
-		rd.slab = make([]any, 0, slabSize)
+		// Slabs grow from 128 values so that a small file does not pay
+		// for a large one.
+		rd.slab = make([]any, 0, min(max(2*cap(rd.slab), 128), slabSize))
 	}
 	l := len(rd.slab)
 	rd.slab = rd.slab[:l+n]

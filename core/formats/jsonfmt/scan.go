@@ -79,7 +79,9 @@ func (t *tape) keep(b []byte) string {
 		return string(b)
 	}
 	if cap(t.arena)-len(t.arena) < len(b) {
-		t.arena = make([]byte, 0, arenaBlock)
+		// Blocks grow from 2 KiB so that a small file does not pay for a
+		// large one.
+		t.arena = make([]byte, 0, min(max(2*cap(t.arena), 2<<10), arenaBlock))
 	}
 	l := len(t.arena)
 	t.arena = append(t.arena, b...)
