@@ -14,7 +14,10 @@
 # min, peak RSS, output size, and the ratio tool/DuckDB of speed (>1: faster
 # than DuckDB). Tributary infers column types (inferColumnTypes=true: one
 # inference pass, then the conversion); the others infer in their read.
-# polars is not in tests/requirements.txt and is left out.
+# polars (read_ndjson / read_csv -> write_delta, POLARS_MAX_THREADS
+# threads) is tool "polars". The Python tools come from bench/requirements.txt
+# (`scripts/pyenv.sh bench`: .cache/bench-venv). Each row also gives CPU
+# seconds (user+sys): on a loaded machine compare those.
 #
 # FORMAT=csv compares CSV instead: the same events flattened to 16 columns
 # with a header line per file (BenchmarkCSVToDelta's ~100 MB dataset; every
@@ -23,7 +26,7 @@
 # and pyarrow's CSV reader -> delta-rs.
 #
 # Usage: scripts/bench-compare.sh [rounds]   (default 3)
-#   FORMAT=json|csv  SHAPES="big mid small"  THREADS="1 2"  TOOLS="tributary duckdb delta-rs"
+#   FORMAT=json|csv  SHAPES="big mid small"  THREADS="1 2"  TOOLS="tributary duckdb delta-rs polars"
 #   TRIBUTARY_BASE=/path/to/older/tributary adds it as tool "trib-base"
 #   (before/after comparisons of the CLI on the same rounds).
 set -euo pipefail
@@ -32,7 +35,7 @@ rounds="${1:-3}"
 go="${GO:-go}"
 shapes="${SHAPES:-big mid small}"
 threads_list="${THREADS:-1 2}"
-tools="${TOOLS:-tributary duckdb delta-rs}"
+tools="${TOOLS:-tributary duckdb delta-rs polars}"
 [ -n "${TRIBUTARY_BASE:-}" ] && tools="trib-base $tools"
 cd "$root"
 
@@ -48,7 +51,7 @@ if [ ! -f "$data/_dataset.json" ]; then
   # The parent benchmark generates the datasets; '^$' runs no sub-benchmark.
   "$go" test -run '^$' -bench "$parent/^\$" -benchtime 1x ./bench/ >/dev/null
 fi
-pybin=$("$root/scripts/pyenv.sh")
+pybin=$("$root/scripts/pyenv.sh" bench)
 
 # The shapes, cut once at line boundaries (a CSV piece starts with the header).
 if [ ! -f "$shapedir/done" ]; then
@@ -113,6 +116,18 @@ data = pa.concat_tables(tables, promote_options="permissive")
 write_deltalake(table, data, mode="error")
 print(f"rows={data.num_rows}")
 PY
+cat > "$work/polars_delta.py" <<'PY'
+"""Writes the NDJSON (or CSV) files of a directory to a new Delta table with polars."""
+import os, sys
+src, table, threads, ext = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
+os.environ["POLARS_MAX_THREADS"] = threads  # before the import
+import polars as pl
+
+pattern = os.path.join(src, "part-*." + ext)
+data = pl.read_csv(pattern) if ext == "csv" else pl.read_ndjson(pattern)
+data.write_delta(table, mode="error")
+print(f"rows={data.height}")
+PY
 cat > "$work/duck.py" <<'PY'
 """Converts the NDJSON (or CSV) files of a directory to one Parquet file with DuckDB."""
 import os, sys
@@ -151,6 +166,8 @@ measure() {
       /usr/bin/time -f '%e %U %S %M' -o "$tf" "$pybin/python" "$work/duck.py" "$src" "$out" "$th" "$ext" >"$log" 2>&1 || { failed "$@"; return; } ;;
     delta-rs)
       /usr/bin/time -f '%e %U %S %M' -o "$tf" "$pybin/python" "$work/deltars.py" "$src" "$out" "$th" "$ext" >"$log" 2>&1 || { failed "$@"; return; } ;;
+    polars)
+      /usr/bin/time -f '%e %U %S %M' -o "$tf" "$pybin/python" "$work/polars_delta.py" "$src" "$out" "$th" "$ext" >"$log" 2>&1 || { failed "$@"; return; } ;;
   esac
   local want got
   want=$(cat "$src/_rows")
@@ -183,14 +200,16 @@ rows = collections.defaultdict(list)
 for line in open(sys.argv[1]):
     shape, th, tool, wall, user, sys_, rss, size, nbytes = line.rstrip("\n").split("\t")
     rows[(shape, int(th), tool)].append((float(wall), float(user) + float(sys_), int(rss), int(size), int(nbytes)))
-print(f"{'shape':6} {'thr':>3} {'tool':10} {'min s':>7} {'med s':>7} {'MB/s':>7} {'cpu s':>7} {'RSS MB':>7} {'out MB':>7} {'x duckdb':>8}")
+print(f"{'shape':6} {'thr':>3} {'tool':10} {'min s':>7} {'med s':>7} {'MB/s':>7} {'cpu s':>7} {'RSS MB':>7} {'out MB':>7} {'x duckdb':>8} {'cpu x duck':>10}")
 for (shape, th, tool), v in sorted(rows.items()):
     walls = sorted(w for w, *_ in v)
     best = walls[0]
     nbytes = v[0][4]
     duck = rows.get((shape, th, "duckdb"))
     ratio = (min(w for w, *_ in duck) / best) if duck else float("nan")
+    cpu = min(c for _, c, *_ in v)
+    cratio = (min(c for _, c, *_ in duck) / cpu) if duck else float("nan")
     print(f"{shape:6} {th:>3} {tool:10} {best:7.2f} {statistics.median(walls):7.2f} {nbytes/1e6/best:7.1f} "
-          f"{min(c for _, c, *_ in v):7.2f} {max(x[2] for x in v)/1024:7.1f} "
-          f"{v[0][3]/1e6:7.1f} {ratio:8.2f}")
+          f"{cpu:7.2f} {max(x[2] for x in v)/1024:7.1f} "
+          f"{v[0][3]/1e6:7.1f} {ratio:8.2f} {cratio:10.2f}")
 PY

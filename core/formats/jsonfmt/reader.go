@@ -103,6 +103,7 @@ type reader struct {
 	// slab is where rows, structs and arrays are cut from: one allocation
 	// for many of them (a slab stays alive while one of them does).
 	slab []any
+	box  boxes
 }
 
 // slabSize is the number of values a slab holds.
@@ -599,7 +600,7 @@ func (rd *reader) prim(pt schema.PrimitiveType, n int) (any, bool) {
 	case schema.String:
 		switch nd.kind {
 		case kString:
-			return t.text(n), true
+			return rd.box.str(t.text(n)), true
 		case kObject, kArray:
 			js := t.jsonText(nil, n) // a fresh buffer, not used again
 			if len(js) == 0 {
@@ -618,6 +619,11 @@ func (rd *reader) prim(pt schema.PrimitiveType, n int) (any, bool) {
 		if nd.kind != kNumber || !t.isIntegral(n) {
 			return nil, false
 		}
+		if pt == schema.Long {
+			if v, ok := parseLong(t.raw(n)); ok {
+				return rd.box.long(v), true
+			}
+		}
 		return fileformat.ParseIntegral(pt, string(t.raw(n)))
 	case schema.Double, schema.Float:
 		var f float64
@@ -635,7 +641,7 @@ func (rd *reader) prim(pt schema.PrimitiveType, n int) (any, bool) {
 		if pt == schema.Float {
 			return float32(f), true
 		}
-		return f, true
+		return rd.box.double(f), true
 	case schema.Boolean:
 		switch nd.kind {
 		case kTrue:

@@ -1,0 +1,80 @@
+package jsonfmt
+
+import "unsafe"
+
+// boxes turns strings, longs and doubles into interface values without an
+// allocation each: the value is stored in a slab slot that is never
+// written again, and the interface points at that slot. This is what
+// converting to an interface does, minus the allocation (one slab holds
+// many values, and lives while one of them does).
+type boxes struct {
+	strs []string
+	ints []int64
+	dbls []float64
+}
+
+// Slabs grow from boxFirst to boxMax values.
+const (
+	boxFirst = 32
+	boxMax   = 1024
+)
+
+// eface is the layout of an interface value (runtime.eface).
+type eface struct {
+	typ, data unsafe.Pointer
+}
+
+// point returns proto (a boxed value of the slot's type) pointing at slot.
+func point(proto any, slot unsafe.Pointer) any {
+	(*eface)(unsafe.Pointer(&proto)).data = slot
+	return proto
+}
+
+// nextCap is a slab's next capacity.
+func nextCap(c int) int { return min(max(2*c, boxFirst), boxMax) }
+
+func (b *boxes) str(s string) any {
+	if len(b.strs) == cap(b.strs) {
+		b.strs = make([]string, 0, nextCap(cap(b.strs)))
+	}
+	b.strs = append(b.strs, s)
+	return point(any(""), unsafe.Pointer(&b.strs[len(b.strs)-1]))
+}
+
+func (b *boxes) long(v int64) any {
+	if len(b.ints) == cap(b.ints) {
+		b.ints = make([]int64, 0, nextCap(cap(b.ints)))
+	}
+	b.ints = append(b.ints, v)
+	return point(any(int64(0)), unsafe.Pointer(&b.ints[len(b.ints)-1]))
+}
+
+func (b *boxes) double(v float64) any {
+	if len(b.dbls) == cap(b.dbls) {
+		b.dbls = make([]float64, 0, nextCap(cap(b.dbls)))
+	}
+	b.dbls = append(b.dbls, v)
+	return point(any(float64(0)), unsafe.Pointer(&b.dbls[len(b.dbls)-1]))
+}
+
+// parseLong parses a validated JSON integer token of at most 18 digits
+// (which always fits an int64) without strconv; ok is false for longer
+// tokens.
+func parseLong(raw []byte) (int64, bool) {
+	neg := len(raw) > 0 && raw[0] == '-'
+	digits := raw
+	if neg {
+		digits = raw[1:]
+	}
+	if len(digits) == 0 || len(digits) > 18 {
+		return 0, false
+	}
+	var v int64
+	for _, c := range digits {
+		v = v*10 + int64(c-'0')
+	}
+	if neg {
+		v = -v
+	}
+	return v, true
+}
