@@ -77,6 +77,14 @@ func newSnapshot(t *Table) *Snapshot {
 	}
 }
 
+// sizeHint sizes the empty file map for n live files (a checkpoint's
+// numOfAddFiles), sparing its growth while a checkpoint is read.
+func (s *Snapshot) sizeHint(n int64) {
+	if len(s.files) == 0 && n > 0 && n < 1<<26 {
+		s.files = make(map[string]*Add, n)
+	}
+}
+
 // apply folds one action into the state (action reconciliation).
 func (s *Snapshot) apply(a Action) {
 	switch {

@@ -219,7 +219,13 @@ func (t *Table) SnapshotAt(ctx context.Context, version int64) (*Snapshot, error
 func (t *Table) snapshot(ctx context.Context, target int64) (*Snapshot, error) {
 	var ll *logListing
 	var err error
-	if lc, ok := t.readLastCheckpoint(ctx); ok && (target < 0 || lc.Version <= target) {
+	lc, ok := t.readLastCheckpoint(ctx)
+	if ok && target < 0 {
+		if s, err := t.snapshotByProbe(ctx, lc); s != nil || err != nil {
+			return s, err
+		}
+	}
+	if ok && (target < 0 || lc.Version <= target) {
 		ll, err = t.listLog(ctx, lc.Version)
 		if err != nil {
 			return nil, err
@@ -252,6 +258,9 @@ func (t *Table) snapshot(ctx context.Context, target int64) (*Snapshot, error) {
 	}
 	s := newSnapshot(t)
 	if ckpt >= 0 {
+		if ok && lc.Version == ckpt {
+			s.sizeHint(lc.NumOfAddFiles)
+		}
 		if err := t.loadCheckpoint(ctx, s, ll.checkpoints[ckpt]); err != nil {
 			return nil, fmt.Errorf("delta: checkpoint %d: %w", ckpt, err)
 		}
@@ -264,6 +273,78 @@ func (t *Table) snapshot(ctx context.Context, target int64) (*Snapshot, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// snapshotByProbe loads the latest snapshot of a table on a
+// DirectoryStore without listing the log (a listing reads every name of
+// the directory, 20,000 for a log of 10,000 commits): the classic
+// checkpoint _last_checkpoint names (or a newer one met on the way), then
+// the commits after it, read in turn until one is missing. Log cleanup only deletes commits a later
+// checkpoint covers, and such a checkpoint shows in _last_checkpoint:
+// that is read again at the end and any doubt (a newer hint, a missing
+// or multi-part checkpoint, another store) returns nil, nil so that the
+// caller lists.
+func (t *Table) snapshotByProbe(ctx context.Context, lc LastCheckpoint) (*Snapshot, error) {
+	if !t.listsWholeDirectories() || lc.Parts != nil || len(lc.V2Checkpoint) > 0 {
+		return nil, nil
+	}
+	var s *Snapshot
+	load := func(v, hint int64) error {
+		s = newSnapshot(t)
+		s.sizeHint(hint)
+		if err := t.loadCheckpoint(ctx, s, []logFile{{key: CheckpointKey(v), version: v, kind: kindCheckpoint}}); err != nil {
+			return err
+		}
+		s.Version, s.checkpointVersion, s.lastCheckpoint = v, v, v
+		return nil
+	}
+	if err := load(lc.Version, lc.NumOfAddFiles); err != nil {
+		if errors.Is(err, objstore.ErrNotFound) {
+			return nil, nil // a dangling hint: the listing finds the checkpoints
+		}
+		return nil, fmt.Errorf("delta: checkpoint %d: %w", lc.Version, err)
+	}
+	for {
+		// A stale hint (a writer that died before updating it): start
+		// from the newer checkpoint, as the listing would.
+		if _, err := t.store.Head(ctx, CheckpointKey(s.Version+1)); err == nil {
+			v := s.Version + 1
+			if err := load(v, int64(len(s.files))); err != nil {
+				return nil, fmt.Errorf("delta: checkpoint %d: %w", v, err)
+			}
+			continue
+		}
+		err := t.applyCommit(ctx, s, CommitKey(s.Version+1))
+		if errors.Is(err, objstore.ErrNotFound) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		s.Version++
+	}
+	if again, ok := t.readLastCheckpoint(ctx); !ok || again.Version > s.Version {
+		return nil, nil
+	}
+	if err := s.finish(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// probeCommits applies the commits after s.Version in turn until one is
+// missing.
+func (t *Table) probeCommits(ctx context.Context, s *Snapshot) error {
+	for {
+		err := t.applyCommit(ctx, s, CommitKey(s.Version+1))
+		if errors.Is(err, objstore.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		s.Version++
+	}
 }
 
 // replay applies commits s.Version+1 .. target from the listing.
@@ -343,8 +424,20 @@ func (t *Table) loadCheckpoint(ctx context.Context, s *Snapshot, parts []logFile
 }
 
 func (t *Table) update(ctx context.Context, s *Snapshot) error {
-	if t.nothingNew(ctx, s) {
-		return nil
+	if t.listsWholeDirectories() && s.Version >= 0 {
+		// Read the next commits without listing (see listsWholeDirectories).
+		before := s.Version
+		if err := t.probeCommits(ctx, s); err != nil {
+			return err
+		}
+		if lc, ok := t.readLastCheckpoint(ctx); ok && lc.Version <= s.Version {
+			if s.Version == before {
+				return nil
+			}
+			return s.finish()
+		}
+		// No hint, or a checkpoint past s (cleanup may have removed
+		// commits): list.
 	}
 	ll := &logListing{commits: make(map[int64]string)}
 	opts := objstore.ListOptions{Prefix: LogDir, StartAfter: CommitKey(s.Version)}
@@ -384,33 +477,25 @@ func (t *Table) update(ctx context.Context, s *Snapshot) error {
 
 // DirectoryStore is implemented by object stores on a file system, whose
 // listings read every name of a directory (StartAfter or not): the table
-// then checks for new versions with a stat instead of a listing.
+// then finds new versions by reading them in turn instead of listing
+// (see listsWholeDirectories).
 type DirectoryStore interface {
 	ListsWholeDirectories() bool
 }
 
-// nothingNew reports, without listing the log, that the table has no
-// version after s: the next commit file is absent and _last_checkpoint
-// names no later version (log cleanup only deletes versions a later
-// checkpoint covers, so a deleted next commit shows there). A listing of a
-// local log reads every name in the directory; this costs a stat and one
-// small read, whatever the log's length. Any doubt (an unreadable hint,
-// an error) answers false: the caller lists.
-func (t *Table) nothingNew(ctx context.Context, s *Snapshot) bool {
-	if s.Version < 0 {
-		return false
-	}
-	// Only where a listing reads whole directories: on S3 a listing from
-	// a key is one request, and a HEAD of a missing key is refused (403)
-	// to roles whose ListBucket grant has a prefix condition.
-	if ds, ok := t.store.(DirectoryStore); !ok || !ds.ListsWholeDirectories() {
-		return false
-	}
-	if _, err := t.store.Head(ctx, CommitKey(s.Version+1)); !errors.Is(err, objstore.ErrNotFound) {
-		return false
-	}
-	lc, ok := t.readLastCheckpoint(ctx)
-	return ok && lc.Version <= s.Version
+// listsWholeDirectories reports a store whose listings read every name of
+// a directory (a local file system): the table then reads the commits
+// after a known version in turn, until one is missing, instead of listing
+// the log, and checks _last_checkpoint for a checkpoint past them (log
+// cleanup only deletes versions a later checkpoint covers, so a deleted
+// next commit shows there). This costs a read per new commit, a stat-like
+// failed read and one small read, whatever the log's length. On S3 a
+// listing from a key is one request, and a read of a missing key is
+// refused (403) to roles whose ListBucket grant has a prefix condition:
+// the log is listed there.
+func (t *Table) listsWholeDirectories() bool {
+	ds, ok := t.store.(DirectoryStore)
+	return ok && ds.ListsWholeDirectories()
 }
 
 // Update advances snap to the latest version (see Snapshot.Update); a nil
