@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/tributary-io/tributary/core/delta"
+	"github.com/tributary-io/tributary/core/sink/predicate"
 )
 
 // BenchmarkMergeIntoTable merges a batch of 100 keys into a table of 100
@@ -46,6 +47,56 @@ func BenchmarkMergeIntoTable(b *testing.B) {
 			}
 			b.ReportMetric(float64(plan.Metrics.NumTargetFilesSkipped), "files-skipped")
 			b.ReportMetric(float64(plan.Metrics.NumTargetFilesRemoved), "files-rewritten")
+		})
+	}
+}
+
+// BenchmarkReplaceWhere plans a selective overwrite of a table of 100
+// files of 1,000 rows (ids in file order) by a batch of 100 rows: a range
+// predicate decided on the files' min/max (10 files removed whole, none
+// read), one whose bounds straddle files (2 files read and rewritten), and
+// a string predicate that reads every file.
+func BenchmarkReplaceWhere(b *testing.B) {
+	for _, tc := range []struct{ name, where string }{
+		{"stats-whole", "id >= 10000 AND id < 20000"},
+		{"stats-straddle", "id >= 10500 AND id < 11500"},
+		{"read-all", "v = 'none'"},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			w := newWorld(b)
+			var adds []delta.Add
+			for f := range 100 {
+				rows := make([]string, 1000)
+				for r := range rows {
+					rows[r] = fmt.Sprintf("%d=old", f*1000+r)
+				}
+				adds = append(adds, w.file("", rows...))
+			}
+			snap := w.commit(adds...)
+			where, err := predicate.Parse(tc.where)
+			if err != nil {
+				b.Fatal(err)
+			}
+			rows := make([]string, 100)
+			for i := range rows {
+				rows[i] = fmt.Sprintf("%d=none", 10500+i)
+				if tc.name == "read-all" {
+					rows[i] = fmt.Sprintf("%d=none", i)
+				}
+			}
+			batch := w.file("", rows...)
+			r := &Replace{Where: where, Files: w.files}
+			b.ResetTimer()
+			var plan *ReplacePlan
+			for range b.N {
+				if plan, err = r.Plan(context.Background(), snap, testSchema, []delta.Add{batch}); err != nil {
+					b.Fatal(err)
+				}
+				plan.Discard(context.Background(), w.files)
+			}
+			b.ReportMetric(float64(plan.Metrics.NumTargetFilesSkipped), "files-decided-unread")
+			b.ReportMetric(float64(plan.Metrics.NumRemovedFiles), "files-removed")
+			b.ReportMetric(float64(plan.Metrics.NumFiles-1), "files-rewritten")
 		})
 	}
 }

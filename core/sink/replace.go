@@ -189,8 +189,10 @@ func ranges(cols []predicate.Column, parts map[string]bool, a *delta.Add) func(i
 			return r
 		}
 		if t, ok := hv.(time.Time); ok {
-			// Timestamp statistics are truncated to milliseconds.
-			hv = t.Add(time.Millisecond - time.Microsecond)
+			// Timestamp statistics are truncated to milliseconds (toward
+			// zero by some writers): widen both bounds by one.
+			hv = t.Add(time.Millisecond)
+			lv = lv.(time.Time).Add(-time.Millisecond)
 		}
 		r.Min, r.Max = lv, hv
 		return r
