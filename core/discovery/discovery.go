@@ -154,6 +154,15 @@ type Result struct {
 	// SKIPPED at discovery (unreadable: a dangling link, a name that is not
 	// UTF-8, ...).
 	Skipped int
+	// Stopped is set when a bounded pass (PassOptions.StopAt) ran out of
+	// time: its position is in the checkpoint and the next run resumes it.
+	Stopped bool
+	// Parts is the number of key ranges of the pass (Registrar.Pass).
+	Parts int
+	// PartsLeft is how many of them are not listed to their end yet.
+	PartsLeft int
+	// PassRuns is how many runs have worked on the pass, this one included.
+	PassRuns int
 }
 
 // Registrar writes discovered files to the state store in chunks.
@@ -188,6 +197,12 @@ type Registrar struct {
 // before, which a store may check with reads instead of failed writes); entries with Skip set are recorded as SKIPPED (RegisterSkipped) and
 // logged the first time.
 func (r *Registrar) RegisterAll(ctx context.Context, files iter.Seq2[Found, error]) (Result, error) {
+	return r.registerAll(ctx, files, nil)
+}
+
+// registerAll is RegisterAll; flushed, when set, is called after each chunk
+// is registered (every entry the sequence yielded so far is recorded).
+func (r *Registrar) registerAll(ctx context.Context, files iter.Seq2[Found, error], flushed func() error) (Result, error) {
 	var res Result
 	size := r.ChunkSize
 	if size <= 0 {
@@ -202,6 +217,9 @@ func (r *Registrar) RegisterAll(ctx context.Context, files iter.Seq2[Found, erro
 		res.New += n
 		res.Bytes += bytes
 		chunk = chunk[:0]
+		if err == nil && flushed != nil {
+			err = flushed()
+		}
 		return err
 	}
 	for f, err := range files {

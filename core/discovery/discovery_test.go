@@ -3,7 +3,6 @@ package discovery
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
@@ -136,48 +135,6 @@ func TestRegisterAllCountsAndDedups(t *testing.T) {
 	}
 }
 
-func TestListParallelSeesEveryFileOnce(t *testing.T) {
-	ctx := context.Background()
-	src := memstore.New()
-	want := map[string]bool{}
-	keys := []string{"top.json", "_hidden/x.json", ".tmp/y.json", "2026/11/_SUCCESS"}
-	for d := 0; d < 5; d++ {
-		for h := 0; h < 7; h++ {
-			keys = append(keys, fmt.Sprintf("2026/11/%02d/%02d/part %d.json", d, h, h))
-		}
-	}
-	keys = append(keys, "2026/loose.json", "other/a+b.json")
-	for _, k := range keys {
-		if err := src.Put(ctx, k, strings.NewReader(k)); err != nil {
-			t.Fatal(err)
-		}
-		if (Filter{}).Accept(k) {
-			want[k] = true
-		}
-	}
-	for _, workers := range []int{1, 2, 8, 64} {
-		got := map[string]int{}
-		for f, err := range ListParallel(ctx, src, Filter{}, workers) {
-			if err != nil {
-				t.Fatal(err)
-			}
-			got[f.Path]++
-		}
-		if len(got) != len(want) {
-			t.Fatalf("workers %d: %d files, want %d", workers, len(got), len(want))
-		}
-		for k, n := range got {
-			if n != 1 || !want[k] {
-				t.Fatalf("workers %d: %s seen %d times (wanted: %v)", workers, k, n, want[k])
-			}
-		}
-	}
-	// Stopping early must not leak or block.
-	for range ListParallel(ctx, src, Filter{}, 8) {
-		break
-	}
-}
-
 func TestRegistrarTimeBounds(t *testing.T) {
 	ctx := context.Background()
 	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
@@ -247,7 +204,7 @@ func TestAcceptModTime(t *testing.T) {
 	}
 }
 
-func TestListAppliesModTimeBounds(t *testing.T) {
+func TestPassAppliesModTimeBounds(t *testing.T) {
 	ctx := context.Background()
 	src := memstore.New()
 	for _, k := range []string{"a.json", "b.json"} {
@@ -268,15 +225,13 @@ func TestListAppliesModTimeBounds(t *testing.T) {
 		{Filter{ModifiedBefore: &future}, 2},
 	} {
 		for _, workers := range []int{1, 4} {
-			n := 0
-			for _, err := range ListParallel(ctx, src, tc.f, workers) {
-				if err != nil {
-					t.Fatal(err)
-				}
-				n++
+			r := &Registrar{State: memstate.New(), Stream: "s"}
+			res, err := r.Pass(ctx, PassOptions{Source: src, Filter: tc.f, Workers: workers})
+			if err != nil {
+				t.Fatal(err)
 			}
-			if n != tc.want {
-				t.Errorf("%+v, %d workers: %d files, want %d", tc.f, workers, n, tc.want)
+			if res.New != tc.want {
+				t.Errorf("%+v, %d workers: %d files, want %d", tc.f, workers, res.New, tc.want)
 			}
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"iter"
 	"strings"
 
 	"github.com/tributary-io/tributary/core/objstore"
@@ -34,6 +33,9 @@ type Cursor struct {
 	// LastKey is the greatest source key (relative to the source location)
 	// a completed listing has seen; "" before the first one.
 	LastKey string `json:"lastKey"`
+	// Pass is the listing pass a bounded run stopped before its end
+	// (Registrar.Pass), resumed by the next one; nil when none is pending.
+	Pass *Pass `json:"pass,omitempty"`
 }
 
 // ReadCursor returns the cursor stored in the checkpoint store (the zero
@@ -68,42 +70,4 @@ func WriteCursor(ctx context.Context, cp objstore.Store, c Cursor) error {
 		return fmt.Errorf("writing the listing cursor %s: %w", CursorKey, err)
 	}
 	return nil
-}
-
-// ListFrom yields the accepted files whose keys sort after startAfter, in
-// lexical order, like List; *last is set to the greatest key it yields, or
-// left as it is when it yields none.
-func ListFrom(ctx context.Context, src objstore.Store, f Filter, startAfter string, last *string) iter.Seq2[Found, error] {
-	return func(yield func(Found, error) bool) {
-		for info, err := range src.List(ctx, objstore.ListOptions{StartAfter: startAfter, Unreadable: true}) {
-			if err != nil {
-				yield(Found{}, fmt.Errorf("listing source after %q: %w", startAfter, err))
-				return
-			}
-			if !f.acceptInfo(info) {
-				continue
-			}
-			if info.Key > *last {
-				*last = info.Key
-			}
-			if !yield(foundOf(info), nil) {
-				return
-			}
-		}
-	}
-}
-
-// TrackLast passes seq through and sets *last to the greatest key it
-// yields (the full listing's end, for the next incremental one).
-func TrackLast(seq iter.Seq2[Found, error], last *string) iter.Seq2[Found, error] {
-	return func(yield func(Found, error) bool) {
-		for f, err := range seq {
-			if err == nil && f.Path > *last {
-				*last = f.Path
-			}
-			if !yield(f, err) {
-				return
-			}
-		}
-	}
 }

@@ -69,6 +69,17 @@ type LevelLister interface {
 	ListLevel(ctx context.Context, prefix string) (objects []ObjectInfo, prefixes []string, err error)
 }
 
+// PrefixLister is an optional capability of a Store: the distinct
+// sub-prefixes of one level of the key hierarchy ('/' as the delimiter),
+// in lexical order, reading at most maxEntries entries of the level
+// (objects and prefixes; <= 0: no bound). prefix is "" or ends in '/'.
+// A bounded call returns the sub-prefixes that sort before the entries it
+// did not read, so that splitting a listing at them costs a few requests
+// even on a level of millions of objects.
+type PrefixLister interface {
+	ListPrefixes(ctx context.Context, prefix string, maxEntries int) ([]string, error)
+}
+
 // Store is the object-store port.
 //
 // Contract (checked by objstoretest.RunConformanceTests):

@@ -517,3 +517,41 @@ func validBucket(b string) error {
 	}
 	return nil
 }
+
+// ListPrefixes implements objstore.PrefixLister with S3's delimiter
+// listing, reading pages until maxEntries entries (objects and prefixes)
+// have been read or the level ends.
+func (s *Store) ListPrefixes(ctx context.Context, prefix string, maxEntries int) ([]string, error) {
+	var prefixes []string
+	var token *string
+	entries := 0
+	for {
+		out, err := s.client.ListObjectsV2(ctx, &s3.ListObjectsV2Input{
+			Bucket:            &s.bucket,
+			Prefix:            aws.String(s.prefix + prefix),
+			Delimiter:         aws.String("/"),
+			ContinuationToken: token,
+			MaxKeys:           aws.Int32(s.pageSize),
+			EncodingType:      types.EncodingTypeUrl,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("s3store: list prefixes of %q: %w", prefix, err)
+		}
+		for _, cp := range out.CommonPrefixes {
+			raw := aws.ToString(cp.Prefix)
+			if out.EncodingType == types.EncodingTypeUrl {
+				if raw, err = url.QueryUnescape(raw); err != nil {
+					return nil, fmt.Errorf("s3store: list prefixes of %q: decoding %q: %w", prefix, aws.ToString(cp.Prefix), err)
+				}
+			}
+			if p, ok := strings.CutPrefix(raw, s.prefix); ok {
+				prefixes = append(prefixes, p)
+			}
+		}
+		entries += len(out.CommonPrefixes) + len(out.Contents)
+		if !aws.ToBool(out.IsTruncated) || out.NextContinuationToken == nil || (maxEntries > 0 && entries >= maxEntries) {
+			return prefixes, nil
+		}
+		token = out.NextContinuationToken
+	}
+}

@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"iter"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -252,7 +251,7 @@ func (env Env) Open(ctx context.Context, opts *options.Stream) (*Stream, error) 
 	s.Checkpoint = cp
 	// Backfill (notification mode) always lists everything: it is there
 	// to find files whose events were lost, whatever their keys.
-	s.incremental = opts.CloudFiles.UseIncrementalListing == discovery.IncrementalOn && !env.Notifications
+	s.incremental = opts.CloudFiles.UseIncrementalListing == discovery.IncrementalOn && !opts.CloudFiles.UseNotifications
 	var schemaStore objstore.Store
 	if loc := opts.CloudFiles.SchemaLocation; loc != "" && loc != cpLoc {
 		if schemaStore, err = env.OpenStore(loc); err != nil {
@@ -416,39 +415,37 @@ func (env Env) openState(_ context.Context, checkpoint string) (state.Store, err
 	return boltstate.Open(filepath.Join(checkpoint, StateFileName), boltstate.WithLockTimeout(10*time.Second))
 }
 
-// ListWorkers is how many prefixes a listing reads in parallel (on stores
+// ListWorkers is how many key ranges a listing reads in parallel (on stores
 // that can list by level, i.e. S3).
 const ListWorkers = 8
 
 // Discover lists the source and registers unseen files (directory listing
-// mode: the initial load, useNotifications=false and backfill). With
-// cloudFiles.useIncrementalListing=true (listing mode only) a listing
-// starts after the last key the previous one saw (discovery.Cursor in the
-// checkpoint); the first one lists everything.
+// mode: the initial load, useNotifications=false and backfill), to the end
+// of the listing. With cloudFiles.useIncrementalListing=true (listing mode
+// only) a listing starts after the last key the previous one saw
+// (discovery.Cursor in the checkpoint); the first one lists everything.
 func (s *Stream) Discover(ctx context.Context) (discovery.Result, error) {
+	return s.DiscoverUntil(ctx, time.Time{})
+}
+
+// DiscoverUntil is Discover with a time budget: when stopAt (non-zero)
+// comes, the listing registers what it has listed and stops, keeping its
+// position in the checkpoint (discovery.Cursor), and the next call with a
+// budget resumes it (Result.Stopped). The scheduled function lists this way.
+func (s *Stream) DiscoverUntil(ctx context.Context, stopAt time.Time) (discovery.Result, error) {
 	if s.Registrar == nil {
 		// A Delta source reads its table's log: there are no files to discover.
 		return discovery.Result{}, nil
 	}
-	if !s.incremental {
-		return s.Registrar.RegisterAll(ctx, discovery.ListParallel(ctx, s.Source, s.Filter, ListWorkers))
-	}
-	cur, err := discovery.ReadCursor(ctx, s.Checkpoint)
+	res, err := s.Registrar.Pass(ctx, discovery.PassOptions{
+		Source:      s.Source,
+		Filter:      s.Filter,
+		Checkpoint:  s.Checkpoint,
+		Workers:     ListWorkers,
+		Incremental: s.incremental,
+		StopAt:      stopAt,
+	})
 	if err != nil {
-		return discovery.Result{}, fmt.Errorf("stream %q: %w", s.Options.ID, err)
-	}
-	last := cur.LastKey
-	var files iter.Seq2[discovery.Found, error]
-	if cur.LastKey == "" {
-		files = discovery.TrackLast(discovery.ListParallel(ctx, s.Source, s.Filter, ListWorkers), &last)
-	} else {
-		files = discovery.ListFrom(ctx, s.Source, s.Filter, cur.LastKey, &last)
-	}
-	res, err := s.Registrar.RegisterAll(ctx, files)
-	if err != nil || last == cur.LastKey {
-		return res, err
-	}
-	if err := discovery.WriteCursor(ctx, s.Checkpoint, discovery.Cursor{LastKey: last}); err != nil {
 		return res, fmt.Errorf("stream %q: %w", s.Options.ID, err)
 	}
 	return res, nil

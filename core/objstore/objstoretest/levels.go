@@ -8,8 +8,9 @@ import (
 	"github.com/tributary-io/tributary/core/objstore"
 )
 
-// RunLevelListerTests checks the objstore.LevelLister contract for adapters
-// that implement it (call it beside RunConformanceTests).
+// RunLevelListerTests checks the objstore.LevelLister and
+// objstore.PrefixLister contracts for adapters that implement them (call it
+// beside RunConformanceTests).
 func RunLevelListerTests(t *testing.T, newHarness func(t *testing.T) Harness) {
 	t.Helper()
 	h := newHarness(t)
@@ -47,5 +48,28 @@ func RunLevelListerTests(t *testing.T, newHarness func(t *testing.T) Harness) {
 		if !slices.Equal(keys, tc.wantObjects) || !slices.Equal(prefixes, tc.wantPrefixes) {
 			t.Errorf("ListLevel(%q) = %q, %q; want %q, %q", tc.prefix, keys, prefixes, tc.wantObjects, tc.wantPrefixes)
 		}
+	}
+	pl, ok := h.Store.(objstore.PrefixLister)
+	if !ok {
+		t.Fatalf("%T does not implement objstore.PrefixLister", h.Store)
+	}
+	for _, tc := range tests {
+		prefixes, err := pl.ListPrefixes(ctx, tc.prefix, 0)
+		if err != nil {
+			t.Fatalf("ListPrefixes(%q): %v", tc.prefix, err)
+		}
+		if !slices.Equal(prefixes, tc.wantPrefixes) {
+			t.Errorf("ListPrefixes(%q) = %q, want %q", tc.prefix, prefixes, tc.wantPrefixes)
+		}
+	}
+	// A bounded call returns a lexical head of the prefixes (at least the
+	// entries it had to read), never a prefix out of order.
+	all := []string{"a b/", "a+b/", "a/", "z/", "é/"}
+	prefixes, err := pl.ListPrefixes(ctx, "", 2)
+	if err != nil {
+		t.Fatalf("ListPrefixes bounded: %v", err)
+	}
+	if len(prefixes) == 0 || !slices.Equal(prefixes, all[:len(prefixes)]) {
+		t.Errorf("ListPrefixes(\"\", 2) = %q, want a head of %q", prefixes, all)
 	}
 }
