@@ -453,8 +453,9 @@ func (s *Stream) roles(r *resolved, logs map[string]awslogs.LogGroup) map[string
 		"backfill": append(append(common("backfill", stmt("OnFailureDestination", []string{"sqs:SendMessage"}, []string{*s.BackfillFailureQueue.QueueArn()}, nil)),
 			stmt("ListSource", []string{"s3:ListBucket"}, []string{srcBucket}, listCond),
 			stmt("SendKick", []string{"sqs:SendMessage"}, []string{kick}, nil),
+			// The listing's position (listing.json) too.
 			stmt("StreamMetadata", []string{"s3:GetObject", "s3:PutObject"},
-				[]string{checkpoint + "metadata", checkpoint + "source.json"}, nil),
+				[]string{checkpoint + "metadata", checkpoint + "source.json", checkpoint + "listing.json"}, nil),
 			// Listed files are read 100 a call; only unknown ones are written.
 			stmt("RegisterFiles", []string{"dynamodb:BatchGetItem", "dynamodb:PutItem"}, []string{table}, nil)),
 			readopt([]string{"dynamodb:UpdateItem"})...,

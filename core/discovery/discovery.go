@@ -197,12 +197,14 @@ type Registrar struct {
 // before, which a store may check with reads instead of failed writes); entries with Skip set are recorded as SKIPPED (RegisterSkipped) and
 // logged the first time.
 func (r *Registrar) RegisterAll(ctx context.Context, files iter.Seq2[Found, error]) (Result, error) {
-	return r.registerAll(ctx, files, nil)
+	return r.registerAll(ctx, files, true, nil)
 }
 
-// registerAll is RegisterAll; flushed, when set, is called after each chunk
-// is registered (every entry the sequence yielded so far is recorded).
-func (r *Registrar) registerAll(ctx context.Context, files iter.Seq2[Found, error], flushed func() error) (Result, error) {
+// registerAll is RegisterAll; mostlyKnown is passed to the store
+// (state.RegisterOptions.MostlyKnown), and flushed, when set, is called
+// after each chunk is registered (every entry the sequence yielded so far
+// is recorded).
+func (r *Registrar) registerAll(ctx context.Context, files iter.Seq2[Found, error], mostlyKnown bool, flushed func() error) (Result, error) {
 	var res Result
 	size := r.ChunkSize
 	if size <= 0 {
@@ -213,7 +215,7 @@ func (r *Registrar) registerAll(ctx context.Context, files iter.Seq2[Found, erro
 		if len(chunk) == 0 {
 			return nil
 		}
-		n, bytes, err := r.register(ctx, chunk, true)
+		n, bytes, err := r.register(ctx, chunk, mostlyKnown)
 		res.New += n
 		res.Bytes += bytes
 		chunk = chunk[:0]

@@ -71,3 +71,18 @@ func WriteCursor(ctx context.Context, cp objstore.Store, c Cursor) error {
 	}
 	return nil
 }
+
+// openCursor returns the stored cursor, creating an empty one first when
+// there is none: a put-if-absent, then a read only when the cursor exists.
+// Unlike a read of a missing object it needs no s3:ListBucket on the
+// checkpoint (without it S3 answers a missing key with 403, not 404).
+func openCursor(ctx context.Context, cp objstore.Store) (Cursor, error) {
+	err := cp.PutIfAbsent(ctx, CursorKey, strings.NewReader(`{"lastKey":""}`))
+	switch {
+	case err == nil:
+		return Cursor{}, nil
+	case errors.Is(err, objstore.ErrExists):
+		return ReadCursor(ctx, cp)
+	}
+	return Cursor{}, fmt.Errorf("creating the listing cursor %s: %w", CursorKey, err)
+}

@@ -109,7 +109,7 @@ func (r *Registrar) Pass(ctx context.Context, o PassOptions) (Result, error) {
 	var cur Cursor
 	if useCursor {
 		var err error
-		if cur, err = ReadCursor(ctx, o.Checkpoint); err != nil {
+		if cur, err = openCursor(ctx, o.Checkpoint); err != nil {
 			return Result{}, err
 		}
 	}
@@ -286,7 +286,11 @@ func (p *passRun) listPart(ctx context.Context, i int) error {
 		}
 		return nil
 	}
-	res, err := p.r.registerAll(ctx, iter.Seq2[Found, error](files), func() error { return progress(false) })
+	// A listing mostly sees files it saw before, which the store checks
+	// with reads; an incremental one after a LastKey sees new files,
+	// written straight away.
+	mostlyKnown := !(p.pass.Incremental && p.cur.LastKey != "")
+	res, err := p.r.registerAll(ctx, iter.Seq2[Found, error](files), mostlyKnown, func() error { return progress(false) })
 	p.mu.Lock()
 	p.res.add(res)
 	p.mu.Unlock()

@@ -25,6 +25,7 @@ type countingState struct {
 	calls     int
 	failAfter int
 	seen      map[string]int
+	known     []bool // RegisterOptions.MostlyKnown of each call
 }
 
 var errInjected = errors.New("injected state failure")
@@ -43,6 +44,7 @@ func (c *countingState) Register(ctx context.Context, stream string, files []sta
 	for _, f := range files {
 		c.seen[f.Path]++
 	}
+	c.known = append(c.known, opts.MostlyKnown)
 	c.mu.Unlock()
 	return c.Store.Register(ctx, stream, files, opts)
 }
@@ -281,6 +283,12 @@ func TestPassIncremental(t *testing.T) {
 	if cur, _ := ReadCursor(ctx, cp); cur.LastKey != "2026-02/c.json" || cur.Pass != nil {
 		t.Fatalf("cursor = %+v", cur)
 	}
+	// The first (full) listing reads before writing; the incremental ones
+	// after it see new files and write them straight away.
+	if slices.Contains(st.known, false) {
+		t.Errorf("the full listing registered with MostlyKnown=false: %v", st.known)
+	}
+	st.known = nil
 	// A key after the last one is found; one before it is not (that is
 	// the option's documented contract); the listing starts at the cursor.
 	put("2026-01/late.json", "2026-03/d.json", "2026-03/e.json", "2026-04/f.json")
@@ -303,6 +311,9 @@ func TestPassIncremental(t *testing.T) {
 	}
 	if got != 3 {
 		t.Errorf("incremental passes found %d new files, want 3", got)
+	}
+	if len(st.known) == 0 || slices.Contains(st.known, true) {
+		t.Errorf("incremental listings registered with MostlyKnown %v, want false", st.known)
 	}
 	if _, err := st.Get(ctx, "s", "2026-01/late.json"); !errors.Is(err, state.ErrNotFound) {
 		t.Errorf("a key before the cursor was registered: %v", err)

@@ -98,7 +98,6 @@ func TestColdStartValidatesLikeTheCLI(t *testing.T) {
 	}{
 		{"glob the listing cannot compile", `{"pathGlobFilter":"*.{json"}`, "pathGlobFilter", true},
 		{"nested partition hint", `{"cloudFiles.partitionColumns":"date","cloudFiles.schemaHints":"date ARRAY<INT>"}`, "partition column date", true},
-		{"directory listing", `{"cloudFiles.useNotifications":"false"}`, "cloudFiles.useNotifications", false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -120,8 +119,13 @@ func TestColdStartValidatesLikeTheCLI(t *testing.T) {
 			}
 		})
 	}
+	// A directory listing stream is run by the scheduled function.
+	cfg, err := LoadConfigFrom(templateEnv(map[string]string{EnvExtraOptions: `{"cloudFiles.useNotifications":"false","cloudFiles.useIncrementalListing":"true"}`}))
+	if err != nil || cfg.Streams[0].CloudFiles.UseNotifications || cfg.Streams[0].CloudFiles.UseIncrementalListing != "true" {
+		t.Fatalf("directory listing stream at cold start: %v", err)
+	}
 	// Through TRIBUTARY_CONFIG too.
-	_, err := LoadConfigFrom(func(k string) string {
+	_, err = LoadConfigFrom(func(k string) string {
 		if k == EnvConfig {
 			return `{"streams":[{"id":"s","source":"s3://b/in/","table":"s3://b/t","checkpointLocation":"s3://b/cp/","schemaLocation":"s3://b/cp/",` +
 				`"options":{"cloudFiles.format":"avi","cloudFiles.useNotifications":true}}]}`

@@ -82,6 +82,13 @@ func (a *App) discover(ctx context.Context, ev events.SQSEvent) (events.SQSEvent
 				deltaKicks[opts.ID][m.MessageId] = true
 				continue
 			}
+			if !opts.CloudFiles.UseNotifications {
+				// Directory listing mode: the scheduled listing finds the
+				// stream's files; its events are not used.
+				a.Logger.Debug("ignoring event of a directory listing stream", "stream", opts.ID, "key", n.Key)
+				res.Ignored++
+				continue
+			}
 			s, err := a.stream(ctx, opts.ID)
 			if err != nil {
 				a.Logger.Error("cannot open stream", "stream", opts.ID, "error", err.Error(), "messageId", m.MessageId)

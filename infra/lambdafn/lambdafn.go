@@ -81,6 +81,10 @@ type App struct {
 	TimeMargin time.Duration
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
+	// ListingClock is the clock a scheduled listing measures its time
+	// budget on (time.Now when nil; tests use one that advances on each
+	// reading, so that a listing stops after a known amount of work).
+	ListingClock func() time.Time
 	// QueueDepth, when set, reports the events queue's approximate depth
 	// for the progress records (approximateQueueSize).
 	QueueDepth func(ctx context.Context) (int64, error)
@@ -121,7 +125,9 @@ func LoadConfig() (*options.Config, error) {
 // runtimeEnv is the functions' stream environment without its clients:
 // enough for streams.Env.Validate (Boot adds the AWS clients).
 func runtimeEnv() streams.Env {
-	return streams.Env{Notifications: true} // the functions are fed by S3 event notifications
+	// The functions are fed by S3 event notifications; a directory
+	// listing stream is listed by the scheduled (backfill) function.
+	return streams.Env{Notifications: true, ScheduledListing: true}
 }
 
 // LoadConfigFrom is LoadConfig over a lookup function (os.Getenv). Every

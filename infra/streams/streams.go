@@ -53,6 +53,11 @@ type Env struct {
 	// disagrees is refused at load time (Validate): the option is never
 	// accepted and then ignored.
 	Notifications bool
+	// ScheduledListing is true when the process also runs directory
+	// listing streams (cloudFiles.useNotifications=false) beside the
+	// notification-fed ones: the functions' scheduled (backfill) function
+	// lists them, and the discovery function ignores their events.
+	ScheduledListing bool
 }
 
 // ErrWrongRuntime is wrapped by Validate when the stream's discovery mode
@@ -94,7 +99,7 @@ func (env Env) Validate(opts *options.Stream) error {
 		// functions alike (kicked by events on _delta_log/ and the schedule).
 	case opts.CloudFiles.UseNotifications && !env.Notifications:
 		return fmt.Errorf("stream %q: option cloudFiles.useNotifications=true: %w: the CLI discovers files by listing the source; file notification mode runs in the deployed functions (template.yaml)", opts.ID, ErrWrongRuntime)
-	case !opts.CloudFiles.UseNotifications && env.Notifications:
+	case !opts.CloudFiles.UseNotifications && env.Notifications && !env.ScheduledListing:
 		return fmt.Errorf("stream %q: option cloudFiles.useNotifications=false: %w: the deployed functions discover files from S3 event notifications (backfill lists on a schedule); run a directory-listing stream with the CLI", opts.ID, ErrWrongRuntime)
 	}
 	return nil
@@ -425,14 +430,15 @@ const ListWorkers = 8
 // only) a listing starts after the last key the previous one saw
 // (discovery.Cursor in the checkpoint); the first one lists everything.
 func (s *Stream) Discover(ctx context.Context) (discovery.Result, error) {
-	return s.DiscoverUntil(ctx, time.Time{})
+	return s.DiscoverUntil(ctx, time.Time{}, nil)
 }
 
 // DiscoverUntil is Discover with a time budget: when stopAt (non-zero)
 // comes, the listing registers what it has listed and stops, keeping its
 // position in the checkpoint (discovery.Cursor), and the next call with a
-// budget resumes it (Result.Stopped). The scheduled function lists this way.
-func (s *Stream) DiscoverUntil(ctx context.Context, stopAt time.Time) (discovery.Result, error) {
+// budget resumes it (Result.Stopped). stopAt is on the clock now (time.Now
+// when nil). The scheduled function lists this way.
+func (s *Stream) DiscoverUntil(ctx context.Context, stopAt time.Time, now func() time.Time) (discovery.Result, error) {
 	if s.Registrar == nil {
 		// A Delta source reads its table's log: there are no files to discover.
 		return discovery.Result{}, nil
@@ -444,6 +450,7 @@ func (s *Stream) DiscoverUntil(ctx context.Context, stopAt time.Time) (discovery
 		Workers:     ListWorkers,
 		Incremental: s.incremental,
 		StopAt:      stopAt,
+		Now:         now,
 	})
 	if err != nil {
 		return res, fmt.Errorf("stream %q: %w", s.Options.ID, err)

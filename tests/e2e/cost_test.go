@@ -11,7 +11,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
-	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
@@ -77,8 +76,11 @@ func TestCost(t *testing.T) {
 	// driver models the delivery delay by handing kicks to the commit
 	// function only once the interval is over, on a clock it advances.
 	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	f.app.Now = func() time.Time { return clock }
-	f.app.Kicker = &sqskick.Kicker{Client: f.app.Kicker.(*sqskick.Kicker).Client, QueueURL: f.kickURL, Window: triggerInterval}
+	deploy := func() {
+		f.app.Now = func() time.Time { return clock }
+		f.app.Kicker = &sqskick.Kicker{Client: f.app.Kicker.(*sqskick.Kicker).Client, QueueURL: f.kickURL, Window: triggerInterval}
+	}
+	deploy()
 	nextInterval := func() { clock = clock.Truncate(triggerInterval).Add(triggerInterval) }
 	var all []inputFile
 
@@ -161,30 +163,41 @@ func TestCost(t *testing.T) {
 		f.drainESM()
 	})
 
-	// Listing mode: no notifications; the lister finds new files among
-	// the known ones.
-	if _, err := f.s3.PutBucketNotificationConfiguration(t.Context(), &s3.PutBucketNotificationConfigurationInput{
-		Bucket: aws.String(f.bucket), NotificationConfiguration: &s3types.NotificationConfiguration{},
-	}); err != nil {
-		t.Fatal(err)
+	// Listing mode: the stream is redeployed as a directory listing stream
+	// (no notifications) with cloudFiles.useIncrementalListing=true, its
+	// new keys written in lexical order (as dated names are); the scheduled
+	// function finds each interval's new files after the last key seen.
+	// The redeployed stream's first listing is a full one (a one-time
+	// cost, outside the phase); the phase is the steady state after it.
+	f.stopNotifications()
+	f.reconfigure(map[string]any{"cloudFiles.useNotifications": false, "cloudFiles.useIncrementalListing": "true"})
+	deploy()
+	if res, err := f.app.HandleBackfill(t.Context(), nil); err != nil || res.Streams[streamID].NumNewListedFiles != 0 {
+		t.Fatalf("first listing of the redeployed stream = %+v, %v; want every file known", res, err)
 	}
-	listFiles := makeInputs("listing", 1000)
-	all = append(all, listFiles...)
-	listing := run("listing", len(listFiles), func() {
-		for i := 0; i < len(listFiles); i += 100 {
-			f.upload(listFiles[i : i+100])
+	var listFiles []inputFile
+	listing := run("listing", 1000, func() {
+		for pass := range 10 {
+			batch := makeInputs(fmt.Sprintf("z-listing/%02d", pass), 100)
+			listFiles = append(listFiles, batch...)
+			f.upload(batch)
+			lists := f.calls.Snapshot()["S3.ListObjectsV2"]
 			res, err := f.app.HandleBackfill(t.Context(), nil)
 			if err != nil {
-				t.Fatalf("listing pass: %v", err)
+				t.Fatalf("listing pass %d: %v", pass, err)
+			}
+			if n := f.calls.Snapshot()["S3.ListObjectsV2"] - lists; n != 1 {
+				t.Errorf("listing pass %d made %d LIST requests for 100 new keys, want 1 (incremental)", pass, n)
 			}
 			f.meter.invoked(1)
-			if got := res.Streams[streamID]; got.NumNewListedFiles != 100 {
-				t.Fatalf("listing pass %d = %+v, want 100 new", i/100, got)
+			if got := res.Streams[streamID]; got.NumNewListedFiles != 100 || got.NumListedFiles != 100 {
+				t.Fatalf("listing pass %d = %+v, want 100 listed, 100 new", pass, got)
 			}
 			nextInterval()
 			f.drainESM()
 		}
 	})
+	all = append(all, listFiles...)
 
 	// Exactly once, whatever the arrival pattern.
 	checkRows(t, f.readTable(), all)

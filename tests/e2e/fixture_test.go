@@ -225,7 +225,7 @@ func (f *fixture) newApp() *lambdafn.App {
 	logger := slog.New(slog.NewTextHandler(testWriter{t}, nil))
 	return &lambdafn.App{
 		Config:  cfg,
-		Env:     streams.Env{AWS: &awsCfg, StateTable: f.stateTable, Logger: logger, TempDir: t.TempDir(), Notifications: true},
+		Env:     streams.Env{AWS: &awsCfg, StateTable: f.stateTable, Logger: logger, TempDir: t.TempDir(), Notifications: true, ScheduledListing: true},
 		Kicker:  &sqskick.Kicker{Client: sqs.NewFromConfig(awsCfg), QueueURL: f.kickURL},
 		Logger:  logger,
 		Metrics: f.metrics,
