@@ -57,7 +57,7 @@ func (p *Pass) left() int {
 
 // partsPerWorker is how many key ranges a pass aims at per worker, so that
 // a worker that finishes a small range early takes another one.
-const partsPerWorker = 4
+const partsPerWorker = 2
 
 // DefaultSaveEvery is how often a bounded pass stores its position while
 // it runs, so that a run killed without warning loses at most that much
@@ -333,12 +333,13 @@ func planParts(ctx context.Context, src objstore.Store, workers int, incremental
 	var cuts, hidden []string
 	frontier := []string{""}
 	for depth := 0; depth < maxFanOutDepth && len(frontier) > 0 && len(cuts)+len(frontier) < target; depth++ {
+		levels, err := listLevels(ctx, pl, frontier, workers)
+		if err != nil {
+			return nil, err
+		}
 		var next []string
-		for _, pre := range frontier {
-			subs, err := pl.ListPrefixes(ctx, pre, planEntries)
-			if err != nil {
-				return nil, fmt.Errorf("listing source level %q: %w", pre, err)
-			}
+		for i, pre := range frontier {
+			subs := levels[i]
 			if len(subs) == 0 && pre != "" {
 				cuts = append(cuts, pre) // a leaf: one range
 			}
@@ -354,6 +355,28 @@ func planParts(ctx context.Context, src objstore.Store, workers int, incremental
 	}
 	cuts = append(cuts, frontier...)
 	return rangesAt(cuts, hidden), nil
+}
+
+// listLevels lists the sub-prefixes of each prefix, up to workers at once.
+func listLevels(ctx context.Context, pl objstore.PrefixLister, prefixes []string, workers int) ([][]string, error) {
+	out := make([][]string, len(prefixes))
+	errs := make([]error, len(prefixes))
+	sem := make(chan struct{}, max(workers, 1))
+	var wg sync.WaitGroup
+	for i, pre := range prefixes {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			out[i], errs[i] = pl.ListPrefixes(ctx, pre, planEntries)
+			if errs[i] != nil {
+				errs[i] = fmt.Errorf("listing source level %q: %w", pre, errs[i])
+			}
+		}()
+	}
+	wg.Wait()
+	return out, errors.Join(errs...)
 }
 
 // rangesAt cuts the key space at the given prefixes, leaving out the

@@ -54,8 +54,9 @@ func (p costPhase) s3PerFile() float64 {
 // mappings do and prices every billed request (costMeter): 1,000 files in
 // steady state (notification mode), a backfill over those 1,000 known
 // files, 100 files trickling in one at a time, and 1,000 files found by
-// listing (the backfill lister run as a listing-mode stream, 10 passes of
-// 100 new files over the files already known). It asserts each per-file
+// listing (the stream redeployed in directory listing mode with
+// cloudFiles.useIncrementalListing=true: 10 passes of the scheduled
+// function, each finding 100 new keys after the files already known). It asserts each per-file
 // figure, prints one COST line and writes out/cost.json; with
 // UPDATE_DOCS=1 it rewrites the cost table in README.md.
 func TestCost(t *testing.T) {
