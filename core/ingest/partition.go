@@ -3,13 +3,10 @@ package ingest
 import (
 	"errors"
 	"fmt"
-	"math/big"
+	"github.com/tributary-io/tributary/core/ingest/hivepart"
 	"net/url"
-	"strconv"
 	"strings"
-	"time"
 
-	"github.com/tributary-io/tributary/core/formats/fileformat"
 	"github.com/tributary-io/tributary/core/options"
 
 	"github.com/tributary-io/tributary/core/schema"
@@ -17,9 +14,6 @@ import (
 
 // errMissingPartition marks a file whose path lacks a partition column.
 var errMissingPartition = errors.New("path lacks a partition value")
-
-// hiveDefaultPartition is the directory value Hive writes for null.
-const hiveDefaultPartition = "__HIVE_DEFAULT_PARTITION__"
 
 // partition is the Hive-style partition of one input file.
 type partition struct {
@@ -65,92 +59,23 @@ func (e *Engine) partitionOf(path string) (partition, error) {
 		if !ok {
 			return partition{}, fmt.Errorf("%w: %s has no %s=<value> directory", errMissingPartition, path, c)
 		}
-		if v == "" || v == hiveDefaultPartition {
+		if v == "" || v == hivepart.DefaultPartition {
 			p.values[c] = nil
-			dir.WriteString(escapePartitionPath(c) + "=" + hiveDefaultPartition + "/")
+			dir.WriteString(hivepart.Escape(c) + "=" + hivepart.DefaultPartition + "/")
 			continue
 		}
 		if t, typed := e.Config.PartitionTypes[c]; typed {
-			norm, err := partitionValue(t, v)
+			norm, err := hivepart.Value(t, v)
 			if err != nil {
 				return partition{}, fmt.Errorf("%w: %s: partition column %s: %w", errMissingPartition, path, c, err)
 			}
 			v = norm
 		}
 		p.values[c] = &v
-		dir.WriteString(escapePartitionPath(c) + "=" + escapePartitionPath(v) + "/")
+		dir.WriteString(hivepart.Escape(c) + "=" + hivepart.Escape(v) + "/")
 	}
 	p.dir = dir.String()
 	return p, nil
-}
-
-// errBadPartitionValue marks a partition directory value that does not
-// parse as its column's type.
-var errBadPartitionValue = errors.New("value does not parse as the column's type")
-
-// partitionValue parses a directory value as a partition column's type
-// and returns it in Delta's partition value form (protocol "Partition
-// Value Serialization"): numbers and booleans as written by Spark, dates
-// yyyy-MM-dd, timestamps as UTC ISO-8601 with microseconds and Z (as
-// delta-spark writes them), timestamp_ntz yyyy-MM-dd HH:mm:ss.SSSSSS.
-func partitionValue(t schema.Type, v string) (string, error) {
-	bad := fmt.Errorf("%w: %q is not a %s", errBadPartitionValue, v, schema.DDLType(t))
-	switch t := t.(type) {
-	case schema.DecimalType:
-		d, ok := fileformat.ParseDecimal(v, t)
-		if !ok {
-			return "", bad
-		}
-		return decimalString(d), nil
-	case schema.PrimitiveType:
-		switch t {
-		case schema.String:
-			return v, nil
-		case schema.Byte, schema.Short, schema.Integer, schema.Long:
-			n, ok := fileformat.ParseIntegral(t, strings.TrimSpace(v))
-			if !ok {
-				return "", bad
-			}
-			return fmt.Sprint(n), nil
-		case schema.Double, schema.Float:
-			bits := 64
-			if t == schema.Float {
-				bits = 32
-			}
-			f, err := strconv.ParseFloat(strings.TrimSpace(v), bits)
-			if err != nil {
-				return "", bad
-			}
-			return strconv.FormatFloat(f, 'g', -1, bits), nil
-		case schema.Boolean:
-			switch strings.ToLower(strings.TrimSpace(v)) {
-			case "true":
-				return "true", nil
-			case "false":
-				return "false", nil
-			}
-			return "", bad
-		case schema.DateType:
-			d, ok := fileformat.ParseDate(v)
-			if !ok {
-				return "", bad
-			}
-			return time.Unix(int64(d)*86400, 0).UTC().Format("2006-01-02"), nil
-		case schema.Timestamp:
-			ts, ok := fileformat.ParseTimestamp(v, false)
-			if !ok {
-				return "", bad
-			}
-			return ts.UTC().Format("2006-01-02T15:04:05.000000Z"), nil
-		case schema.TimestampNTZ:
-			ts, ok := fileformat.ParseTimestamp(v, true)
-			if !ok {
-				return "", bad
-			}
-			return ts.Format("2006-01-02 15:04:05.000000"), nil
-		}
-	}
-	return "", fmt.Errorf("partition columns cannot be %s", schema.DDLType(t))
 }
 
 // partitionTypes are the partition columns' types given by
@@ -175,7 +100,7 @@ func partitionTypes(s *options.Stream, cols []string) (map[string]schema.Type, e
 				if len(h.Path) != 1 || !strings.EqualFold(h.Path[0], c) {
 					continue
 				}
-				if _, err := partitionValue(h.Type, ""); errors.Is(err, errBadPartitionValue) || schema.EqualType(h.Type, schema.String) {
+				if _, err := hivepart.Value(h.Type, ""); errors.Is(err, hivepart.ErrBadValue) || schema.EqualType(h.Type, schema.String) {
 					out[c] = h.Type
 					continue
 				}
@@ -184,22 +109,6 @@ func partitionTypes(s *options.Stream, cols []string) (map[string]schema.Type, e
 		}
 	}
 	return out, nil
-}
-
-// escapePartitionPath escapes a partition name or value for a directory
-// name the way Hive and Spark do: %XX for control characters and
-// "#%'*/:=?\{[]^ (spaces and other characters are kept).
-func escapePartitionPath(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < 0x20 || c == 0x7f || strings.IndexByte("\"#%'*/:=?\\{[]^", c) >= 0 {
-			fmt.Fprintf(&b, "%%%02X", c)
-			continue
-		}
-		b.WriteByte(c)
-	}
-	return b.String()
 }
 
 // dataSchema is the table schema without the partition columns: what the
@@ -241,20 +150,4 @@ func (e *Engine) isPartitionColumn(name string) bool {
 		}
 	}
 	return false
-}
-
-// decimalString writes a decimal with its scale's digits ("-1.50").
-func decimalString(d schema.Decimal) string {
-	digits := new(big.Int).Abs(d.Unscaled).String()
-	sign := ""
-	if d.Unscaled.Sign() < 0 {
-		sign = "-"
-	}
-	if d.Scale <= 0 {
-		return sign + digits
-	}
-	for len(digits) <= d.Scale {
-		digits = "0" + digits
-	}
-	return sign + digits[:len(digits)-d.Scale] + "." + digits[len(digits)-d.Scale:]
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/tributary-io/tributary/core/ingest/hivepart"
 	"github.com/tributary-io/tributary/core/schema"
 	"io"
 	"slices"
@@ -15,54 +16,6 @@ import (
 	"github.com/tributary-io/tributary/core/parquetio"
 	"github.com/tributary-io/tributary/core/state"
 )
-
-func TestEscapePartitionPath(t *testing.T) {
-	for in, want := range map[string]string{
-		"2026-11-28": "2026-11-28",
-		"São Paulo":  "São Paulo",
-		"a/b":        "a%2Fb",
-		"x=y":        "x%3Dy",
-		"50%":        "50%25",
-		"t:1":        "t%3A1",
-	} {
-		if got := escapePartitionPath(in); got != want {
-			t.Errorf("escape(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
-func TestPartitionValue(t *testing.T) {
-	tests := []struct {
-		typ       schema.Type
-		in, want  string
-		wantError bool
-	}{
-		{schema.String, " a b ", " a b ", false},
-		{schema.Integer, "42", "42", false},
-		{schema.Integer, "4000000000", "", true},
-		{schema.Long, "4000000000", "4000000000", false},
-		{schema.Byte, "x", "", true},
-		{schema.Boolean, "TRUE", "true", false},
-		{schema.Boolean, "yes", "", true},
-		{schema.Double, "1.5", "1.5", false},
-		{schema.Float, "nope", "", true},
-		{schema.DateType, "2026-1-2", "2026-01-02", false},
-		{schema.DateType, "2026-13-01", "", true},
-		{schema.Timestamp, "2026-01-02 03:04:05+01:00", "2026-01-02T02:04:05.000000Z", false},
-		{schema.TimestampNTZ, "2026-01-02T03:04:05.5", "2026-01-02 03:04:05.500000", false},
-		{schema.TimestampNTZ, "2026-01-02T03:04:05Z", "", true},
-		{schema.DecimalType{Precision: 5, Scale: 2}, "-1.5", "-1.50", false},
-		{schema.DecimalType{Precision: 5, Scale: 2}, "0.05", "0.05", false},
-		{schema.DecimalType{Precision: 3, Scale: 2}, "12.5", "", true},
-		{schema.Binary, "x", "", true},
-	}
-	for _, tc := range tests {
-		got, err := partitionValue(tc.typ, tc.in)
-		if (err != nil) != tc.wantError || got != tc.want {
-			t.Errorf("partitionValue(%s, %q) = %q, %v; want %q (error %v)", tc.typ, tc.in, got, err, tc.want, tc.wantError)
-		}
-	}
-}
 
 // TestPartitionNullsAndTypes: empty values and __HIVE_DEFAULT_PARTITION__
 // are null partition values (their rows kept), a typed column's values
@@ -181,7 +134,7 @@ func TestPartitionColumns(t *testing.T) {
 		if date == nil || city == nil {
 			t.Fatalf("file %s: null partition value %v", key, add.PartitionValues)
 		}
-		dir := "date=" + escapePartitionPath(*date) + "/city=" + escapePartitionPath(*city) + "/"
+		dir := "date=" + hivepart.Escape(*date) + "/city=" + hivepart.Escape(*city) + "/"
 		if !strings.HasPrefix(key, dir) {
 			t.Fatalf("file %s not under %s", key, dir)
 		}

@@ -3,10 +3,9 @@ package ingest
 import (
 	"context"
 	"fmt"
+	"github.com/tributary-io/tributary/core/ingest/hivepart"
 	"slices"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/tributary-io/tributary/core/schema"
 )
@@ -34,7 +33,7 @@ func (e *Engine) newPartitionBy(in *schema.StructType) (*partitionBy, error) {
 			return nil, fmt.Errorf("option partitionBy: column %s is not in the stream's schema", c)
 		}
 		t := in.Fields[i].Type
-		if !partitionable(t) {
+		if !hivepart.Supported(t) {
 			return nil, fmt.Errorf("option partitionBy: column %s is %s: a partition column is STRING, a number, BOOLEAN, DATE, TIMESTAMP, TIMESTAMP_NTZ or DECIMAL", c, schema.DDLType(t))
 		}
 		pb.cols, pb.types, pb.idx = append(pb.cols, in.Fields[i].Name), append(pb.types, t), append(pb.idx, i)
@@ -79,14 +78,14 @@ func (pb *partitionBy) split(base partition, rows [][]any) ([]partition, [][][]a
 		var dir strings.Builder
 		dir.WriteString(base.dir)
 		for j, c := range pb.cols {
-			s, ok := partitionString(pb.types[j], r[pb.idx[j]])
+			s, ok := hivepart.Format(pb.types[j], r[pb.idx[j]])
 			if !ok {
 				p.values[c] = nil
-				dir.WriteString(escapePartitionPath(c) + "=" + hiveDefaultPartition + "/")
+				dir.WriteString(hivepart.Escape(c) + "=" + hivepart.DefaultPartition + "/")
 				continue
 			}
 			p.values[c] = &s
-			dir.WriteString(escapePartitionPath(c) + "=" + escapePartitionPath(s) + "/")
+			dir.WriteString(hivepart.Escape(c) + "=" + hivepart.Escape(s) + "/")
 		}
 		p.dir = dir.String()
 		g, ok := at[p.dir]
@@ -104,38 +103,6 @@ func (pb *partitionBy) split(base partition, rows [][]any) ([]partition, [][][]a
 	return parts, groups
 }
 
-// partitionString serialises a value as a Delta partition value (false:
-// NULL), in the forms partitionValue writes.
-func partitionString(t schema.Type, v any) (string, bool) {
-	switch x := v.(type) {
-	case nil:
-		return "", false
-	case string:
-		if x == "" {
-			return "", false // Spark writes an empty string partition as NULL
-		}
-		return x, true
-	case bool:
-		return strconv.FormatBool(x), true
-	case int8, int16, int32, int64, int:
-		return fmt.Sprint(x), true
-	case float32:
-		return strconv.FormatFloat(float64(x), 'g', -1, 32), true
-	case float64:
-		return strconv.FormatFloat(x, 'g', -1, 64), true
-	case schema.Date:
-		return time.Unix(int64(x)*86400, 0).UTC().Format("2006-01-02"), true
-	case schema.Decimal:
-		return decimalString(x), true
-	case time.Time:
-		if schema.EqualType(t, schema.TimestampNTZ) {
-			return x.Format("2006-01-02 15:04:05.000000"), true
-		}
-		return x.UTC().Format("2006-01-02T15:04:05.000000Z"), true
-	}
-	return fmt.Sprint(v), true
-}
-
 // writeSplit writes rows of one source partition into the partitions
 // their values choose.
 func (fw *fileWriter) writeSplit(ctx context.Context, base partition, rows [][]any) error {
@@ -146,21 +113,6 @@ func (fw *fileWriter) writeSplit(ctx context.Context, base partition, rows [][]a
 		}
 	}
 	return nil
-}
-
-// partitionable reports whether a partition value can carry type t.
-func partitionable(t schema.Type) bool {
-	switch t := t.(type) {
-	case schema.DecimalType:
-		return true
-	case schema.PrimitiveType:
-		switch t {
-		case schema.String, schema.Byte, schema.Short, schema.Integer, schema.Long, schema.Float, schema.Double,
-			schema.Boolean, schema.DateType, schema.Timestamp, schema.TimestampNTZ:
-			return true
-		}
-	}
-	return false
 }
 
 // tablePartitions are the table's partition columns: cloudFiles.partitionColumns
