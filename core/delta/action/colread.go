@@ -35,10 +35,17 @@ type colCursor struct {
 	// row is the index of the current row in the row group (-1 before
 	// the first).
 	row int64
-	// cur is the current row's value (non-repeated columns); vals the
-	// current row's values (repeated columns).
-	cur  parquet.Value
+	// buf[cur] is the current row's value (non-repeated columns); vals
+	// the current row's values (repeated columns).
+	cur  int
 	vals []parquet.Value
+	// fills counts the refills of buf; arena holds the bytes of every
+	// defined value of buf (refill arenaFill) back to back, value j at
+	// arena[arenaAt[j]:arenaAt[j+1]]: the strings of a column share one
+	// allocation per refill instead of one each.
+	fills, arenaFill int
+	arena            string
+	arenaAt          []int32
 }
 
 // fill makes buf[i] the next value; false at the end of the chunk or on
@@ -51,6 +58,7 @@ func (c *colCursor) fill() bool {
 		if c.vr != nil {
 			n, err := c.vr.ReadValues(c.buf)
 			c.i, c.n = 0, n
+			c.fills++
 			if errors.Is(err, io.EOF) {
 				c.vr = nil
 			} else if err != nil {
@@ -116,13 +124,14 @@ func (c *colCursor) next(keep bool) error {
 	if !c.fill() {
 		return c.endErr()
 	}
-	v := c.buf[c.i]
-	c.i++
 	c.row++
 	if !c.repeated {
-		c.cur = v
+		c.cur = c.i
+		c.i++
 		return nil
 	}
+	v := c.buf[c.i]
+	c.i++
 	if v.RepetitionLevel() != 0 {
 		return fmt.Errorf("column %d: a row starts with repetition level %d", c.leaf.col, v.RepetitionLevel())
 	}
@@ -150,7 +159,10 @@ func (c *colCursor) def() int {
 		}
 		return int(c.vals[0].DefinitionLevel())
 	}
-	return int(c.cur.DefinitionLevel())
+	if c.row < 0 {
+		return 0
+	}
+	return int(c.buf[c.cur].DefinitionLevel())
 }
 
 // value returns the current row's value when it is defined and not null.
@@ -158,14 +170,16 @@ func (c *colCursor) value() (parquet.Value, bool) {
 	if c == nil || c.allNull {
 		return parquet.Value{}, false
 	}
-	v := c.cur
-	if c.repeated {
-		if len(c.vals) == 0 {
-			return parquet.Value{}, false
-		}
-		v = c.vals[0]
+	var v *parquet.Value
+	switch {
+	case c.repeated && len(c.vals) > 0:
+		v = &c.vals[0]
+	case !c.repeated && c.row >= 0:
+		v = &c.buf[c.cur]
+	default:
+		return parquet.Value{}, false
 	}
-	return v, int(v.DefinitionLevel()) == c.leaf.maxDef && !v.IsNull()
+	return *v, int(v.DefinitionLevel()) == c.leaf.maxDef && !v.IsNull()
 }
 
 func (c *colCursor) str() string {
@@ -173,7 +187,37 @@ func (c *colCursor) str() string {
 	if !ok {
 		return ""
 	}
-	return string(v.ByteArray())
+	if c.repeated {
+		return string(v.ByteArray())
+	}
+	if c.arenaFill != c.fills || c.arenaAt == nil {
+		c.fillArena()
+	}
+	return c.arena[c.arenaAt[c.cur]:c.arenaAt[c.cur+1]]
+}
+
+// fillArena copies the defined byte array values of buf into one string.
+func (c *colCursor) fillArena() {
+	if cap(c.arenaAt) < c.n+1 {
+		c.arenaAt = make([]int32, c.n+1)
+	}
+	c.arenaAt = c.arenaAt[:c.n+1]
+	size := 0
+	for j := range c.buf[:c.n] {
+		if v := &c.buf[j]; int(v.DefinitionLevel()) == c.leaf.maxDef && !v.IsNull() {
+			size += len(v.ByteArray())
+		}
+	}
+	var b strings.Builder
+	b.Grow(size)
+	for j := range c.buf[:c.n] {
+		c.arenaAt[j] = int32(b.Len())
+		if v := &c.buf[j]; int(v.DefinitionLevel()) == c.leaf.maxDef && !v.IsNull() {
+			b.Write(v.ByteArray())
+		}
+	}
+	c.arenaAt[c.n] = int32(b.Len())
+	c.arena, c.arenaFill = b.String(), c.fills
 }
 
 func (c *colCursor) i64() (int64, bool) {
@@ -195,7 +239,9 @@ func (c *colCursor) i64p() *int64 {
 	if !ok {
 		return nil
 	}
-	return &n
+	p := new(int64) // allocated only here (&n would put n on the heap on every call)
+	*p = n
+	return p
 }
 
 func (c *colCursor) boolean() bool {
@@ -265,7 +311,10 @@ func strListOf(c *colCursor) []string {
 	}
 	vals := c.vals
 	if !c.repeated {
-		vals = []parquet.Value{c.cur}
+		if c.row < 0 {
+			return nil
+		}
+		vals = c.buf[c.cur : c.cur+1]
 	}
 	var out []string
 	for _, v := range vals {

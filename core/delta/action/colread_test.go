@@ -461,3 +461,48 @@ func FuzzReadParquet(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkReadParquet decodes a checkpoint of 10,000 adds (path,
+// partition values, size, stats) with the column reader and with the row
+// reader it replaced.
+func BenchmarkReadParquet(b *testing.B) {
+	rows := make([]tRow, 0, 10002)
+	rows = append(rows, tRow{Protocol: &struct {
+		MinReaderVersion *int32   `parquet:"minReaderVersion,optional"`
+		MinWriterVersion *int32   `parquet:"minWriterVersion,optional"`
+		ReaderFeatures   []string `parquet:"readerFeatures,optional,list"`
+		WriterFeatures   []string `parquet:"writerFeatures,optional,list"`
+	}{MinReaderVersion: ptrOf(int32(1)), MinWriterVersion: ptrOf(int32(2))}})
+	for i := range 10000 {
+		rows = append(rows, tRow{Add: &tAdd{Path: ptrOf(fmt.Sprintf("part-%06d-%04d.parquet", i/1000, i%1000)), PartitionValues: map[string]*string{},
+			Size: ptrOf(int64(1000)), ModificationTime: ptrOf(int64(1)), DataChange: ptrOf(false),
+			Stats: ptrOf(`{"numRecords":10,"minValues":{"a":1},"maxValues":{"a":10},"nullCount":{"a":0}}`)}})
+	}
+	var buf bytes.Buffer
+	w := parquet.NewGenericWriter[tRow](&buf, parquet.Compression(&parquet.Snappy))
+	if _, err := w.Write(rows); err != nil {
+		b.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		b.Fatal(err)
+	}
+	for _, r := range []struct {
+		name string
+		read func([]byte, func(Action) error) error
+	}{{"columns", ReadParquet}, {"rows", ReadParquetRows}} {
+		b.Run(r.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				n := 0
+				if err := r.read(buf.Bytes(), func(a Action) error {
+					if a.Add != nil {
+						n++
+					}
+					return nil
+				}); err != nil || n != 10000 {
+					b.Fatalf("%d adds, %v", n, err)
+				}
+			}
+		})
+	}
+}
