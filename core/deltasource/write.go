@@ -278,7 +278,10 @@ func (s *Source) commit(ctx context.Context, p *Plan, out *output) (delta.Commit
 		acts = append(acts, delta.Action{CommitInfo: ci})
 		return acts, nil
 	}
-	res, err := s.Sink.CommitTxnFrom(ctx, s.snap, s.Config.appID(), p.BatchID, build)
+	// lastCommitted listed the sink's log for this batch: the commit goes
+	// straight to the put-if-absent (a writer since makes it fail, which
+	// brings s.snap up to date and runs build again).
+	res, err := s.Sink.CommitTxnAt(ctx, s.snap, s.Config.appID(), p.BatchID, build)
 	if mp != nil && (err != nil || res.AlreadyCommitted) {
 		mp.Discard(context.WithoutCancel(ctx), s.sinkFiles())
 	}
@@ -288,6 +291,9 @@ func (s *Source) commit(ctx context.Context, p *Plan, out *output) (delta.Commit
 	if err != nil {
 		s.snap = nil
 		return res, fmt.Errorf("committing to the sink Delta table: %w", err)
+	}
+	if res.Snapshot != nil {
+		s.snap = res.Snapshot // a new sink table's first version too
 	}
 	if !res.AlreadyCommitted {
 		s.maybeCheckpoint(ctx, res.Version)
