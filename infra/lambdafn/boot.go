@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 
 	"github.com/aws/aws-sdk-go-v2/service/glue"
+	"github.com/aws/aws-sdk-go-v2/service/lambda"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
 
@@ -69,6 +70,9 @@ func BootFrom(ctx context.Context, getenv func(string) string, opts ...awsclient
 		app.QueueDepth = func(ctx context.Context) (int64, error) {
 			return sqskick.ApproximateDepth(ctx, client, q)
 		}
+	}
+	if app.Fanout, err = FanoutFrom(getenv, lambda.NewFromConfig(awsCfg)); err != nil {
+		return nil, err
 	}
 	if db := getenv(EnvGlueDatabase); db != "" {
 		app.Catalog = &gluecatalog.Catalog{Client: glue.NewFromConfig(awsCfg), Database: db}

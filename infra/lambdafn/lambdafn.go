@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tributary-io/tributary/core/ingest/fanout"
 	"github.com/tributary-io/tributary/core/options"
 	"github.com/tributary-io/tributary/events"
 	"github.com/tributary-io/tributary/infra/gluecatalog"
@@ -88,6 +89,11 @@ type App struct {
 	// QueueDepth, when set, reports the events queue's approximate depth
 	// for the progress records (approximateQueueSize).
 	QueueDepth func(ctx context.Context) (int64, error)
+
+	// Fanout, when set, splits the wide batches of file streams into
+	// shares converted by parallel invocations of the commit function
+	// (EnvMaxConverters, convert.go).
+	Fanout *fanout.Config
 
 	// Catalog, when set, registers each stream's table in the Glue Data
 	// Catalog (EnvGlueDatabase).
@@ -316,6 +322,9 @@ func (a *App) stream(ctx context.Context, id string) (*streams.Stream, error) {
 			s.Close()
 			return nil, fmt.Errorf("stream %q: asking for a commit run after registering its plans' files in a new state table: %w", id, err)
 		}
+	}
+	if s.Engine != nil && s.Engine.Runner == nil {
+		s.Engine.Fanout = a.Fanout
 	}
 	if a.opened == nil {
 		a.opened = map[string]*streams.Stream{}

@@ -35,7 +35,9 @@ type ResetQueued struct {
 }
 
 // HandleCommitInvoke is the commit function's entry point. An SQS event
-// (the kick queue's event source mapping) goes to HandleCommit. A manual
+// (the kick queue's event source mapping) goes to HandleCommit; a
+// ConvertRequest (the function invoking itself to convert one share of a
+// batch, EnvMaxConverters) to HandleConvert. A manual
 // invocation with a ResetRequest does not reset anything itself: it sends
 // the reset as a kick to the stream's FIFO group, so that it runs between
 // two commit runs of the stream and never beside one (the group delivers
@@ -54,6 +56,13 @@ func (a *App) HandleCommitInvoke(ctx context.Context, payload json.RawMessage) (
 			return nil, fmt.Errorf("%w: SQS event: %v", ErrBadInvocation, err)
 		}
 		return a.HandleCommit(ctx, ev)
+	}
+	if probe.Action == ActionConvert {
+		var req ConvertRequest
+		if err := json.Unmarshal(payload, &req); err != nil {
+			return nil, fmt.Errorf("%w: convert: %v", ErrBadInvocation, err)
+		}
+		return a.HandleConvert(ctx, req.Request)
 	}
 	return a.QueueReset(ctx, probe.ResetRequest)
 }
