@@ -77,10 +77,10 @@ func TestFanoutFrom(t *testing.T) {
 // state file admits one opener, so the converters share the committer's
 // App here; tests/e2e runs them as separate instances on DynamoDB.)
 type appInvoker struct {
-	app    *App
-	mu     sync.Mutex
-	calls  []fanout.Request
-	fail   func(req fanout.Request) bool
+	app   *App
+	mu    sync.Mutex
+	calls []fanout.Request
+	fail  func(req fanout.Request) bool
 }
 
 func (iv *appInvoker) Invoke(ctx context.Context, in *lambda.InvokeInput, _ ...func(*lambda.Options)) (*lambda.InvokeOutput, error) {
