@@ -20,9 +20,13 @@ const (
 	DefaultBackfillInterval    = "rate(1 day)"
 	DefaultMaintenanceSchedule = "rate(1 day)"
 	// DefaultTriggerInterval is the processingTime trigger in seconds.
-	DefaultTriggerInterval                = 60
-	DefaultCleanSourceMoveDestination     = "archive/"
-	DefaultCommitMemorySize               = 2048
+	DefaultTriggerInterval            = 60
+	DefaultCleanSourceMoveDestination = "archive/"
+	DefaultCommitMemorySize           = 2048
+	// DefaultMaxConverters is 1: no fan-out.
+	DefaultMaxConverters = 1
+	// DefaultConverterBytes is the input bytes one converter takes (128 MiB).
+	DefaultConverterBytes                 = 134217728
 	DefaultQueueDepthAlarmThreshold       = 10000
 	DefaultQueueAgeAlarmSeconds           = 1800
 	DefaultFilesOutstandingAlarmThreshold = 10000
@@ -144,6 +148,14 @@ type StreamProps struct {
 	GlueDatabase string
 	// CommitMemorySize is the commit function's memory in MB, 512-10240 (0 = 2048).
 	CommitMemorySize int
+	// MaxConverters bounds the parallel converters of one batch: the commit
+	// function splits a batch of more than ConverterBytes into shares and
+	// invokes itself once per share, then commits them in one Delta version
+	// (0 = 1: no fan-out; at most 64). The template's MaxConverters.
+	MaxConverters int
+	// ConverterBytes is the input bytes one converter takes (0 = 128 MiB,
+	// at least 1 MiB). The template's ConverterBytes.
+	ConverterBytes int
 	// KmsKeyArn is an optional customer-managed key for the queues, the
 	// state table, the alarm topic and a created bucket ("" = AWS-owned keys).
 	KmsKeyArn string
@@ -372,6 +384,18 @@ func (p *StreamProps) resolve() (*resolved, error) {
 	}
 	if r.CommitMemorySize < 512 || r.CommitMemorySize > 10240 {
 		return nil, bad("CommitMemorySize", "%d: between 512 and 10240", r.CommitMemorySize)
+	}
+	if r.MaxConverters == 0 {
+		r.MaxConverters = DefaultMaxConverters
+	}
+	if r.MaxConverters < 1 || r.MaxConverters > 64 {
+		return nil, bad("MaxConverters", "%d: between 1 and 64", r.MaxConverters)
+	}
+	if r.ConverterBytes == 0 {
+		r.ConverterBytes = DefaultConverterBytes
+	}
+	if r.ConverterBytes < 1<<20 {
+		return nil, bad("ConverterBytes", "%d: at least 1048576 (1 MiB)", r.ConverterBytes)
 	}
 	if r.QueueDepthAlarmThreshold == 0 {
 		r.QueueDepthAlarmThreshold = DefaultQueueDepthAlarmThreshold

@@ -28,6 +28,8 @@ func (s *Stream) functions(r *resolved, roles map[string]awsiam.Role, logs map[s
 		"TRIBUTARY_EVENTS_QUEUE_URL":  s.EventsQueue.QueueUrl(),
 		"TRIBUTARY_KICK_QUEUE_URL":    s.KickQueue.QueueUrl(),
 		"TRIBUTARY_TRIGGER_INTERVAL":  jsii.String(strconv.Itoa(r.triggerInterval)),
+		"TRIBUTARY_MAX_CONVERTERS":    jsii.String(strconv.Itoa(r.MaxConverters)),
+		"TRIBUTARY_CONVERTER_BYTES":   jsii.String(strconv.Itoa(r.ConverterBytes)),
 		"TRIBUTARY_OPTIONS":           jsii.String(r.options()),
 		"TRIBUTARY_EXTRA_OPTIONS":     jsii.String(r.extraOptions()),
 		"TRIBUTARY_METRICS_NAMESPACE": jsii.String(MetricsNamespace),
@@ -70,6 +72,19 @@ func (s *Stream) functions(r *resolved, roles map[string]awsiam.Role, logs map[s
 	s.DiscoveryFunction = fn("discovery", "registers files from S3 event notifications", 256, 60)
 	s.BackfillFunction = fn("backfill", "lists the source and registers files whose events were lost", 512, 900)
 	s.CommitFunction = fn("commit", "plans batches, writes Parquet, commits the Delta log", r.CommitMemorySize, 900)
+	if r.MaxConverters > 1 {
+		// Fan-out: the commit function invokes itself once per share. A
+		// policy of its own (as the template's CommitSelfInvokePolicy): the
+		// role's inline policy cannot name the function that uses the role.
+		doc := awsiam.NewPolicyDocument(&awsiam.PolicyDocumentProps{Statements: &[]awsiam.PolicyStatement{
+			stmt("InvokeConverters", []string{"lambda:InvokeFunction"}, []string{*s.CommitFunction.FunctionArn()}, nil),
+		}})
+		awsiam.NewCfnPolicy(s.Construct, jsii.String("CommitSelfInvokePolicy"), &awsiam.CfnPolicyProps{
+			PolicyName:     jsii.String("commit-fanout"),
+			Roles:          &[]*string{roles["commit"].RoleName()},
+			PolicyDocument: doc,
+		})
+	}
 	s.MaintenanceFunction = fn("maintenance", "compacts, cleans the log of and vacuums the Delta table", 1024, 900)
 
 	// Event sources as SAM expands them. The L2 SqsEventSource would also

@@ -69,7 +69,7 @@ func testStreams() []testStream {
 				Notifications:      NotifyEventBridge,
 				MaxFilesPerTrigger: 50, BackfillInterval: "rate(6 hours)", MaintenanceSchedule: "cron(0 3 * * ? *)", TriggerInterval: -1, TableBucket: "tributary-test-lake",
 				TablePrefix: "clicks/", CleanSource: "DELETE", IgnoreCorruptFiles: true, IgnoreMissingFiles: true,
-				ExtraOptions: map[string]string{"header": "true"}, CommitMemorySize: 4096,
+				ExtraOptions: map[string]string{"header": "true"}, CommitMemorySize: 4096, MaxConverters: 8, ConverterBytes: 64 << 20,
 				QueueDepthAlarmThreshold: 7, QueueAgeAlarmSeconds: 60, FilesOutstandingAlarmThreshold: 9,
 				CommitStalledAlarmSeconds: 120, LogRetentionDays: 90, StateTableDeletionProtection: &off,
 				CodeDir: dist,
@@ -79,7 +79,7 @@ func testStreams() []testStream {
 				"Notifications":      "EventBridge",
 				"MaxFilesPerTrigger": "50", "BackfillInterval": "rate(6 hours)", "MaintenanceSchedule": "cron(0 3 * * ? *)", "TriggerInterval": "0", "TableBucket": "tributary-test-lake",
 				"TablePrefix": "clicks/", "CleanSource": "DELETE", "IgnoreCorruptFiles": "true", "IgnoreMissingFiles": "true",
-				"ExtraOptions": `{"header":"true"}`, "CommitMemorySize": "4096",
+				"ExtraOptions": `{"header":"true"}`, "CommitMemorySize": "4096", "MaxConverters": "8", "ConverterBytes": "67108864",
 				"QueueDepthAlarmThreshold": "7", "QueueAgeAlarmSeconds": "60", "FilesOutstandingAlarmThreshold": "9",
 				"CommitStalledAlarmSeconds": "120", "LogRetentionDays": "90", "StateTableDeletionProtection": "false",
 			},
@@ -172,10 +172,13 @@ func TestStream(t *testing.T) {
 			"AWS::IAM::Role": 4, "AWS::Logs::LogGroup": 4, "AWS::Lambda::Permission": 2,
 			"AWS::SNS::Topic": 1, "AWS::CloudWatch::Dashboard": 1,
 			// No grant-made policy, no notification custom resource, no log-retention function.
-			"AWS::IAM::Policy": 0, "Custom::S3BucketNotifications": 0, "Custom::LogRetention": 0,
+			"Custom::S3BucketNotifications": 0, "Custom::LogRetention": 0,
 		} {
 			tpl.ResourceCountIs(jsii.String(typ), jsii.Number(per*n))
 		}
+		// No grant-made policy: only Clicks' fan-out policy (MaxConverters 8).
+		tpl.ResourceCountIs(jsii.String("AWS::IAM::Policy"), jsii.Number(1))
+		tpl.HasResourceProperties(jsii.String("AWS::IAM::Policy"), map[string]any{"PolicyName": "commit-fanout"})
 		// 18 per stack, and the two streams of Landing and Fleet have 2 each of their own.
 		tpl.ResourceCountIs(jsii.String("AWS::CloudWatch::Alarm"), jsii.Number(18*n+2*2+2*2))
 		for _, id := range []string{"a", "b", "x", "y.z"} {
@@ -664,6 +667,8 @@ func TestValidate(t *testing.T) {
 		{"move destination", func(p *StreamProps) { p.CleanSourceMoveDestination = "/abs/" }, "CleanSourceMoveDestination"},
 		{"bad records prefix", func(p *StreamProps) { p.BadRecordsPrefix = "bad" }, "BadRecordsPrefix"},
 		{"memory", func(p *StreamProps) { p.CommitMemorySize = 128 }, "CommitMemorySize"},
+		{"too many converters", func(p *StreamProps) { p.MaxConverters = 65 }, "MaxConverters"},
+		{"tiny converter bytes", func(p *StreamProps) { p.ConverterBytes = 1000 }, "ConverterBytes"},
 		{"table bucket", func(p *StreamProps) { p.TableBucket = "x" }, "TableBucket"},
 		{"streams document in SSM", func(p *StreamProps) { p.StreamsConfigParameter = "/t/s:3"; p.StreamAlarmIds = []string{"a"} }, ""},
 		{"SSM document without alarm ids", func(p *StreamProps) { p.StreamsConfigParameter = "/t/s" }, "StreamAlarmIds"},
