@@ -12,7 +12,9 @@
 // the stream adopts the column instead of needing a full refresh.
 // TestReplaceWhereReadBack runs selective overwrites (replaceWhere, one
 // crashing between write and commit) and reads the table back with both
-// engines.
+// engines; TestReplaceWhereMatchesSpark compares Tributary's replaceWhere
+// with Spark's on the same rows for a set of predicates
+// (spark_replace.py).
 //
 // The package has no non-test code.
 package sinkmode
