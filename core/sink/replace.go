@@ -93,14 +93,13 @@ func (m ReplaceMetrics) Map() map[string]any {
 
 // fileCols maps the bound columns to a data file's values.
 type fileCols struct {
-	cols   []predicate.Column
-	idx    []int // data column index in the file, or -1
-	part   []any // partition value (idx < 0)
-	isPart []bool
+	cols []predicate.Column
+	idx  []int // data column index in the file, or -1
+	part []any // partition value (idx < 0)
 }
 
 func newFileCols(cols []predicate.Column, used []int, sch *schema.StructType, a *delta.Add) (*fileCols, error) {
-	fc := &fileCols{cols: cols, idx: make([]int, len(cols)), part: make([]any, len(cols)), isPart: make([]bool, len(cols))}
+	fc := &fileCols{cols: cols, idx: make([]int, len(cols)), part: make([]any, len(cols))}
 	for i := range fc.idx {
 		fc.idx[i] = -1
 	}
@@ -116,7 +115,6 @@ func newFileCols(cols []predicate.Column, used []int, sch *schema.StructType, a 
 			if !strings.EqualFold(name, c.Name) {
 				continue
 			}
-			fc.isPart[i] = true
 			if v != nil {
 				pv, err := scan.PartitionValue(*v, c.Type)
 				if err != nil {
