@@ -11,6 +11,7 @@ import (
 	"iter"
 	"log/slog"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/tributary-io/tributary/core/objstore"
@@ -189,6 +190,10 @@ type Registrar struct {
 	// Logger receives a warning for each entry recorded as SKIPPED at
 	// discovery (slog.Default when nil).
 	Logger *slog.Logger
+
+	// cursorSeen is set once Pass has opened the listing cursor: later
+	// passes of a warm process read it without creating it first.
+	cursorSeen atomic.Bool
 }
 
 // RegisterAll registers every file the sequence yields and counts the new

@@ -109,8 +109,15 @@ func (r *Registrar) Pass(ctx context.Context, o PassOptions) (Result, error) {
 	var cur Cursor
 	if useCursor {
 		var err error
-		if cur, err = openCursor(ctx, o.Checkpoint); err != nil {
-			return Result{}, err
+		if r.cursorSeen.Load() {
+			// This process has read or written it: it exists (a plain
+			// GET), unless a reset deleted the checkpoint since.
+			cur, err = ReadCursor(ctx, o.Checkpoint)
+		}
+		if !r.cursorSeen.Load() || err != nil {
+			if cur, err = openCursor(ctx, o.Checkpoint); err != nil {
+				return Result{}, err
+			}
 		}
 	}
 	pass := cur.Pass
@@ -122,6 +129,9 @@ func (r *Registrar) Pass(ctx context.Context, o PassOptions) (Result, error) {
 			return Result{}, err
 		}
 		pass = &Pass{Incremental: o.Incremental, Parts: parts, Started: now().UTC()}
+	}
+	if useCursor {
+		r.cursorSeen.Store(true)
 	}
 	pass.Runs++
 	run := passRun{r: r, o: o, now: now, pass: pass, cur: cur, lastSave: now()}

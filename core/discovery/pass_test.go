@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"iter"
 	"slices"
 	"strings"
@@ -393,5 +394,55 @@ func TestPlanBoundsLevelListing(t *testing.T) {
 	res, err := r.Pass(ctx, PassOptions{Source: mem, Workers: 4})
 	if err != nil || res.New != 3*planEntries+2 {
 		t.Fatalf("pass = %+v, %v", res, err)
+	}
+}
+
+// s3LikeCheckpoint answers a GET of a missing key with access denied, as
+// S3 does without s3:ListBucket, and counts conditional puts.
+type s3LikeCheckpoint struct {
+	*memstore.Store
+	conditional int
+}
+
+var errAccessDenied = errors.New("AccessDenied")
+
+func (c *s3LikeCheckpoint) Get(ctx context.Context, key string) (io.ReadCloser, error) {
+	rc, err := c.Store.Get(ctx, key)
+	if errors.Is(err, objstore.ErrNotFound) {
+		return nil, errAccessDenied
+	}
+	return rc, err
+}
+
+func (c *s3LikeCheckpoint) PutIfAbsent(ctx context.Context, key string, r io.Reader) error {
+	c.conditional++
+	return c.Store.PutIfAbsent(ctx, key, r)
+}
+
+// TestPassCursorWithoutListBucket: the cursor is created with a
+// conditional put (never read while missing), once per process; a cursor
+// deleted since (a reset) is created again.
+func TestPassCursorWithoutListBucket(t *testing.T) {
+	ctx := t.Context()
+	src, want := datedSource(t, 1, 2)
+	cp := &s3LikeCheckpoint{Store: memstore.New()}
+	r := &Registrar{State: newCountingState(), Stream: "s"}
+	o := PassOptions{Source: src, Checkpoint: cp, Workers: 2, StopAt: time.Now().Add(time.Hour)}
+	for range 3 {
+		if res, err := r.Pass(ctx, o); err != nil || res.Listed != len(want) {
+			t.Fatalf("pass = %+v, %v", res, err)
+		}
+	}
+	if cp.conditional != 1 {
+		t.Errorf("%d conditional puts of the cursor over 3 passes of one process, want 1", cp.conditional)
+	}
+	if err := cp.Delete(ctx, CursorKey); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Pass(ctx, o); err != nil {
+		t.Fatalf("pass after the cursor was deleted: %v", err)
+	}
+	if cp.conditional != 2 {
+		t.Errorf("the deleted cursor was not created again (%d conditional puts)", cp.conditional)
 	}
 }

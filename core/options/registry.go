@@ -163,7 +163,7 @@ func registry() map[string]*optSpec {
 		doc(boolOpt("cloudFiles.includeExistingFiles", scopeCloudFiles, func(s *Stream) *bool { return &s.CloudFiles.IncludeExistingFiles }),
 			"true", "Whether files already present when the stream first starts are ingested; false ingests only files modified after the first start."),
 		doc(boolOpt("cloudFiles.useNotifications", scopeCloudFiles, func(s *Stream) *bool { return &s.CloudFiles.UseNotifications }),
-			"false", "File notification mode (S3 events through SQS) instead of directory listing; the deployed functions use it, the CLI lists."),
+			"false", "File notification mode (S3 events through SQS) instead of directory listing; the CLI only lists; the deployed functions run both (false: the scheduled function lists the source and the events are ignored)."),
 		doc(optSpec{
 			name: "cloudFiles.useIncrementalListing", scope: scopeCloudFiles,
 			set: func(s *Stream, v string) error {
@@ -177,7 +177,7 @@ func registry() map[string]*optSpec {
 			get: func(s *Stream) (string, bool) {
 				return s.CloudFiles.UseIncrementalListing, s.CloudFiles.UseIncrementalListing != ""
 			},
-		}, "auto", "Directory listing mode: true lists only keys after the last key the previous listing saw (for lexically ordered keys; a file added under an earlier key is never found); false lists everything; auto lists everything (Tributary does not guess the order). Backfill always lists everything."),
+		}, "auto", "Directory listing mode: true lists only keys after the last key the previous listing saw (for lexically ordered keys; a file added under an earlier key is never found); false lists everything; auto lists everything (Tributary does not guess the order). In the CLI and the deployed scheduled function; the backfill of a notification-mode stream always lists everything."),
 		refusedOpt("cloudFiles.queueUrl", scopeCloudFiles, nil, "the deployed stack creates and wires its own events queue (template.yaml); an existing queue cannot be named"),
 		refusedOpt("cloudFiles.fetchParallelism", scopeCloudFiles, nil, "the Lambda event source mapping polls the queue; scale it with the template's batch settings"),
 		doc(boolOpt("cloudFiles.allowOverwrites", scopeCloudFiles, func(s *Stream) *bool { return &s.CloudFiles.AllowOverwrites }),

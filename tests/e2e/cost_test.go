@@ -219,7 +219,7 @@ func TestCost(t *testing.T) {
 		target, ceiling float64
 	}{
 		{"notification $/M files", steady.perMillion(), 1.60, 3.60},
-		{"listing $/M files", listing.perMillion(), 1.10, 6.5},
+		{"listing $/M files", listing.perMillion(), 1.10, 3.6},
 		{"steady WRU per file (GSI included)", steady.wruPerFile(), 1.0, 4.01},
 		{"steady S3 requests per file (besides the source GET)", steady.s3PerFile(), 0.02, 0.02},
 		{"steady source GETs per file", float64(steady.Bill.SourceGets) / float64(steady.Files), 1, 1},
