@@ -11,6 +11,7 @@ import (
 
 	"github.com/tributary-io/tributary/core/formats/datetimefmt"
 	"github.com/tributary-io/tributary/core/formats/fileformat"
+	"github.com/tributary-io/tributary/core/formats/jsonfmt/jsonlines"
 	"github.com/tributary-io/tributary/core/schema"
 )
 
@@ -189,25 +190,25 @@ func (in *inferrer) Add(ctx context.Context, path string, r io.Reader) error {
 		return fmt.Errorf("jsonfmt: %s: %w (%d bytes)", path, fileformat.ErrSampleFull, in.max)
 	}
 	cr := &countingReader{r: r}
-	lr, err := newLineReader(cr, in.opts.Text)
+	lr, err := jsonlines.New(cr, in.opts.Text)
 	if err != nil {
 		return fmt.Errorf("jsonfmt: %s: %w", path, err)
 	}
-	if lr.whole, err = multiLine(in.opts.Options); err != nil {
+	if lr.Whole, err = multiLine(in.opts.Options); err != nil {
 		return fmt.Errorf("jsonfmt: %s: %w", path, err)
 	}
-	in.tape.first = lr.whole
+	in.tape.first = lr.Whole
 	defer func() { in.sample.Bytes += cr.n }()
-	defer lr.release()
+	defer lr.Release()
 	in.sample.Files++
 	var par *parInfer
-	if in.parallel() && !lr.whole {
+	if in.parallel() && !lr.Whole {
 		par = newParInfer(in, path)
 		defer par.stop()
 	}
 	for {
 		in.tape.b = nil // the last line may be huge: do not hold it while reading the next
-		line, err := lr.next()
+		line, err := lr.Next()
 		if errors.Is(err, io.EOF) {
 			if par != nil {
 				return par.finish()
@@ -222,22 +223,22 @@ func (in *inferrer) Add(ctx context.Context, path string, r io.Reader) error {
 			}
 			return fmt.Errorf("jsonfmt: read %s: %w", path, err)
 		}
-		if lr.line%1024 == 0 {
+		if lr.Line()%1024 == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 		}
-		if isBlank(line) || !in.sampler.Take() {
+		if jsonlines.IsBlank(line) || !in.sampler.Take() {
 			continue
 		}
 		if par != nil {
-			if err := par.add(line, lr.line); err != nil {
+			if err := par.add(line, lr.Line()); err != nil {
 				return err
 			}
 			continue
 		}
 		if err := in.line(line); err != nil {
-			return fmt.Errorf("jsonfmt: %s line %d: %w: %v", path, lr.line, fileformat.ErrMalformedRecord, err)
+			return fmt.Errorf("jsonfmt: %s line %d: %w: %v", path, lr.Line(), fileformat.ErrMalformedRecord, err)
 		}
 	}
 }

@@ -8,7 +8,7 @@
 // ends at "\n", "\r\n" or "\r" (Hadoop's LineReader), or at the lineSep
 // option's string; the input is decoded from the encoding option's charset
 // first, and a byte order mark opening the file is dropped. A line of any
-// length is read (see lineReader for what a huge one costs). With
+// length is read (see package jsonlines for what a huge one costs). With
 // multiLine a file is one JSON value instead (an object, or an array of
 // objects, one record each; what follows the first value is ignored, as
 // Spark's parser reads one value): the file is read whole, decoded, its

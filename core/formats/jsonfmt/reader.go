@@ -14,6 +14,7 @@ import (
 
 	"github.com/tributary-io/tributary/core/formats/datetimefmt"
 	"github.com/tributary-io/tributary/core/formats/fileformat"
+	"github.com/tributary-io/tributary/core/formats/jsonfmt/jsonlines"
 	"github.com/tributary-io/tributary/core/schema"
 )
 
@@ -75,7 +76,7 @@ func compile(t schema.Type, skip map[int]bool) *plan {
 type reader struct {
 	ctx       context.Context
 	file      string
-	lr        *lineReader
+	lr        *jsonlines.Reader
 	width     int
 	root      *plan
 	rescueIdx int // -1: rescue disabled
@@ -165,13 +166,13 @@ func open(ctx context.Context, r io.Reader, s *schema.StructType, opts fileforma
 	if rd.dt, err = datetimefmt.FromOptions(opts.Options); err != nil {
 		return nil, fmt.Errorf("jsonfmt: %s: %w", opts.FilePath, err)
 	}
-	if rd.lr, err = newLineReader(r, opts.Text); err != nil {
+	if rd.lr, err = jsonlines.New(r, opts.Text); err != nil {
 		return nil, fmt.Errorf("jsonfmt: %s: %w", opts.FilePath, err)
 	}
-	if rd.lr.whole, err = multiLine(opts.Options); err != nil {
+	if rd.lr.Whole, err = multiLine(opts.Options); err != nil {
 		return nil, fmt.Errorf("jsonfmt: %s: %w", opts.FilePath, err)
 	}
-	rd.tape.first = rd.lr.whole
+	rd.tape.first = rd.lr.Whole
 	return rd, nil
 }
 
@@ -185,7 +186,7 @@ func (rd *reader) Close() error {
 	rd.done = true
 	rd.pending = nil
 	if rd.lr != nil {
-		rd.lr.release()
+		rd.lr.Release()
 	}
 	return nil
 }
@@ -203,8 +204,8 @@ func (rd *reader) Next() ([]any, error) {
 			return nil, io.EOF
 		}
 		rd.tape.b = nil // the last line may be huge: do not hold it while reading the next
-		line, err := rd.lr.next()
-		rd.tape.owned = rd.lr.owned
+		line, err := rd.lr.Next()
+		rd.tape.owned = rd.lr.Owned()
 		if errors.Is(err, io.EOF) {
 			rd.done = true
 			return nil, io.EOF
@@ -212,12 +213,12 @@ func (rd *reader) Next() ([]any, error) {
 		if err != nil {
 			return nil, fmt.Errorf("jsonfmt: read %s: %w", rd.file, err)
 		}
-		if rd.lr.line%1024 == 0 {
+		if rd.lr.Line()%1024 == 0 {
 			if err := rd.ctx.Err(); err != nil {
 				return nil, err
 			}
 		}
-		if isBlank(line) {
+		if jsonlines.IsBlank(line) {
 			continue
 		}
 		if perr := rd.decodeLine(line); errors.Is(perr, errNoValue) {
@@ -226,10 +227,10 @@ func (rd *reader) Next() ([]any, error) {
 			rd.stats.CorruptRecords++
 			switch {
 			case rd.badHook != nil:
-				rd.badHook(fileformat.BadRecord{Line: rd.lr.line, Record: validText(line), Reason: "malformed JSON record: " + perr.Error()})
+				rd.badHook(fileformat.BadRecord{Line: rd.lr.Line(), Record: validText(line), Reason: "malformed JSON record: " + perr.Error()})
 				continue
 			case rd.mode == fileformat.FailFast:
-				return nil, fmt.Errorf("jsonfmt: %s line %d: %w: %v", rd.file, rd.lr.line, fileformat.ErrMalformedRecord, perr)
+				return nil, fmt.Errorf("jsonfmt: %s line %d: %w: %v", rd.file, rd.lr.Line(), fileformat.ErrMalformedRecord, perr)
 			case rd.mode == fileformat.DropMalformed:
 				continue
 			}
@@ -242,12 +243,12 @@ func (rd *reader) Next() ([]any, error) {
 			rd.stats.CorruptRecords++
 			switch {
 			case rd.badHook != nil:
-				rd.badHook(fileformat.BadRecord{Line: rd.lr.line, Record: validText(line), Reason: rd.badReason})
+				rd.badHook(fileformat.BadRecord{Line: rd.lr.Line(), Record: validText(line), Reason: rd.badReason})
 				rd.pending = rd.pending[:0]
 				continue
 			case rd.mode == fileformat.FailFast:
 				rd.pending = rd.pending[:0]
-				return nil, fmt.Errorf("jsonfmt: %s line %d: %w: %s", rd.file, rd.lr.line, fileformat.ErrMalformedRecord, rd.badReason)
+				return nil, fmt.Errorf("jsonfmt: %s line %d: %w: %s", rd.file, rd.lr.Line(), fileformat.ErrMalformedRecord, rd.badReason)
 			case rd.mode == fileformat.DropMalformed:
 				rd.pending = rd.pending[:0]
 				continue

@@ -8,6 +8,8 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/tributary-io/tributary/core/formats/jsonfmt/jsonlines"
 )
 
 // kind is the kind of a JSON value.
@@ -112,7 +114,7 @@ func (t *tape) parse(b []byte) error {
 	}
 	i := t.ws(0)
 	if i == len(b) {
-		if t.syn.comments && !isBlank(b) {
+		if t.syn.comments && !jsonlines.IsBlank(b) {
 			return errNoValue
 		}
 		return &syntaxError{i, "empty record"}

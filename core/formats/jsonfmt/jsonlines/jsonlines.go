@@ -1,4 +1,8 @@
-package jsonfmt
+// Package jsonlines splits a text stream into the records of Spark's
+// line-based readers (JSON Lines): lines ending at "\n", "\r\n" or "\r",
+// or at the lineSep option's string, decoded from the encoding option's
+// charset first.
+package jsonlines
 
 import (
 	"bytes"
@@ -30,7 +34,7 @@ const (
 // spare memory, no state.
 var readBufs = sync.Pool{New: func() any { return new([readBufSize]byte) }}
 
-// lineReader splits a text stream into records, Spark's lines: by default a
+// Reader splits a text stream into records, Spark's lines: by default a
 // line ends at "\n", "\r\n" or "\r" (Hadoop's LineReader); with lineSep at
 // that string. The stream is decoded to UTF-8 from the encoding option
 // first, and a UTF-8 byte order mark opening line 1 is dropped.
@@ -42,7 +46,7 @@ var readBufs = sync.Pool{New: func() any { return new([readBufSize]byte) }}
 // while it is read and once afterwards; the garbage around it is
 // collected right away (see gather and finish), so that encoding its row
 // does not find the heap already doubled.
-type lineReader struct {
+type Reader struct {
 	src      io.Reader
 	sep      []byte // lineSep in UTF-8; nil: "\n", "\r\n" or "\r"
 	buf      []byte // read buffer: unread input is buf[pos:end]
@@ -55,14 +59,14 @@ type lineReader struct {
 	line     int64              // number of the line last returned, from 1
 	owned    bool               // the line last returned is a fresh buffer (see above)
 	pooled   *[readBufSize]byte // buf's array when it came from readBufs
-	// whole makes the stream one record (multiLine): next returns all of
+	// Whole makes the stream one record (multiLine): Next returns all of
 	// it once.
-	whole bool
+	Whole bool
 }
 
-// newLineReader reads r with the text options; an unknown encoding wraps
+// New reads r with the text options; an unknown encoding wraps
 // fileformat.ErrBadOption.
-func newLineReader(r io.Reader, opts fileformat.TextOptions) (*lineReader, error) {
+func New(r io.Reader, opts fileformat.TextOptions) (*Reader, error) {
 	cs := charset.UTF8
 	if opts.Encoding != "" {
 		c, err := charset.Lookup(opts.Encoding)
@@ -71,7 +75,7 @@ func newLineReader(r io.Reader, opts fileformat.TextOptions) (*lineReader, error
 		}
 		cs = c
 	}
-	l := &lineReader{src: cs.NewReader(r)}
+	l := &Reader{src: cs.NewReader(r)}
 	size := readBufSize
 	if opts.LineSep != "" {
 		l.sep = []byte(opts.LineSep)
@@ -89,7 +93,7 @@ func newLineReader(r io.Reader, opts fileformat.TextOptions) (*lineReader, error
 // release returns the read buffer to readBufs once the stream is done with:
 // at io.EOF and when the reader is closed. A line returned before must not
 // be used after release unless it was owned.
-func (l *lineReader) release() {
+func (l *Reader) Release() {
 	if l.pooled == nil {
 		return
 	}
@@ -104,9 +108,9 @@ func (l *lineReader) release() {
 // next returns the next line without its end. A line that fits the read
 // buffer is valid until the next call; an owned one stays valid. It returns
 // io.EOF when the stream is exhausted.
-func (l *lineReader) next() ([]byte, error) {
+func (l *Reader) Next() ([]byte, error) {
 	l.owned = false
-	if l.whole {
+	if l.Whole {
 		return l.all()
 	}
 	for {
@@ -128,7 +132,7 @@ func (l *lineReader) next() ([]byte, error) {
 				return nil, l.err
 			}
 			if l.pos == l.end && l.partN == 0 {
-				l.release()
+				l.Release()
 				return nil, io.EOF
 			}
 			line := l.buf[l.pos:l.end]
@@ -141,7 +145,7 @@ func (l *lineReader) next() ([]byte, error) {
 
 // find returns the index in buf of the end of the line starting at pos and
 // the length of that end, or -1.
-func (l *lineReader) find() (int, int) {
+func (l *Reader) find() (int, int) {
 	data := l.buf[l.from:l.end]
 	if l.sep != nil {
 		if i := bytes.Index(data, l.sep); i >= 0 {
@@ -167,7 +171,7 @@ func (l *lineReader) find() (int, int) {
 // fill reads more input, first making room: unread input moves to the
 // front of the buffer, and a full buffer is set aside in parts (but for a
 // tail that may begin lineSep).
-func (l *lineReader) fill() {
+func (l *Reader) fill() {
 	// The search resumes where a separator could still start.
 	l.from = max(l.pos, l.end-max(len(l.sep)-1, 0))
 	if l.pos > 0 {
@@ -196,7 +200,7 @@ func (l *lineReader) fill() {
 }
 
 // gather appends b to the parts of a long line.
-func (l *lineReader) gather(b []byte) {
+func (l *Reader) gather(b []byte) {
 	if l.partN < hugeLine && l.partN+len(b) >= hugeLine {
 		// A huge line begins. The buffers that encoded the last huge value
 		// may still sit in sync.Pools, which let go of them only at the
@@ -220,7 +224,7 @@ func (l *lineReader) gather(b []byte) {
 }
 
 // finish completes a line whose last bytes are tail.
-func (l *lineReader) finish(tail []byte) []byte {
+func (l *Reader) finish(tail []byte) []byte {
 	l.line++
 	line := tail
 	if l.partN > 0 {
@@ -246,7 +250,7 @@ func (l *lineReader) finish(tail []byte) []byte {
 	return line
 }
 
-func isBlank(b []byte) bool {
+func IsBlank(b []byte) bool {
 	for _, c := range b {
 		if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
 			return false
@@ -258,9 +262,9 @@ func isBlank(b []byte) bool {
 // all returns the whole decoded stream as one owned record (without a
 // UTF-8 byte order mark), then io.EOF: multiLine JSON, the one case where
 // a file is held whole.
-func (l *lineReader) all() ([]byte, error) {
+func (l *Reader) all() ([]byte, error) {
 	if l.line > 0 {
-		l.release()
+		l.Release()
 		return nil, io.EOF
 	}
 	b, err := io.ReadAll(l.src)
@@ -271,3 +275,10 @@ func (l *lineReader) all() ([]byte, error) {
 	l.owned = true
 	return bytes.TrimPrefix(b, []byte("\xef\xbb\xbf")), nil
 }
+
+// Line is the number of the line last returned, from 1.
+func (l *Reader) Line() int64 { return l.line }
+
+// Owned reports whether the line last returned is a fresh buffer that the
+// reader never reuses (strings may point into it).
+func (l *Reader) Owned() bool { return l.owned }
