@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/tributary-io/tributary/core/formats/jsonfmt/jsontape"
 	"io"
 	"slices"
 	"strconv"
@@ -123,7 +124,7 @@ type inferrer struct {
 	root    itype
 	sample  fileformat.Sample
 	max     int64
-	tape    tape
+	tape    jsontape.Tape
 	// dt parses timestamps for inferTimestamp (nil: not inferred).
 	dt *datetimefmt.Parser
 	// sampler is samplingRatio (nil: every record).
@@ -155,17 +156,17 @@ func newInferrer(opts fileformat.InferOptions) *inferrer {
 	if in.max == 0 {
 		in.max = fileformat.DefaultSampleBytes
 	}
-	syn, serr := parseSyntax(opts.Options)
+	syn, serr := jsontape.ParseSyntax(opts.Options)
 	if serr != nil && in.optErr == nil {
 		in.optErr = fmt.Errorf("jsonfmt: %w", serr)
 	}
-	in.tape.syn = syn
+	in.tape.Syn = syn
 	if sm, serr := fileformat.NewSampler(opts.Options); serr != nil && in.optErr == nil {
 		in.optErr = fmt.Errorf("jsonfmt: %w", serr)
 	} else {
 		in.sampler = sm
 	}
-	if v, ok := lookup(opts.Options, "inferTimestamp"); ok && strings.EqualFold(strings.TrimSpace(v), "true") && opts.InferColumnTypes {
+	if v, ok := jsontape.Lookup(opts.Options, "inferTimestamp"); ok && strings.EqualFold(strings.TrimSpace(v), "true") && opts.InferColumnTypes {
 		dt, derr := datetimefmt.FromOptions(opts.Options)
 		if derr != nil && in.optErr == nil {
 			in.optErr = fmt.Errorf("jsonfmt: %w", derr)
@@ -194,10 +195,10 @@ func (in *inferrer) Add(ctx context.Context, path string, r io.Reader) error {
 	if err != nil {
 		return fmt.Errorf("jsonfmt: %s: %w", path, err)
 	}
-	if lr.Whole, err = multiLine(in.opts.Options); err != nil {
+	if lr.Whole, err = jsontape.MultiLine(in.opts.Options); err != nil {
 		return fmt.Errorf("jsonfmt: %s: %w", path, err)
 	}
-	in.tape.first = lr.Whole
+	in.tape.First = lr.Whole
 	defer func() { in.sample.Bytes += cr.n }()
 	defer lr.Release()
 	in.sample.Files++
@@ -207,7 +208,7 @@ func (in *inferrer) Add(ctx context.Context, path string, r io.Reader) error {
 		defer par.stop()
 	}
 	for {
-		in.tape.b = nil // the last line may be huge: do not hold it while reading the next
+		in.tape.B = nil // the last line may be huge: do not hold it while reading the next
 		line, err := lr.Next()
 		if errors.Is(err, io.EOF) {
 			if par != nil {
@@ -246,7 +247,7 @@ func (in *inferrer) Add(ctx context.Context, path string, r io.Reader) error {
 // line adds one non-blank line: a malformed one per the parse mode. The
 // error is FAILFAST's: the line is malformed.
 func (in *inferrer) line(line []byte) error {
-	if err := in.record(line); err != nil && !errors.Is(err, errNoValue) {
+	if err := in.record(line); err != nil && !errors.Is(err, jsontape.ErrNoValue) {
 		switch in.mode {
 		case fileformat.FailFast:
 			return err
@@ -262,27 +263,27 @@ func (in *inferrer) line(line []byte) error {
 // is malformed (nothing was added).
 func (in *inferrer) record(line []byte) error {
 	t := &in.tape
-	if err := t.parse(line); err != nil {
+	if err := t.Parse(line); err != nil {
 		return err
 	}
-	switch t.nodes[0].kind {
-	case kObject:
-	case kArray:
+	switch t.Nodes[0].Kind {
+	case jsontape.KObject:
+	case jsontape.KArray:
 		// A top-level array holds records: each element must be an object.
-		for c := 1; c < int(t.nodes[0].next); c = int(t.nodes[c].next) {
-			if t.nodes[c].kind != kObject {
+		for c := 1; c < int(t.Nodes[0].Next); c = int(t.Nodes[c].Next) {
+			if t.Nodes[c].Kind != jsontape.KObject {
 				return errors.New("top-level array element is not an object")
 			}
 		}
 	default:
 		return errors.New("record is not a JSON object")
 	}
-	if t.nodes[0].kind == kObject {
+	if t.Nodes[0].Kind == jsontape.KObject {
 		in.sample.Records++
 		in.addObject(&in.root, 0, in.hints)
 		return nil
 	}
-	for c := 1; c < int(t.nodes[0].next); c = int(t.nodes[c].next) {
+	for c := 1; c < int(t.Nodes[0].Next); c = int(t.Nodes[c].Next) {
 		in.sample.Records++
 		in.addObject(&in.root, c, in.hints)
 	}
@@ -292,16 +293,16 @@ func (in *inferrer) record(line []byte) error {
 // addObject merges the members of object node n into struct it.
 func (in *inferrer) addObject(it *itype, n int, h *hintTrie) {
 	t := &in.tape
-	for k, pos := n+1, 0; k < int(t.nodes[n].next); pos++ {
+	for k, pos := n+1, 0; k < int(t.Nodes[n].Next); pos++ {
 		v := k + 1
-		if kn := &t.nodes[k]; !kn.esc && kn.end-kn.start > 2 && h == nil {
+		if kn := &t.Nodes[k]; !kn.Esc && kn.End-kn.Start > 2 && h == nil {
 			// Fast path: a field seen before under this exact spelling,
 			// most often at the same position as in the last object.
-			name := t.b[kn.start+1 : kn.end-1]
+			name := t.B[kn.Start+1 : kn.End-1]
 			if pos < len(it.guess) {
 				if g := it.guess[pos]; g >= 0 && it.fields[g].name == string(name) {
 					in.add(it.fields[g].t, v, nil)
-					k = int(t.nodes[v].next)
+					k = int(t.Nodes[v].Next)
 					continue
 				}
 			}
@@ -313,29 +314,29 @@ func (in *inferrer) addObject(it *itype, n int, h *hintTrie) {
 					it.guess[pos] = i
 				}
 				in.add(it.fields[i].t, v, nil)
-				k = int(t.nodes[v].next)
+				k = int(t.Nodes[v].Next)
 				continue
 			}
 		}
-		name := t.text(k)
+		name := t.Text(k)
 		if name != "" { // Spark drops fields with an empty name
 			in.add(it.field(name), v, h.child(name))
 		}
-		k = int(t.nodes[v].next)
+		k = int(t.Nodes[v].Next)
 	}
 }
 
 // add widens it with value node n; h is the hint trie at this path.
 func (in *inferrer) add(it *itype, n int, h *hintTrie) {
 	t := &in.tape
-	nd := &t.nodes[n]
-	if nd.kind == kNull {
+	nd := &t.Nodes[n]
+	if nd.Kind == jsontape.KNull {
 		return
 	}
 	if it.kind == iString {
 		return
 	}
-	if h != nil && ((it.kind == iStruct && nd.kind != kObject) || (it.kind == iArray && nd.kind != kArray)) {
+	if h != nil && ((it.kind == iStruct && nd.Kind != jsontape.KObject) || (it.kind == iArray && nd.Kind != jsontape.KArray)) {
 		// A schema hint reaches into this struct (array): its shape is
 		// decided by the hint, and a conflicting value will be rescued
 		// when read rather than turn the column into a string.
@@ -345,25 +346,25 @@ func (in *inferrer) add(it *itype, n int, h *hintTrie) {
 		// String mode: everything is a string, except structs and arrays
 		// that a schema hint reaches into.
 		switch {
-		case h != nil && nd.kind == kObject && (it.kind == iNull || it.kind == iStruct):
+		case h != nil && nd.Kind == jsontape.KObject && (it.kind == iNull || it.kind == iStruct):
 			it.kind = iStruct
 			in.addObject(it, n, h)
-		case h != nil && nd.kind == kArray && h.child("element") != nil && (it.kind == iNull || it.kind == iArray):
+		case h != nil && nd.Kind == jsontape.KArray && h.child("element") != nil && (it.kind == iNull || it.kind == iArray):
 			in.addArray(it, n, h.child("element"))
 		default:
 			it.toString()
 		}
 		return
 	}
-	switch nd.kind {
-	case kObject:
+	switch nd.Kind {
+	case jsontape.KObject:
 		if it.kind != iNull && it.kind != iStruct {
 			it.toString()
 			return
 		}
 		it.kind = iStruct
 		in.addObject(it, n, h)
-	case kArray:
+	case jsontape.KArray:
 		if it.kind != iNull && it.kind != iArray {
 			it.toString()
 			return
@@ -381,7 +382,7 @@ func (in *inferrer) addArray(it *itype, n int, h *hintTrie) {
 	if it.elem == nil {
 		it.elem = &itype{}
 	}
-	for c := n + 1; c < int(t.nodes[n].next); c = int(t.nodes[c].next) {
+	for c := n + 1; c < int(t.Nodes[n].Next); c = int(t.Nodes[c].Next) {
 		in.add(it.elem, c, h)
 	}
 }
@@ -391,30 +392,30 @@ func (in *inferrer) addArray(it *itype, n int, h *hintTrie) {
 // with PrefersDecimal), an empty string is like null.
 func (in *inferrer) scalarType(n int) itype {
 	t := &in.tape
-	switch t.nodes[n].kind {
-	case kTrue, kFalse:
+	switch t.Nodes[n].Kind {
+	case jsontape.KTrue, jsontape.KFalse:
 		if in.opts.PrimitivesAsString {
 			return itype{kind: iString}
 		}
 		return itype{kind: iBool}
-	case kString:
-		if t.nodes[n].end-t.nodes[n].start == 2 {
+	case jsontape.KString:
+		if t.Nodes[n].End-t.Nodes[n].Start == 2 {
 			return itype{kind: iNull}
 		}
 		if in.dt != nil {
 			// inferTimestamp: a string the timestampFormat (or Spark's
 			// default timestamp parsing) reads is a timestamp.
-			if _, ok := in.dt.ParseTimestamp(t.text(n), false); ok {
+			if _, ok := in.dt.ParseTimestamp(t.Text(n), false); ok {
 				return itype{kind: iTimestamp}
 			}
 		}
 		return itype{kind: iString}
-	case kNumber:
+	case jsontape.KNumber:
 		if in.opts.PrimitivesAsString {
 			return itype{kind: iString}
 		}
-		raw := t.raw(n)
-		if t.isIntegral(n) {
+		raw := t.Raw(n)
+		if t.IsIntegral(n) {
 			if fitsInt64(raw) {
 				return itype{kind: iLong}
 			}

@@ -2,6 +2,7 @@ package jsonfmt
 
 import (
 	"fmt"
+	"github.com/tributary-io/tributary/core/formats/jsonfmt/jsontape"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -157,7 +158,7 @@ func (p *parInfer) stop() {
 func (p *parInfer) worker() {
 	defer p.wg.Done()
 	in := p.in
-	w := &inferrer{opts: in.opts, mode: in.mode, corrupt: in.corrupt, max: in.max, tape: tape{syn: in.tape.syn}}
+	w := &inferrer{opts: in.opts, mode: in.mode, corrupt: in.corrupt, max: in.max, tape: jsontape.Tape{Syn: in.tape.Syn}}
 	for c := range p.work {
 		if !p.abandon.Load() {
 			w.root, w.sample.Records = itype{kind: iStruct}, 0
@@ -171,7 +172,7 @@ func (p *parInfer) worker() {
 			}
 			c.root, c.records = w.root, w.sample.Records
 			w.root = itype{}
-			w.tape.b = nil
+			w.tape.B = nil
 		}
 		c.buf, c.ends, c.lines = nil, nil, nil
 		close(c.done)

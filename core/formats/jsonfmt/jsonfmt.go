@@ -13,7 +13,7 @@
 // objects, one record each; what follows the first value is ignored, as
 // Spark's parser reads one value): the file is read whole, decoded, its
 // byte order mark dropped. Beyond RFC 8259,
-// Spark's allow* options widen the syntax (syntax.go) with Spark's
+// Spark's allow* options widen the syntax (package jsontape) with Spark's
 // defaults: the unquoted numbers NaN, Infinity, +Infinity and -Infinity
 // (allowNonNumericNumbers) and single-quoted names and strings
 // (allowSingleQuotes) are accepted unless turned off; comments, unquoted

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/tributary-io/tributary/core/formats/jsonfmt/jsontape"
 	"io"
 	"reflect"
 	"strings"
@@ -272,22 +273,22 @@ func TestTapeStrings(t *testing.T) {
 		{"\"bad \xff byte\"", "bad \ufffd byte"},
 		{"\"esc \\n and \xff\"", "esc \n and \ufffd"},
 	}
-	var tp tape
+	var tp jsontape.Tape
 	for _, tc := range tests {
-		if err := tp.parse([]byte(tc.in)); err != nil {
+		if err := tp.Parse([]byte(tc.in)); err != nil {
 			t.Fatalf("%s: %v", tc.in, err)
 		}
-		if got := tp.text(0); got != tc.want {
+		if got := tp.Text(0); got != tc.want {
 			t.Errorf("text(%s) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 	for _, bad := range []string{`"\x"`, `"\u12"`, "\"a\tb\"", `"open`, `{"a" 1}`, `[1,]`, `01`, `1.`, `-`, `1e`, `tru`, `{"a":1}}`, `{1:2}`, ``, `NaNa`} {
-		if err := tp.parse([]byte(bad)); err == nil {
+		if err := tp.Parse([]byte(bad)); err == nil {
 			t.Errorf("parse(%q) succeeded", bad)
 		}
 	}
-	deep := strings.Repeat("[", maxDepth+1) + strings.Repeat("]", maxDepth+1)
-	if err := tp.parse([]byte(deep)); err == nil || !strings.Contains(err.Error(), "nesting") {
+	deep := strings.Repeat("[", jsontape.MaxDepth+1) + strings.Repeat("]", jsontape.MaxDepth+1)
+	if err := tp.Parse([]byte(deep)); err == nil || !strings.Contains(err.Error(), "nesting") {
 		t.Errorf("deep nesting: err = %v", err)
 	}
 }
@@ -302,8 +303,8 @@ func FuzzTape(f *testing.F) {
 		if bytes.Contains(data, []byte("NaN")) || bytes.Contains(data, []byte("Infinity")) {
 			return // accepted by tape only
 		}
-		var tp tape
-		err := tp.parse(data)
+		var tp jsontape.Tape
+		err := tp.Parse(data)
 		valid := json.Valid(data)
 		if (err == nil) != valid {
 			if err != nil && strings.Contains(err.Error(), "nesting") {
@@ -327,30 +328,30 @@ func FuzzTape(f *testing.F) {
 }
 
 // tapeValue converts node n to encoding/json's generic form (last key wins).
-func tapeValue(tp *tape, n int) any {
-	nd := tp.nodes[n]
-	switch nd.kind {
-	case kNull:
+func tapeValue(tp *jsontape.Tape, n int) any {
+	nd := tp.Nodes[n]
+	switch nd.Kind {
+	case jsontape.KNull:
 		return nil
-	case kTrue:
+	case jsontape.KTrue:
 		return true
-	case kFalse:
+	case jsontape.KFalse:
 		return false
-	case kNumber:
-		return json.Number(tp.raw(n))
-	case kString:
-		return tp.text(n)
-	case kArray:
+	case jsontape.KNumber:
+		return json.Number(tp.Raw(n))
+	case jsontape.KString:
+		return tp.Text(n)
+	case jsontape.KArray:
 		out := []any{}
-		for c := n + 1; c < int(nd.next); c = int(tp.nodes[c].next) {
+		for c := n + 1; c < int(nd.Next); c = int(tp.Nodes[c].Next) {
 			out = append(out, tapeValue(tp, c))
 		}
 		return out
 	}
 	out := map[string]any{}
-	for k := n + 1; k < int(nd.next); {
-		out[tp.text(k)] = tapeValue(tp, k+1)
-		k = int(tp.nodes[k+1].next)
+	for k := n + 1; k < int(nd.Next); {
+		out[tp.Text(k)] = tapeValue(tp, k+1)
+		k = int(tp.Nodes[k+1].Next)
 	}
 	return out
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"github.com/tributary-io/tributary/core/formats/jsonfmt/jsontape"
 	"io"
 	"math"
 	"strconv"
@@ -91,7 +92,7 @@ type reader struct {
 	bad       bool
 	badReason string
 
-	tape    tape
+	tape    jsontape.Tape
 	dt      *datetimefmt.Parser // dateFormat, timestampFormat, timeZone, ...
 	rescue  fileformat.Rescue
 	path    []int // key node indices, or segElement/segKey/segValue
@@ -160,7 +161,7 @@ func open(ctx context.Context, r io.Reader, s *schema.StructType, opts fileforma
 	}
 	rd.foldMatch = opts.CaseInsensitive || rd.rescueIdx < 0
 	rd.root = compile(s, skip)
-	if rd.tape.syn, err = parseSyntax(opts.Options); err != nil {
+	if rd.tape.Syn, err = jsontape.ParseSyntax(opts.Options); err != nil {
 		return nil, fmt.Errorf("jsonfmt: %s: %w", opts.FilePath, err)
 	}
 	if rd.dt, err = datetimefmt.FromOptions(opts.Options); err != nil {
@@ -169,10 +170,10 @@ func open(ctx context.Context, r io.Reader, s *schema.StructType, opts fileforma
 	if rd.lr, err = jsonlines.New(r, opts.Text); err != nil {
 		return nil, fmt.Errorf("jsonfmt: %s: %w", opts.FilePath, err)
 	}
-	if rd.lr.Whole, err = multiLine(opts.Options); err != nil {
+	if rd.lr.Whole, err = jsontape.MultiLine(opts.Options); err != nil {
 		return nil, fmt.Errorf("jsonfmt: %s: %w", opts.FilePath, err)
 	}
-	rd.tape.first = rd.lr.Whole
+	rd.tape.First = rd.lr.Whole
 	return rd, nil
 }
 
@@ -203,9 +204,9 @@ func (rd *reader) Next() ([]any, error) {
 		if rd.done {
 			return nil, io.EOF
 		}
-		rd.tape.b = nil // the last line may be huge: do not hold it while reading the next
+		rd.tape.B = nil // the last line may be huge: do not hold it while reading the next
 		line, err := rd.lr.Next()
-		rd.tape.owned = rd.lr.Owned()
+		rd.tape.Owned = rd.lr.Owned()
 		if errors.Is(err, io.EOF) {
 			rd.done = true
 			return nil, io.EOF
@@ -221,7 +222,7 @@ func (rd *reader) Next() ([]any, error) {
 		if jsonlines.IsBlank(line) {
 			continue
 		}
-		if perr := rd.decodeLine(line); errors.Is(perr, errNoValue) {
+		if perr := rd.decodeLine(line); errors.Is(perr, jsontape.ErrNoValue) {
 			continue
 		} else if perr != nil {
 			rd.stats.CorruptRecords++
@@ -275,7 +276,7 @@ func (rd *reader) noteBad(n int, t schema.Type) {
 		return
 	}
 	rd.bad = true
-	v := validText(rd.tape.raw(n))
+	v := validText(rd.tape.Raw(n))
 	if len(v) > maxReasonValue {
 		v = strings.ToValidUTF8(v[:maxReasonValue], "") + "..."
 	}
@@ -305,20 +306,20 @@ func (rd *reader) corruptRow(line []byte) []any {
 func (rd *reader) decodeLine(line []byte) error {
 	t := &rd.tape
 	rd.bad, rd.badReason = false, ""
-	if err := t.parse(line); err != nil {
+	if err := t.Parse(line); err != nil {
 		return err
 	}
 	rd.pending = rd.pending[:0]
-	switch t.nodes[0].kind {
-	case kObject:
+	switch t.Nodes[0].Kind {
+	case jsontape.KObject:
 		rd.pending = append(rd.pending, rd.topRow(0))
-	case kArray:
-		for c := 1; c < int(t.nodes[0].next); c = int(t.nodes[c].next) {
-			if t.nodes[c].kind != kObject {
+	case jsontape.KArray:
+		for c := 1; c < int(t.Nodes[0].Next); c = int(t.Nodes[c].Next) {
+			if t.Nodes[c].Kind != jsontape.KObject {
 				return errors.New("top-level array element is not an object")
 			}
 		}
-		for c := 1; c < int(t.nodes[0].next); c = int(t.nodes[c].next) {
+		for c := 1; c < int(t.Nodes[0].Next); c = int(t.Nodes[c].Next) {
 			rd.pending = append(rd.pending, rd.topRow(c))
 		}
 	default:
@@ -360,7 +361,7 @@ func (rd *reader) pathStrings() []string {
 		case segValue:
 			out[i] = "value"
 		default:
-			out[i] = rd.tape.text(seg)
+			out[i] = rd.tape.Text(seg)
 		}
 	}
 	return out
@@ -384,12 +385,12 @@ func (rd *reader) convStruct(p *plan, n int) ([]any, bool) {
 	t := &rd.tape
 	row := rd.alloc(len(p.fields))
 	ok := true
-	for k, pos := n+1, 0; k < int(t.nodes[n].next); pos++ {
+	for k, pos := n+1, 0; k < int(t.Nodes[n].Next); pos++ {
 		v := k + 1
 		var idx int
 		var found bool
-		if kn := &t.nodes[k]; !kn.esc {
-			name := t.b[kn.start+1 : kn.end-1]
+		if kn := &t.Nodes[k]; !kn.Esc {
+			name := t.B[kn.Start+1 : kn.End-1]
 			if pos < len(p.guess) {
 				if g := p.guess[pos]; g >= 0 && p.names[g] == string(name) {
 					idx, found = g, true
@@ -407,11 +408,11 @@ func (rd *reader) convStruct(p *plan, n int) ([]any, bool) {
 				}
 			}
 		} else {
-			idx, found = p.exact[t.text(k)]
+			idx, found = p.exact[t.Text(k)]
 		}
 		caseOnly := false
 		if !found {
-			if i, f := p.fold[strings.ToLower(t.text(k))]; f {
+			if i, f := p.fold[strings.ToLower(t.Text(k))]; f {
 				if rd.foldMatch {
 					idx, found = i, true
 				} else {
@@ -426,13 +427,13 @@ func (rd *reader) convStruct(p *plan, n int) ([]any, bool) {
 				rd.note(rd.seenU, &rd.stats.UnknownFields)
 			}
 			switch {
-			case t.nodes[v].kind == kNull:
+			case t.Nodes[v].Kind == jsontape.KNull:
 			case rd.rescueIdx < 0:
 				rd.stats.ValuesDropped++
 			case rd.inColl > 0:
 				ok = false
 			default:
-				rd.rescue.AddJSON(rd.pathStrings(), t.valueJSON(v))
+				rd.rescue.AddJSON(rd.pathStrings(), t.ValueJSON(v))
 			}
 		default:
 			val, good := rd.conv(p.fields[idx], v)
@@ -442,7 +443,7 @@ func (rd *reader) convStruct(p *plan, n int) ([]any, bool) {
 				case rd.inColl > 0:
 					ok = false
 				case rd.rescueIdx >= 0:
-					rd.rescue.AddJSON(rd.pathStrings(), t.valueJSON(v))
+					rd.rescue.AddJSON(rd.pathStrings(), t.ValueJSON(v))
 				default:
 					rd.stats.ValuesDropped++
 					rd.noteBad(v, p.fields[idx].t)
@@ -451,7 +452,7 @@ func (rd *reader) convStruct(p *plan, n int) ([]any, bool) {
 			row[idx] = val
 		}
 		rd.path = rd.path[:len(rd.path)-1]
-		k = int(t.nodes[v].next)
+		k = int(t.Nodes[v].Next)
 	}
 	return row, ok
 }
@@ -460,13 +461,13 @@ func (rd *reader) convStruct(p *plan, n int) ([]any, bool) {
 // (the value is then nil).
 func (rd *reader) conv(p *plan, n int) (any, bool) {
 	t := &rd.tape
-	nd := &t.nodes[n]
-	if nd.kind == kNull {
+	nd := &t.Nodes[n]
+	if nd.Kind == jsontape.KNull {
 		return nil, true
 	}
 	switch tt := p.t.(type) {
 	case *schema.StructType:
-		if nd.kind != kObject {
+		if nd.Kind != jsontape.KObject {
 			return nil, false
 		}
 		v, ok := rd.convStruct(p, n)
@@ -475,18 +476,18 @@ func (rd *reader) conv(p *plan, n int) (any, bool) {
 		}
 		return v, true
 	case *schema.ArrayType:
-		if nd.kind != kArray {
+		if nd.Kind != jsontape.KArray {
 			return nil, false
 		}
 		rd.inColl++
 		rd.path = append(rd.path, segElement)
 		count := 0
-		for c := n + 1; c < int(nd.next); c = int(t.nodes[c].next) {
+		for c := n + 1; c < int(nd.Next); c = int(t.Nodes[c].Next) {
 			count++
 		}
 		out := rd.alloc(count)[:0]
 		ok := true
-		for c := n + 1; c < int(nd.next); c = int(t.nodes[c].next) {
+		for c := n + 1; c < int(nd.Next); c = int(t.Nodes[c].Next) {
 			v, good := rd.conv(p.elem, c)
 			if !good {
 				rd.note(rd.seenM, &rd.stats.MismatchedFields)
@@ -502,7 +503,7 @@ func (rd *reader) conv(p *plan, n int) (any, bool) {
 		}
 		return out, true
 	case *schema.MapType:
-		if nd.kind != kObject {
+		if nd.Kind != jsontape.KObject {
 			return nil, false
 		}
 		rd.inColl++
@@ -516,15 +517,15 @@ func (rd *reader) conv(p *plan, n int) (any, bool) {
 		}
 		return out, true
 	case schema.DecimalType:
-		switch nd.kind {
-		case kNumber:
-			if !t.isIntegral(n) && !isFiniteText(t.raw(n)) {
+		switch nd.Kind {
+		case jsontape.KNumber:
+			if !t.IsIntegral(n) && !isFiniteText(t.Raw(n)) {
 				return nil, false
 			}
-			d, ok := fileformat.ParseDecimal(string(t.raw(n)), tt)
+			d, ok := fileformat.ParseDecimal(string(t.Raw(n)), tt)
 			return decimalOrNil(d, ok)
-		case kString:
-			d, ok := fileformat.ParseDecimal(t.text(n), tt)
+		case jsontape.KString:
+			d, ok := fileformat.ParseDecimal(t.Text(n), tt)
 			return decimalOrNil(d, ok)
 		}
 		return nil, false
@@ -539,9 +540,9 @@ func (rd *reader) convMap(p *plan, n int) ([]schema.MapEntry, bool) {
 	t := &rd.tape
 	var out []schema.MapEntry
 	pos := map[any]int{}
-	for k := n + 1; k < int(t.nodes[n].next); {
+	for k := n + 1; k < int(t.Nodes[n].Next); {
 		v := k + 1
-		key, ok := convKey(p.key, t.text(k), rd.dt)
+		key, ok := convKey(p.key, t.Text(k), rd.dt)
 		if !ok {
 			rd.path = append(rd.path, segKey)
 			rd.note(rd.seenM, &rd.stats.MismatchedFields)
@@ -564,7 +565,7 @@ func (rd *reader) convMap(p *plan, n int) ([]schema.MapEntry, bool) {
 			pos[mk] = len(out)
 			out = append(out, schema.MapEntry{Key: key, Value: val})
 		}
-		k = int(t.nodes[v].next)
+		k = int(t.Nodes[v].Next)
 	}
 	return out, true
 }
@@ -596,44 +597,44 @@ func isFiniteText(raw []byte) bool {
 // prim converts value node n to primitive type pt.
 func (rd *reader) prim(pt schema.PrimitiveType, n int) (any, bool) {
 	t := &rd.tape
-	nd := &t.nodes[n]
+	nd := &t.Nodes[n]
 	switch pt {
 	case schema.String:
-		switch nd.kind {
-		case kString:
-			return rd.box.str(t.text(n)), true
-		case kObject, kArray:
-			js := t.jsonText(nil, n) // a fresh buffer, not used again
+		switch nd.Kind {
+		case jsontape.KString:
+			return rd.box.str(t.Text(n)), true
+		case jsontape.KObject, jsontape.KArray:
+			js := t.JSONText(nil, n) // a fresh buffer, not used again
 			if len(js) == 0 {
 				return "", true
 			}
 			return unsafe.String(&js[0], len(js)), true
-		case kNumber:
-			if t.odd {
-				return t.keep(trimLeadingZeros(t.raw(n))), true
+		case jsontape.KNumber:
+			if t.Odd {
+				return t.Keep(jsontape.TrimLeadingZeros(t.Raw(n))), true
 			}
-			return t.keep(t.raw(n)), true
+			return t.Keep(t.Raw(n)), true
 		default:
-			return t.keep(t.raw(n)), true
+			return t.Keep(t.Raw(n)), true
 		}
 	case schema.Long, schema.Integer, schema.Short, schema.Byte:
-		if nd.kind != kNumber || !t.isIntegral(n) {
+		if nd.Kind != jsontape.KNumber || !t.IsIntegral(n) {
 			return nil, false
 		}
 		if pt == schema.Long {
-			if v, ok := parseLong(t.raw(n)); ok {
+			if v, ok := parseLong(t.Raw(n)); ok {
 				return rd.box.long(v), true
 			}
 		}
-		return fileformat.ParseIntegral(pt, string(t.raw(n)))
+		return fileformat.ParseIntegral(pt, string(t.Raw(n)))
 	case schema.Double, schema.Float:
 		var f float64
-		switch nd.kind {
-		case kNumber:
-			f = parseNumber(string(t.raw(n)))
-		case kString:
+		switch nd.Kind {
+		case jsontape.KNumber:
+			f = parseNumber(string(t.Raw(n)))
+		case jsontape.KString:
 			var ok bool
-			if f, ok = specialFloat(t.text(n)); !ok {
+			if f, ok = specialFloat(t.Text(n)); !ok {
 				return nil, false
 			}
 		default:
@@ -644,18 +645,18 @@ func (rd *reader) prim(pt schema.PrimitiveType, n int) (any, bool) {
 		}
 		return rd.box.double(f), true
 	case schema.Boolean:
-		switch nd.kind {
-		case kTrue:
+		switch nd.Kind {
+		case jsontape.KTrue:
 			return true, true
-		case kFalse:
+		case jsontape.KFalse:
 			return false, true
 		}
 		return nil, false
 	case schema.Binary:
-		if nd.kind != kString {
+		if nd.Kind != jsontape.KString {
 			return nil, false
 		}
-		s := t.text(n)
+		s := t.Text(n)
 		b, err := base64.StdEncoding.DecodeString(s)
 		if err != nil {
 			if b, err = base64.RawStdEncoding.DecodeString(s); err != nil {
@@ -664,28 +665,28 @@ func (rd *reader) prim(pt schema.PrimitiveType, n int) (any, bool) {
 		}
 		return b, true
 	case schema.DateType:
-		if nd.kind != kString {
+		if nd.Kind != jsontape.KString {
 			return nil, false
 		}
-		d, ok := rd.dt.ParseDate(t.text(n))
+		d, ok := rd.dt.ParseDate(t.Text(n))
 		if !ok {
 			return nil, false
 		}
 		return d, true
 	case schema.Timestamp, schema.TimestampNTZ:
-		switch nd.kind {
-		case kString:
-			ts, ok := rd.dt.ParseTimestamp(t.text(n), pt == schema.TimestampNTZ)
+		switch nd.Kind {
+		case jsontape.KString:
+			ts, ok := rd.dt.ParseTimestamp(t.Text(n), pt == schema.TimestampNTZ)
 			if !ok {
 				return nil, false
 			}
 			return ts, true
-		case kNumber:
+		case jsontape.KNumber:
 			// Spark reads an integer as seconds since the epoch (timestamp only).
-			if pt != schema.Timestamp || !t.isIntegral(n) {
+			if pt != schema.Timestamp || !t.IsIntegral(n) {
 				return nil, false
 			}
-			sec, err := strconv.ParseInt(string(t.raw(n)), 10, 64)
+			sec, err := strconv.ParseInt(string(t.Raw(n)), 10, 64)
 			if err != nil || sec > math.MaxInt64/1_000_000 || sec < math.MinInt64/1_000_000 {
 				return nil, false
 			}

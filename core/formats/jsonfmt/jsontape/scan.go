@@ -1,4 +1,8 @@
-package jsonfmt
+// Package jsontape parses one JSON record into a tape of nodes (Tape.Parse)
+// for Tributary's JSON reader: RFC 8259 widened by Spark's allow* options
+// (Syntax), with the helpers that decode a node's text and write a value
+// back as standard JSON.
+package jsontape
 
 import (
 	"encoding/binary"
@@ -12,54 +16,54 @@ import (
 	"github.com/tributary-io/tributary/core/formats/jsonfmt/jsonlines"
 )
 
-// kind is the kind of a JSON value.
-type kind uint8
+// Kind is the Kind of a JSON value.
+type Kind uint8
 
 const (
-	kNull kind = iota + 1
-	kFalse
-	kTrue
-	kNumber
-	kString
-	kObject
-	kArray
+	KNull Kind = iota + 1
+	KFalse
+	KTrue
+	KNumber
+	KString
+	KObject
+	KArray
 )
 
 // maxRecord is the largest record parsed: node offsets are int32 (a Java
 // array, hence a Spark record, cannot be larger either).
 const maxRecord = math.MaxInt32 - 1
 
-// maxDepth bounds nesting, like Jackson's default maximum nesting depth.
-const maxDepth = 1000
+// MaxDepth bounds nesting, like Jackson's default maximum nesting depth.
+const MaxDepth = 1000
 
-// node is one value of a parsed record. The values of a record are stored in
+// Node is one value of a parsed record. The values of a record are stored in
 // document order on a tape; a container's children follow it, and next is
 // the index just after the container's last descendant (for a leaf,
-// index+1). An object's children alternate key (a string node) and value.
-type node struct {
-	kind       kind
-	esc        bool  // string node contains a backslash escape (or is bare)
-	bare       bool  // an unquoted field name (allowUnquotedFieldNames)
-	start, end int32 // byte span in the record (strings include the quotes)
-	next       int32
+// index+1). An object's children alternate key (a string Node) and value.
+type Node struct {
+	Kind       Kind
+	Esc        bool  // string node contains a backslash escape (or is bare)
+	Bare       bool  // an unquoted field name (allowUnquotedFieldNames)
+	Start, End int32 // byte span in the record (strings include the quotes)
+	Next       int32
 }
 
-// tape is a reusable parser for one record.
-type tape struct {
-	b     []byte
-	nodes []node
-	// owned says b is never reused or modified: decoded strings without
+// Tape is a reusable parser for one record.
+type Tape struct {
+	B     []byte
+	Nodes []Node
+	// Owned says b is never reused or modified: decoded strings without
 	// escapes may then point into it instead of copying (a 64 MB string
 	// value is not held twice).
-	owned bool
-	// syn is the accepted JSON syntax (Spark's allow* options).
-	syn syntax
-	// odd is set when the record parsed used syntax beyond standard JSON
+	Owned bool
+	// Syn is the accepted JSON syntax (Spark's allow* options).
+	Syn Syntax
+	// Odd is set when the record parsed used syntax beyond standard JSON
 	// (see jsonText).
-	odd bool
-	// first ignores what follows the first value (multiLine: Spark's
+	Odd bool
+	// First ignores what follows the First value (multiLine: Spark's
 	// parser reads one value from a file).
-	first bool
+	First bool
 	// arena holds copies of short decoded strings: one allocation for
 	// many (an arena block stays alive while one of its strings does).
 	arena []byte
@@ -72,8 +76,8 @@ const (
 	arenaMaxString = 1 << 10
 )
 
-// keep returns a copy of b as a string.
-func (t *tape) keep(b []byte) string {
+// Keep returns a copy of b as a string.
+func (t *Tape) Keep(b []byte) string {
 	if len(b) == 0 {
 		return ""
 	}
@@ -98,24 +102,24 @@ type syntaxError struct {
 
 func (e *syntaxError) Error() string { return fmt.Sprintf("offset %d: %s", e.off, e.msg) }
 
-// parse parses b as exactly one JSON value surrounded by optional whitespace.
+// Parse parses b as exactly one JSON value surrounded by optional whitespace.
 // The nodes refer to b, which must stay unchanged while they are used.
 // Beyond RFC 8259, the unquoted numbers NaN, Infinity, +Infinity and
 // -Infinity are accepted unless allowNonNumericNumbers is false (Spark's
 // default accepts them, and Python's json module writes them); t.syn
 // widens the syntax as Spark's allow* options do. A record that holds
 // only comments returns errNoValue (it is skipped like a blank line).
-func (t *tape) parse(b []byte) error {
-	t.b = b
-	t.nodes = t.nodes[:0]
-	t.odd = false
+func (t *Tape) Parse(b []byte) error {
+	t.B = b
+	t.Nodes = t.Nodes[:0]
+	t.Odd = false
 	if len(b) > maxRecord {
 		return &syntaxError{0, fmt.Sprintf("record of %d bytes is larger than %d (2 GiB)", len(b), maxRecord)}
 	}
 	i := t.ws(0)
 	if i == len(b) {
-		if t.syn.comments && !jsonlines.IsBlank(b) {
-			return errNoValue
+		if t.Syn.comments && !jsonlines.IsBlank(b) {
+			return ErrNoValue
 		}
 		return &syntaxError{i, "empty record"}
 	}
@@ -123,7 +127,7 @@ func (t *tape) parse(b []byte) error {
 	if err != nil {
 		return err
 	}
-	if i = t.ws(i); i != len(b) && !t.first {
+	if i = t.ws(i); i != len(b) && !t.First {
 		return &syntaxError{i, "unexpected data after the JSON value"}
 	}
 	return nil
@@ -141,44 +145,44 @@ func skipWS(b []byte, i int) int {
 	return i
 }
 
-func (t *tape) push(k kind, start int) int {
-	t.nodes = append(t.nodes, node{kind: k, start: int32(start)})
-	return len(t.nodes) - 1
+func (t *Tape) push(k Kind, start int) int {
+	t.Nodes = append(t.Nodes, Node{Kind: k, Start: int32(start)})
+	return len(t.Nodes) - 1
 }
 
 // value parses the value at b[i] (no leading whitespace) and returns the
 // offset after it.
-func (t *tape) value(i, depth int) (int, error) {
-	b := t.b
+func (t *Tape) value(i, depth int) (int, error) {
+	b := t.B
 	if i >= len(b) {
 		return i, &syntaxError{i, "unexpected end of record"}
 	}
 	switch c := b[i]; {
 	case c == '{':
-		return t.container(i, depth, kObject)
+		return t.container(i, depth, KObject)
 	case c == '[':
-		return t.container(i, depth, kArray)
+		return t.container(i, depth, KArray)
 	case c == '"':
 		return t.str(i)
-	case c == '\'' && t.syn.singleQuotes:
-		t.odd = true
+	case c == '\'' && t.Syn.singleQuotes:
+		t.Odd = true
 		return t.str(i)
 	case c == 't':
-		return t.literal(i, "true", kTrue)
+		return t.literal(i, "true", KTrue)
 	case c == 'f':
-		return t.literal(i, "false", kFalse)
+		return t.literal(i, "false", KFalse)
 	case c == 'n':
-		return t.literal(i, "null", kNull)
-	case (c == 'N' || c == 'I' || c == '+' || (c == '-' && i+1 < len(b) && b[i+1] == 'I')) && t.syn.noNonNumeric:
+		return t.literal(i, "null", KNull)
+	case (c == 'N' || c == 'I' || c == '+' || (c == '-' && i+1 < len(b) && b[i+1] == 'I')) && t.Syn.noNonNumeric:
 		return i, &syntaxError{i, "non-numeric number (allowNonNumericNumbers is false)"}
 	case c == 'N':
-		return t.literal(i, "NaN", kNumber)
+		return t.literal(i, "NaN", KNumber)
 	case c == 'I':
-		return t.literal(i, "Infinity", kNumber)
+		return t.literal(i, "Infinity", KNumber)
 	case c == '+':
-		return t.literal(i, "+Infinity", kNumber)
+		return t.literal(i, "+Infinity", KNumber)
 	case c == '-' && i+1 < len(b) && b[i+1] == 'I':
-		return t.literal(i, "-Infinity", kNumber)
+		return t.literal(i, "-Infinity", KNumber)
 	case c == '-' || (c >= '0' && c <= '9'):
 		return t.number(i)
 	default:
@@ -186,26 +190,26 @@ func (t *tape) value(i, depth int) (int, error) {
 	}
 }
 
-func (t *tape) literal(i int, lit string, k kind) (int, error) {
-	if len(t.b)-i < len(lit) || string(t.b[i:i+len(lit)]) != lit {
+func (t *Tape) literal(i int, lit string, k Kind) (int, error) {
+	if len(t.B)-i < len(lit) || string(t.B[i:i+len(lit)]) != lit {
 		return i, &syntaxError{i, "invalid literal, want " + strconv.Quote(lit)}
 	}
 	n := t.push(k, i)
-	t.nodes[n].end = int32(i + len(lit))
-	t.nodes[n].next = int32(n + 1)
+	t.Nodes[n].End = int32(i + len(lit))
+	t.Nodes[n].Next = int32(n + 1)
 	return i + len(lit), nil
 }
 
-func (t *tape) number(i int) (int, error) {
-	b, start := t.b, i
+func (t *Tape) number(i int) (int, error) {
+	b, start := t.B, i
 	if b[i] == '-' {
 		i++
 	}
 	switch {
 	case i < len(b) && b[i] == '0':
 		i++
-		if t.syn.leadingZeros && i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			t.odd = true
+		if t.Syn.leadingZeros && i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			t.Odd = true
 			for i < len(b) && b[i] >= '0' && b[i] <= '9' {
 				i++
 			}
@@ -240,14 +244,14 @@ func (t *tape) number(i int) (int, error) {
 			return i, &syntaxError{i, "invalid number: no digits in the exponent"}
 		}
 	}
-	n := t.push(kNumber, start)
-	t.nodes[n].end = int32(i)
-	t.nodes[n].next = int32(n + 1)
+	n := t.push(KNumber, start)
+	t.Nodes[n].End = int32(i)
+	t.Nodes[n].Next = int32(n + 1)
 	return i, nil
 }
 
-func (t *tape) str(i int) (int, error) {
-	b, start := t.b, i
+func (t *Tape) str(i int) (int, error) {
+	b, start := t.B, i
 	quote := b[i]
 	i++
 	esc := false
@@ -263,10 +267,10 @@ func (t *tape) str(i int) (int, error) {
 		c := b[i]
 		switch {
 		case c == quote:
-			n := t.push(kString, start)
-			t.nodes[n].end = int32(i + 1)
-			t.nodes[n].esc = esc
-			t.nodes[n].next = int32(n + 1)
+			n := t.push(KString, start)
+			t.Nodes[n].End = int32(i + 1)
+			t.Nodes[n].Esc = esc
+			t.Nodes[n].Next = int32(n + 1)
 			return i + 1, nil
 		case c == '\\':
 			esc = true
@@ -282,17 +286,17 @@ func (t *tape) str(i int) (int, error) {
 				}
 				i += 6
 			default:
-				if !t.syn.anyEscape && !(b[i+1] == '\'' && t.syn.singleQuotes) {
+				if !t.Syn.anyEscape && !(b[i+1] == '\'' && t.Syn.singleQuotes) {
 					return i, &syntaxError{i, fmt.Sprintf("invalid escape %q", b[i+1])}
 				}
-				t.odd = true
+				t.Odd = true
 				i += 2
 			}
 		case c < 0x20:
-			if !t.syn.controlChars {
+			if !t.Syn.controlChars {
 				return i, &syntaxError{i, "control character in string"}
 			}
-			t.odd = true
+			t.Odd = true
 			i++
 		default:
 			i++
@@ -327,32 +331,32 @@ func isHex4(b []byte) bool {
 	return true
 }
 
-func (t *tape) container(i, depth int, k kind) (int, error) {
-	if depth >= maxDepth {
-		return i, &syntaxError{i, fmt.Sprintf("nesting deeper than %d", maxDepth)}
+func (t *Tape) container(i, depth int, k Kind) (int, error) {
+	if depth >= MaxDepth {
+		return i, &syntaxError{i, fmt.Sprintf("nesting deeper than %d", MaxDepth)}
 	}
-	b := t.b
+	b := t.B
 	n := t.push(k, i)
 	closer := byte('}')
-	if k == kArray {
+	if k == KArray {
 		closer = ']'
 	}
 	i = t.ws(i + 1)
 	if i < len(b) && b[i] == closer {
-		t.nodes[n].end = int32(i + 1)
-		t.nodes[n].next = int32(len(t.nodes))
+		t.Nodes[n].End = int32(i + 1)
+		t.Nodes[n].Next = int32(len(t.Nodes))
 		return i + 1, nil
 	}
 	for {
 		var err error
-		if k == kObject {
+		if k == KObject {
 			switch {
-			case i < len(b) && (b[i] == '"' || b[i] == '\'' && t.syn.singleQuotes):
-				t.odd = t.odd || b[i] == '\''
+			case i < len(b) && (b[i] == '"' || b[i] == '\'' && t.Syn.singleQuotes):
+				t.Odd = t.Odd || b[i] == '\''
 				if i, err = t.str(i); err != nil {
 					return i, err
 				}
-			case i < len(b) && t.syn.unquotedNames && isNameByte(b[i]):
+			case i < len(b) && t.Syn.unquotedNames && isNameByte(b[i]):
 				i = t.bareName(i)
 			default:
 				return i, &syntaxError{i, "expected a string object key"}
@@ -371,8 +375,8 @@ func (t *tape) container(i, depth int, k kind) (int, error) {
 			return i, &syntaxError{i, "unexpected end of record"}
 		}
 		if b[i] == closer {
-			t.nodes[n].end = int32(i + 1)
-			t.nodes[n].next = int32(len(t.nodes))
+			t.Nodes[n].End = int32(i + 1)
+			t.Nodes[n].Next = int32(len(t.Nodes))
 			return i + 1, nil
 		}
 		if b[i] != ',' {
@@ -382,23 +386,23 @@ func (t *tape) container(i, depth int, k kind) (int, error) {
 	}
 }
 
-// raw is the JSON text of node n.
-func (t *tape) raw(n int) []byte { return t.b[t.nodes[n].start:t.nodes[n].end] }
+// Raw is the JSON text of node n.
+func (t *Tape) Raw(n int) []byte { return t.B[t.Nodes[n].Start:t.Nodes[n].End] }
 
-// text returns the decoded value of string node n. Invalid UTF-8 and
+// Text returns the decoded value of string node n. Invalid UTF-8 and
 // unpaired surrogates become U+FFFD, as encoding/json does.
-func (t *tape) text(n int) string {
-	nd := &t.nodes[n]
-	if nd.bare {
-		return string(t.b[nd.start:nd.end])
+func (t *Tape) Text(n int) string {
+	nd := &t.Nodes[n]
+	if nd.Bare {
+		return string(t.B[nd.Start:nd.End])
 	}
-	s := t.b[nd.start+1 : nd.end-1]
-	if !nd.esc {
+	s := t.B[nd.Start+1 : nd.End-1]
+	if !nd.Esc {
 		if utf8.Valid(s) {
-			if t.owned && len(s) > 0 {
+			if t.Owned && len(s) > 0 {
 				return unsafe.String(&s[0], len(s))
 			}
-			return t.keep(s)
+			return t.Keep(s)
 		}
 		return string([]rune(string(s))) // replaces invalid bytes with U+FFFD
 	}
@@ -475,9 +479,9 @@ func hex4(b []byte) rune {
 	return r
 }
 
-// isIntegral reports whether number node n is written as an integer.
-func (t *tape) isIntegral(n int) bool {
-	for _, c := range t.raw(n) {
+// IsIntegral reports whether number node n is written as an integer.
+func (t *Tape) IsIntegral(n int) bool {
+	for _, c := range t.Raw(n) {
 		if c == '.' || c == 'e' || c == 'E' || c == 'N' || c == 'I' {
 			return false
 		}

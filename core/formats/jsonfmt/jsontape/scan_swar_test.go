@@ -1,4 +1,4 @@
-package jsonfmt
+package jsontape
 
 import (
 	"encoding/binary"

@@ -1,4 +1,4 @@
-package jsonfmt
+package jsontape
 
 import (
 	"errors"
@@ -9,14 +9,14 @@ import (
 	"github.com/tributary-io/tributary/core/formats/fileformat"
 )
 
-// errNoValue is returned by tape.parse for a record that holds only
+// ErrNoValue is returned by tape.parse for a record that holds only
 // comments (allowComments): it is skipped like a blank line, as Spark's
 // parser finds no token in it.
-var errNoValue = errors.New("record holds only comments")
+var ErrNoValue = errors.New("record holds only comments")
 
-// syntax is the JSON syntax a tape accepts beyond RFC 8259: Spark's
+// Syntax is the JSON Syntax a tape accepts beyond RFC 8259: Spark's
 // allow* JSON options (Jackson's parser features of the same meaning).
-type syntax struct {
+type Syntax struct {
 	comments      bool // allowComments: /* */ and // comments
 	unquotedNames bool // allowUnquotedFieldNames: {a: 1}
 	singleQuotes  bool // allowSingleQuotes: {'a': 'x'}
@@ -31,29 +31,29 @@ type syntax struct {
 var syntaxOptions = []struct {
 	name string
 	def  bool
-	set  func(s *syntax, v bool)
+	set  func(s *Syntax, v bool)
 }{
-	{"allowComments", false, func(s *syntax, v bool) { s.comments = v }},
-	{"allowUnquotedFieldNames", false, func(s *syntax, v bool) { s.unquotedNames = v }},
-	{"allowSingleQuotes", true, func(s *syntax, v bool) { s.singleQuotes = v }},
-	{"allowNumericLeadingZeros", false, func(s *syntax, v bool) { s.leadingZeros = v }},
-	{"allowBackslashEscapingAnyCharacter", false, func(s *syntax, v bool) { s.anyEscape = v }},
-	{"allowUnquotedControlChars", false, func(s *syntax, v bool) { s.controlChars = v }},
-	{"allowNonNumericNumbers", true, func(s *syntax, v bool) { s.noNonNumeric = !v }},
+	{"allowComments", false, func(s *Syntax, v bool) { s.comments = v }},
+	{"allowUnquotedFieldNames", false, func(s *Syntax, v bool) { s.unquotedNames = v }},
+	{"allowSingleQuotes", true, func(s *Syntax, v bool) { s.singleQuotes = v }},
+	{"allowNumericLeadingZeros", false, func(s *Syntax, v bool) { s.leadingZeros = v }},
+	{"allowBackslashEscapingAnyCharacter", false, func(s *Syntax, v bool) { s.anyEscape = v }},
+	{"allowUnquotedControlChars", false, func(s *Syntax, v bool) { s.controlChars = v }},
+	{"allowNonNumericNumbers", true, func(s *Syntax, v bool) { s.noNonNumeric = !v }},
 }
 
-// parseSyntax reads the allow* options from a format's options (names
+// ParseSyntax reads the allow* options from a format's options (names
 // compared case-insensitively, values "true"/"false"; a missing option
 // has Spark's default).
-func parseSyntax(opts map[string]string) (syntax, error) {
-	var s syntax
+func ParseSyntax(opts map[string]string) (Syntax, error) {
+	var s Syntax
 	for _, o := range syntaxOptions {
-		v, ok := lookup(opts, o.name)
+		v, ok := Lookup(opts, o.name)
 		b := o.def
 		if ok {
 			var err error
 			if b, err = strconv.ParseBool(strings.TrimSpace(v)); err != nil {
-				return syntax{}, fmt.Errorf("%w: %s=%q: want true or false", fileformat.ErrBadOption, o.name, v)
+				return Syntax{}, fmt.Errorf("%w: %s=%q: want true or false", fileformat.ErrBadOption, o.name, v)
 			}
 		}
 		o.set(&s, b)
@@ -61,8 +61,8 @@ func parseSyntax(opts map[string]string) (syntax, error) {
 	return s, nil
 }
 
-// lookup finds an option by name, case-insensitively.
-func lookup(opts map[string]string, name string) (string, bool) {
+// Lookup finds an option by name, case-insensitively.
+func Lookup(opts map[string]string, name string) (string, bool) {
 	if v, ok := opts[name]; ok {
 		return v, true
 	}
@@ -75,12 +75,12 @@ func lookup(opts map[string]string, name string) (string, bool) {
 }
 
 // ws skips white space and, with allowComments, comments.
-func (t *tape) ws(i int) int {
-	i = skipWS(t.b, i)
-	if !t.syn.comments {
+func (t *Tape) ws(i int) int {
+	i = skipWS(t.B, i)
+	if !t.Syn.comments {
 		return i
 	}
-	b := t.b
+	b := t.B
 	for i+1 < len(b) && b[i] == '/' {
 		switch b[i+1] {
 		case '/':
@@ -88,13 +88,13 @@ func (t *tape) ws(i int) int {
 			for j < len(b) && b[j] != '\n' && b[j] != '\r' {
 				j++
 			}
-			i, t.odd = j, true
+			i, t.Odd = j, true
 		case '*':
 			end := strings.Index(string(b[i+2:]), "*/")
 			if end < 0 {
 				return i // unterminated: the parser reports the '/'
 			}
-			i, t.odd = i+2+end+2, true
+			i, t.Odd = i+2+end+2, true
 		default:
 			return i
 		}
@@ -111,61 +111,61 @@ func isNameByte(c byte) bool {
 
 // bareName records the unquoted field name at b[i] and returns the offset
 // after it.
-func (t *tape) bareName(i int) int {
+func (t *Tape) bareName(i int) int {
 	start := i
-	for i < len(t.b) && isNameByte(t.b[i]) {
+	for i < len(t.B) && isNameByte(t.B[i]) {
 		i++
 	}
-	n := t.push(kString, start)
-	t.nodes[n].end = int32(i)
-	t.nodes[n].esc, t.nodes[n].bare = true, true // never sliced as a quoted string
-	t.odd = true
-	t.nodes[n].next = int32(n + 1)
+	n := t.push(KString, start)
+	t.Nodes[n].End = int32(i)
+	t.Nodes[n].Esc, t.Nodes[n].Bare = true, true // never sliced as a quoted string
+	t.Odd = true
+	t.Nodes[n].Next = int32(n + 1)
 	return i
 }
 
-// jsonText is node n as compact standard JSON: its raw text when the
+// JSONText is node n as compact standard JSON: its raw text when the
 // record used standard syntax only, else written anew (quoted names, double-quoted
 // strings, no comments or leading zeros), as Spark re-serialises what
 // Jackson parsed. NaN and the infinities become strings, as in
 // fileformat.CompactJSON.
-func (t *tape) jsonText(dst []byte, n int) []byte {
-	if !t.odd {
-		return fileformat.CompactJSON(dst, t.raw(n))
+func (t *Tape) JSONText(dst []byte, n int) []byte {
+	if !t.Odd {
+		return fileformat.CompactJSON(dst, t.Raw(n))
 	}
-	nd := &t.nodes[n]
-	switch nd.kind {
-	case kString:
-		return fileformat.AppendJSONString(dst, t.text(n))
-	case kNumber:
-		return fileformat.CompactJSON(dst, trimLeadingZeros(t.raw(n)))
-	case kObject, kArray:
+	nd := &t.Nodes[n]
+	switch nd.Kind {
+	case KString:
+		return fileformat.AppendJSONString(dst, t.Text(n))
+	case KNumber:
+		return fileformat.CompactJSON(dst, TrimLeadingZeros(t.Raw(n)))
+	case KObject, KArray:
 		open, closer := byte('{'), byte('}')
-		if nd.kind == kArray {
+		if nd.Kind == KArray {
 			open, closer = '[', ']'
 		}
 		dst = append(dst, open)
-		for c, first := n+1, true; c < int(nd.next); first = false {
+		for c, first := n+1, true; c < int(nd.Next); first = false {
 			if !first {
 				dst = append(dst, ',')
 			}
-			if nd.kind == kObject {
-				dst = fileformat.AppendJSONString(dst, t.text(c))
+			if nd.Kind == KObject {
+				dst = fileformat.AppendJSONString(dst, t.Text(c))
 				dst = append(dst, ':')
-				c = int(t.nodes[c].next)
+				c = int(t.Nodes[c].Next)
 			}
-			dst = t.jsonText(dst, c)
-			c = int(t.nodes[c].next)
+			dst = t.JSONText(dst, c)
+			c = int(t.Nodes[c].Next)
 		}
 		return append(dst, closer)
 	default:
-		return append(dst, t.raw(n)...)
+		return append(dst, t.Raw(n)...)
 	}
 }
 
-// trimLeadingZeros drops a number's leading zeros (007 is 7, -00.5 is
+// TrimLeadingZeros drops a number's leading zeros (007 is 7, -00.5 is
 // -0.5), as Jackson does with allowNumericLeadingZeros.
-func trimLeadingZeros(raw []byte) []byte {
+func TrimLeadingZeros(raw []byte) []byte {
 	neg := len(raw) > 0 && raw[0] == '-'
 	digits := raw
 	if neg {
@@ -184,19 +184,19 @@ func trimLeadingZeros(raw []byte) []byte {
 	return digits[i:]
 }
 
-// valueJSON is node n's text for the rescued data column: its raw text
+// ValueJSON is node n's text for the rescued data column: its raw text
 // (compacted by the rescue) unless the record used non-standard syntax.
-func (t *tape) valueJSON(n int) []byte {
-	if t.odd {
-		return t.jsonText(nil, n)
+func (t *Tape) ValueJSON(n int) []byte {
+	if t.Odd {
+		return t.JSONText(nil, n)
 	}
-	return t.raw(n)
+	return t.Raw(n)
 }
 
-// multiLine reads the multiLine option: true makes a file one JSON value
+// MultiLine reads the MultiLine option: true makes a file one JSON value
 // (an object, or an array of objects) instead of one per line.
-func multiLine(opts map[string]string) (bool, error) {
-	v, ok := lookup(opts, "multiLine")
+func MultiLine(opts map[string]string) (bool, error) {
+	v, ok := Lookup(opts, "multiLine")
 	if !ok {
 		return false, nil
 	}
