@@ -27,6 +27,7 @@ type countingState struct {
 	failAfter int
 	seen      map[string]int
 	known     []bool // RegisterOptions.MostlyKnown of each call
+	onFail    func() // called at each injected failure
 }
 
 var errInjected = errors.New("injected state failure")
@@ -39,6 +40,9 @@ func (c *countingState) Register(ctx context.Context, stream string, files []sta
 	c.mu.Lock()
 	c.calls++
 	if c.failAfter > 0 && c.calls > c.failAfter {
+		if c.onFail != nil {
+			c.onFail()
+		}
 		c.mu.Unlock()
 		return nil, errInjected
 	}
@@ -444,5 +448,63 @@ func TestPassCursorWithoutListBucket(t *testing.T) {
 	}
 	if cp.conditional != 2 {
 		t.Errorf("the deleted cursor was not created again (%d conditional puts)", cp.conditional)
+	}
+}
+
+// dyingCheckpoint stops writing once dead is set: the process was killed.
+type dyingCheckpoint struct {
+	*memstore.Store
+	dead *bool
+}
+
+func (c dyingCheckpoint) Put(ctx context.Context, key string, r io.Reader) error {
+	if *c.dead {
+		return errors.New("killed")
+	}
+	return c.Store.Put(ctx, key, r)
+}
+
+// TestPassKilledRunResumesFromPeriodicSave: a run killed without warning
+// (nothing written after the kill) leaves the position it saved last
+// (SaveEvery); the next run resumes there, and the files listed again are
+// registered again idempotently (new only once).
+func TestPassKilledRunResumesFromPeriodicSave(t *testing.T) {
+	ctx := t.Context()
+	src, want := datedSource(t, 4, 5)
+	dead := false
+	cp := dyingCheckpoint{Store: memstore.New(), dead: &dead}
+	st := newCountingState()
+	st.failAfter = 7 // the kill: registration fails from the 8th chunk on
+	clock := &tickClock{t: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), step: time.Second}
+	r := &Registrar{State: st, Stream: "s", ChunkSize: 4}
+	o := PassOptions{Source: src, Checkpoint: cp, Workers: 1, SaveEvery: 10 * time.Second, Now: clock.now}
+	o.StopAt = clock.now().Add(time.Hour)
+	// The state store dies with the process: no save after the failure.
+	st.mu.Lock()
+	st.onFail = func() { dead = true }
+	st.mu.Unlock()
+	first, err := r.Pass(ctx, o)
+	if !errors.Is(err, errInjected) {
+		t.Fatalf("first run = %+v, %v; want the kill", first, err)
+	}
+	cur, err := ReadCursor(ctx, cp)
+	if err != nil || cur.Pass == nil || cur.Pass.Parts[0].After == "" {
+		t.Fatalf("no periodic save before the kill: %+v, %v", cur, err)
+	}
+	dead, st.failAfter = false, 0
+	second, err := r.Pass(ctx, o)
+	if err != nil || second.Stopped || second.PassRuns != 2 {
+		t.Fatalf("resumed run = %+v, %v", second, err)
+	}
+	if first.New+second.New != len(want) {
+		t.Errorf("%d + %d new files, want %d", first.New, second.New, len(want))
+	}
+	checkRegistered(t, st, want)
+	// 28 files were registered before the kill; the run resumes at the
+	// last save at or before them, not at the start.
+	if again := second.Listed - (len(want) - 28); again < 0 || second.Listed >= len(want) {
+		t.Errorf("the resumed run listed %d of %d files: it should resume at the last save before the kill", second.Listed, len(want))
+	} else {
+		t.Logf("listed again after the kill: %d files (saves every 10 s of listing)", again)
 	}
 }
