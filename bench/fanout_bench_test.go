@@ -88,6 +88,9 @@ func runFanout(ctx context.Context, tb testing.TB, ds Dataset, workDir string, n
 		if serial {
 			mu.Lock()
 			defer mu.Unlock()
+			// Each converter starts with its own clean heap, as a
+			// function instance of its own would.
+			runtime.GC()
 		}
 		start, cpu0 := time.Now(), cpuTime()
 		_, err := s.Engine.ConvertShare(ctx, req)
@@ -97,6 +100,7 @@ func runFanout(ctx context.Context, tb testing.TB, ds Dataset, workDir string, n
 		return err
 	})
 	s.Engine.Fanout = &fanout.Config{Runner: conv, MaxConverters: n, BytesPerConverter: 1}
+	runtime.GC()
 	start, cpu0 := time.Now(), cpuTime()
 	sum, err := s.Engine.RunAvailableNow(ctx, nil)
 	run.wall, run.cpu = time.Since(start), cpuTime()-cpu0

@@ -2,9 +2,12 @@ package ingest
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/google/uuid"
 
@@ -62,7 +65,11 @@ func (e *Engine) writeBatch(ctx context.Context, snap *delta.Snapshot, p *Plan) 
 	if err != nil {
 		return nil, err
 	}
-	base := fanout.Request{Stream: e.Config.StreamID, Batch: p.BatchID, Shares: n, SchemaVersion: version, TableConfig: e.tableConfig(snap)}
+	tag, err := planDigest(p)
+	if err != nil {
+		return nil, err
+	}
+	base := fanout.Request{Stream: e.Config.StreamID, Batch: p.BatchID, Plan: tag, Shares: n, SchemaVersion: version, TableConfig: e.tableConfig(snap)}
 	reports, err := fanout.Collect(ctx, e.Checkpoint, e.Fanout.Runner, base, n)
 	if err != nil {
 		return nil, err
@@ -72,6 +79,11 @@ func (e *Engine) writeBatch(ctx context.Context, snap *delta.Snapshot, p *Plan) 
 		if r.NewColumns != nil {
 			e.log().Warn("a share found data the schema lacks: the batch is written unsplit", "stream", e.Config.StreamID,
 				"batchId", p.BatchID, "share", r.Share, "shares", r.Shares, "file", r.NewColumns.File)
+			return e.write(ctx, snap, p)
+		}
+		if age := e.now().Sub(r.CreatedAt); age > fanout.MaxAge {
+			e.log().Warn("a share's report is too old to commit (VACUUM may have removed its files): the batch is written unsplit",
+				"stream", e.Config.StreamID, "batchId", p.BatchID, "share", r.Share, "shares", r.Shares, "age", age.String())
 			return e.write(ctx, snap, p)
 		}
 		out.adds = append(out.adds, r.Adds...)
@@ -102,6 +114,9 @@ func (e *Engine) ConvertShare(ctx context.Context, req fanout.Request) (*fanout.
 	if e.Config.OutputMode == options.OutputUpdate || e.Config.Reader.BadRecordsPath != "" {
 		return nil, fmt.Errorf("%w: stream %q writes each batch whole (outputMode update or badRecordsPath)", ErrBadShare, req.Stream)
 	}
+	if req.Plan == "" || strings.Contains(req.Plan, "/") || req.Shares < 1 || req.Share < 0 || req.Share >= req.Shares {
+		return nil, fmt.Errorf("%w: plan %q, share %d of %d of batch %d", ErrBadShare, req.Plan, req.Share, req.Shares, req.Batch)
+	}
 	if r, ok, err := fanout.ReadReport(ctx, e.Checkpoint, req.Key()); err != nil || ok {
 		return r, err
 	}
@@ -111,6 +126,11 @@ func (e *Engine) ConvertShare(ctx context.Context, req fanout.Request) (*fanout.
 	}
 	if !ok {
 		return nil, fmt.Errorf("%w: stream %q has no sealed plan for batch %d", ErrBadShare, req.Stream, req.Batch)
+	}
+	if tag, err := planDigest(p); err != nil {
+		return nil, err
+	} else if tag != req.Plan {
+		return nil, fmt.Errorf("%w: batch %d's sealed plan is %s, the request names plan %q (a request from before a checkpoint reset?)", ErrBadShare, req.Batch, tag, req.Plan)
 	}
 	if req.Shares < 1 || req.Shares > len(p.Files) || req.Share < 0 || req.Share >= req.Shares {
 		return nil, fmt.Errorf("%w: share %d of %d of batch %d (%d files)", ErrBadShare, req.Share, req.Shares, req.Batch, len(p.Files))
@@ -126,7 +146,7 @@ func (e *Engine) ConvertShare(ctx context.Context, req fanout.Request) (*fanout.
 	if stats.NumIndexedCols, stats.NoStats, stats.StatsColumns, err = tableprops.StatsOptions(req.TableConfig); err != nil {
 		return nil, err
 	}
-	rep := &fanout.Report{Batch: req.Batch, Shares: req.Shares, Share: req.Share, SchemaVersion: req.SchemaVersion,
+	rep := &fanout.Report{Batch: req.Batch, Plan: req.Plan, Shares: req.Shares, Share: req.Share, SchemaVersion: req.SchemaVersion,
 		Attempt: uuid.NewString(), Files: len(sub.Files)}
 	failures := readFailures{}
 	for {
@@ -150,6 +170,7 @@ func (e *Engine) ConvertShare(ctx context.Context, req fanout.Request) (*fanout.
 	if err := e.injected(StepShareWritten, req.Batch); err != nil {
 		return nil, err // the files stay, unreported: orphans, as after a crash
 	}
+	rep.CreatedAt = e.now().UTC()
 	got, mine, err := fanout.Seal(ctx, e.Checkpoint, rep)
 	if err != nil {
 		return nil, err
@@ -181,6 +202,17 @@ func (e *Engine) removeAdds(ctx context.Context, adds []delta.Add) {
 			e.log().Warn("could not remove orphan data file", "file", a.Path, "error", err.Error())
 		}
 	}
+}
+
+// planDigest identifies a sealed plan's content: the first 16 hex digits
+// of the SHA-256 of its JSON.
+func planDigest(p *Plan) (string, error) {
+	data, err := json.Marshal(p)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:8]), nil
 }
 
 // readSchemaVersion reads version v of the schema history.

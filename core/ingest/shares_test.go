@@ -9,12 +9,14 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/tributary-io/tributary/core/delta"
 	"github.com/tributary-io/tributary/core/ingest/fanout"
 	"github.com/tributary-io/tributary/core/objstore"
 	"github.com/tributary-io/tributary/core/options"
 	"github.com/tributary-io/tributary/core/state"
+	"github.com/tributary-io/tributary/core/state/memstate"
 )
 
 // converters is an in-process fan-out runner over a world: every share is
@@ -447,15 +449,24 @@ func TestConvertShareRefusesBadRequests(t *testing.T) {
 	if _, err := e.RunBatch(context.Background()); !errors.Is(err, errCrash) {
 		t.Fatal(err)
 	}
+	p, _, err := readPlan(context.Background(), w.cp, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	digest, err := planDigest(p)
+	if err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name string
 		req  fanout.Request
 	}{
 		{"other stream", fanout.Request{Stream: "other", Batch: 0, Shares: 2, Share: 0}},
 		{"no plan", fanout.Request{Stream: "stream-1", Batch: 5, Shares: 2, Share: 0}},
-		{"share out of range", fanout.Request{Stream: "stream-1", Batch: 0, Shares: 2, Share: 2}},
-		{"more shares than files", fanout.Request{Stream: "stream-1", Batch: 0, Shares: 4, Share: 0}},
-		{"no such schema version", fanout.Request{Stream: "stream-1", Batch: 0, Shares: 2, Share: 0, SchemaVersion: 9}},
+		{"share out of range", fanout.Request{Stream: "stream-1", Batch: 0, Plan: digest, Shares: 2, Share: 2}},
+		{"more shares than files", fanout.Request{Stream: "stream-1", Batch: 0, Plan: digest, Shares: 4, Share: 0}},
+		{"another plan", fanout.Request{Stream: "stream-1", Batch: 0, Plan: "0123456789abcdef", Shares: 2, Share: 0}},
+		{"no such schema version", fanout.Request{Stream: "stream-1", Batch: 0, Plan: digest, Shares: 2, Share: 0, SchemaVersion: 9}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -464,5 +475,81 @@ func TestConvertShareRefusesBadRequests(t *testing.T) {
 				t.Fatalf("want ErrBadShare, got %v", err)
 			}
 		})
+	}
+}
+
+// Reports sealed for another plan of the same batch id (the checkpoint was
+// reset and the batch planned again) are never committed: the shares are
+// converted again for the new plan.
+func TestFanoutIgnoresReportsOfAnotherPlan(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld()
+	for i := 0; i < 6; i++ {
+		w.addFile(t, 8)
+	}
+	w.discover(t)
+	c := &converters{t: t, w: w}
+	e := w.fanEngine(t, Limits{}, c, 3, 1)
+	e.fault = func(s Step, _ int64) error {
+		if s == StepWritten {
+			return errCrash
+		}
+		return nil
+	}
+	if _, err := e.RunAvailableNow(ctx, nil); !errors.Is(err, errCrash) {
+		t.Fatalf("want the crash, got %v", err)
+	}
+	// A reset that lost the plan and the file state but left the reports
+	// (an interrupted checkpoint wipe): the batch is planned again.
+	if err := w.cp.Delete(ctx, planKey(0)); err != nil {
+		t.Fatal(err)
+	}
+	w.st = memstate.New()
+	w.discover(t)
+	c.calls.Store(0)
+	if _, err := w.fanEngine(t, Limits{}, c, 3, 1).RunAvailableNow(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := c.calls.Load(); n != 3 {
+		t.Fatalf("converted %d shares for the new plan, want 3", n)
+	}
+	if n := len(w.reportKeys(t)); n != 6 {
+		t.Fatalf("%d reports, want 3 per plan", n)
+	}
+	checkExactlyOnce(t, tableIDs(t, w.table), w.rows)
+}
+
+// A report older than fanout.MaxAge may name files VACUUM removed: the
+// committer writes the batch unsplit instead.
+func TestFanoutOldReportsGoUnsplit(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld()
+	for i := 0; i < 6; i++ {
+		w.addFile(t, 8)
+	}
+	w.discover(t)
+	c := &converters{t: t, w: w}
+	e := w.fanEngine(t, Limits{}, c, 3, 1)
+	e.fault = func(s Step, _ int64) error {
+		if s == StepWritten {
+			return errCrash
+		}
+		return nil
+	}
+	if _, err := e.RunAvailableNow(ctx, nil); !errors.Is(err, errCrash) {
+		t.Fatalf("want the crash, got %v", err)
+	}
+	late := w.fanEngine(t, Limits{}, c, 3, 1)
+	late.Now = func() time.Time { return time.Now().Add(fanout.MaxAge + time.Hour) }
+	c.calls.Store(0)
+	if _, err := late.RunAvailableNow(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := c.calls.Load(); n != 0 {
+		t.Fatalf("converted %d shares, want the batch written unsplit", n)
+	}
+	checkExactlyOnce(t, tableIDs(t, w.table), w.rows)
+	if a := activeFiles(t, w); a != 1 {
+		t.Fatalf("%d active files, want the unsplit write's one", a)
 	}
 }

@@ -14,9 +14,10 @@
 // none, so a converter that died after writing files but before reporting
 // costs a re-conversion (its files are orphans that VACUUM removes) and a
 // committer that died after all reports commits them on its rerun without
-// converting anything again. Reports carry the batch's schema version in
-// their key: a schema that evolved since (or a different share count)
-// addresses other reports.
+// converting anything again. Reports carry a digest of the sealed plan and
+// the batch's schema version in their key: another plan of the same batch
+// id (after a checkpoint reset), a schema that evolved since or a
+// different share count address other reports.
 package fanout
 
 import (
@@ -25,6 +26,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/tributary-io/tributary/core/delta"
 	"github.com/tributary-io/tributary/core/objstore"
@@ -100,6 +102,10 @@ type Request struct {
 	Stream string `json:"stream"`
 	// Batch is the sealed plan's batch id.
 	Batch int64 `json:"batch"`
+	// Plan identifies the sealed plan's content (a digest): a report is
+	// never taken for another plan of the same batch id (a checkpoint reset
+	// starts the batch ids again).
+	Plan string `json:"plan"`
 	// Shares and Share name the share: Share of Shares (0-based).
 	Shares int `json:"shares"`
 	Share  int `json:"share"`
@@ -112,18 +118,22 @@ type Request struct {
 }
 
 // Key is the checkpoint key of the share's report.
-func (r Request) Key() string { return ReportKey(r.Batch, r.SchemaVersion, r.Shares, r.Share) }
+func (r Request) Key() string { return ReportKey(r.Batch, r.Plan, r.SchemaVersion, r.Shares, r.Share) }
 
 // Report is what a converter wrote for its share: the adds the commit
 // takes, and the counts of its progress record.
 type Report struct {
-	// Batch, Shares, Share and SchemaVersion repeat the request.
-	Batch         int64 `json:"batch"`
-	Shares        int   `json:"shares"`
-	Share         int   `json:"share"`
-	SchemaVersion int   `json:"schemaVersion"`
+	// Batch, Plan, Shares, Share and SchemaVersion repeat the request.
+	Batch         int64  `json:"batch"`
+	Plan          string `json:"plan"`
+	Shares        int    `json:"shares"`
+	Share         int    `json:"share"`
+	SchemaVersion int    `json:"schemaVersion"`
 	// Attempt names the conversion attempt whose files the report holds.
 	Attempt string `json:"attempt"`
+	// CreatedAt is when the report was sealed: a report older than MaxAge
+	// may name files that VACUUM has removed as orphans, and is not used.
+	CreatedAt time.Time `json:"createdAt"`
 	// Files is the number of input files of the share.
 	Files int `json:"files"`
 	// Adds are the data files written (add actions for the commit).
@@ -158,9 +168,16 @@ type NewColumns struct {
 }
 
 // ReportKey is the checkpoint key of a share's report.
-func ReportKey(batch int64, schemaVersion, shares, share int) string {
-	return fmt.Sprintf("%s%020d/v%d-n%d/%04d.json", ReportsPrefix, batch, schemaVersion, shares, share)
+func ReportKey(batch int64, plan string, schemaVersion, shares, share int) string {
+	return fmt.Sprintf("%s%020d/%s/v%d-n%d/%04d.json", ReportsPrefix, batch, plan, schemaVersion, shares, share)
 }
+
+// MaxAge is how old a sealed report may be and still be committed: the
+// data files it names are not in the table until then, so VACUUM (7 days
+// of retention by default, never under 24 hours unless its safety check is
+// off) could delete them as orphans. An older report makes the committer
+// write the batch unsplit.
+const MaxAge = 24 * time.Hour
 
 // ReportsPrefix holds the reports in the checkpoint location.
 const ReportsPrefix = "fanout/"
@@ -182,7 +199,7 @@ func ReadReport(ctx context.Context, cp objstore.Store, key string) (*Report, bo
 	if err := json.Unmarshal(data, &r); err != nil {
 		return nil, false, fmt.Errorf("%w %s: %v", ErrCorruptReport, key, err)
 	}
-	if ReportKey(r.Batch, r.SchemaVersion, r.Shares, r.Share) != key {
+	if ReportKey(r.Batch, r.Plan, r.SchemaVersion, r.Shares, r.Share) != key {
 		return nil, false, fmt.Errorf("%w %s: it holds batch %d share %d/%d (schema version %d)", ErrCorruptReport, key, r.Batch, r.Share, r.Shares, r.SchemaVersion)
 	}
 	return &r, true, nil
@@ -192,7 +209,7 @@ func ReadReport(ctx context.Context, cp objstore.Store, key string) (*Report, bo
 // report and whether it is r (false: another attempt won, and r's files
 // are not part of the batch).
 func Seal(ctx context.Context, cp objstore.Store, r *Report) (*Report, bool, error) {
-	key := ReportKey(r.Batch, r.SchemaVersion, r.Shares, r.Share)
+	key := ReportKey(r.Batch, r.Plan, r.SchemaVersion, r.Shares, r.Share)
 	got, err := objstore.SealJSON(ctx, cp, key, r, func(ctx context.Context) (*Report, bool, error) {
 		return ReadReport(ctx, cp, key)
 	})

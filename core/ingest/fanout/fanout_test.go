@@ -125,7 +125,7 @@ func TestSplitBalancesEqualFiles(t *testing.T) {
 }
 
 func report(req Request, attempt string) *Report {
-	return &Report{Batch: req.Batch, Shares: req.Shares, Share: req.Share, SchemaVersion: req.SchemaVersion,
+	return &Report{Batch: req.Batch, Plan: req.Plan, Shares: req.Shares, Share: req.Share, SchemaVersion: req.SchemaVersion,
 		Attempt: attempt, Adds: []delta.Add{{Path: fmt.Sprintf("part-%d-%s.parquet", req.Share, attempt), Size: 10, DataChange: true}}, Rows: 3}
 }
 
@@ -133,7 +133,7 @@ func report(req Request, attempt string) *Report {
 func TestSealFirstWins(t *testing.T) {
 	ctx := context.Background()
 	cp := memstore.New()
-	req := Request{Stream: "s", Batch: 7, Shares: 3, Share: 1, SchemaVersion: 2}
+	req := Request{Stream: "s", Batch: 7, Plan: "abc", Shares: 3, Share: 1, SchemaVersion: 2}
 	got, mine, err := Seal(ctx, cp, report(req, "a"))
 	if err != nil || !mine || got.Attempt != "a" {
 		t.Fatalf("first seal: %+v %v %v", got, mine, err)
@@ -153,11 +153,12 @@ func TestSealFirstWins(t *testing.T) {
 
 func TestReadReportRefusesCorrupt(t *testing.T) {
 	ctx := context.Background()
-	key := ReportKey(1, 0, 2, 0)
+	key := ReportKey(1, "p", 0, 2, 0)
 	tests := []struct{ name, body string }{
 		{"not json", "{"},
-		{"another share", `{"batch":1,"shares":2,"share":1,"schemaVersion":0}`},
-		{"another batch", `{"batch":2,"shares":2,"share":0,"schemaVersion":0}`},
+		{"another share", `{"batch":1,"plan":"p","shares":2,"share":1,"schemaVersion":0}`},
+		{"another batch", `{"batch":2,"plan":"p","shares":2,"share":0,"schemaVersion":0}`},
+		{"another plan", `{"batch":1,"plan":"q","shares":2,"share":0,"schemaVersion":0}`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -176,13 +177,13 @@ func TestReadReportRefusesCorrupt(t *testing.T) {
 }
 
 func FuzzReadReport(f *testing.F) {
-	f.Add([]byte(`{"batch":1,"shares":2,"share":0,"schemaVersion":0,"adds":[{"path":"a","size":1}]}`))
-	f.Add([]byte(`{"batch":1,"shares":2,"share":0,"newColumns":{"file":"x","paths":["a.b"]}}`))
+	f.Add([]byte(`{"batch":1,"plan":"p","shares":2,"share":0,"schemaVersion":0,"adds":[{"path":"a","size":1}]}`))
+	f.Add([]byte(`{"batch":1,"plan":"p","shares":2,"share":0,"newColumns":{"file":"x","paths":["a.b"]}}`))
 	f.Add([]byte(`null`))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		ctx := context.Background()
 		cp := memstore.New()
-		key := ReportKey(1, 0, 2, 0)
+		key := ReportKey(1, "p", 0, 2, 0)
 		if err := cp.Put(ctx, key, strings.NewReader(string(body))); err != nil {
 			t.Fatal(err)
 		}
@@ -193,7 +194,7 @@ func FuzzReadReport(f *testing.F) {
 			}
 			return
 		}
-		if !ok || r.Batch != 1 || r.Shares != 2 || r.Share != 0 {
+		if !ok || r.Batch != 1 || r.Plan != "p" || r.Shares != 2 || r.Share != 0 {
 			t.Fatalf("accepted %+v for key %s", r, key)
 		}
 	})
@@ -204,7 +205,7 @@ func FuzzReadReport(f *testing.F) {
 func TestCollect(t *testing.T) {
 	ctx := context.Background()
 	cp := memstore.New()
-	base := Request{Stream: "s", Batch: 3, Shares: 6, SchemaVersion: 1}
+	base := Request{Stream: "s", Batch: 3, Plan: "abc", Shares: 6, SchemaVersion: 1}
 	pre := base
 	pre.Share = 4
 	if _, _, err := Seal(ctx, cp, report(pre, "earlier")); err != nil {
@@ -253,7 +254,7 @@ func TestCollect(t *testing.T) {
 func TestCollectErrors(t *testing.T) {
 	ctx := context.Background()
 	boom := errors.New("boom")
-	base := Request{Stream: "s", Batch: 1, Shares: 4}
+	base := Request{Stream: "s", Batch: 1, Plan: "abc", Shares: 4}
 	cp := memstore.New()
 	_, err := Collect(ctx, cp, RunnerFunc(func(ctx context.Context, req Request) error {
 		if req.Share == 2 {
