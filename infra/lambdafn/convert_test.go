@@ -172,7 +172,7 @@ func TestCommitFunctionFansOut(t *testing.T) {
 	// The first run's error cancels the shares not yet invoked; those
 	// invoked run to their end, as Lambda invocations do.
 	first := len(iv.calls)
-	reported, _ := filepath.Glob(filepath.Join(dir, "cp", "fanout", "*", "*", "*.json"))
+	reported, _ := filepath.Glob(filepath.Join(dir, "cp", "fanout", "*", "*", "*", "*.json"))
 	if first < 1 || len(reported) > 3 || len(reported) > first-1 {
 		t.Fatalf("after the failed kick: %d invocations, %d reports", first, len(reported))
 	}
