@@ -750,6 +750,9 @@ func ReadParquet(data []byte, fn func(Action) error) (err error) {
 func readRowGroup(dec *pqDecoder, rg parquet.RowGroup, stats []nullStats, fn func(Action) error) error {
 	d := newColDecoder(dec, rg, stats)
 	defer d.close()
+	if !slices.ContainsFunc(d.cursors, func(c *colCursor) bool { return !c.allNull }) {
+		return nil // no action column to read: no actions (whatever the row count claims)
+	}
 	rows := rg.NumRows()
 	for r := int64(0); r < rows; r++ {
 		if err := d.row(r, fn); err != nil {

@@ -506,3 +506,51 @@ func BenchmarkReadParquet(b *testing.B) {
 		})
 	}
 }
+
+// A row group claiming more rows than its columns hold is an error, and a
+// file without action columns has no actions, whatever its row count.
+func TestReadParquetRowCounts(t *testing.T) {
+	type other struct {
+		X *int64 `parquet:"x,optional"`
+	}
+	var buf bytes.Buffer
+	w := parquet.NewGenericWriter[other](&buf)
+	if _, err := w.Write([]other{{X: ptrOf(int64(1))}, {}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if acts, err := readAll(ReadParquet, buf.Bytes()); err != nil || len(acts) != 0 {
+		t.Fatalf("no action columns: %v, %v", acts, err)
+	}
+	f, err := parquet.OpenFile(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec, err := newPQDecoder(f.Schema())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := readRowGroup(dec, f.RowGroups()[0], nil, func(Action) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	data := randomCheckpoint(t, r, 30)
+	f, err = parquet.OpenFile(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dec, err = newPQDecoder(f.Schema()); err != nil {
+		t.Fatal(err)
+	}
+	err = readRowGroup(dec, longRowGroup{f.RowGroups()[0]}, nil, func(Action) error { return nil })
+	if err == nil || !strings.Contains(err.Error(), "ends before the row group's last row") {
+		t.Fatalf("row group claiming 1e12 rows: %v", err)
+	}
+}
+
+// longRowGroup claims more rows than its columns hold.
+type longRowGroup struct{ parquet.RowGroup }
+
+func (longRowGroup) NumRows() int64 { return 1e12 }
