@@ -61,6 +61,12 @@ func checkpointFixtures(t testing.TB) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Larger checkpoints written for these tests (testdata/gen_checkpoints.py).
+	own, err := filepath.Glob(filepath.Join("testdata", "checkpoints", "*.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = append(files, own...)
 	if len(files) < 20 {
 		t.Fatalf("found %d checkpoint files under %s, want the shared fixtures", len(files), testdataRoot)
 	}
@@ -73,7 +79,10 @@ func TestReadParquetMatchesRowReaderOnFixtures(t *testing.T) {
 	writers := map[string]int{}
 	total := 0 // actions decoded (a part of a multi-part checkpoint may hold none)
 	for _, p := range checkpointFixtures(t) {
-		rel, _ := filepath.Rel(testdataRoot, p)
+		rel, err := filepath.Rel(testdataRoot, p)
+		if err != nil || strings.HasPrefix(rel, "..") {
+			rel = p
+		}
 		writers[strings.SplitN(filepath.ToSlash(rel), "/", 2)[0]]++
 		t.Run(rel, func(t *testing.T) {
 			data, err := os.ReadFile(p)
@@ -554,3 +563,56 @@ func TestReadParquetRowCounts(t *testing.T) {
 type longRowGroup struct{ parquet.RowGroup }
 
 func (longRowGroup) NumRows() int64 { return 1e12 }
+
+// The checkpoints written for these tests decode to the action counts
+// pyarrow reads from them (the non-null rows of each action column), and
+// every add has stats (from stats_parsed where the stats JSON is absent).
+func TestReadParquetWrittenCheckpoints(t *testing.T) {
+	tests := []struct {
+		file                       string
+		adds, removes, withDV, txn int
+	}{
+		{file: "deltars-partitioned", adds: 760, removes: 40},
+	}
+	for _, tc := range tests {
+		t.Run(tc.file, func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join("testdata", "checkpoints", tc.file+".checkpoint.parquet"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			acts, err := readAll(ReadParquet, data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var adds, removes, withDV, txn, meta, proto int
+			for _, a := range acts {
+				switch {
+				case a.Add != nil:
+					adds++
+					if a.Add.DeletionVector != nil {
+						withDV++
+					}
+					st, err := a.Add.ParseStats()
+					if err != nil || st == nil || st.NumRecords <= 0 {
+						t.Fatalf("add %s: stats %q (%v)", a.Add.Path, a.Add.Stats, err)
+					}
+					if len(st.MinValues) > 0 && len(a.Add.PartitionValues) == 0 {
+						t.Fatalf("add %s: no partition values", a.Add.Path)
+					}
+				case a.Remove != nil:
+					removes++
+				case a.Txn != nil:
+					txn++
+				case a.Metadata != nil:
+					meta++
+				case a.Protocol != nil:
+					proto++
+				}
+			}
+			if adds != tc.adds || removes != tc.removes || withDV != tc.withDV || txn != tc.txn || meta != 1 || proto != 1 {
+				t.Fatalf("%d adds (%d with a DV), %d removes, %d txn, %d metaData, %d protocol; want %d (%d), %d, %d, 1, 1",
+					adds, withDV, removes, txn, meta, proto, tc.adds, tc.withDV, tc.removes, tc.txn)
+			}
+		})
+	}
+}
