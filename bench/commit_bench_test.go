@@ -20,7 +20,10 @@ import (
 // ms/last100) and their ratio (last/first): flat per-commit cost means a
 // ratio near 1. The same windows are also reported in CPU time
 // (cpu-ms/first100, cpu-ms/last100): on a shared machine the wall time of
-// a commit is mostly its fsyncs' wait. Run with -benchtime 1x.
+// a commit is mostly its fsyncs' wait), and the part of that CPU time
+// spent writing checkpoints (ckpt-cpu-ms/first100, ckpt-cpu-ms/last100:
+// one every 10 commits, each holding every live file). Run with
+// -benchtime 1x.
 func BenchmarkCommitCurve(b *testing.B) {
 	n := 10000
 	if s := os.Getenv("TRIBUTARY_BENCH_COMMITS"); s != "" {
@@ -36,12 +39,15 @@ func BenchmarkCommitCurve(b *testing.B) {
 		b.ReportMetric(c.last/c.first, "last/first")
 		b.ReportMetric(c.cpuFirst, "cpu-ms/first100")
 		b.ReportMetric(c.cpuLast, "cpu-ms/last100")
+		b.ReportMetric(c.ckptFirst, "ckpt-cpu-ms/first100")
+		b.ReportMetric(c.ckptLast, "ckpt-cpu-ms/last100")
 	}
 }
 
 // curve is the mean wall and CPU milliseconds per commit of the first and
-// the last 100 commits.
-type curve struct{ first, last, cpuFirst, cpuLast float64 }
+// the last 100 commits, and the CPU milliseconds of checkpoint writing
+// among them.
+type curve struct{ first, last, cpuFirst, cpuLast, ckptFirst, ckptLast float64 }
 
 func commitCurve(b *testing.B, n int) (c curve) {
 	ctx := context.Background()
@@ -64,11 +70,11 @@ func commitCurve(b *testing.B, n int) (c curve) {
 		b.Fatal(err)
 	}
 	var t0 time.Time
-	var cpu0 time.Duration
+	var cpu0, ckpt time.Duration
 	for batch := int64(1); batch <= int64(n); batch++ {
 		switch batch {
 		case 1, int64(n) - 99:
-			t0, cpu0 = time.Now(), cpuTime()
+			t0, cpu0, ckpt = time.Now(), cpuTime(), 0
 		}
 		build := func(*delta.Snapshot) ([]delta.Action, error) {
 			return []delta.Action{{Add: &delta.Add{Path: fmt.Sprintf("part-%06d.parquet", batch), Size: 1000,
@@ -78,16 +84,20 @@ func commitCurve(b *testing.B, n int) (c curve) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		c0 := cpuTime()
 		if _, err := tbl.MaybeCheckpoint(ctx, snap, res.Version); err != nil {
 			b.Fatal(err)
 		}
+		ckpt += cpuTime() - c0
 		switch batch {
 		case 100:
 			c.first = float64(time.Since(t0).Microseconds()) / 1000 / 100
 			c.cpuFirst = float64((cpuTime() - cpu0).Microseconds()) / 1000 / 100
+			c.ckptFirst = float64(ckpt.Microseconds()) / 1000 / 100
 		case int64(n):
 			c.last = float64(time.Since(t0).Microseconds()) / 1000 / 100
 			c.cpuLast = float64((cpuTime() - cpu0).Microseconds()) / 1000 / 100
+			c.ckptLast = float64(ckpt.Microseconds()) / 1000 / 100
 		}
 	}
 	return c

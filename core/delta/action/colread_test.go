@@ -573,6 +573,8 @@ func TestReadParquetWrittenCheckpoints(t *testing.T) {
 		adds, removes, withDV, txn int
 	}{
 		{file: "deltars-partitioned", adds: 760, removes: 40},
+		{file: "spark-dv", adds: 540, removes: 110, withDV: 91, txn: 1},
+		{file: "spark-struct-only", adds: 278, removes: 33}, // stats only in stats_parsed
 	}
 	for _, tc := range tests {
 		t.Run(tc.file, func(t *testing.T) {

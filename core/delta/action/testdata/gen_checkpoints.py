@@ -5,9 +5,9 @@ usage: gen_checkpoints.py spark IVY_DIR OUT_DIR   (TRIBUTARY_SPARK_VENV's python
 
 Each table is built in a scratch directory under OUT_DIR/tables and its
 newest checkpoint copied to OUT_DIR/<name>.checkpoint.parquet:
-  spark-dv:          ~65 files in 10 partitions, deletion vectors, removes,
-                     a txn, stats as JSON and as a struct
-  spark-struct-only: 40 files, stats only as stats_parsed
+  spark-dv:          540 files in 10 partitions, 91 with deletion vectors,
+                     110 removes, a txn, stats as JSON and as a struct
+  spark-struct-only: 278 files, stats only as stats_parsed
                      (writeStatsAsJson=false), partitionValues_parsed
   deltars-partitioned: 800 files in 100 partitions over 8 commits, a
                      delete (removes), stats JSON and stats_parsed
