@@ -50,6 +50,7 @@ type parInfer struct {
 	workers int
 	work    chan *inferChunk
 	queue   []*inferChunk // handed to the workers, not merged yet, in order
+	free    []*inferChunk // merged chunks whose buffers are reused
 	cur     *inferChunk
 	wg      sync.WaitGroup
 	started bool
@@ -63,7 +64,11 @@ func newParInfer(in *inferrer, path string) *parInfer {
 // add appends one non-blank line (number no) to the current chunk.
 func (p *parInfer) add(line []byte, no int64) error {
 	if p.cur == nil {
-		p.cur = &inferChunk{buf: make([]byte, 0, max(parChunkBytes+parChunkBytes/4, len(line)))}
+		if n := len(p.free); n > 0 && cap(p.free[n-1].buf) >= len(line) {
+			p.cur, p.free = p.free[n-1], p.free[:n-1]
+		} else {
+			p.cur = &inferChunk{buf: make([]byte, 0, max(parChunkBytes+parChunkBytes/4, len(line)))}
+		}
 	}
 	c := p.cur
 	c.buf = append(c.buf, line...)
@@ -113,6 +118,9 @@ func (p *parInfer) mergeHead() error {
 	if c.err != nil {
 		return fmt.Errorf("jsonfmt: %s line %d: %w: %v", p.path, c.errLine, fileformat.ErrMalformedRecord, c.err)
 	}
+	if cap(c.buf) <= 2*parChunkBytes { // reuse the buffers (not a huge line's)
+		p.free = append(p.free, &inferChunk{buf: c.buf[:0], ends: c.ends[:0], lines: c.lines[:0]})
+	}
 	return nil
 }
 
@@ -151,7 +159,7 @@ func (p *parInfer) stop() {
 	p.abandon.Store(true)
 	close(p.work)
 	p.wg.Wait()
-	p.queue, p.cur = nil, nil
+	p.queue, p.cur, p.free = nil, nil, nil
 }
 
 // worker infers chunks with an inferrer of its own.
@@ -174,7 +182,6 @@ func (p *parInfer) worker() {
 			w.root = itype{}
 			w.tape.B = nil
 		}
-		c.buf, c.ends, c.lines = nil, nil, nil
 		close(c.done)
 	}
 }
