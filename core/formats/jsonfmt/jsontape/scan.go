@@ -341,7 +341,9 @@ func (t *Tape) container(i, depth int, k Kind) (int, error) {
 	if k == KArray {
 		closer = ']'
 	}
-	i = t.ws(i + 1)
+	if i++; i >= len(b) || b[i] <= ' ' || b[i] == '/' {
+		i = t.ws(i)
+	}
 	if i < len(b) && b[i] == closer {
 		t.Nodes[n].End = int32(i + 1)
 		t.Nodes[n].Next = int32(len(t.Nodes))
@@ -361,16 +363,22 @@ func (t *Tape) container(i, depth int, k Kind) (int, error) {
 			default:
 				return i, &syntaxError{i, "expected a string object key"}
 			}
-			i = t.ws(i)
+			if i >= len(b) || b[i] <= ' ' || b[i] == '/' { // not the common compact case
+				i = t.ws(i)
+			}
 			if i >= len(b) || b[i] != ':' {
 				return i, &syntaxError{i, "expected ':' after object key"}
 			}
-			i = t.ws(i + 1)
+			if i++; i >= len(b) || b[i] <= ' ' || b[i] == '/' {
+				i = t.ws(i)
+			}
 		}
 		if i, err = t.value(i, depth+1); err != nil {
 			return i, err
 		}
-		i = t.ws(i)
+		if i >= len(b) || b[i] <= ' ' || b[i] == '/' { // not the common compact case
+			i = t.ws(i)
+		}
 		if i >= len(b) {
 			return i, &syntaxError{i, "unexpected end of record"}
 		}
@@ -382,7 +390,9 @@ func (t *Tape) container(i, depth int, k Kind) (int, error) {
 		if b[i] != ',' {
 			return i, &syntaxError{i, fmt.Sprintf("expected ',' or %q", closer)}
 		}
-		i = t.ws(i + 1)
+		if i++; i >= len(b) || b[i] <= ' ' || b[i] == '/' {
+			i = t.ws(i)
+		}
 	}
 }
 
