@@ -495,8 +495,8 @@ func (e *Engine) runBatch(ctx context.Context) (Progress, error) {
 	if err != nil {
 		return Progress{}, err
 	}
-	if err := e.State.Claim(ctx, e.Config.StreamID, id, p.Paths()); err != nil {
-		return Progress{}, fmt.Errorf("claiming files of batch %d: %w", id, err)
+	if p, err = e.claim(ctx, p); err != nil {
+		return Progress{}, err
 	}
 	if err := e.injected(StepPlanned, id); err != nil {
 		return Progress{}, err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/tributary-io/tributary/core/objstore"
@@ -48,6 +49,36 @@ func (p *Plan) Paths() []string {
 		out[i] = f.Path
 	}
 	return out
+}
+
+// claim claims the plan's files in the state store and returns the plan
+// of the files the batch owns. A store that hands files over at least once
+// (state.FileClaimer) reports a file another batch holds: it was handed
+// over twice, that batch ingests it, and this one drops it — on every
+// replay alike, because a file's batch never changes once set.
+func (e *Engine) claim(ctx context.Context, p *Plan) (*Plan, error) {
+	fs := make([]state.File, len(p.Files))
+	for i, f := range p.Files {
+		fs[i] = state.File{Path: f.Path, Size: f.Size, ETag: f.ETag}
+	}
+	owned, err := state.ClaimFiles(ctx, e.State, e.Config.StreamID, p.BatchID, fs)
+	if err != nil {
+		return nil, fmt.Errorf("claiming files of batch %d: %w", p.BatchID, err)
+	}
+	if !slices.Contains(owned, false) {
+		return p, nil
+	}
+	q := *p
+	q.Files = nil
+	for i, f := range p.Files {
+		if owned[i] {
+			q.Files = append(q.Files, f)
+			continue
+		}
+		e.log().Warn("dropping a file of the batch plan that another batch holds (handed over twice)",
+			"stream", e.Config.StreamID, "batchId", p.BatchID, "path", f.Path)
+	}
+	return &q, nil
 }
 
 // planKey is the checkpoint key of batch id's plan.

@@ -70,10 +70,15 @@ func (e *Engine) adoptStateStore(ctx context.Context, was, now string) error {
 		}
 		// AllowOverwrites: a path overwritten and ingested again by a later
 		// plan (cloudFiles.allowOverwrites) moves to that plan.
-		if _, err := e.State.Register(ctx, stream, fs, state.RegisterOptions{AllowOverwrites: true, MostlyKnown: true}); err != nil {
-			return fmt.Errorf("registering the files of batch plan %d again: %w", id, err)
+		// A store whose claim creates the entry (state.FileClaimer) needs
+		// no registration first; its claim keeps a file listed by two
+		// plans (handed over twice) in the first.
+		if _, ok := e.State.(state.FileClaimer); !ok {
+			if _, err := e.State.Register(ctx, stream, fs, state.RegisterOptions{AllowOverwrites: true, MostlyKnown: true}); err != nil {
+				return fmt.Errorf("registering the files of batch plan %d again: %w", id, err)
+			}
 		}
-		if err := e.State.Claim(ctx, stream, id, p.Paths()); err != nil {
+		if _, err := state.ClaimFiles(ctx, e.State, stream, id, fs); err != nil {
 			return fmt.Errorf("registering the files of batch plan %d again: %w", id, err)
 		}
 		// A later plan is sealed only after this batch committed.

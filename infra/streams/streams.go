@@ -28,6 +28,7 @@ import (
 	"github.com/tributary-io/tributary/infra/awsclient"
 	"github.com/tributary-io/tributary/infra/boltstate"
 	"github.com/tributary-io/tributary/infra/dynamostate"
+	"github.com/tributary-io/tributary/infra/inboxstate"
 	"github.com/tributary-io/tributary/infra/localfs"
 	"github.com/tributary-io/tributary/infra/s3store"
 )
@@ -263,7 +264,7 @@ func (env Env) Open(ctx context.Context, opts *options.Stream) (*Stream, error) 
 			return nil, fmt.Errorf("stream %q cloudFiles.schemaLocation: %w", opts.ID, err)
 		}
 	}
-	if s.State, err = env.openState(ctx, cpLoc); err != nil {
+	if s.State, err = env.openState(ctx, cpLoc, opts.CloudFiles.AllowOverwrites); err != nil {
 		return nil, fmt.Errorf("stream %q state: %w", opts.ID, err)
 	}
 	if c, ok := s.State.(interface{ Close() error }); ok {
@@ -397,7 +398,7 @@ func (env Env) OpenStateReadOnly(checkpoint string) (state.Store, func() error, 
 // OpenState opens the file-state store of a checkpoint location and returns
 // a function that releases it.
 func (env Env) OpenState(checkpoint string) (state.Store, func() error, error) {
-	st, err := env.openState(context.Background(), checkpoint)
+	st, err := env.openState(context.Background(), checkpoint, false)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -407,12 +408,21 @@ func (env Env) OpenState(checkpoint string) (state.Store, func() error, error) {
 	return st, func() error { return nil }, nil
 }
 
-func (env Env) openState(_ context.Context, checkpoint string) (state.Store, error) {
+// openState opens the file-state store of a checkpoint location: with a
+// state table, the inbox store (pending files in the checkpoint's inbox,
+// one DynamoDB item per claimed file); otherwise the embedded store.
+// allowOverwrites is the stream's cloudFiles.allowOverwrites.
+func (env Env) openState(_ context.Context, checkpoint string, allowOverwrites bool) (state.Store, error) {
 	if env.StateTable != "" {
 		if env.AWS == nil {
 			return nil, fmt.Errorf("state table %s needs AWS configuration", env.StateTable)
 		}
-		return dynamostate.New(dynamodb.NewFromConfig(*env.AWS), env.StateTable), nil
+		cp, err := env.OpenStore(checkpoint)
+		if err != nil {
+			return nil, fmt.Errorf("the inbox of checkpoint %s: %w", checkpoint, err)
+		}
+		items := dynamostate.New(dynamodb.NewFromConfig(*env.AWS), env.StateTable)
+		return inboxstate.New(items, cp, inboxstate.WithAllowOverwrites(allowOverwrites), inboxstate.WithLogger(env.logger())), nil
 	}
 	if IsS3(checkpoint) {
 		return nil, fmt.Errorf("checkpoint %s is on S3: set a DynamoDB state table (TRIBUTARY_STATE_TABLE)", checkpoint)

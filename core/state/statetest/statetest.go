@@ -13,6 +13,14 @@
 //
 // The StoreID case makes two fresh stores: their ids must differ.
 //
+// Stores with the state.PendingRepeater capability (Register may report a
+// still-pending path as new again) get either answer from Register for
+// still-pending paths, and at least one true among concurrent Register
+// calls of one new path; the suite then checks that Pending lists such a
+// path once. Stores with the state.FileClaimer capability are also
+// checked by the ClaimFiles case (a duplicate hand-over is reported, not
+// failed). Every other clause holds for every store.
+//
 // Besides the clauses written on state.Store, the suite pins down a few
 // choices every adapter of this project makes alike:
 //   - Pending with limit <= 0 returns no entries.
@@ -109,6 +117,7 @@ func RunConformanceTests(t *testing.T, newHarness func(t *testing.T) Harness) {
 		{"PendingLimit", testPendingLimit},
 		{"Claim", testClaim},
 		{"ClaimOtherBatch", testClaimOtherBatch},
+		{"ClaimFiles", testClaimFiles},
 		{"MarkCommitted", testMarkCommitted},
 		{"MarkSkipped", testMarkSkipped},
 		{"MarkSkippedNotInBatch", testMarkSkippedNotInBatch},
@@ -303,6 +312,10 @@ func testRegisterOnce(t *testing.T, s state.Store) {
 		t.Fatalf("first Register = %v, want [true true]", got)
 	}
 	got = register(t, s, stream, files("a.json", "c.json", "b.json"), state.RegisterOptions{})
+	if state.MayRepeatPending(s) {
+		// a.json and b.json are still pending: either answer.
+		got[0], got[2] = false, false
+	}
 	if !slices.Equal(got, []bool{false, true, false}) {
 		t.Fatalf("second Register = %v, want [false true false]", got)
 	}
@@ -337,6 +350,15 @@ func testRegisterDuplicateInOneCall(t *testing.T, s state.Store) {
 	if es := entries(t, s, stream); !slices.Equal(paths(es), []string{"dup", "other"}) {
 		t.Fatalf("entries = %v, want [dup other]", paths(es))
 	}
+}
+
+// mapSlice maps es by f.
+func mapSlice[E, T any](es []E, f func(E) T) []T {
+	out := make([]T, len(es))
+	for i, e := range es {
+		out[i] = f(e)
+	}
+	return out
 }
 
 func count(bs []bool) int {
@@ -388,7 +410,18 @@ func testRegisterConcurrent(t *testing.T, s state.Store) {
 					t.Fatalf("caller %d: %v", i, err)
 				}
 			}
-			if c := count(results); c != 1 {
+			c := count(results)
+			if state.MayRepeatPending(s) {
+				// The path is pending: at least one caller recorded it.
+				if c < 1 {
+					t.Fatalf("%d concurrent Register calls reported true for one path, want at least 1", c)
+				}
+				if ps := pending(t, s, stream, 1000); count(mapSlice(ps, func(e state.Entry) bool { return e.Path == path })) != 1 {
+					t.Fatalf("Pending lists %q %d times, want once", path, count(mapSlice(ps, func(e state.Entry) bool { return e.Path == path })))
+				}
+				return
+			}
+			if c != 1 {
 				t.Fatalf("%d concurrent Register calls reported true for one path, want exactly 1", c)
 			}
 		})
@@ -410,6 +443,9 @@ func testRegisterMostlyKnown(t *testing.T, s state.Store) {
 	}
 	got := register(t, s, stream, files("mk-known.json", "mk-new.json", "mk-skipped.json", "mk-dup.json", "mk-dup.json"),
 		state.RegisterOptions{MostlyKnown: true})
+	if state.MayRepeatPending(s) {
+		got[0] = false // still pending: either answer
+	}
 	if !got[1] || !got[2] || got[0] || got[3] == got[4] {
 		t.Fatalf("Register(known, new, skipped at discovery, dup, dup; MostlyKnown) = %v, want [false true true] and exactly one of the dups", got)
 	}
@@ -420,6 +456,12 @@ func testRegisterMostlyKnown(t *testing.T, s state.Store) {
 	}
 	got = register(t, s, stream, files("mk-known.json", "mk-new.json", "mk-skipped.json", "mk-dup.json"),
 		state.RegisterOptions{MostlyKnown: true})
+	if state.MayRepeatPending(s) {
+		// All four are still pending: either answer; claimed, they are known.
+		claim(t, s, stream, 7, "mk-known.json", "mk-new.json", "mk-skipped.json", "mk-dup.json")
+		got = register(t, s, stream, files("mk-known.json", "mk-new.json", "mk-skipped.json", "mk-dup.json"),
+			state.RegisterOptions{MostlyKnown: true})
+	}
 	if slices.Contains(got, true) {
 		t.Fatalf("Register of known files (MostlyKnown) = %v, want all false", got)
 	}
@@ -465,6 +507,9 @@ func registerOverwrites(t *testing.T, s state.Store, mostlyKnown bool) {
 				again = changed(orig)
 			}
 			got := register(t, s, stream, []state.File{again}, state.RegisterOptions{AllowOverwrites: tc.allow, MostlyKnown: mostlyKnown})
+			if !tc.committed && state.MayRepeatPending(s) {
+				got[0] = tc.wantNew // still pending: either answer
+			}
 			if got[0] != tc.wantNew {
 				t.Fatalf("re-Register = %v, want %v", got[0], tc.wantNew)
 			}
@@ -615,6 +660,53 @@ func testClaimOtherBatch(t *testing.T, s state.Store) {
 	checkState(t, mustGet(t, s, stream, "c"), state.Committed, 2, &at)
 	// The pending file of the same call was claimed.
 	checkState(t, mustGet(t, s, stream, "b"), state.Claimed, 3, nil)
+}
+
+// testClaimFiles: state.ClaimFiles claims and reports ownership; a store
+// with the FileClaimer capability reports a file another batch holds (a
+// duplicate hand-over) as not owned, the same way on every replay.
+func testClaimFiles(t *testing.T, s state.Store) {
+	ctx := context.Background()
+	register(t, s, stream, files("a", "b", "c"), state.RegisterOptions{})
+	claimFiles := func(batch int64, fs []state.File) []bool {
+		t.Helper()
+		owned, err := state.ClaimFiles(ctx, s, stream, batch, fs)
+		if err != nil {
+			t.Fatalf("ClaimFiles(%d): %v", batch, err)
+		}
+		if len(owned) != len(fs) {
+			t.Fatalf("ClaimFiles(%d) = %v for %d files", batch, owned, len(fs))
+		}
+		return owned
+	}
+	for range 2 { // a replay agrees
+		if got := claimFiles(1, files("a", "b")); !slices.Equal(got, []bool{true, true}) {
+			t.Fatalf("ClaimFiles(1, a b) = %v, want [true true]", got)
+		}
+		checkState(t, mustGet(t, s, stream, "a"), state.Claimed, 1, nil)
+		checkFile(t, mustGet(t, s, stream, "b"), file("b"))
+	}
+	if got := paths(pending(t, s, stream, 10)); !slices.Equal(got, []string{"c"}) {
+		t.Fatalf("Pending after ClaimFiles = %v, want [c]", got)
+	}
+	if _, ok := s.(state.FileClaimer); !ok {
+		return
+	}
+	at := time.Unix(1730000000, 0)
+	for i := range 3 { // replays agree, before and after batch 1 commits
+		if i == 2 {
+			markCommitted(t, s, stream, 1, at)
+		}
+		if got := claimFiles(2, files("a", "c")); !slices.Equal(got, []bool{false, true}) {
+			t.Fatalf("ClaimFiles(2, a c) with a in batch 1 = %v, want [false true]", got)
+		}
+	}
+	checkState(t, mustGet(t, s, stream, "a"), state.Committed, 1, &at)
+	checkState(t, mustGet(t, s, stream, "c"), state.Claimed, 2, nil)
+	checkFile(t, mustGet(t, s, stream, "c"), file("c"))
+	if got := pending(t, s, stream, 10); len(got) != 0 {
+		t.Fatalf("Pending = %v, want none", paths(got))
+	}
 }
 
 func testMarkCommitted(t *testing.T, s state.Store) {
@@ -985,7 +1077,7 @@ func testRegisterSkippedThenReadable(t *testing.T, s state.Store) {
 		if got := paths(pending(t, s, strm, 10)); !slices.Equal(got, []string{"late.json", "other.json"}) {
 			t.Fatalf("%s: Pending = %v", strm, got)
 		}
-		if got := register(t, s, strm, files("late.json"), opts); got[0] {
+		if got := register(t, s, strm, files("late.json"), opts); got[0] && !state.MayRepeatPending(s) {
 			t.Fatalf("%s: second Register = true", strm)
 		}
 		claim(t, s, strm, 1, "late.json")
@@ -1280,7 +1372,7 @@ func testWeirdPaths(t *testing.T, s state.Store) {
 	if count(got) != len(ps) {
 		t.Fatalf("Register(weird paths) = %v, want all true", got)
 	}
-	if got := register(t, s, stream, files(ps...), state.RegisterOptions{}); count(got) != 0 {
+	if got := register(t, s, stream, files(ps...), state.RegisterOptions{}); count(got) != 0 && !state.MayRepeatPending(s) {
 		t.Fatalf("second Register(weird paths) = %v, want all false", got)
 	}
 	for _, p := range ps {
