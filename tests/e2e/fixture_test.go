@@ -34,6 +34,8 @@ import (
 	"github.com/tributary-io/tributary/infra/awsclient"
 	"github.com/tributary-io/tributary/infra/awstest"
 	"github.com/tributary-io/tributary/infra/dynamostate"
+	"github.com/tributary-io/tributary/infra/inboxstate"
+	"github.com/tributary-io/tributary/infra/s3store"
 	"github.com/tributary-io/tributary/infra/lambdafn"
 	"github.com/tributary-io/tributary/infra/sqskick"
 	"github.com/tributary-io/tributary/infra/streams"
@@ -608,11 +610,26 @@ func head(s []string) []string {
 	return s
 }
 
+// stateOf opens the file state of the stream whose checkpoint is at
+// prefix cp of the bucket, as the functions open it (the table's items and
+// the checkpoint's inbox of pending files).
+func (f *fixture) stateOf(cp string) *inboxstate.Store {
+	f.t.Helper()
+	store, err := s3store.New(f.s3, f.bucket, cp)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return inboxstate.New(dynamostate.New(f.ddb, f.stateTable), store)
+}
+
+// state opens the file state of the fixture's stream.
+func (f *fixture) state() *inboxstate.Store { return f.stateOf("_checkpoints/" + streamID + "/") }
+
 // checkCommitted asserts that the file state holds exactly files, all
 // committed, under their decoded keys relative to the source prefix.
 func (f *fixture) checkCommitted(files []inputFile) {
 	f.t.Helper()
-	st := dynamostate.New(f.ddb, f.stateTable)
+	st := f.state()
 	var got []string
 	for e, err := range st.Entries(f.t.Context(), streamID) {
 		if err != nil {

@@ -11,7 +11,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/tributary-io/tributary/core/state"
-	"github.com/tributary-io/tributary/infra/dynamostate"
 )
 
 // TestModifiedFiltersNotifications: modifiedAfter and modifiedBefore
@@ -45,7 +44,7 @@ func TestModifiedFiltersNotifications(t *testing.T) {
 	registered := func() map[string]state.Entry {
 		t.Helper()
 		out := map[string]state.Entry{}
-		for e, err := range dynamostate.New(f.ddb, f.stateTable).Entries(ctx, streamID) {
+		for e, err := range f.state().Entries(ctx, streamID) {
 			if err != nil {
 				t.Fatal(err)
 			}

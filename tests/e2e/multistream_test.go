@@ -12,7 +12,6 @@ import (
 
 	"github.com/tributary-io/tributary/core/state"
 	"github.com/tributary-io/tributary/infra/awstest"
-	"github.com/tributary-io/tributary/infra/dynamostate"
 	"github.com/tributary-io/tributary/infra/gluecatalog"
 	"github.com/tributary-io/tributary/infra/lambdafn"
 )
@@ -71,8 +70,8 @@ func TestTwoStreamsOneStack(t *testing.T) {
 	if f.commitCalls < 2 {
 		t.Fatalf("%d commit runs, want at least one per stream", f.commitCalls)
 	}
-	st := dynamostate.New(f.ddb, f.stateTable)
 	for _, id := range []string{"a", "b"} {
+		st := f.stateOf("tables/" + id + "/_tributary/checkpoint/")
 		checkRows(t, readDeltaTable(t, f.endpoint, "s3://"+f.bucket+"/tables/"+id), files[id])
 		var got, want []string
 		for e, err := range st.Entries(t.Context(), id) {

@@ -385,7 +385,7 @@ func TestDiscoveryRefusesAForeignCheckpoint(t *testing.T) {
 	if len(resp.BatchItemFailures) != len(msgs) {
 		t.Fatalf("%d of %d messages failed, want all: the checkpoint belongs to another source", len(resp.BatchItemFailures), len(msgs))
 	}
-	st := dynamostate.New(f.ddb, f.stateTable)
+	st := f.state()
 	for e, err := range st.Entries(t.Context(), streamID) {
 		if err != nil {
 			t.Fatal(err)

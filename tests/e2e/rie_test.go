@@ -24,7 +24,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 
 	"github.com/tributary-io/tributary/core/state"
-	"github.com/tributary-io/tributary/infra/dynamostate"
 	"github.com/tributary-io/tributary/infra/lambdafn"
 )
 
@@ -97,7 +96,7 @@ func TestBootstrapUnderRIE(t *testing.T) {
 		t.Fatalf("discovery batchItemFailures = %+v, want %+v", resp.BatchItemFailures, wantFailures)
 	}
 	f.deleteMessages(f.eventsURL, msgs, nil)
-	st := dynamostate.New(f.ddb, f.stateTable)
+	st := f.state()
 	var pending []string
 	for e, err := range st.Entries(t.Context(), streamID, state.Pending) {
 		if err != nil {
