@@ -382,6 +382,16 @@ func (s *Stream) roles(r *resolved, logs map[string]awslogs.LogGroup) map[string
 				map[string]any{"StringLike": map[string]any{"s3:prefix": plansPrefix}}),
 		}
 	}
+	// Pending files go to the stream's inbox in its checkpoint
+	// (infra/inboxstate); a new table's re-registration reads it too.
+	inboxPrefix := strings.TrimPrefix(checkpoint, tableBucket+"/") + "inbox/"
+	inbox := func() []awsiam.PolicyStatement {
+		return []awsiam.PolicyStatement{
+			stmt("Inbox", []string{"s3:GetObject", "s3:PutObject"}, []string{checkpoint + "inbox/*"}, nil),
+			stmt("ListInbox", []string{"s3:ListBucket"}, []string{tableBucket},
+				map[string]any{"StringLike": map[string]any{"s3:prefix": inboxPrefix}}),
+		}
+	}
 	// Every role starts with its logs, then the KMS key and X-Ray when set.
 	common := func(fn string, extra ...awsiam.PolicyStatement) []awsiam.PolicyStatement {
 		out := []awsiam.PolicyStatement{
@@ -439,10 +449,11 @@ func (s *Stream) roles(r *resolved, logs map[string]awslogs.LogGroup) map[string
 	}
 
 	policies := map[string][]awsiam.PolicyStatement{
-		"discovery": append(append(common("discovery"),
+		"discovery": append(append(append(append(common("discovery"),
 			stmt("ConsumeEvents", consumeActions, []string{*s.EventsQueue.QueueArn()}, nil),
 			stmt("SendKick", []string{"sqs:SendMessage"}, []string{kick}, nil),
-			stmt("RegisterFiles", []string{"dynamodb:PutItem"}, []string{table}, nil),
+			stmt("RegisterFiles", []string{"dynamodb:BatchGetItem", "dynamodb:PutItem"}, []string{table}, nil)),
+			inbox()...),
 			stmt("HeadSourceObjects", []string{"s3:GetObject"}, []string{srcObjects}, nil)),
 			append(readopt([]string{"dynamodb:BatchGetItem", "dynamodb:UpdateItem"}),
 				// Stream identity: one conditional put or get per cold start.
@@ -450,7 +461,7 @@ func (s *Stream) roles(r *resolved, logs map[string]awslogs.LogGroup) map[string
 				stmt("StreamIdentity", []string{"s3:GetObject", "s3:PutObject"}, []string{checkpoint + "source.json", checkpoint + "metadata"}, nil))...,
 		),
 		// Lambda sends failed scheduled runs to the on-failure destination with the function's role.
-		"backfill": append(append(common("backfill", stmt("OnFailureDestination", []string{"sqs:SendMessage"}, []string{*s.BackfillFailureQueue.QueueArn()}, nil)),
+		"backfill": append(append(append(common("backfill", stmt("OnFailureDestination", []string{"sqs:SendMessage"}, []string{*s.BackfillFailureQueue.QueueArn()}, nil)),
 			stmt("ListSource", []string{"s3:ListBucket"}, []string{srcBucket}, listCond),
 			stmt("SendKick", []string{"sqs:SendMessage"}, []string{kick}, nil),
 			// The listing's position (listing.json) too.
@@ -458,6 +469,7 @@ func (s *Stream) roles(r *resolved, logs map[string]awslogs.LogGroup) map[string
 				[]string{checkpoint + "metadata", checkpoint + "source.json", checkpoint + "listing.json"}, nil),
 			// Listed files are read 100 a call; only unknown ones are written.
 			stmt("RegisterFiles", []string{"dynamodb:BatchGetItem", "dynamodb:PutItem"}, []string{table}, nil)),
+			inbox()...),
 			readopt([]string{"dynamodb:UpdateItem"})...,
 		),
 		"commit": commit,

@@ -161,8 +161,11 @@ func TestOneWritePerFile(t *testing.T) {
 	if w := e.counts.get("UpdateItem") + e.counts.get("PutItem"); w != n+1 {
 		t.Fatalf("Pending+ClaimFiles+MarkCommitted made %d DynamoDB writes, want %d (one per file, one per batch)", w, n+1)
 	}
-	if g := e.counts.get("GetObject"); g != 0 {
-		t.Fatalf("the inbox was read %d times by a process that wrote it, want 0 (cached)", g)
+	if g := e.counts.get("GetObject"); g != calls {
+		t.Fatalf("the inbox objects were read %d times, want %d (once each)", g, calls)
+	}
+	if l := e.counts.get("ListObjectsV2"); l != 1 {
+		t.Fatalf("the inbox was listed %d times, want 1", l)
 	}
 	if d := e.counts.get("DeleteObject"); d != calls {
 		t.Fatalf("MarkCommitted deleted %d inbox objects, want %d", d, calls)
