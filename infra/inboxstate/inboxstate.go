@@ -285,13 +285,11 @@ func (s *Store) Register(ctx context.Context, stream string, files []state.File,
 }
 
 // known reports whether an item makes a registration of f a no-op: the
-// file is held by a batch (with allowOverwrites: in the same version), or
-// is a pending item of a table written before the inbox.
+// file is held by a batch (with allowOverwrites: in the same version). An
+// item without batch (skipped at discovery, or pending in a table written
+// by an older release) does not: the file goes to the inbox.
 func known(it dynamostate.FileFacts, f state.File, allowOverwrites bool) bool {
-	if it.SkippedAtDiscovery {
-		return false // Register replaces the skip record
-	}
-	return !allowOverwrites || it.ETag == f.ETag
+	return it.Batch >= 0 && (!allowOverwrites || it.ETag == f.ETag)
 }
 
 // listKeys lists the inbox object keys in order and drops cached objects

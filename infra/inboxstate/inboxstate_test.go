@@ -161,8 +161,8 @@ func TestOneWritePerFile(t *testing.T) {
 	if w := e.counts.get("UpdateItem") + e.counts.get("PutItem"); w != n+1 {
 		t.Fatalf("Pending+ClaimFiles+MarkCommitted made %d DynamoDB writes, want %d (one per file, one per batch)", w, n+1)
 	}
-	if g := e.counts.get("GetObject"); g != calls {
-		t.Fatalf("the inbox objects were read %d times, want %d (once each)", g, calls)
+	if g := e.counts.get("GetObject"); g != calls+1 {
+		t.Fatalf("the inbox objects were read %d times, want %d (once each, and the older release's marker)", g, calls+1)
 	}
 	if l := e.counts.get("ListObjectsV2"); l != 1 {
 		t.Fatalf("the inbox was listed %d times, want 1", l)
@@ -190,7 +190,9 @@ func listInbox(t *testing.T, cp objstore.Store) []string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		keys = append(keys, o.Key)
+		if strings.HasSuffix(o.Key, ".json") {
+			keys = append(keys, o.Key)
+		}
 	}
 	return keys
 }
@@ -260,10 +262,10 @@ func paths(es []state.Entry) []string {
 	return out
 }
 
-// TestLegacyIndexMoved: pending files that an older release registered in
-// the table's pending index are moved to the inbox by the first Pending,
-// keep their discovery order, and are claimed once (leaving the index).
-func TestLegacyIndexMoved(t *testing.T) {
+// TestLegacyPendingMoved: pending files that an older release registered
+// as items without batch are moved to the inbox by the first Pending, keep
+// their discovery order, and are claimed once.
+func TestLegacyPendingMoved(t *testing.T) {
 	e := newEnv(t, true)
 	ctx := context.Background()
 	old := dynamostate.New(e.db, e.table)
@@ -278,8 +280,9 @@ func TestLegacyIndexMoved(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := e.store()
-	if _, err := s.Register(ctx, "s", fs[3:], state.RegisterOptions{}); err != nil {
-		t.Fatal(err)
+	// Registered again by the new release (a redelivered event): not known.
+	if got, err := s.Register(ctx, "s", fs[2:], state.RegisterOptions{}); err != nil || !slices.Equal(got, []bool{true, true, true}) {
+		t.Fatalf("Register = %v, %v", got, err)
 	}
 	ps, err := s.Pending(ctx, "s", 10)
 	if err != nil {
@@ -287,24 +290,28 @@ func TestLegacyIndexMoved(t *testing.T) {
 	}
 	want := []string{fs[1].Path, fs[2].Path, fs[3].Path, fs[4].Path}
 	if got := paths(ps); !slices.Equal(got, want) {
-		t.Fatalf("Pending = %v, want %v (legacy files first)", got, want)
+		t.Fatalf("Pending = %v, want %v (the older release's files first, each once)", got, want)
 	}
 	owned, err := s.ClaimFiles(ctx, "s", 1, entriesFiles(ps))
 	if err != nil || slices.Contains(owned, false) {
 		t.Fatalf("ClaimFiles = %v, %v", owned, err)
 	}
-	if left, err := old.LegacyPending(ctx, "s"); err != nil || len(left) != 0 {
-		t.Fatalf("legacy index after the claim: %v, %v", paths(left), err)
+	for en, err := range old.Entries(ctx, "s", state.Pending) {
+		t.Fatalf("a pending item is left after the claim: %+v, %v", en, err)
 	}
 	// A new process moves nothing again.
+	e.counts.reset()
 	if ps, err := e.store().Pending(ctx, "s", 10); err != nil || len(ps) != 0 {
 		t.Fatalf("Pending after the claim = %v, %v", paths(ps), err)
 	}
+	if q := e.counts.get("Query"); q != 0 {
+		t.Fatalf("a second process queried the items %d times, want 0 (the marker says it was done)", q)
+	}
 }
 
-// TestNoLegacyIndex: a table without the index costs Pending one failed
-// Query per process, and the error is not a failure.
-func TestNoLegacyIndex(t *testing.T) {
+// TestLegacyCheckOnce: the check for an older release's pending items
+// costs one GET per process after the first.
+func TestLegacyCheckOnce(t *testing.T) {
 	e := newEnv(t, false)
 	s := e.store()
 	for range 3 {
@@ -312,8 +319,15 @@ func TestNoLegacyIndex(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if q := e.counts.get("Query"); q != 1 {
-		t.Fatalf("%d Queries, want 1", q)
+	if q, p, g := e.counts.get("Query"), e.counts.get("PutObject"), e.counts.get("GetObject"); q != 1 || p != 1 || g != 1 {
+		t.Fatalf("first process: %d Queries, %d PUTs, %d GETs; want 1 each (the check, its marker)", q, p, g)
+	}
+	e.counts.reset()
+	if _, err := e.store().Pending(context.Background(), "s", 10); err != nil {
+		t.Fatal(err)
+	}
+	if q, g := e.counts.get("Query"), e.counts.get("GetObject"); q != 0 || g != 1 {
+		t.Fatalf("second process: %d Queries, %d GETs; want 0 and 1", q, g)
 	}
 }
 
@@ -362,5 +376,4 @@ func TestAllowOverwritesVersions(t *testing.T) {
 	if ps, err := e.store().Pending(ctx, "s", 10); err != nil || len(ps) != 0 {
 		t.Fatalf("Pending = %v, %v; want none", paths(ps), err)
 	}
-	_ = strings.TrimSpace
 }
