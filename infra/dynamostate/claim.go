@@ -238,10 +238,3 @@ func (st *Store) ForEach(ctx context.Context, count int, fn func(i int) error) e
 	return st.forEach(ctx, count, fn)
 }
 
-// LegacyPending returns the pending files of a table written before the
-// inbox (items without batch in the "pending" index), in discovery order.
-// On a table without that index it returns the service's error (a
-// ValidationException naming the index).
-func (st *Store) LegacyPending(ctx context.Context, stream string) ([]state.Entry, error) {
-	return st.Pending(ctx, stream, 1<<30)
-}
