@@ -167,15 +167,15 @@ func (st *Store) ClaimFile(ctx context.Context, stream string, batch int64, in C
 	names := map[string]string{
 		"#pk": AttrPK, "#b": AttrBatch, "#size": AttrSize, "#e": AttrETag, "#d": AttrDiscNanos,
 		"#m": AttrModNanos, "#x": AttrExpiresAt, "#r": AttrSkipReason,
-		"#gpk": AttrGSI1PK, "#gsk": AttrGSI1SK,
 	}
 	values := map[string]types.AttributeValue{
 		":b": attrN(batch), ":size": attrN(f.Size), ":e": attrS(f.ETag), ":d": attrN(in.DiscNanos),
 	}
 	set := []string{"#b = :b", "#size = :size", "#e = :e", "#d = :d"}
-	// The legacy pending index's attributes go too (tables written
-	// before the inbox).
-	remove := []string{"#r", "#gpk", "#gsk"}
+	// An older release's index attributes stay on its items: nothing
+	// reads them, and removing them would cost an index write on a table
+	// that still has the index.
+	remove := []string{"#r"}
 	if f.ModTime.IsZero() {
 		remove = append(remove, "#m")
 	} else {
