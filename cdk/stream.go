@@ -383,13 +383,10 @@ func (s *Stream) roles(r *resolved, logs map[string]awslogs.LogGroup) map[string
 		}
 	}
 	// Pending files go to the stream's inbox in its checkpoint
-	// (infra/inboxstate); a new table's re-registration reads it too.
-	inboxPrefix := strings.TrimPrefix(checkpoint, tableBucket+"/") + "inbox/"
+	// (infra/inboxstate): one object per invocation, never read there.
 	inbox := func() []awsiam.PolicyStatement {
 		return []awsiam.PolicyStatement{
-			stmt("Inbox", []string{"s3:GetObject", "s3:PutObject"}, []string{checkpoint + "inbox/*"}, nil),
-			stmt("ListInbox", []string{"s3:ListBucket"}, []string{tableBucket},
-				map[string]any{"StringLike": map[string]any{"s3:prefix": inboxPrefix}}),
+			stmt("Inbox", []string{"s3:PutObject"}, []string{checkpoint + "inbox/*"}, nil),
 		}
 	}
 	// Every role starts with its logs, then the KMS key and X-Ray when set.
@@ -421,7 +418,6 @@ func (s *Stream) roles(r *resolved, logs map[string]awslogs.LogGroup) map[string
 		stmt("SendKick", []string{"sqs:SendMessage"}, []string{kick}, nil),
 		stmt("ReadEventsBacklog", []string{"sqs:GetQueueAttributes"}, []string{*s.EventsQueue.QueueArn()}, nil),
 		stmt("FileState", fileStateActions, []string{table}, nil),
-		stmt("PendingIndex", []string{"dynamodb:Query"}, []string{*sub("${Arn}/index/pending", map[string]*string{"Arn": s.StateTable.TableArn()})}, nil),
 		// A reset lists the source again (the files' events do not come again).
 		stmt("ListSource", []string{"s3:ListBucket"}, []string{srcBucket}, listCond),
 		stmt("ReadSourceFiles", []string{"s3:GetObject"}, []string{srcObjects}, nil),

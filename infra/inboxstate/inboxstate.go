@@ -557,7 +557,9 @@ func (s *Store) Pending(ctx context.Context, stream string, limit int) ([]state.
 }
 
 // ClaimFiles implements state.FileClaimer: one conditional UpdateItem per
-// file (dynamostate.Store.ClaimFile) with the facts of its inbox record.
+// file (dynamostate.Store.ClaimFile) with the facts of its inbox record as
+// the last Pending of this process read it (without one: the file's facts
+// as given, discovered now; the inbox is not read).
 func (s *Store) ClaimFiles(ctx context.Context, stream string, batch int64, files []state.File) ([]bool, error) {
 	if err := checkFiles(stream, files); err != nil {
 		return nil, err
@@ -573,30 +575,14 @@ func (s *Store) ClaimFiles(ctx context.Context, stream string, batch int64, file
 		}
 	}
 	s.mu.Unlock()
-	if len(missing) > 0 {
-		only := map[string]bool{}
-		for _, i := range missing {
-			only[files[i].Path] = true
-		}
-		res, err := s.scan(ctx, stream, -1, only)
-		if err != nil {
-			return nil, err
-		}
-		recs := map[string]candidate{}
-		for _, c := range res.pending {
-			recs[c.file.Path] = c
-		}
-		for _, i := range missing {
-			if c, ok := recs[files[i].Path]; ok && c.file.ETag == files[i].ETag {
-				ins[i] = c.claimInput()
-				continue
-			}
-			// No pending record: the claim is a replay (the item is in
-			// this batch) or the file is held by another batch; the
-			// facts only matter if neither (a checkpoint's plan whose
-			// records are gone).
-			ins[i] = dynamostate.ClaimInput{File: files[i], DiscNanos: s.discoveryTime(), AllowOverwrites: s.allow}
-		}
+	for _, i := range missing {
+		// No record seen by this process: a replay in a new process, or
+		// a checkpoint's plans registered again in a new table. The
+		// inbox is not read (the discovery and backfill roles may only
+		// write it): the item gets the plan's facts, discovered now. If
+		// the file is in this batch already or held by another batch,
+		// the facts are not written at all.
+		ins[i] = dynamostate.ClaimInput{File: files[i], DiscNanos: s.discoveryTime(), AllowOverwrites: s.allow}
 	}
 	owned := make([]bool, len(files))
 	holders := make([]int64, len(files))
