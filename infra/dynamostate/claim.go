@@ -68,10 +68,17 @@ func (st *Store) ReadFiles(ctx context.Context, stream string, paths []string, c
 		}
 	}
 	out := make(map[string]FileFacts, len(keys))
+	if len(keys) == 0 {
+		return out, nil
+	}
+	layout, err := st.keys(ctx)
+	if err != nil {
+		return nil, err
+	}
 	for chunk := range slices.Chunk(keys, batchGetMax) {
 		ks := make([]map[string]types.AttributeValue, len(chunk))
 		for i, p := range chunk {
-			ks[i] = fileKey(stream, p)
+			ks[i] = layout.fileKey(stream, p)
 		}
 		req := map[string]types.KeysAndAttributes{st.table: {
 			Keys:                     ks,
@@ -163,6 +170,10 @@ func (st *Store) ClaimFile(ctx context.Context, stream string, batch int64, in C
 	if batch < 0 {
 		return false, -1, fmt.Errorf("dynamostate: claim in stream %q: negative batch id %d", stream, batch)
 	}
+	layout, err := st.keys(ctx)
+	if err != nil {
+		return false, -1, err
+	}
 	f := in.File
 	names := map[string]string{
 		"#pk": AttrPK, "#b": AttrBatch, "#size": AttrSize, "#e": AttrETag, "#d": AttrDiscNanos,
@@ -194,7 +205,7 @@ func (st *Store) ClaimFile(ctx context.Context, stream string, batch int64, in C
 	}
 	_, err = st.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                           aws.String(st.table),
-		Key:                                 fileKey(stream, f.Path),
+		Key:                                 layout.fileKey(stream, f.Path),
 		UpdateExpression:                    aws.String("SET " + strings.Join(set, ", ") + " REMOVE " + strings.Join(remove, ", ")),
 		ConditionExpression:                 aws.String(cond),
 		ExpressionAttributeNames:            names,
@@ -211,7 +222,7 @@ func (st *Store) ClaimFile(ctx context.Context, stream string, batch int64, in C
 	old := ccf.Item
 	if old == nil {
 		got, err := st.client.GetItem(ctx, &dynamodb.GetItemInput{
-			TableName: aws.String(st.table), Key: fileKey(stream, f.Path), ConsistentRead: aws.Bool(true),
+			TableName: aws.String(st.table), Key: layout.fileKey(stream, f.Path), ConsistentRead: aws.Bool(true),
 		})
 		if err != nil {
 			return false, -1, fmt.Errorf("dynamostate: claim %q into batch %d in stream %q (table %s): %w", f.Path, batch, stream, st.table, err)

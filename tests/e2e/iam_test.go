@@ -199,6 +199,10 @@ var unexercised = map[string]string{
 	// (whichever function starts first) Scans one item to choose the
 	// table's key layout.
 	"discovery|StateStoreIdentity|dynamodb:Scan": "first use of a state table",
+	// infra/dynamostate StoreID: the first user of a state table writes its
+	// identity item; discovery writes nothing else to the table
+	// (infra/inboxstate: pending files go to the checkpoint's inbox).
+	"discovery|RegisterFiles|dynamodb:PutItem": "first use of a state table",
 	"backfill|StateStoreIdentity|dynamodb:Scan":  "first use of a state table",
 	"commit|FileState|dynamodb:Scan":             "first use of a state table",
 	// core/ingest/write.go discardAll: an attempt that fails after
