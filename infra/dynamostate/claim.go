@@ -248,4 +248,3 @@ func (st *Store) ClaimFile(ctx context.Context, stream string, batch int64, in C
 func (st *Store) ForEach(ctx context.Context, count int, fn func(i int) error) error {
 	return st.forEach(ctx, count, fn)
 }
-
