@@ -1,16 +1,15 @@
 package ingest
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/tributary-io/tributary/core/ingest/identity"
 	"slices"
 	"strings"
 
 	"github.com/tributary-io/tributary/core/delta"
-	"github.com/tributary-io/tributary/core/objstore"
 	"github.com/tributary-io/tributary/core/schema"
 	"github.com/tributary-io/tributary/core/state"
 )
@@ -22,42 +21,25 @@ import (
 // the run is refused before anything is written.
 var ErrStreamMismatch = errors.New("the checkpoint, its file state and the table do not belong together")
 
-// identityKey is the checkpoint object recording the stream's identity: what
-// its file state, batch plans and schema history are relative to. (Older
-// checkpoints hold only the source under the same name; they are completed
-// on first use.)
-const identityKey = "source.json"
+// Identity is what a stream cannot change without a full refresh
+// (identity.Identity).
+type Identity = identity.Identity
 
-// identityVersion is the format of a complete identity record.
-const identityVersion = 2
+// identityKey and identityVersion are identity.Key and identity.Version.
+const (
+	identityKey     = identity.Key
+	identityVersion = identity.Version
+)
 
-// Identity is what a stream cannot change without a full refresh, recorded
-// in its checkpoint when it first starts. UserSchema and SchemaHints are
-// recorded to notice changes (see applySchemaChanges), not to refuse them.
-type Identity struct {
-	// Version is identityVersion for a complete record, 0 for a record
-	// written before the identity held more than the source.
-	Version int `json:"version,omitempty"`
-	// Source is the source location (SourceURI).
-	Source string `json:"source"`
-	// StreamID is the stream id (the file state's key).
-	StreamID string `json:"streamId,omitempty"`
-	// Table is the target table's location.
-	Table string `json:"table,omitempty"`
-	// Format is cloudFiles.format.
-	Format string `json:"format,omitempty"`
-	// PartitionColumns is cloudFiles.partitionColumns.
-	PartitionColumns []string `json:"partitionColumns,omitempty"`
-	// TxnAppID is the Delta txn appId that numbers the stream's batches.
-	TxnAppID string `json:"txnAppId,omitempty"`
-	// UserSchema is the user-specified schema (Delta JSON), "" when inferred.
-	UserSchema string `json:"userSchema,omitempty"`
-	// SchemaHints is cloudFiles.schemaHints as last applied.
-	SchemaHints string `json:"schemaHints,omitempty"`
-	// StateStore is the identity of the file state store the stream's
-	// files were registered in (state.Store.StoreID), "" for a stream
-	// without file state or a record written before it was kept.
-	StateStore string `json:"stateStore,omitempty"`
+// readIdentity reads the checkpoint's identity record.
+func (e *Engine) readIdentity(ctx context.Context) (Identity, error) {
+	return identity.Read(ctx, e.Checkpoint)
+}
+
+// saveIdentity replaces the identity record (completing an old one, or
+// after a schema change was applied).
+func (e *Engine) saveIdentity(ctx context.Context, id Identity) error {
+	return identity.Save(ctx, e.Checkpoint, id)
 }
 
 // identity is the engine configuration's identity.
@@ -109,17 +91,13 @@ func (e *Engine) CheckIdentity(ctx context.Context) error {
 	if want.StateStore, err = e.stateStoreID(ctx); err != nil {
 		return err
 	}
-	data, err := json.Marshal(want)
+	recorded, err := identity.Record(ctx, e.Checkpoint, want)
 	if err != nil {
 		return err
 	}
-	err = e.Checkpoint.PutIfAbsent(ctx, identityKey, bytes.NewReader(data))
-	if err == nil {
+	if recorded {
 		e.recorded = &want
 		return nil
-	}
-	if !errors.Is(err, objstore.ErrExists) {
-		return fmt.Errorf("recording the stream's identity in its checkpoint (%s): %w", identityKey, err)
 	}
 	got, err := e.readIdentity(ctx)
 	if err != nil {
@@ -140,23 +118,7 @@ func (e *Engine) CheckIdentity(ctx context.Context) error {
 		e.recorded = &want
 		return nil
 	}
-	var diffs []string
-	differ := func(name, was, now string) {
-		if was != now {
-			diffs = append(diffs, fmt.Sprintf("%s %s (now %s)", name, orNone(was), orNone(now)))
-		}
-	}
-	if got.Source != "" && want.Source != "" {
-		differ("source", got.Source, want.Source)
-	}
-	if got.Table != "" && want.Table != "" {
-		differ("table", got.Table, want.Table)
-	}
-	differ("stream id", got.StreamID, want.StreamID)
-	differ("cloudFiles.format", got.Format, want.Format)
-	differ("cloudFiles.partitionColumns", strings.Join(got.PartitionColumns, ","), strings.Join(want.PartitionColumns, ","))
-	differ("txnAppId", got.TxnAppID, want.TxnAppID)
-	if len(diffs) > 0 {
+	if diffs := identity.Diff(got, want); len(diffs) > 0 {
 		return e.identityMismatch(diffs)
 	}
 	if want.StateStore != "" && got.StateStore != want.StateStore {
@@ -178,13 +140,6 @@ func (e *Engine) CheckIdentity(ctx context.Context) error {
 // ErrFullRefreshNeeded or ErrStreamMismatch end with it.
 const RefreshHowTo = "do a full refresh: `tributary refresh` with the stream's options empties the table in one commit, forgets the checkpoint and ingests the source again (files no longer in the source are lost; downstream streams reading the table must be refreshed or use skipChangeCommits); `tributary reset-checkpoint` forgets only the checkpoint and keeps the table (rows may be written twice)"
 
-func orNone(s string) string {
-	if s == "" {
-		return "(none)"
-	}
-	return s
-}
-
 func (e *Engine) identityMismatch(diffs []string) error {
 	where := "its checkpoint"
 	if e.Config.CheckpointURI != "" {
@@ -192,32 +147,6 @@ func (e *Engine) identityMismatch(diffs []string) error {
 	}
 	return fmt.Errorf("%w: stream %q: %s was made for %s: its file state, batch plans and schema are relative to these, so the stream cannot change them: run with the recorded values, or %s",
 		ErrFullRefreshNeeded, e.Config.StreamID, where, strings.Join(diffs, ", "), RefreshHowTo)
-}
-
-func (e *Engine) readIdentity(ctx context.Context) (Identity, error) {
-	rc, err := e.Checkpoint.Get(ctx, identityKey)
-	if err != nil {
-		return Identity{}, fmt.Errorf("reading the stream's identity from its checkpoint (%s): %w", identityKey, err)
-	}
-	defer rc.Close()
-	var got Identity
-	if err := json.NewDecoder(rc).Decode(&got); err != nil {
-		return Identity{}, fmt.Errorf("decoding the stream's identity in its checkpoint (%s): %w", identityKey, err)
-	}
-	return got, nil
-}
-
-// saveIdentity replaces the identity record (completing an old one, or
-// after a schema change was applied).
-func (e *Engine) saveIdentity(ctx context.Context, id Identity) error {
-	data, err := json.Marshal(id)
-	if err != nil {
-		return err
-	}
-	if err := e.Checkpoint.Put(ctx, identityKey, bytes.NewReader(data)); err != nil {
-		return fmt.Errorf("recording the stream's identity in its checkpoint (%s): %w", identityKey, err)
-	}
-	return nil
 }
 
 // checkContinuity runs once per engine, before its first batch: the table's
