@@ -1,12 +1,10 @@
 package ingest
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
+	"github.com/tributary-io/tributary/core/ingest/schemalog"
 	"strings"
 
 	"github.com/tributary-io/tributary/core/delta"
@@ -49,67 +47,36 @@ func (c SchemaConfig) rescuedColumn() string {
 	return DefaultRescuedDataColumn
 }
 
-// schemaRecord is one version of the schema history (cloudFiles.schemaLocation/_schemas/<n>).
-type schemaRecord struct {
-	Version int             `json:"version"`
-	Schema  json.RawMessage `json:"schema"`
-}
+// schemaRecord is one version of the schema history (schemalog.Record).
+type schemaRecord = schemalog.Record
 
-const schemasPrefix = "_schemas/"
+// schemasPrefix is the schema history's key prefix (schemalog.Prefix).
+const schemasPrefix = schemalog.Prefix
 
-func schemaKey(v int) string { return fmt.Sprintf("%s%d", schemasPrefix, v) }
+func schemaKey(v int) string { return schemalog.Key(v) }
 
-// latestSchema returns the newest schema in the history, or nil.
+// latestSchema returns the newest schema in the history, or nil (version
+// -1); a corrupt history needs a full refresh.
 func latestSchema(ctx context.Context, st objstore.Store) (*schema.StructType, int, error) {
-	best := -1
-	for info, err := range st.List(ctx, objstore.ListOptions{Prefix: schemasPrefix}) {
-		if err != nil {
-			return nil, 0, fmt.Errorf("listing schema history: %w", err)
-		}
-		v, err := strconv.Atoi(strings.TrimPrefix(info.Key, schemasPrefix))
-		if err == nil && v > best {
-			best = v
-		}
-	}
-	if best < 0 {
-		return nil, -1, nil
-	}
-	rc, err := st.Get(ctx, schemaKey(best))
-	if err != nil {
-		return nil, 0, fmt.Errorf("reading schema history %s: %w", schemaKey(best), err)
-	}
-	defer rc.Close()
-	var rec schemaRecord
-	if err := json.NewDecoder(rc).Decode(&rec); err != nil {
-		return nil, 0, fmt.Errorf("%w: the schema history %s is corrupt (%v): restore it, or %s", ErrFullRefreshNeeded, schemaKey(best), err, RefreshHowTo)
-	}
-	s, err := schema.ParseDeltaJSON(string(rec.Schema))
-	if err != nil {
-		return nil, 0, fmt.Errorf("%w: the schema history %s is corrupt (%v): restore it, or %s", ErrFullRefreshNeeded, schemaKey(best), err, RefreshHowTo)
-	}
-	return s, best, nil
+	s, v, err := schemalog.Latest(ctx, st)
+	return s, v, corruptHistory(err)
 }
 
 // saveSchema writes version v of the history unless it exists, and returns
 // the schema that is stored at v (another committer may have won).
 func saveSchema(ctx context.Context, st objstore.Store, v int, s *schema.StructType) (*schema.StructType, error) {
-	js, err := schema.MarshalDeltaJSON(s)
-	if err != nil {
-		return nil, err
+	got, err := schemalog.Save(ctx, st, v, s)
+	return got, corruptHistory(err)
+}
+
+// corruptHistory turns a schemalog.CorruptError into an error wrapping
+// ErrFullRefreshNeeded that says how to recover.
+func corruptHistory(err error) error {
+	var ce *schemalog.CorruptError
+	if errors.As(err, &ce) {
+		return fmt.Errorf("%w: the schema history %s is corrupt (%v): restore it, or %s", ErrFullRefreshNeeded, ce.Key, ce.Err, RefreshHowTo)
 	}
-	data, err := json.Marshal(schemaRecord{Version: v, Schema: json.RawMessage(js)})
-	if err != nil {
-		return nil, err
-	}
-	err = st.PutIfAbsent(ctx, schemaKey(v), bytes.NewReader(data))
-	if errors.Is(err, objstore.ErrExists) {
-		got, _, err := latestSchema(ctx, st)
-		return got, err
-	}
-	if err != nil {
-		return nil, fmt.Errorf("writing schema history %s: %w", schemaKey(v), err)
-	}
-	return s, nil
+	return err
 }
 
 // resolveSchema returns the schema batch p is written with and whether the
