@@ -24,6 +24,11 @@ type Plan struct {
 	CreatedAt time.Time `json:"createdAt"`
 	// Files are the batch's input files, in discovery order.
 	Files []PlanFile `json:"files"`
+
+	// dropped are the paths of the sealed plan that the batch does not own
+	// (claim: handed over twice, another batch holds them); not sealed, set
+	// on the plan claim returns so fan-out requests can name them.
+	dropped []string
 }
 
 // PlanFile is one input file of a plan.
@@ -75,6 +80,7 @@ func (e *Engine) claim(ctx context.Context, p *Plan) (*Plan, error) {
 			q.Files = append(q.Files, f)
 			continue
 		}
+		q.dropped = append(q.dropped, f.Path)
 		e.log().Warn("dropping a file of the batch plan that another batch holds (handed over twice)",
 			"stream", e.Config.StreamID, "batchId", p.BatchID, "path", f.Path)
 	}
@@ -139,4 +145,31 @@ func selectFiles(pending []state.Entry, lim Limits) []PlanFile {
 		bytes += e.Size
 	}
 	return out
+}
+
+// withoutDropped returns p without the files at paths dropped (the paths a
+// committer's claim found held by another batch; see claim), in plan
+// order. Every dropped path must be one of p's files.
+func withoutDropped(p *Plan, dropped []string) (*Plan, error) {
+	if len(dropped) == 0 {
+		return p, nil
+	}
+	drop := make(map[string]bool, len(dropped))
+	for _, d := range dropped {
+		drop[d] = true
+	}
+	q := *p
+	q.Files = nil
+	for _, f := range p.Files {
+		if drop[f.Path] {
+			delete(drop, f.Path)
+			continue
+		}
+		q.Files = append(q.Files, f)
+	}
+	for d := range drop {
+		return nil, fmt.Errorf("%w: batch %d's sealed plan has no file %q to leave out", ErrBadShare, p.BatchID, d)
+	}
+	q.dropped = dropped
+	return &q, nil
 }

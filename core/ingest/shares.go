@@ -69,7 +69,7 @@ func (e *Engine) writeBatch(ctx context.Context, snap *delta.Snapshot, p *Plan) 
 	if err != nil {
 		return nil, err
 	}
-	base := fanout.Request{Stream: e.Config.StreamID, Batch: p.BatchID, Plan: tag, Shares: n, SchemaVersion: version, TableConfig: e.tableConfig(snap)}
+	base := fanout.Request{Stream: e.Config.StreamID, Batch: p.BatchID, Plan: tag, Dropped: p.dropped, Shares: n, SchemaVersion: version, TableConfig: e.tableConfig(snap)}
 	reports, err := fanout.Collect(ctx, e.Checkpoint, e.Fanout.Runner, base, n)
 	if err != nil {
 		return nil, err
@@ -126,6 +126,11 @@ func (e *Engine) ConvertShare(ctx context.Context, req fanout.Request) (*fanout.
 	}
 	if !ok {
 		return nil, fmt.Errorf("%w: stream %q has no sealed plan for batch %d", ErrBadShare, req.Stream, req.Batch)
+	}
+	// The committer's claim dropped these (another batch holds them): the
+	// shares and the digest are those of the plan it writes.
+	if p, err = withoutDropped(p, req.Dropped); err != nil {
+		return nil, err
 	}
 	if tag, err := planDigest(p); err != nil {
 		return nil, err

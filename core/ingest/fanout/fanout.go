@@ -106,6 +106,11 @@ type Request struct {
 	// never taken for another plan of the same batch id (a checkpoint reset
 	// starts the batch ids again).
 	Plan string `json:"plan"`
+	// Dropped are paths of the sealed plan that the batch does not own
+	// (its claim found another batch holding them: a file handed over
+	// twice, state.FileClaimer). Converters leave them out before cutting
+	// shares; Plan is the digest of the plan without them.
+	Dropped []string `json:"dropped,omitempty"`
 	// Shares and Share name the share: Share of Shares (0-based).
 	Shares int `json:"shares"`
 	Share  int `json:"share"`
