@@ -360,15 +360,23 @@ func coreCases() []optionCase {
 			if err != nil {
 				t.Fatal(err)
 			}
-			cli, functions := streams.Env{}, streams.Env{Notifications: true}
+			// The functions run notification streams, and list directory
+			// listing streams on their schedule (tests/e2e
+			// TestListingModeStreamInFunctions); a process fed only by
+			// notifications refuses a listing stream.
+			cli, functions := streams.Env{}, streams.Env{Notifications: true, ScheduledListing: true}
+			notifiedOnly := streams.Env{Notifications: true}
 			if err := cli.Validate(on); !errors.Is(err, streams.ErrWrongRuntime) || !strings.Contains(err.Error(), "cloudFiles.useNotifications") {
 				t.Errorf("CLI with useNotifications=true: %v, want refused naming the option", err)
 			}
 			if _, err := p.run(map[string]string{"cloudFiles.useNotifications": "true"}); !errors.Is(err, streams.ErrWrongRuntime) {
 				t.Errorf("CLI run with useNotifications=true: %v, want refused", err)
 			}
-			if err := functions.Validate(off); !errors.Is(err, streams.ErrWrongRuntime) {
-				t.Errorf("functions with useNotifications=false: %v, want refused", err)
+			if err := notifiedOnly.Validate(off); !errors.Is(err, streams.ErrWrongRuntime) || !strings.Contains(err.Error(), "cloudFiles.useNotifications=false") {
+				t.Errorf("notification-only process with useNotifications=false: %v, want refused naming the option", err)
+			}
+			if err := functions.Validate(off); err != nil {
+				t.Errorf("functions with useNotifications=false (scheduled listing): %v", err)
 			}
 			if err := functions.Validate(on); err != nil {
 				t.Errorf("functions with useNotifications=true: %v", err)
