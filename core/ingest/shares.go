@@ -14,6 +14,7 @@ import (
 	"github.com/tributary-io/tributary/core/delta"
 	"github.com/tributary-io/tributary/core/delta/tableprops"
 	"github.com/tributary-io/tributary/core/ingest/fanout"
+	"github.com/tributary-io/tributary/core/ingest/schemalog"
 	"github.com/tributary-io/tributary/core/objstore"
 	"github.com/tributary-io/tributary/core/options"
 	"github.com/tributary-io/tributary/core/parquetio"
@@ -222,20 +223,12 @@ func planDigest(p *Plan) (string, error) {
 
 // readSchemaVersion reads version v of the schema history.
 func readSchemaVersion(ctx context.Context, st objstore.Store, v int) (*schema.StructType, error) {
-	data, found, err := objstore.ReadAll(ctx, st, schemaKey(v))
+	s, found, err := schemalog.Read(ctx, st, v)
 	if err != nil {
-		return nil, fmt.Errorf("reading schema history %s: %w", schemaKey(v), err)
+		return nil, corruptHistory(err)
 	}
 	if !found {
-		return nil, fmt.Errorf("%w: schema history version %d (%s) does not exist", ErrBadShare, v, schemaKey(v))
-	}
-	var rec schemaRecord
-	if err := json.Unmarshal(data, &rec); err != nil {
-		return nil, fmt.Errorf("%w: the schema history %s is corrupt (%v): restore it, or %s", ErrFullRefreshNeeded, schemaKey(v), err, RefreshHowTo)
-	}
-	s, err := schema.ParseDeltaJSON(string(rec.Schema))
-	if err != nil {
-		return nil, fmt.Errorf("%w: the schema history %s is corrupt (%v): restore it, or %s", ErrFullRefreshNeeded, schemaKey(v), err, RefreshHowTo)
+		return nil, fmt.Errorf("%w: schema history version %d (%s) does not exist", ErrBadShare, v, schemalog.Key(v))
 	}
 	return s, nil
 }

@@ -63,20 +63,31 @@ func Latest(ctx context.Context, st objstore.Store) (*schema.StructType, int, er
 	if best < 0 {
 		return nil, -1, nil
 	}
-	rc, err := st.Get(ctx, Key(best))
+	s, _, err := Read(ctx, st, best)
 	if err != nil {
-		return nil, 0, fmt.Errorf("reading schema history %s: %w", Key(best), err)
-	}
-	defer rc.Close()
-	var rec Record
-	if err := json.NewDecoder(rc).Decode(&rec); err != nil {
-		return nil, 0, &CorruptError{Key: Key(best), Err: err}
-	}
-	s, err := schema.ParseDeltaJSON(string(rec.Schema))
-	if err != nil {
-		return nil, 0, &CorruptError{Key: Key(best), Err: err}
+		return nil, 0, err
 	}
 	return s, best, nil
+}
+
+// Read returns version v of the history; found is false when there is no
+// such version. A version that cannot be decoded is a *CorruptError.
+func Read(ctx context.Context, st objstore.Store, v int) (s *schema.StructType, found bool, err error) {
+	data, found, err := objstore.ReadAll(ctx, st, Key(v))
+	if err != nil {
+		return nil, false, fmt.Errorf("reading schema history %s: %w", Key(v), err)
+	}
+	if !found {
+		return nil, false, nil
+	}
+	var rec Record
+	if err := json.Unmarshal(data, &rec); err != nil {
+		return nil, false, &CorruptError{Key: Key(v), Err: err}
+	}
+	if s, err = schema.ParseDeltaJSON(string(rec.Schema)); err != nil {
+		return nil, false, &CorruptError{Key: Key(v), Err: err}
+	}
+	return s, true, nil
 }
 
 // Save writes version v of the history unless it exists, and returns
@@ -92,7 +103,10 @@ func Save(ctx context.Context, st objstore.Store, v int, s *schema.StructType) (
 	}
 	err = st.PutIfAbsent(ctx, Key(v), bytes.NewReader(data))
 	if errors.Is(err, objstore.ErrExists) {
-		got, _, err := Latest(ctx, st)
+		got, found, err := Read(ctx, st, v)
+		if err == nil && !found {
+			err = fmt.Errorf("schema history %s exists but cannot be read", Key(v))
+		}
 		return got, err
 	}
 	if err != nil {

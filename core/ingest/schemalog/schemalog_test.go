@@ -25,6 +25,7 @@ func TestHistory(t *testing.T) {
 		{0, one, one},
 		{1, two, two},
 		{1, one, two}, // version 1 exists: the stored schema wins
+		{0, two, one}, // version 0's, not the newest version's
 	} {
 		got, err := Save(ctx, st, step.v, step.save)
 		if err != nil || !schema.EqualType(got, step.want) {
@@ -41,5 +42,27 @@ func TestHistory(t *testing.T) {
 	var ce *CorruptError
 	if !errors.As(err, &ce) || ce.Key != "_schemas/2" {
 		t.Fatalf("Latest of a corrupt version = %v, want a CorruptError for _schemas/2", err)
+	}
+}
+
+func TestRead(t *testing.T) {
+	ctx := context.Background()
+	st := memstore.New()
+	one := &schema.StructType{Fields: []schema.Field{{Name: "a", Type: schema.Long, Nullable: true}}}
+	if _, err := Save(ctx, st, 0, one); err != nil {
+		t.Fatal(err)
+	}
+	if got, found, err := Read(ctx, st, 0); err != nil || !found || !schema.EqualType(got, one) {
+		t.Fatalf("Read(0) = %v, %v, %v", got, found, err)
+	}
+	if got, found, err := Read(ctx, st, 1); err != nil || found || got != nil {
+		t.Fatalf("Read(1) of a missing version = %v, %v, %v", got, found, err)
+	}
+	if err := st.Put(ctx, Key(2), strings.NewReader(`{"version":2,"schema":"not a schema"`)); err != nil {
+		t.Fatal(err)
+	}
+	var ce *CorruptError
+	if _, _, err := Read(ctx, st, 2); !errors.As(err, &ce) || ce.Key != Key(2) {
+		t.Fatalf("Read of a corrupt version: %v, want a CorruptError naming %s", err, Key(2))
 	}
 }
