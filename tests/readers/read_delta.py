@@ -36,6 +36,7 @@ import hashlib
 import json
 import math
 import os
+import tempfile
 import sys
 import urllib.parse
 
@@ -267,6 +268,8 @@ def read_spark(spec):
          .config("spark.sql.codegen.wholeStage", "false")
          .config("spark.driver.extraJavaOptions", "-XX:+UseSerialGC -XX:TieredStopAtLevel=1")
          .config("spark.sql.session.timeZone", "UTC")
+         # No spark-warehouse/ left in the caller's working directory.
+         .config("spark.sql.warehouse.dir", os.path.join(tempfile.gettempdir(), "tributary-spark-warehouse"))
          .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
          .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
          .config("spark.jars.ivy", ivy))
