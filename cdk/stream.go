@@ -269,8 +269,8 @@ func (s *Stream) source(r *resolved) {
 }
 
 func (s *Stream) table(r *resolved) {
-	// Key schema owned by the DynamoDB state adapter: pk/sk, sparse GSI
-	// "pending" on gsi1pk/gsi1sk, TTL on expires_at.
+	// Key schema owned by the DynamoDB state adapter: pk/sk, no secondary
+	// index (pending files wait in the checkpoint's inbox), TTL on expires_at.
 	s.StateTable = awsdynamodb.NewTable(s.Construct, jsii.String("StateTable"), &awsdynamodb.TableProps{
 		PartitionKey: &awsdynamodb.Attribute{Name: jsii.String("pk"), Type: awsdynamodb.AttributeType_STRING},
 		SortKey:      &awsdynamodb.Attribute{Name: jsii.String("sk"), Type: awsdynamodb.AttributeType_STRING},
@@ -281,12 +281,6 @@ func (s *Stream) table(r *resolved) {
 		TimeToLiveAttribute: jsii.String("expires_at"),
 		DeletionProtection:  jsii.Bool(r.deletionProtection),
 		RemovalPolicy:       awscdk.RemovalPolicy_RETAIN,
-	})
-	s.StateTable.AddGlobalSecondaryIndex(&awsdynamodb.GlobalSecondaryIndexProps{
-		IndexName:      jsii.String("pending"),
-		PartitionKey:   &awsdynamodb.Attribute{Name: jsii.String("gsi1pk"), Type: awsdynamodb.AttributeType_STRING},
-		SortKey:        &awsdynamodb.Attribute{Name: jsii.String("gsi1sk"), Type: awsdynamodb.AttributeType_STRING},
-		ProjectionType: awsdynamodb.ProjectionType_KEYS_ONLY, // as infra/dynamostate.TableSchema
 	})
 	// SSE stated as the template does: the customer-managed key, else SSEEnabled alone.
 	sse := &awsdynamodb.CfnTable_SSESpecificationProperty{SseEnabled: jsii.Bool(true)}

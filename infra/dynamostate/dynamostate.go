@@ -1,12 +1,18 @@
-// Package dynamostate provides the DynamoDB state.Store used on AWS: one
-// table holds the file state of every stream.
+// Package dynamostate provides the DynamoDB table of the file state on
+// AWS: one table holds the file items and batch items of every stream. The
+// deployed functions use it through infra/inboxstate, which keeps pending
+// files in the stream's checkpoint and writes a file's item once, when a
+// batch claims it (ClaimFile, claim.go). Store is also a complete
+// state.Store on its own (pending files as items without batch), for tools
+// and tests.
 //
 // # Table schema
 //
 // Keys: partition key "pk" (S), sort key "sk" (S). On-demand billing. TTL on
-// "expires_at". One global secondary index, "pending", sparse, KEYS_ONLY:
-// partition key "gsi1pk" (S), sort key "gsi1sk" (S). TableSchema returns the
-// CreateTableInput and TemplateSnippet the CloudFormation/SAM resource.
+// "expires_at". No secondary index (tables of older releases have a sparse
+// GSI "pending" on gsi1pk/gsi1sk, which nothing reads any more).
+// TableSchema returns the CreateTableInput and TemplateSnippet the
+// CloudFormation/SAM resource.
 //
 // File item (one per stream and path):
 //
@@ -23,9 +29,8 @@
 //	               unless MarkSkipped was called; dropped by an allowed overwrite),
 //	               or, on an item without batch, why discovery skipped it
 //	               (RegisterSkipped; dropped when the path is registered)
-//	gsi1pk      S  "<stream>"                          (only while pending)
-//	gsi1sk      S  "%019d" of disc_ns + "#" + path     (only while pending;
-//	               the path is cut at a rune boundary to keep the key within 1024 bytes)
+//	gsi1pk, gsi1sk  S  older releases' pending index keys (only on their
+//	               items without batch; never written now)
 //
 // Batch item (one per committed batch):
 //
@@ -79,29 +84,24 @@
 //
 //   - Register: one conditional PutItem per file (attribute_not_exists(pk), or
 //     with AllowOverwrites "attribute_not_exists(pk) OR etag <> :etag"); a
-//     duplicate fails the condition (it still costs one write unit). Plus one
-//     GSI write (the pending index entry). With RegisterOptions.MostlyKnown
+//     duplicate fails the condition (it still costs one write unit). With RegisterOptions.MostlyKnown
 //     (listing passes: backfill, directory listing) the files are first read
 //     with strongly consistent BatchGetItem calls of 100 keys (one read unit
 //     per file) and only those that can be new are written, so re-listing
 //     known files costs reads, not writes.
-//   - Claim: one conditional UpdateItem per file (SET batch, REMOVE the GSI
-//     attributes; one more GSI write for the index delete). A replayed claim
+//   - Claim: one conditional UpdateItem per file (SET batch). A replayed claim
 //     fails the condition and costs no extra call when DynamoDB returns the old
 //     item (ReturnValuesOnConditionCheckFailure); emulators that do not return
 //     it cost one GetItem.
-//   - RegisterSkipped: one conditional PutItem (attribute_not_exists(pk)),
-//     without the index attributes.
+//   - RegisterSkipped: one conditional PutItem (attribute_not_exists(pk)).
 //   - MarkCommitted: one conditional PutItem per batch, whatever its size.
 //   - MarkSkipped: one UpdateItem per file, conditional on the item existing
 //     in that batch; if_not_exists keeps the first skip_reason. Only a failed
 //     condition costs one more GetItem, on emulators that do not return the
 //     old item.
-//   - Pending: one GSI Query per page plus one strongly consistent
-//     BatchGetItem per 100 candidates: the index is eventually consistent, so
-//     every candidate is checked against its base item (still without batch,
-//     same gsi1sk) before it is returned — a file claimed a moment ago is
-//     never handed out again.
+//   - Pending: the strongly consistent Queries of Entries filtered to items
+//     without batch and skip reason — it reads the stream's whole file state
+//     (the deployed path reads the checkpoint's inbox instead).
 //   - Get: one GetItem, plus one for the batch item of a claimed file.
 //     Entries: one Query page per 1 MB of each file shard (at least
 //     FileShards Queries), merged by path, plus one GetItem per distinct batch.
@@ -110,8 +110,7 @@
 //     one more GetItem).
 //   - DropStream (a full refresh): one keys-only Query page per 1 MB of each
 //     of the stream's partitions (FileShards file shards, "#b" batches) and one
-//     BatchWriteItem of 25 deletes per 25 items (one write unit each, plus
-//     one GSI write per pending file).
+//     BatchWriteItem of 25 deletes per 25 items (one write unit each).
 //
 // Register and Claim send their per-file calls from a bounded pool of
 // goroutines (WithConcurrency). No transactions are used, so there are no
@@ -120,12 +119,10 @@
 // SDK's standard retryer that the client is built with — raise its attempts
 // with retry.AddWithMaxAttempts for bursty streams. Unprocessed keys of
 // BatchGetItem are retried here with exponential backoff.
-//
-// The pending index still has one partition per stream (gsi1pk), so while
-// it exists its writes cap a stream below the base table's spread.
 package dynamostate
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -161,8 +158,6 @@ const (
 	AttrStoreID = "store_id"
 	// AttrSkipReason is set on a file item by MarkSkipped.
 	AttrSkipReason = "skip_reason"
-	// IndexPending is the sparse GSI of pending files in discovery order.
-	IndexPending = "pending"
 )
 
 const (
@@ -172,12 +167,6 @@ const (
 	maxStreamBytes = 2000
 	// nanosWidth is the zero-padded width of a non-negative int64.
 	nanosWidth = 19
-	// gsiPathBytes is the most path bytes gsi1sk can hold.
-	gsiPathBytes = maxKeyBytes - nanosWidth - 1
-	// orderPrefix is a path prefix length every gsi1sk keeps whole (a cut at a
-	// rune boundary loses at most 3 bytes); comparing (disc, path[:orderPrefix])
-	// never contradicts the index order.
-	orderPrefix = gsiPathBytes - utf8.UTFMax + 1
 	// batchGetMax is BatchGetItem's per-call key limit.
 	batchGetMax = 100
 	// defaultConcurrency is the default number of concurrent per-file calls.
@@ -243,55 +232,6 @@ func New(client Client, table string, opts ...Option) *Store {
 
 func batchPK(stream string) string { return stream + "#b" }
 func batchSK(batch int64) string   { return fmt.Sprintf("%0*d", nanosWidth, batch) }
-
-// gsiSortKey is the pending index sort key of a file: discovery nanos, then
-// the path cut (at a rune boundary) to fit the key limit.
-func gsiSortKey(discNanos int64, path string) string {
-	p := path
-	if len(p) > gsiPathBytes {
-		cut := gsiPathBytes
-		for cut > 0 && !utf8.RuneStart(p[cut]) {
-			cut--
-		}
-		p = p[:cut]
-	}
-	return fmt.Sprintf("%0*d#%s", nanosWidth, discNanos, p)
-}
-
-// orderKey is the part of a pending file's (discovery, path) order that the
-// index sort key is guaranteed to preserve.
-type orderKey struct {
-	nanos  int64
-	prefix string
-}
-
-func orderKeyOf(discNanos int64, path string) orderKey {
-	return orderKey{discNanos, path[:min(len(path), orderPrefix)]}
-}
-
-// parseGSISortKey reads the orderKey of a pending index sort key.
-func parseGSISortKey(sk string) (orderKey, error) {
-	if len(sk) < nanosWidth+1 || sk[nanosWidth] != '#' {
-		return orderKey{}, fmt.Errorf("dynamostate: malformed %s %q", AttrGSI1SK, sk)
-	}
-	for i := range nanosWidth {
-		if sk[i] < '0' || sk[i] > '9' {
-			return orderKey{}, fmt.Errorf("dynamostate: malformed %s %q: bad discovery nanos", AttrGSI1SK, sk)
-		}
-	}
-	n, err := strconv.ParseInt(sk[:nanosWidth], 10, 64)
-	if err != nil {
-		return orderKey{}, fmt.Errorf("dynamostate: malformed %s %q: bad discovery nanos", AttrGSI1SK, sk)
-	}
-	return orderKeyOf(n, sk[nanosWidth+1:]), nil
-}
-
-func (a orderKey) less(b orderKey) bool {
-	if a.nanos != b.nanos {
-		return a.nanos < b.nanos
-	}
-	return a.prefix < b.prefix
-}
 
 func checkStream(stream string) error {
 	if stream == "" {
@@ -430,8 +370,6 @@ func (st *Store) Register(ctx context.Context, stream string, files []state.File
 			AttrSize:      attrN(f.Size),
 			AttrETag:      attrS(f.ETag),
 			AttrDiscNanos: attrN(disc),
-			AttrGSI1PK:    attrS(stream),
-			AttrGSI1SK:    attrS(gsiSortKey(disc, f.Path)),
 		}
 		if !f.ModTime.IsZero() {
 			item[AttrModNanos] = attrN(f.ModTime.UnixNano())
@@ -545,7 +483,6 @@ type fileItem struct {
 	discNanos int64
 	batch     *int64
 	expiresAt *int64
-	gsi1sk    string
 	skip      string // skip_reason, "" if absent
 }
 
@@ -581,7 +518,6 @@ func decodeFile(item map[string]types.AttributeValue) (fileItem, error) {
 		return f, fmt.Errorf("dynamostate: file item without %s", AttrSK)
 	}
 	f.etag, _ = getS(item, AttrETag)
-	f.gsi1sk, _ = getS(item, AttrGSI1SK)
 	f.skip, _ = getS(item, AttrSkipReason)
 	var err error
 	wrap := func(e error) error { return fmt.Errorf("dynamostate: decode %q: %w", f.path, e) }
@@ -641,16 +577,10 @@ func (f fileItem) entry(commit *time.Time) state.Entry {
 	return e
 }
 
-// pendingPage is the most index entries one Query of Pending reads.
-func (st *Store) pendingPage() int {
-	if st.pageSize > 0 {
-		return st.pageSize
-	}
-	return 1000
-}
-
-// Pending implements state.Store: the pending index, each candidate checked
-// against its base item with a strongly consistent read.
+// Pending implements state.Store: Entries filtered to pending items (no
+// batch, no skip reason), in discovery order. It reads every pending item
+// of the stream; the deployed functions keep pending files in the
+// checkpoint's inbox (infra/inboxstate) and never call it.
 func (st *Store) Pending(ctx context.Context, stream string, limit int) ([]state.Entry, error) {
 	if err := checkStream(stream); err != nil {
 		return nil, err
@@ -658,93 +588,17 @@ func (st *Store) Pending(ctx context.Context, stream string, limit int) ([]state
 	if limit <= 0 {
 		return nil, nil
 	}
-	layout, err := st.keys(ctx)
-	if err != nil {
-		return nil, err
-	}
-	type candidate struct {
-		f   fileItem
-		key orderKey
-	}
-	var cands []candidate
-	var start map[string]types.AttributeValue
-	for {
-		out, err := st.client.Query(ctx, &dynamodb.QueryInput{
-			TableName:                 aws.String(st.table),
-			IndexName:                 aws.String(IndexPending),
-			KeyConditionExpression:    aws.String("#p = :s"),
-			ExpressionAttributeNames:  map[string]string{"#p": AttrGSI1PK},
-			ExpressionAttributeValues: map[string]types.AttributeValue{":s": attrS(stream)},
-			Limit:                     aws.Int32(int32(min(max(limit-len(cands)+1, 10), st.pendingPage()))),
-			ExclusiveStartKey:         start,
-		})
-		if err != nil {
-			return nil, fmt.Errorf("dynamostate: query pending of stream %q (table %s): %w", stream, st.table, err)
-		}
-		// Index entries: the path and the sort key they were indexed under.
-		indexed := map[string]string{}
-		var keys []string
-		var lastKey orderKey
-		for _, it := range out.Items {
-			p, ok1 := getS(it, AttrSK)
-			sk, ok2 := getS(it, AttrGSI1SK)
-			if !ok1 || !ok2 {
-				return nil, fmt.Errorf("dynamostate: pending index item of stream %q without %s/%s", stream, AttrSK, AttrGSI1SK)
-			}
-			if lastKey, err = parseGSISortKey(sk); err != nil {
-				return nil, err
-			}
-			if _, dup := indexed[p]; !dup {
-				keys = append(keys, p)
-			}
-			indexed[p] = sk
-		}
-		items, err := st.batchGetFiles(ctx, layout, stream, keys)
+	var es []state.Entry
+	for e, err := range st.Entries(ctx, stream, state.Pending) {
 		if err != nil {
 			return nil, err
 		}
-		for _, it := range items {
-			f, err := decodeFile(it)
-			if err != nil {
-				return nil, err
-			}
-			// Still pending, and the same incarnation the index listed.
-			if f.batch == nil && f.gsi1sk != "" && f.gsi1sk == indexed[f.path] {
-				cands = append(cands, candidate{f, orderKeyOf(f.discNanos, f.path)})
-			}
-		}
-		if out.LastEvaluatedKey == nil {
-			break
-		}
-		if len(cands) >= limit {
-			slices.SortFunc(cands, func(a, b candidate) int { return cmpPending(a.f, b.f) })
-			// Unread index entries sort at or after lastKey; stop once the
-			// limit-th candidate sorts strictly before it.
-			if cands[limit-1].key.less(lastKey) {
-				break
-			}
-		}
-		start = out.LastEvaluatedKey
+		es = append(es, e)
 	}
-	slices.SortFunc(cands, func(a, b candidate) int { return cmpPending(a.f, b.f) })
-	if len(cands) > limit {
-		cands = cands[:limit]
-	}
-	es := make([]state.Entry, len(cands))
-	for i, c := range cands {
-		es[i] = c.f.entry(nil)
-	}
-	return es, nil
-}
-
-func cmpPending(a, b fileItem) int {
-	if a.discNanos != b.discNanos {
-		if a.discNanos < b.discNanos {
-			return -1
-		}
-		return 1
-	}
-	return strings.Compare(a.path, b.path)
+	slices.SortFunc(es, func(a, b state.Entry) int {
+		return cmp.Or(a.DiscoveryTime.Compare(b.DiscoveryTime), strings.Compare(a.Path, b.Path))
+	})
+	return es[:min(limit, len(es))], nil
 }
 
 // batchGetFiles reads the file items at paths with strongly consistent
@@ -804,9 +658,9 @@ func (st *Store) Claim(ctx context.Context, stream string, batch int64, paths []
 		_, err := st.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 			TableName:                           aws.String(st.table),
 			Key:                                 keys.fileKey(stream, p),
-			UpdateExpression:                    aws.String("SET #b = :b REMOVE #gpk, #gsk"),
+			UpdateExpression:                    aws.String("SET #b = :b"),
 			ConditionExpression:                 aws.String("attribute_exists(#pk) AND attribute_not_exists(#b) AND attribute_not_exists(#r)"),
-			ExpressionAttributeNames:            map[string]string{"#b": AttrBatch, "#gpk": AttrGSI1PK, "#gsk": AttrGSI1SK, "#pk": AttrPK, "#r": AttrSkipReason},
+			ExpressionAttributeNames:            map[string]string{"#b": AttrBatch, "#pk": AttrPK, "#r": AttrSkipReason},
 			ExpressionAttributeValues:           map[string]types.AttributeValue{":b": attrN(batch)},
 			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 		})

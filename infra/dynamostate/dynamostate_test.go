@@ -9,7 +9,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
@@ -158,8 +157,10 @@ func TestCallsPerFile(t *testing.T) {
 			_, err := st.Register(ctx, "s", append(slices.Clone(fs), state.File{Path: "in/new.json", Size: 1, ETag: "e"}), state.RegisterOptions{MostlyKnown: true})
 			return err
 		}, map[string]int{"BatchGetItem": (files + 100) / 100, "PutItem": 1}},
+		// The item store's own Pending reads the stream's items (the
+		// deployed path reads the checkpoint's inbox, infra/inboxstate).
 		{"Pending", func() error { _, err := st.Pending(ctx, "s", files); return err },
-			map[string]int{"Query": 1, "BatchGetItem": (files + 99) / 100}},
+			map[string]int{"Query": FileShards}},
 		{"Claim", func() error { return st.Claim(ctx, "s", 0, paths) },
 			map[string]int{"UpdateItem": files}},
 		{"MarkCommitted", func() error { return st.MarkCommitted(ctx, "s", 0, time.Now()) },
@@ -170,6 +171,13 @@ func TestCallsPerFile(t *testing.T) {
 			map[string]int{"UpdateItem": 1}},
 		{"MarkSkippedReplay", func() error { return st.MarkSkipped(ctx, "s", 0, paths[0], "again") },
 			map[string]int{"UpdateItem": 1}},
+		// The inbox store's calls: items read 100 a call, one write a claim.
+		{"ReadFiles", func() error { _, err := st.ReadFiles(ctx, "s", paths, true); return err },
+			map[string]int{"BatchGetItem": (files + 99) / 100}},
+		{"ClaimFile", func() error {
+			_, _, err := st.ClaimFile(ctx, "s", 0, ClaimInput{File: state.File{Path: "in/claimed.json", Size: 1, ETag: "e"}, DiscNanos: 1})
+			return err
+		}, map[string]int{"UpdateItem": 1}},
 		{"Entries", func() error {
 			for _, err := range st.Entries(ctx, "s") {
 				if err != nil {
@@ -192,56 +200,6 @@ func TestCallsPerFile(t *testing.T) {
 			t.Errorf("%s of %d files: calls %v, want %v", tc.name, files, got, tc.want)
 		}
 		t.Logf("%-18s %d files: %v", tc.name, files, got)
-	}
-}
-
-// staleIndex replays an earlier answer of the pending index, as a lagging
-// GSI would.
-type staleIndex struct {
-	Client
-	mu     sync.Mutex
-	replay *dynamodb.QueryOutput
-	last   *dynamodb.QueryOutput
-}
-
-func (c *staleIndex) Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if in.IndexName != nil && c.replay != nil {
-		return c.replay, nil
-	}
-	out, err := c.Client.Query(ctx, in, opts...)
-	if in.IndexName != nil {
-		c.last = out
-	}
-	return out, err
-}
-
-func TestPendingIgnoresStaleIndex(t *testing.T) {
-	client, name, _ := newTable(t)
-	stale := &staleIndex{Client: client}
-	st := New(stale, name)
-	ctx := context.Background()
-	if _, err := st.Register(ctx, "s", []state.File{{Path: "a", ETag: "1"}, {Path: "b"}, {Path: "c"}}, state.RegisterOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if got, err := st.Pending(ctx, "s", 10); err != nil || len(got) != 3 {
-		t.Fatalf("Pending = %v, %v", got, err)
-	}
-	stale.replay = stale.last
-	if err := st.Claim(ctx, "s", 0, []string{"a"}); err != nil {
-		t.Fatal(err)
-	}
-	// b is re-registered (new version): the index's old entry is stale too.
-	if _, err := st.Register(ctx, "s", []state.File{{Path: "b", ETag: "2"}}, state.RegisterOptions{AllowOverwrites: true}); err != nil {
-		t.Fatal(err)
-	}
-	got, err := st.Pending(ctx, "s", 10)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != 1 || got[0].Path != "c" {
-		t.Fatalf("Pending through a stale index = %+v, want only c", got)
 	}
 }
 
@@ -294,74 +252,6 @@ func TestEntriesFilter(t *testing.T) {
 	}
 }
 
-func TestGSISortKey(t *testing.T) {
-	tests := []struct {
-		name  string
-		nanos int64
-		path  string
-		want  string
-	}{
-		{"short", 5, "a/b.json", "0000000000000000005#a/b.json"},
-		{"hash in path", 1700000000000000000, "a#b", "1700000000000000000#a#b"},
-		{"exactly fits", 1, strings.Repeat("x", gsiPathBytes), "0000000000000000001#" + strings.Repeat("x", gsiPathBytes)},
-		{"cut ascii", 1, strings.Repeat("x", maxKeyBytes), "0000000000000000001#" + strings.Repeat("x", gsiPathBytes)},
-		{"cut before rune", 1, strings.Repeat("x", gsiPathBytes-1) + "日本", "0000000000000000001#" + strings.Repeat("x", gsiPathBytes-1)},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := gsiSortKey(tc.nanos, tc.path); got != tc.want {
-				t.Fatalf("gsiSortKey = %q, want %q", got, tc.want)
-			}
-		})
-	}
-}
-
-func FuzzGSISortKey(f *testing.F) {
-	f.Add(int64(0), "a", int64(0), "b")
-	f.Add(int64(1700000000000000000), "日本語/ファイル.json", int64(1700000000000000001), "a")
-	f.Add(int64(7), strings.Repeat("ü", 510)+"a", int64(7), strings.Repeat("ü", 501)+"a")
-	f.Add(int64(7), strings.Repeat("x", 1003)+"b", int64(7), strings.Repeat("x", 1002)+"é")
-	f.Fuzz(func(t *testing.T, n1 int64, p1 string, n2 int64, p2 string) {
-		if n1 < 0 || n2 < 0 || !utf8.ValidString(p1) || !utf8.ValidString(p2) || len(p1) > maxKeyBytes || len(p2) > maxKeyBytes {
-			return
-		}
-		k1, k2 := gsiSortKey(n1, p1), gsiSortKey(n2, p2)
-		if len(k1) > maxKeyBytes || !utf8.ValidString(k1) {
-			t.Fatalf("gsiSortKey(%d, %q) = %q: %d bytes or invalid UTF-8", n1, p1, k1, len(k1))
-		}
-		o1, err := parseGSISortKey(k1)
-		if err != nil || o1 != orderKeyOf(n1, p1) {
-			t.Fatalf("parseGSISortKey(%q) = %v, %v, want %v", k1, o1, err, orderKeyOf(n1, p1))
-		}
-		// Whenever the order keys differ, the index and the full order agree.
-		full := cmpPending(fileItem{path: p1, discNanos: n1}, fileItem{path: p2, discNanos: n2})
-		o2 := orderKeyOf(n2, p2)
-		if o1.less(o2) && (full >= 0 || k1 >= k2) {
-			t.Fatalf("order of (%d,%q) < (%d,%q) but full %d, index %q vs %q", n1, p1, n2, p2, full, k1, k2)
-		}
-		if o2.less(o1) && (full <= 0 || k2 >= k1) {
-			t.Fatalf("order of (%d,%q) > (%d,%q) but full %d", n1, p1, n2, p2, full)
-		}
-	})
-}
-
-func FuzzParseGSISortKey(f *testing.F) {
-	for _, seed := range []string{"", "#", "0000000000000000005#a", "000000000000000000x#a", "-000000000000000005#a", "+000000000000000005#a", "00000000000000000050a", "9999999999999999999#a"} {
-		f.Add(seed)
-	}
-	f.Fuzz(func(t *testing.T, sk string) {
-		o, err := parseGSISortKey(sk)
-		if err != nil {
-			return
-		}
-		if o.nanos < 0 || gsiSortKey(o.nanos, o.prefix)[:nanosWidth] != sk[:nanosWidth] {
-			t.Fatalf("parseGSISortKey(%q) = %+v", sk, o)
-		}
-	})
-}
-
-// BenchmarkProtocol reports the DynamoDB calls per file of one
-// register-claim-commit cycle against the emulator.
 func BenchmarkProtocol(b *testing.B) {
 	client, name, counter := newTable(b)
 	st := New(client, name)

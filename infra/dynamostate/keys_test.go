@@ -228,7 +228,7 @@ func legacyFile(stream, path string, disc, batch int64) map[string]types.Attribu
 		it[AttrBatch] = attrN(batch)
 	} else {
 		it[AttrGSI1PK] = attrS(stream)
-		it[AttrGSI1SK] = attrS(gsiSortKey(disc, path))
+		it[AttrGSI1SK] = attrS(fmt.Sprintf("%019d#%s", disc, path)) // the index key of older releases
 	}
 	return it
 }

@@ -22,25 +22,16 @@ const TemplateSnippet = `StateTable:
     AttributeDefinitions:
       - { AttributeName: pk, AttributeType: S }
       - { AttributeName: sk, AttributeType: S }
-      - { AttributeName: gsi1pk, AttributeType: S }
-      - { AttributeName: gsi1sk, AttributeType: S }
     KeySchema:
       - { AttributeName: pk, KeyType: HASH }
       - { AttributeName: sk, KeyType: RANGE }
-    GlobalSecondaryIndexes:
-      - IndexName: pending
-        KeySchema:
-          - { AttributeName: gsi1pk, KeyType: HASH }
-          - { AttributeName: gsi1sk, KeyType: RANGE }
-        Projection: { ProjectionType: KEYS_ONLY }
     TimeToLiveSpecification:
       AttributeName: expires_at
       Enabled: true
 `
 
 // TableSchema returns the CreateTableInput of a state table called name:
-// keys pk/sk, the sparse KEYS_ONLY GSI "pending" on gsi1pk/gsi1sk, on-demand
-// billing. TTL (on expires_at) is a separate call; see CreateTable.
+// keys pk/sk, no secondary index, on-demand billing. TTL (on expires_at) is a separate call; see CreateTable.
 //
 // Only key attributes are declared; the others (size, etag, batch,
 // skip_reason, ... — see the package doc) need no schema, so a table created
@@ -54,21 +45,11 @@ func TableSchema(name string) *dynamodb.CreateTableInput {
 		AttributeDefinitions: []types.AttributeDefinition{
 			{AttributeName: aws.String(AttrPK), AttributeType: str},
 			{AttributeName: aws.String(AttrSK), AttributeType: str},
-			{AttributeName: aws.String(AttrGSI1PK), AttributeType: str},
-			{AttributeName: aws.String(AttrGSI1SK), AttributeType: str},
 		},
 		KeySchema: []types.KeySchemaElement{
 			{AttributeName: aws.String(AttrPK), KeyType: types.KeyTypeHash},
 			{AttributeName: aws.String(AttrSK), KeyType: types.KeyTypeRange},
 		},
-		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{{
-			IndexName: aws.String(IndexPending),
-			KeySchema: []types.KeySchemaElement{
-				{AttributeName: aws.String(AttrGSI1PK), KeyType: types.KeyTypeHash},
-				{AttributeName: aws.String(AttrGSI1SK), KeyType: types.KeyTypeRange},
-			},
-			Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly},
-		}},
 	}
 }
 
