@@ -2,6 +2,7 @@
 #   make run    ingest the bundled sample into a local Delta table (no AWS)
 #   make test   everything: vet, unit + conformance + end-to-end tests, template lint, CDK construct
 #   make bench  benchmarks (JSON→Delta throughput and friends)
+#   make loadtest  100,000 files through discovery and commit on moto (slow; not in `make test`)
 #   make localstack  the AWS tests and a template deploy on LocalStack in host mode (no Docker)
 
 GO       ?= go
@@ -10,7 +11,7 @@ OUT      ?= out
 FUNCTIONS := discovery backfill commit maintenance
 LDFLAGS  := -s -w -buildid=
 
-.PHONY: all build run test unit vet lint-template bench bench-arm64 lambdas deploy clean pyenv cdk-test cdk-synth cdk-deploy build-DiscoveryFunction build-BackfillFunction build-CommitFunction build-MaintenanceFunction localstack
+.PHONY: loadtest all build run test unit vet lint-template bench bench-arm64 lambdas deploy clean pyenv cdk-test cdk-synth cdk-deploy build-DiscoveryFunction build-BackfillFunction build-CommitFunction build-MaintenanceFunction localstack
 
 all: build
 
@@ -32,6 +33,13 @@ run: bin/tributary
 
 pyenv:
 	./scripts/pyenv.sh >/dev/null
+
+# 100,000 small files through the discovery and commit handlers on moto:
+# files/s of each, exactly-once and the state table's key spread checked
+# (tests/loadtest). LOADTEST_FLAGS, e.g. -files 10000, adjusts it.
+LOADTEST_FLAGS ?=
+loadtest: pyenv
+	$(GO) run ./tests/loadtest $(LOADTEST_FLAGS)
 
 vet:
 	$(GO) vet ./...
