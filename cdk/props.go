@@ -32,9 +32,26 @@ const (
 	DefaultFilesOutstandingAlarmThreshold = 10000
 	DefaultCommitStalledAlarmSeconds      = 1800
 	DefaultLogRetentionDays               = 30
+	// DefaultStateTableMinCapacity is the least write and read capacity
+	// auto scaling keeps on a PROVISIONED state table.
+	DefaultStateTableMinCapacity = 5
+	// DefaultStateTableMaxCapacity is the most write and read capacity
+	// auto scaling sets on a PROVISIONED state table.
+	DefaultStateTableMaxCapacity = 4000
+	// DefaultStateTableTargetUtilization is the utilisation percentage auto
+	// scaling tracks on a PROVISIONED state table.
+	DefaultStateTableTargetUtilization = 70
 	// DefaultCodeDir is where `make lambdas` puts discovery.zip, backfill.zip
 	// and commit.zip, relative to the repository root.
 	DefaultCodeDir = "dist"
+)
+
+// State table billing modes (StreamProps.StateTableBillingMode).
+const (
+	// BillingOnDemand is DynamoDB's PAY_PER_REQUEST (the default).
+	BillingOnDemand = "PAY_PER_REQUEST"
+	// BillingProvisioned is provisioned capacity with auto scaling.
+	BillingProvisioned = "PROVISIONED"
 )
 
 // Formats lists the values StreamProps.Format accepts (the template's
@@ -166,6 +183,25 @@ type StreamProps struct {
 	// StateTableDeletionProtection is DeletionProtectionEnabled of the
 	// state table (nil = true).
 	StateTableDeletionProtection *bool
+	// StateTableBillingMode is the state table's billing: BillingOnDemand
+	// ("" too) or BillingProvisioned, with Application Auto Scaling target
+	// tracking on the table's write and read capacity. The template's StateTableBillingMode.
+	StateTableBillingMode string
+	// StateTableMinWriteCapacity is the least write capacity auto scaling
+	// keeps, PROVISIONED only (0 = 5).
+	StateTableMinWriteCapacity int
+	// StateTableMaxWriteCapacity is the most write capacity auto scaling
+	// sets, PROVISIONED only (0 = 4000).
+	StateTableMaxWriteCapacity int
+	// StateTableMinReadCapacity is the least read capacity auto scaling
+	// keeps, PROVISIONED only (0 = 5).
+	StateTableMinReadCapacity int
+	// StateTableMaxReadCapacity is the most read capacity auto scaling sets,
+	// PROVISIONED only (0 = 4000).
+	StateTableMaxReadCapacity int
+	// StateTableTargetUtilization is the consumed/provisioned percentage
+	// auto scaling tracks, 20-90, PROVISIONED only (0 = 70).
+	StateTableTargetUtilization int
 	// AlarmEmail is subscribed to the alarm topic ("" = no subscription).
 	AlarmEmail string
 	// QueueDepthAlarmThreshold is the events-queue depth alarm threshold (0 = 10000).
@@ -271,6 +307,9 @@ func (p *StreamProps) resolve() (*resolved, error) {
 		return nil, bad("LogRetentionDays", "%d: one of %v", r.LogRetentionDays, logRetentions)
 	}
 	r.deletionProtection = p.StateTableDeletionProtection == nil || *p.StateTableDeletionProtection
+	if err := r.resolveBilling(); err != nil {
+		return nil, err
+	}
 	r.sourcePrefix = DefaultSourcePrefix
 	if p.SourcePrefix != nil {
 		r.sourcePrefix = *p.SourcePrefix
@@ -484,4 +523,46 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// resolveBilling applies the state table billing defaults and checks them
+// as the template's parameter constraints do (and min <= max, which
+// Application Auto Scaling would refuse at deploy time).
+func (r *resolved) resolveBilling() error {
+	if r.StateTableBillingMode == "" {
+		r.StateTableBillingMode = BillingOnDemand
+	}
+	if r.StateTableBillingMode != BillingOnDemand && r.StateTableBillingMode != BillingProvisioned {
+		return bad("StateTableBillingMode", "%q: %s or %s", r.StateTableBillingMode, BillingOnDemand, BillingProvisioned)
+	}
+	for _, c := range []struct {
+		field string
+		v     *int
+		def   int
+	}{
+		{"StateTableMinWriteCapacity", &r.StateTableMinWriteCapacity, DefaultStateTableMinCapacity},
+		{"StateTableMaxWriteCapacity", &r.StateTableMaxWriteCapacity, DefaultStateTableMaxCapacity},
+		{"StateTableMinReadCapacity", &r.StateTableMinReadCapacity, DefaultStateTableMinCapacity},
+		{"StateTableMaxReadCapacity", &r.StateTableMaxReadCapacity, DefaultStateTableMaxCapacity},
+	} {
+		if *c.v == 0 {
+			*c.v = c.def
+		}
+		if *c.v < 1 {
+			return bad(c.field, "%d: at least 1", *c.v)
+		}
+	}
+	if r.StateTableMinWriteCapacity > r.StateTableMaxWriteCapacity {
+		return bad("StateTableMaxWriteCapacity", "%d: below StateTableMinWriteCapacity %d", r.StateTableMaxWriteCapacity, r.StateTableMinWriteCapacity)
+	}
+	if r.StateTableMinReadCapacity > r.StateTableMaxReadCapacity {
+		return bad("StateTableMaxReadCapacity", "%d: below StateTableMinReadCapacity %d", r.StateTableMaxReadCapacity, r.StateTableMinReadCapacity)
+	}
+	if r.StateTableTargetUtilization == 0 {
+		r.StateTableTargetUtilization = DefaultStateTableTargetUtilization
+	}
+	if r.StateTableTargetUtilization < 20 || r.StateTableTargetUtilization > 90 {
+		return bad("StateTableTargetUtilization", "%d: 20 to 90 (percent)", r.StateTableTargetUtilization)
+	}
+	return nil
 }

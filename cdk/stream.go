@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsapplicationautoscaling"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsevents"
@@ -271,7 +272,8 @@ func (s *Stream) source(r *resolved) {
 func (s *Stream) table(r *resolved) {
 	// Key schema owned by the DynamoDB state adapter: pk/sk, no secondary
 	// index (pending files wait in the checkpoint's inbox), TTL on expires_at.
-	s.StateTable = awsdynamodb.NewTable(s.Construct, jsii.String("StateTable"), &awsdynamodb.TableProps{
+	provisioned := r.StateTableBillingMode == BillingProvisioned
+	props := &awsdynamodb.TableProps{
 		PartitionKey: &awsdynamodb.Attribute{Name: jsii.String("pk"), Type: awsdynamodb.AttributeType_STRING},
 		SortKey:      &awsdynamodb.Attribute{Name: jsii.String("sk"), Type: awsdynamodb.AttributeType_STRING},
 		BillingMode:  awsdynamodb.BillingMode_PAY_PER_REQUEST,
@@ -281,14 +283,64 @@ func (s *Stream) table(r *resolved) {
 		TimeToLiveAttribute: jsii.String("expires_at"),
 		DeletionProtection:  jsii.Bool(r.deletionProtection),
 		RemovalPolicy:       awscdk.RemovalPolicy_RETAIN,
-	})
+	}
+	if provisioned { // the minimum capacity; auto scaling (stateTableScaling) moves it
+		props.BillingMode = awsdynamodb.BillingMode_PROVISIONED
+		props.ReadCapacity = jsii.Number(float64(r.StateTableMinReadCapacity))
+		props.WriteCapacity = jsii.Number(float64(r.StateTableMinWriteCapacity))
+	}
+	s.StateTable = awsdynamodb.NewTable(s.Construct, jsii.String("StateTable"), props)
+	if provisioned {
+		s.stateTableScaling(r)
+	}
 	// SSE stated as the template does: the customer-managed key, else SSEEnabled alone.
 	sse := &awsdynamodb.CfnTable_SSESpecificationProperty{SseEnabled: jsii.Bool(true)}
 	if r.KmsKeyArn != "" {
 		sse.SseType = jsii.String("KMS")
 		sse.KmsMasterKeyId = jsii.String(r.KmsKeyArn)
 	}
-	s.StateTable.Node().DefaultChild().(awsdynamodb.CfnTable).SetSseSpecification(sse)
+	cfnTable := s.StateTable.Node().DefaultChild().(awsdynamodb.CfnTable)
+	cfnTable.SetSseSpecification(sse)
+	if provisioned {
+		// Stated as the template states it (the L2 table leaves out
+		// CloudFormation's default).
+		cfnTable.SetBillingMode(jsii.String(BillingProvisioned))
+	}
+}
+
+// stateTableScaling adds the template's Application Auto Scaling targets
+// and target-tracking policies of a PROVISIONED state table: its write and
+// read capacity.
+func (s *Stream) stateTableScaling(r *resolved) {
+	tableName := map[string]*string{"T": s.StateTable.TableName()}
+	for _, c := range []struct {
+		id, dimension, resource, metric, policy string
+		min, max                                int
+	}{
+		{"StateTableWriteScaling", "dynamodb:table:WriteCapacityUnits", "table/${T}", "DynamoDBWriteCapacityUtilization", "state-write",
+			r.StateTableMinWriteCapacity, r.StateTableMaxWriteCapacity},
+		{"StateTableReadScaling", "dynamodb:table:ReadCapacityUnits", "table/${T}", "DynamoDBReadCapacityUtilization", "state-read",
+			r.StateTableMinReadCapacity, r.StateTableMaxReadCapacity},
+	} {
+		target := awsapplicationautoscaling.NewCfnScalableTarget(s.Construct, jsii.String(c.id), &awsapplicationautoscaling.CfnScalableTargetProps{
+			ServiceNamespace:  jsii.String("dynamodb"),
+			ScalableDimension: jsii.String(c.dimension),
+			ResourceId:        sub(c.resource, tableName),
+			MinCapacity:       jsii.Number(float64(c.min)),
+			MaxCapacity:       jsii.Number(float64(c.max)),
+		})
+		awsapplicationautoscaling.NewCfnScalingPolicy(s.Construct, jsii.String(c.id+"Policy"), &awsapplicationautoscaling.CfnScalingPolicyProps{
+			PolicyName:      jsii.String(fmt.Sprintf("tributary-%s-%s", r.StreamId, c.policy)),
+			PolicyType:      jsii.String("TargetTrackingScaling"),
+			ScalingTargetId: target.Ref(),
+			TargetTrackingScalingPolicyConfiguration: &awsapplicationautoscaling.CfnScalingPolicy_TargetTrackingScalingPolicyConfigurationProperty{
+				TargetValue: jsii.Number(float64(r.StateTableTargetUtilization)),
+				PredefinedMetricSpecification: &awsapplicationautoscaling.CfnScalingPolicy_PredefinedMetricSpecificationProperty{
+					PredefinedMetricType: jsii.String(c.metric),
+				},
+			},
+		})
+	}
 }
 
 // functionNames are the four functions.

@@ -72,6 +72,8 @@ func testStreams() []testStream {
 				ExtraOptions: map[string]string{"header": "true"}, CommitMemorySize: 4096, MaxConverters: 8, ConverterBytes: 64 << 20,
 				QueueDepthAlarmThreshold: 7, QueueAgeAlarmSeconds: 60, FilesOutstandingAlarmThreshold: 9,
 				CommitStalledAlarmSeconds: 120, LogRetentionDays: 90, StateTableDeletionProtection: &off,
+				StateTableBillingMode: BillingProvisioned, StateTableMinWriteCapacity: 10, StateTableMaxWriteCapacity: 2000,
+				StateTableMinReadCapacity: 3, StateTableMaxReadCapacity: 500, StateTableTargetUtilization: 60,
 				CodeDir: dist,
 			},
 			params: map[string]string{
@@ -82,6 +84,8 @@ func testStreams() []testStream {
 				"ExtraOptions": `{"header":"true"}`, "CommitMemorySize": "4096", "MaxConverters": "8", "ConverterBytes": "67108864",
 				"QueueDepthAlarmThreshold": "7", "QueueAgeAlarmSeconds": "60", "FilesOutstandingAlarmThreshold": "9",
 				"CommitStalledAlarmSeconds": "120", "LogRetentionDays": "90", "StateTableDeletionProtection": "false",
+				"StateTableBillingMode": "PROVISIONED", "StateTableMinWriteCapacity": "10", "StateTableMaxWriteCapacity": "2000",
+				"StateTableMinReadCapacity": "3", "StateTableMaxReadCapacity": "500", "StateTableTargetUtilization": "60",
 			},
 		},
 		{
@@ -195,6 +199,12 @@ func TestStream(t *testing.T) {
 		tpl.ResourceCountIs(jsii.String("AWS::Events::Rule"), jsii.Number(2*n+3))  // backfill and maintenance schedules, Clicks', Landing's and Fleet's object-created rules
 		tpl.HasResourceProperties(jsii.String("AWS::SQS::Queue"), map[string]any{
 			"QueueName": "tributary-clicks_2-kick.fifo", "FifoQueue": true, "VisibilityTimeout": 960,
+		})
+		// Clicks' PROVISIONED state table: write and read.
+		tpl.ResourceCountIs(jsii.String("AWS::ApplicationAutoScaling::ScalableTarget"), jsii.Number(2))
+		tpl.ResourceCountIs(jsii.String("AWS::ApplicationAutoScaling::ScalingPolicy"), jsii.Number(2))
+		tpl.HasResourceProperties(jsii.String("AWS::DynamoDB::Table"), map[string]any{
+			"BillingMode": "PROVISIONED", "ProvisionedThroughput": map[string]any{"ReadCapacityUnits": 3, "WriteCapacityUnits": 10},
 		})
 		tpl.HasResource(jsii.String("AWS::DynamoDB::Table"), map[string]any{
 			"DeletionPolicy": "Retain", "UpdateReplacePolicy": "Retain",
@@ -683,6 +693,11 @@ func TestValidate(t *testing.T) {
 		}, "StreamAlarmIds"},
 		{"alarm ids without a document", func(p *StreamProps) { p.StreamAlarmIds = []string{"a"} }, "StreamAlarmIds"},
 		{"stream id in the document", func(p *StreamProps) { p.StreamsConfig = `{"streams":[{"id":"a b"}]}` }, "StreamsConfig"},
+		{"provisioned", func(p *StreamProps) { p.StateTableBillingMode = BillingProvisioned }, ""},
+		{"billing mode", func(p *StreamProps) { p.StateTableBillingMode = "ON_DEMAND" }, "StateTableBillingMode"},
+		{"negative capacity", func(p *StreamProps) { p.StateTableMinReadCapacity = -1 }, "StateTableMinReadCapacity"},
+		{"min above max", func(p *StreamProps) { p.StateTableMinWriteCapacity = 5000 }, "StateTableMaxWriteCapacity"},
+		{"target utilization", func(p *StreamProps) { p.StateTableTargetUtilization = 95 }, "StateTableTargetUtilization"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -712,7 +727,9 @@ func TestValidate(t *testing.T) {
 	}
 	if r.sourcePrefix != "incoming/" || r.TablePrefix != "tables/" || r.MaxFilesPerTrigger != 1000 ||
 		r.BackfillInterval != "rate(1 day)" || r.CommitMemorySize != 2048 || r.tableBucket != "my-bucket" ||
-		r.Notifications != NotifyS3 || r.LogRetentionDays != 30 || !r.deletionProtection || r.CommitStalledAlarmSeconds != 1800 {
+		r.Notifications != NotifyS3 || r.LogRetentionDays != 30 || !r.deletionProtection || r.CommitStalledAlarmSeconds != 1800 ||
+		r.StateTableBillingMode != "PAY_PER_REQUEST" || r.StateTableMinWriteCapacity != 5 || r.StateTableMaxWriteCapacity != 4000 ||
+		r.StateTableMinReadCapacity != 5 || r.StateTableMaxReadCapacity != 4000 || r.StateTableTargetUtilization != 70 {
 		t.Fatalf("defaults: %+v", r)
 	}
 }
