@@ -71,6 +71,11 @@ import (
 // Prefix is the checkpoint prefix of the inbox objects.
 const Prefix = "inbox/"
 
+// maxTracked bounds the paths a Store remembers per stream (records seen
+// by Pending, paths claimed since): a process that forgets them claims with
+// the plan's facts and leaves consumed inbox objects to the next Pending.
+const maxTracked = 100000
+
 // readAhead is how many inbox objects Pending reads before checking their
 // files' items; the reads run in parallel.
 const readAhead = 32
@@ -459,7 +464,7 @@ func (s *Store) scan(ctx context.Context, stream string, limit int, only map[str
 	res.pending = dedup(recs)
 	s.mu.Lock()
 	seen := s.seen[stream]
-	if seen == nil || len(seen) > 100000 {
+	if seen == nil || len(seen) > maxTracked {
 		seen = map[string]candidate{}
 		s.seen[stream] = seen
 	}
@@ -595,7 +600,9 @@ func (s *Store) ClaimFiles(ctx context.Context, stream string, batch int64, file
 		return nil, fmt.Errorf("inboxstate: %w", err)
 	}
 	s.mu.Lock()
-	if s.claimed[stream] == nil {
+	if s.claimed[stream] == nil || len(s.claimed[stream]) > maxTracked {
+		// Bounded: forgetting claims only leaves inbox objects for the
+		// next Pending to delete.
 		s.claimed[stream] = map[string]bool{}
 	}
 	for _, f := range files {
