@@ -35,8 +35,8 @@ import (
 	"github.com/tributary-io/tributary/infra/awstest"
 	"github.com/tributary-io/tributary/infra/dynamostate"
 	"github.com/tributary-io/tributary/infra/inboxstate"
-	"github.com/tributary-io/tributary/infra/s3store"
 	"github.com/tributary-io/tributary/infra/lambdafn"
+	"github.com/tributary-io/tributary/infra/s3store"
 	"github.com/tributary-io/tributary/infra/sqskick"
 	"github.com/tributary-io/tributary/infra/streams"
 )

@@ -202,9 +202,9 @@ var unexercised = map[string]string{
 	// infra/dynamostate StoreID: the first user of a state table writes its
 	// identity item; discovery writes nothing else to the table
 	// (infra/inboxstate: pending files go to the checkpoint's inbox).
-	"discovery|RegisterFiles|dynamodb:PutItem": "first use of a state table",
-	"backfill|StateStoreIdentity|dynamodb:Scan":  "first use of a state table",
-	"commit|FileState|dynamodb:Scan":             "first use of a state table",
+	"discovery|RegisterFiles|dynamodb:PutItem":  "first use of a state table",
+	"backfill|StateStoreIdentity|dynamodb:Scan": "first use of a state table",
+	"commit|FileState|dynamodb:Scan":            "first use of a state table",
 	// core/ingest/write.go discardAll: an attempt that fails after
 	// uploading data files removes them (needs a failure between two
 	// uploads of one attempt).
