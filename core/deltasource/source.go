@@ -9,6 +9,7 @@ import (
 
 	"github.com/tributary-io/tributary/core/delta"
 	"github.com/tributary-io/tributary/core/ingest"
+	"github.com/tributary-io/tributary/core/ingest/progress"
 	"github.com/tributary-io/tributary/core/objstore"
 	"github.com/tributary-io/tributary/core/schema"
 )
@@ -337,8 +338,8 @@ func (s *Source) progress(ctx context.Context, p *Plan, out *output, res delta.C
 		NumInputBytes:          p.Bytes(),
 		NumInputRows:           out.rows,
 		NumSkippedFiles:        len(out.skipped),
-		InputRowsPerSecond:     perSecond(out.rows, total),
-		ProcessedRowsPerSecond: perSecond(out.rows, committed.Sub(planned)),
+		InputRowsPerSecond:     progress.PerSecond(out.rows, total),
+		ProcessedRowsPerSecond: progress.PerSecond(out.rows, committed.Sub(planned)),
 		DurationMs: map[string]int64{
 			"planBatch":        planned.Sub(start).Milliseconds(),
 			"writeFiles":       written.Sub(planned).Milliseconds(),
@@ -355,11 +356,4 @@ func (s *Source) progress(ctx context.Context, p *Plan, out *output, res delta.C
 		NumOutputBytes:       out.outBytes,
 		CommitAttempts:       res.Attempts,
 	}
-}
-
-func perSecond(n int64, d time.Duration) float64 {
-	if d <= 0 {
-		return 0
-	}
-	return float64(n) / d.Seconds()
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/tributary-io/tributary/core/delta"
+	"github.com/tributary-io/tributary/core/ingest/progress"
 	"github.com/tributary-io/tributary/core/options"
 	"github.com/tributary-io/tributary/core/schema"
 	"github.com/tributary-io/tributary/core/sink"
@@ -222,8 +223,8 @@ func (e *Engine) progress(p *Plan, out *output, res commitResult, start, planned
 		NumInputRows:           out.rows,
 		NumRescuedRows:         out.rescued,
 		NumSkippedFiles:        len(out.skipped),
-		InputRowsPerSecond:     perSecond(out.rows, total),
-		ProcessedRowsPerSecond: perSecond(out.rows, committed.Sub(planned)),
+		InputRowsPerSecond:     progress.PerSecond(out.rows, total),
+		ProcessedRowsPerSecond: progress.PerSecond(out.rows, committed.Sub(planned)),
 		DurationMs: map[string]int64{
 			"planBatch":        planned.Sub(start).Milliseconds(),
 			"writeFiles":       written.Sub(planned).Milliseconds(),

@@ -131,3 +131,12 @@ func (p Progress) WriteEMF(w io.Writer) error {
 	_, err = w.Write(append(data, '\n'))
 	return err
 }
+
+// PerSecond is a Progress rate: n divided by d in seconds, 0 for a zero or
+// negative duration.
+func PerSecond(n int64, d time.Duration) float64 {
+	if d <= 0 {
+		return 0
+	}
+	return float64(n) / d.Seconds()
+}

@@ -49,3 +49,22 @@ func TestProgressEMFGolden(t *testing.T) {
 		t.Fatalf("EMF line changed:\n got %s\nwant %s", b.Bytes(), want)
 	}
 }
+
+func TestPerSecond(t *testing.T) {
+	tests := []struct {
+		n    int64
+		d    time.Duration
+		want float64
+	}{
+		{100, 2 * time.Second, 50},
+		{3, 1500 * time.Millisecond, 2},
+		{100, 0, 0},
+		{100, -time.Second, 0},
+		{0, time.Second, 0},
+	}
+	for _, tc := range tests {
+		if got := PerSecond(tc.n, tc.d); got != tc.want {
+			t.Errorf("PerSecond(%d, %v) = %v, want %v", tc.n, tc.d, got, tc.want)
+		}
+	}
+}
