@@ -69,9 +69,9 @@ type env struct {
 	counts *ops
 }
 
-// newEnv creates a table (with or without the legacy pending index) and a
-// bucket whose "cp/" prefix is the checkpoint location.
-func newEnv(t *testing.T, legacyIndex bool) *env {
+// newEnv creates a state table (dynamostate.TableSchema) and a bucket
+// whose "cp/" prefix is the checkpoint location.
+func newEnv(t *testing.T) *env {
 	t.Helper()
 	cfg := awstest.Config(t, awstest.Endpoint(t))
 	e := &env{counts: &ops{}}
@@ -80,12 +80,7 @@ func newEnv(t *testing.T, legacyIndex bool) *env {
 	n := seq.Add(1)
 	e.table = fmt.Sprintf("inbox-%d-%d", time.Now().UnixNano()%1e9, n)
 	ctx := context.Background()
-	schema := dynamostate.TableSchema(e.table)
-	if !legacyIndex {
-		schema.GlobalSecondaryIndexes = nil
-		schema.AttributeDefinitions = schema.AttributeDefinitions[:2]
-	}
-	if _, err := e.db.CreateTable(ctx, schema); err != nil {
+	if _, err := e.db.CreateTable(ctx, dynamostate.TableSchema(e.table)); err != nil {
 		t.Fatal(err)
 	}
 	bucket := fmt.Sprintf("inbox-%d-%d", time.Now().UnixNano()%1e9, n)
@@ -114,7 +109,7 @@ func (harness) LargeCount() int { return 300 }
 
 func TestConformance(t *testing.T) {
 	statetest.RunConformanceTests(t, func(t *testing.T) statetest.Harness {
-		e := newEnv(t, false)
+		e := newEnv(t)
 		return harness{statetest.NewHarness(e.store(dynamostate.WithPageSize(64)), nil)}
 	})
 }
@@ -130,7 +125,7 @@ func files(prefix string, n int) []state.File {
 // TestOneWritePerFile: registering costs no DynamoDB write and one inbox
 // object per call; a claimed file costs one write; the batch one more.
 func TestOneWritePerFile(t *testing.T) {
-	e := newEnv(t, false)
+	e := newEnv(t)
 	ctx := context.Background()
 	s := e.store()
 	if _, err := s.StoreID(ctx); err != nil { // the table's first use writes its identity
@@ -206,7 +201,7 @@ func listInbox(t *testing.T, cp objstore.Store) []string {
 // process that still sees the second record drops it and claims nothing
 // twice; a plan that lists it anyway owns it only in its first batch.
 func TestDuplicateHandOver(t *testing.T) {
-	e := newEnv(t, false)
+	e := newEnv(t)
 	ctx := context.Background()
 	a, b := e.store(), e.store() // two processes: no shared cache
 	f := files("dup/", 2)
@@ -270,7 +265,7 @@ func paths(es []state.Entry) []string {
 // as items without batch are moved to the inbox by the first Pending, keep
 // their discovery order, and are claimed once.
 func TestLegacyPendingMoved(t *testing.T) {
-	e := newEnv(t, true)
+	e := newEnv(t)
 	ctx := context.Background()
 	old := dynamostate.New(e.db, e.table)
 	fs := files("old/", 5)
@@ -316,7 +311,7 @@ func TestLegacyPendingMoved(t *testing.T) {
 // TestLegacyCheckOnce: the check for an older release's pending items
 // costs one GET per process after the first.
 func TestLegacyCheckOnce(t *testing.T) {
-	e := newEnv(t, false)
+	e := newEnv(t)
 	s := e.store()
 	if _, err := s.Pending(context.Background(), "s", 10); err != nil {
 		t.Fatal(err)
@@ -347,7 +342,7 @@ func TestLegacyCheckOnce(t *testing.T) {
 // claimed once, the newer by a later batch; an older record is never
 // pending again once a newer version is claimed.
 func TestAllowOverwritesVersions(t *testing.T) {
-	e := newEnv(t, false)
+	e := newEnv(t)
 	ctx := context.Background()
 	s := e.store()
 	v1 := state.File{Path: "x.json", Size: 1, ETag: "v1"}
