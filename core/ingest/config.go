@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"fmt"
+	"github.com/tributary-io/tributary/core/ingest/hivepart"
 	"slices"
 	"strings"
 
@@ -80,8 +81,8 @@ func ConfigFromOptions(s *options.Stream) (Config, error) {
 			return Config{}, fmt.Errorf("stream %q: option mergeKeys=%s must include the partition column %s: a key's rows must stay in one partition", s.ID, strings.Join(cfg.MergeKeys, ","), c)
 		}
 	}
-	if cfg.PartitionTypes, err = partitionTypes(s, cfg.PartitionColumns); err != nil {
-		return Config{}, err
+	if cfg.PartitionTypes, err = hivepart.HintTypes(cfg.PartitionColumns, hivepart.Hint{Option: "cloudFiles.schemaHints", DDL: s.CloudFiles.SchemaHints}, hivepart.Hint{Option: "schema", DDL: s.UserSchema}); err != nil {
+		return Config{}, fmt.Errorf("stream %q: %w", s.ID, err)
 	}
 	if s.UserSchema != "" {
 		hints, err := schema.ParseDDL(s.UserSchema)

@@ -86,21 +86,21 @@ func (e *Engine) onNewColumns(ctx context.Context, current *schema.StructType, v
 			return err
 		}
 	}
-	base := e.dataSchema(current)
+	base := e.sourceParts().DataSchema(current)
 	var widened []widen.Change
 	if cfg.EvolutionMode == options.EvolveAddNewColumnsWithTypeWidening {
-		base, widened = widen.Schema(base, e.dataSchema(inf.Schema()), cfg.rescuedColumn(), e.widenOptions())
+		base, widened = widen.Schema(base, e.sourceParts().DataSchema(inf.Schema()), cfg.rescuedColumn(), e.widenOptions())
 		if len(widened) > 0 {
 			if err := e.checkWidening(nc.file, widened, p.BatchID); err != nil {
 				return err
 			}
 		}
 	}
-	next, added := addMissing(base, e.dataSchema(inf.Schema()), cfg.rescuedColumn())
+	next, added := addMissing(base, e.sourceParts().DataSchema(inf.Schema()), cfg.rescuedColumn())
 	if len(added) == 0 && len(widened) == 0 {
 		return nil
 	}
-	next = e.withPartitions(next)
+	next = e.sourceParts().WithPartitions(next)
 	if _, err := saveSchema(ctx, e.schemaStore(), v+1, next); err != nil {
 		return err
 	}
@@ -253,7 +253,7 @@ func (e *Engine) applySchemaChanges(ctx context.Context, st objstore.Store, curr
 	switch {
 	case rec.UserSchema != want.UserSchema && e.Config.Schema.User != nil:
 		what = "the user-specified schema"
-		next = e.withPartitions(withRescued(e.dataSchema(e.Config.Schema.User), rescued))
+		next = e.sourceParts().WithPartitions(withRescued(e.sourceParts().DataSchema(e.Config.Schema.User), rescued))
 	case rec.UserSchema != want.UserSchema:
 		what = "the user-specified schema (removed)"
 	default:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/tributary-io/tributary/core/ingest/hivepart"
 	"io"
 
 	"github.com/tributary-io/tributary/core/formats"
@@ -34,7 +35,7 @@ type pipeline struct {
 // decode is one file being decoded.
 type decode struct {
 	path    string
-	part    partition
+	part    hivepart.Partition
 	err     error // opening failed (no goroutine runs)
 	r       io.Closer
 	rr      formats.RowReader
@@ -80,7 +81,7 @@ func (pl *pipeline) start(i int) {
 	}
 	if err := pl.ctx.Err(); err != nil {
 		d.err = err
-	} else if d.part, d.err = pl.e.partitionOf(f.Path); d.err != nil {
+	} else if d.part, d.err = pl.e.sourceParts().Of(f.Path); d.err != nil {
 		d.err = &fileError{path: f.Path, fault: faultUnusable, err: d.err}
 	} else if ra, ok := pl.e.randomAccess(); ok {
 		if sf, err := pl.e.openSourceFile(pl.ctx, f.Path); err != nil {

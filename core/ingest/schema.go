@@ -128,11 +128,11 @@ func (e *Engine) resolveSchema(ctx context.Context, snap *delta.Snapshot, p *Pla
 func (e *Engine) initialSchema(ctx context.Context, p *Plan) (*schema.StructType, error) {
 	cfg := e.Config.Schema
 	if cfg.User != nil {
-		return e.withPartitions(withRescued(e.dataSchema(cfg.User), cfg.rescuedColumn())), nil
+		return e.sourceParts().WithPartitions(withRescued(e.sourceParts().DataSchema(cfg.User), cfg.rescuedColumn())), nil
 	}
 	if fs, ok := e.Config.Format.(formats.FixedSchema); ok {
 		// text, binaryFile: nothing to sample.
-		return e.withPartitions(withRescued(e.dataSchema(fs.Schema()), cfg.rescuedColumn())), nil
+		return e.sourceParts().WithPartitions(withRescued(e.sourceParts().DataSchema(fs.Schema()), cfg.rescuedColumn())), nil
 	}
 	var hints []schema.HintField
 	if cfg.Hints != "" {
@@ -167,7 +167,7 @@ func (e *Engine) initialSchema(ctx context.Context, p *Plan) (*schema.StructType
 			return nil, err
 		}
 	}
-	return e.withPartitions(withRescued(e.dataSchema(inf.Schema()), cfg.rescuedColumn())), nil
+	return e.sourceParts().WithPartitions(withRescued(e.sourceParts().DataSchema(inf.Schema()), cfg.rescuedColumn())), nil
 }
 
 // sampleFile adds one file to a schema inference. A file that cannot be

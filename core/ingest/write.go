@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/tributary-io/tributary/core/ingest/hivepart"
 	"io"
 	"os"
 	"slices"
@@ -91,13 +92,13 @@ func (e *Engine) write(ctx context.Context, snap *delta.Snapshot, p *Plan) (*out
 // On any error the attempt's uploaded files are removed.
 func (e *Engine) writeOnce(ctx context.Context, sch *schema.StructType, p *Plan, failures readFailures, evolve bool, stats parquetio.WriterOptions) (*output, error) {
 	out := &output{}
-	fw := &fileWriter{e: e, sch: e.dataSchema(sch), batch: p.BatchID, parts: map[string]*partFile{}, stats: stats}
+	fw := &fileWriter{e: e, sch: e.sourceParts().DataSchema(sch), batch: p.BatchID, parts: map[string]*partFile{}, stats: stats}
 	var err error
-	if fw.by, err = e.newPartitionBy(fw.sch); err != nil {
+	if fw.by, err = hivepart.NewBy(e.Config.PartitionBy, fw.sch); err != nil {
 		return nil, err
 	}
 	if fw.by != nil {
-		fw.sch = fw.by.fileSchema(fw.sch)
+		fw.sch = fw.by.FileSchema(fw.sch)
 	}
 	bad := e.newBadSink(p)
 	defer bad.discard()
@@ -110,7 +111,7 @@ func (e *Engine) writeOnce(ctx context.Context, sch *schema.StructType, p *Plan,
 	// The files are decoded one after the other in a pipeline that runs
 	// ahead of the encoder: the next file's decoding starts as soon as the
 	// previous file is decoded, while its last rows are still encoded.
-	pl := e.startPipeline(ctx, bad, e.dataSchema(sch), p.Files)
+	pl := e.startPipeline(ctx, bad, e.sourceParts().DataSchema(sch), p.Files)
 	defer pl.stop()
 	for _, f := range p.Files {
 		rows, rescued, err := pl.copyNext(fw, evolve)
@@ -207,12 +208,12 @@ type fileWriter struct {
 	// stats holds the statistics options of the table (NumIndexedCols,
 	// NoStats, StatsColumns).
 	stats parquetio.WriterOptions
-	by    *partitionBy // the sink's partitionBy (nil: none)
+	by    *hivepart.By // the sink's partitionBy (nil: none)
 }
 
 // partFile is the Parquet file being written for one partition.
 type partFile struct {
-	part partition
+	part hivepart.Partition
 	tmp  *os.File
 	pw   *parquetio.Writer
 	rows int
@@ -225,7 +226,7 @@ func (fw *fileWriter) target() int {
 	return defaultTargetFileRows
 }
 
-func (fw *fileWriter) write(ctx context.Context, part partition, rows [][]any) error {
+func (fw *fileWriter) write(ctx context.Context, part hivepart.Partition, rows [][]any) error {
 	if fw.by != nil {
 		return fw.writeSplit(ctx, part, rows)
 	}
@@ -233,9 +234,9 @@ func (fw *fileWriter) write(ctx context.Context, part partition, rows [][]any) e
 }
 
 // writeRows writes rows of one partition.
-func (fw *fileWriter) writeRows(ctx context.Context, part partition, rows [][]any) error {
+func (fw *fileWriter) writeRows(ctx context.Context, part hivepart.Partition, rows [][]any) error {
 	for len(rows) > 0 {
-		pf := fw.parts[part.dir]
+		pf := fw.parts[part.Dir]
 		if pf == nil {
 			if len(fw.parts) >= maxOpenPartitions {
 				if err := fw.closeAll(ctx); err != nil {
@@ -246,7 +247,7 @@ func (fw *fileWriter) writeRows(ctx context.Context, part partition, rows [][]an
 			if pf, err = fw.open(part); err != nil {
 				return err
 			}
-			fw.parts[part.dir] = pf
+			fw.parts[part.Dir] = pf
 		}
 		n := min(len(rows), fw.target()-pf.rows)
 		if err := pf.pw.Write(rows[:n]); err != nil {
@@ -263,7 +264,7 @@ func (fw *fileWriter) writeRows(ctx context.Context, part partition, rows [][]an
 	return nil
 }
 
-func (fw *fileWriter) open(part partition) (*partFile, error) {
+func (fw *fileWriter) open(part hivepart.Partition) (*partFile, error) {
 	tmp, err := os.CreateTemp(fw.e.TempDir, "tributary-*.parquet")
 	if err != nil {
 		return nil, fmt.Errorf("creating temporary Parquet file: %w", err)
@@ -281,7 +282,7 @@ func (fw *fileWriter) open(part partition) (*partFile, error) {
 // close finishes one partition's file and uploads it under an
 // attempt-unique name.
 func (fw *fileWriter) close(ctx context.Context, pf *partFile) error {
-	delete(fw.parts, pf.part.dir)
+	delete(fw.parts, pf.part.Dir)
 	defer func() {
 		pf.tmp.Close()
 		os.Remove(pf.tmp.Name())
@@ -297,7 +298,7 @@ func (fw *fileWriter) close(ctx context.Context, pf *partFile) error {
 	if _, err := pf.tmp.Seek(0, io.SeekStart); err != nil {
 		return err
 	}
-	key := fmt.Sprintf("%spart-%05d-%s-c000%s.parquet", pf.part.dir, fw.seq, uuid.NewString(), parquetio.CodecInfix(fw.e.Config.ParquetCodec))
+	key := fmt.Sprintf("%spart-%05d-%s-c000%s.parquet", pf.part.Dir, fw.seq, uuid.NewString(), parquetio.CodecInfix(fw.e.Config.ParquetCodec))
 	fw.seq++
 	if err := fw.e.Table.Store().Put(ctx, key, pf.tmp); err != nil {
 		return fmt.Errorf("uploading data file %s: %w", key, err)
@@ -312,7 +313,7 @@ func (fw *fileWriter) close(ctx context.Context, pf *partFile) error {
 	}
 	fw.adds = append(fw.adds, delta.Add{
 		Path:             delta.EncodePath(key),
-		PartitionValues:  pf.part.values,
+		PartitionValues:  pf.part.Values,
 		Size:             size,
 		ModificationTime: fw.e.now().UnixMilli(),
 		DataChange:       true,
@@ -362,4 +363,28 @@ func (fw *fileWriter) discardAll(ctx context.Context) {
 		}
 	}
 	fw.written, fw.adds = nil, nil
+}
+
+// writeSplit writes rows of one source partition into the partitions
+// their values choose (partitionBy).
+func (fw *fileWriter) writeSplit(ctx context.Context, base hivepart.Partition, rows [][]any) error {
+	parts, groups := fw.by.Split(base, rows)
+	for i := range parts {
+		if err := fw.writeRows(ctx, parts[i], groups[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sourceParts are cloudFiles.partitionColumns: the partition columns read
+// from the source files' directories.
+func (e *Engine) sourceParts() hivepart.Columns {
+	return hivepart.Columns{Names: e.Config.PartitionColumns, Types: e.Config.PartitionTypes}
+}
+
+// tablePartitions are the table's partition columns: cloudFiles.partitionColumns
+// (from source directories), then partitionBy (from the data).
+func (e *Engine) tablePartitions() []string {
+	return slices.Concat(e.Config.PartitionColumns, e.Config.PartitionBy)
 }
