@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/tributary-io/tributary/core/ingest/convert"
 	"io"
 	"regexp"
 	"sort"
@@ -251,8 +252,8 @@ func TestTransientReadFailures(t *testing.T) {
 				if !errors.Is(err, ErrUnstableRead) || !strings.Contains(err.Error(), "in/part 001.json") {
 					t.Fatalf("user schema %v: err %v, want ErrUnstableRead naming the file", user, err)
 				}
-				if moving.reads != maxFileReads {
-					t.Fatalf("user schema %v: %d reads, want %d", user, moving.reads, maxFileReads)
+				if moving.reads != convert.MaxFileReads {
+					t.Fatalf("user schema %v: %d reads, want %d", user, moving.reads, convert.MaxFileReads)
 				}
 				if len(tableFiles(t, w2.table)) != 0 {
 					t.Fatalf("user schema %v: the failed batch left data files", user)

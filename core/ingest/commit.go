@@ -64,13 +64,13 @@ func (e *Engine) commit(ctx context.Context, p *Plan, out *output) (commitResult
 			if e.Config.OutputMode == options.OutputComplete {
 				acts = append(acts, sink.Overwrite(snap, e.now())...)
 			}
-			for i := range out.adds {
-				acts = append(acts, delta.Action{Add: &out.adds[i]})
+			for i := range out.Adds {
+				acts = append(acts, delta.Action{Add: &out.Adds[i]})
 			}
 		}
-		skipped := make([]string, 0, len(out.skipped))
-		reasons := make(map[string]string, len(out.skipped))
-		for _, s := range out.skipped {
+		skipped := make([]string, 0, len(out.Skipped))
+		reasons := make(map[string]string, len(out.Skipped))
+		for _, s := range out.Skipped {
 			skipped = append(skipped, s.Path)
 			reasons[s.Path] = s.Err.Error()
 		}
@@ -83,11 +83,11 @@ func (e *Engine) commit(ctx context.Context, p *Plan, out *output) (commitResult
 				"epochId":    fmt.Sprint(p.BatchID),
 			},
 			OperationMetrics: map[string]any{
-				"numOutputRows":   fmt.Sprint(out.rows),
-				"numAddedFiles":   fmt.Sprint(len(out.adds)),
-				"numOutputBytes":  fmt.Sprint(out.outBytes),
+				"numOutputRows":   fmt.Sprint(out.Rows),
+				"numAddedFiles":   fmt.Sprint(len(out.Adds)),
+				"numOutputBytes":  fmt.Sprint(out.OutBytes),
 				"numSourceFiles":  fmt.Sprint(len(p.Files)),
-				"numSkippedFiles": fmt.Sprint(len(out.skipped)),
+				"numSkippedFiles": fmt.Sprint(len(out.Skipped)),
 			},
 			EngineInfo: "tributary",
 			Extra:      map[string]any{"skippedFiles": skipped, "skippedFileReasons": reasons, commitInfoKey: e.commitWriter()},
@@ -220,11 +220,11 @@ func (e *Engine) progress(p *Plan, out *output, res commitResult, start, planned
 		Timestamp:              start.UTC(),
 		NumInputFiles:          len(p.Files),
 		NumInputBytes:          p.Bytes(),
-		NumInputRows:           out.rows,
-		NumRescuedRows:         out.rescued,
-		NumSkippedFiles:        len(out.skipped),
-		InputRowsPerSecond:     progress.PerSecond(out.rows, total),
-		ProcessedRowsPerSecond: progress.PerSecond(out.rows, committed.Sub(planned)),
+		NumInputRows:           out.Rows,
+		NumRescuedRows:         out.Rescued,
+		NumSkippedFiles:        len(out.Skipped),
+		InputRowsPerSecond:     progress.PerSecond(out.Rows, total),
+		ProcessedRowsPerSecond: progress.PerSecond(out.Rows, committed.Sub(planned)),
 		DurationMs: map[string]int64{
 			"planBatch":        planned.Sub(start).Milliseconds(),
 			"writeFiles":       written.Sub(planned).Milliseconds(),
@@ -236,8 +236,8 @@ func (e *Engine) progress(p *Plan, out *output, res commitResult, start, planned
 		BacklogCapped:        out.outstanding.capped,
 		ApproximateQueueSize: -1,
 		TableVersion:         res.Version,
-		NumOutputFiles:       len(out.adds),
-		NumOutputBytes:       out.outBytes,
+		NumOutputFiles:       len(out.Adds),
+		NumOutputBytes:       out.OutBytes,
 		CommitAttempts:       res.Attempts,
 	}
 }

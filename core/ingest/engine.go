@@ -514,7 +514,7 @@ func (e *Engine) runBatch(ctx context.Context) (Progress, error) {
 	}
 	// Record skipped files before the commit, so `tributary state` shows
 	// why they are not in the table (idempotent on a replay).
-	for _, s := range out.skipped {
+	for _, s := range out.Skipped {
 		if err := e.State.MarkSkipped(ctx, e.Config.StreamID, id, s.Path, s.Err.Error()); err != nil {
 			return Progress{}, fmt.Errorf("batch %d: recording skipped file %s: %w", id, s.Path, err)
 		}
@@ -543,7 +543,7 @@ func (e *Engine) runBatch(ctx context.Context) (Progress, error) {
 	if err := e.finish(ctx, id, committed); err != nil {
 		return Progress{}, err
 	}
-	e.cleanSource(ctx, p, out.skippedPaths())
+	e.cleanSource(ctx, p, out.SkippedPaths())
 	if err := e.injected(StepFinished, id); err != nil {
 		return Progress{}, err
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/tributary-io/tributary/core/ingest/convert"
 	"slices"
 	"strings"
 
@@ -28,23 +29,6 @@ var (
 	ErrNewColumns = errors.New("new columns found and cloudFiles.schemaEvolutionMode is failOnNewColumns")
 )
 
-// newColumns is returned by the write step when a file holds fields the
-// schema lacks and the evolution mode reacts to them.
-type newColumns struct {
-	file  string
-	paths []string
-	// mismatched are columns with values that do not fit their type
-	// (addNewColumnsWithTypeWidening: their type may widen).
-	mismatched []string
-}
-
-func (n *newColumns) Error() string {
-	if len(n.paths) == 0 {
-		return fmt.Sprintf("file %s has values that do not fit the type of column(s) %s", n.file, strings.Join(n.mismatched, ", "))
-	}
-	return fmt.Sprintf("file %s has columns not in the schema: %s", n.file, strings.Join(n.paths, ", "))
-}
-
 // evolves reports whether the mode stops a batch on new columns.
 func (c SchemaConfig) evolves() bool {
 	switch c.EvolutionMode {
@@ -59,11 +43,11 @@ func (c SchemaConfig) evolves() bool {
 // from the files that hold them, appends them to the schema history as
 // version v+1 and stops the batch. It returns nil when inference finds
 // nothing to add (the values stay rescued).
-func (e *Engine) onNewColumns(ctx context.Context, current *schema.StructType, v int, nc *newColumns, p *Plan) error {
+func (e *Engine) onNewColumns(ctx context.Context, current *schema.StructType, v int, nc *convert.NewColumns, p *Plan) error {
 	if e.Config.Schema.EvolutionMode == options.EvolveFailOnNewColumns {
 		return fmt.Errorf("%w: %v; the stream fails until the schema has the column(s) (add them with cloudFiles.schemaHints or the user schema) or the file is removed (then set ignoreMissingFiles=true to skip it); nothing was committed", ErrNewColumns, nc)
 	}
-	if e.Config.NoMergeSchema && e.snap != nil && len(nc.paths) > 0 {
+	if e.Config.NoMergeSchema && e.snap != nil && len(nc.Paths) > 0 {
 		// The table could not take the columns: fail before the schema
 		// history evolves, naming the file that has them.
 		return fmt.Errorf("%w: batch %d: %v: %s", ErrMergeSchemaOff, p.BatchID, nc, mergeSchemaAdvice)
@@ -76,13 +60,13 @@ func (e *Engine) onNewColumns(ctx context.Context, current *schema.StructType, v
 	inf := e.Config.Format.NewInferrer(e.inferOptions(nil, 0))
 	files := slices.Clone(p.Files)
 	slices.SortStableFunc(files, func(a, b PlanFile) int {
-		return cmp.Compare(boolRank(a.Path != nc.file), boolRank(b.Path != nc.file))
+		return cmp.Compare(boolRank(a.Path != nc.File), boolRank(b.Path != nc.File))
 	})
 	for _, f := range files {
 		if inf.Full() {
 			break
 		}
-		if err := e.sampleFile(ctx, inf, f); err != nil {
+		if err := e.converter().Sample(ctx, inf, f.Path); err != nil {
 			return err
 		}
 	}
@@ -91,7 +75,7 @@ func (e *Engine) onNewColumns(ctx context.Context, current *schema.StructType, v
 	if cfg.EvolutionMode == options.EvolveAddNewColumnsWithTypeWidening {
 		base, widened = widen.Schema(base, e.sourceParts().DataSchema(inf.Schema()), cfg.rescuedColumn(), e.widenOptions())
 		if len(widened) > 0 {
-			if err := e.checkWidening(nc.file, widened, p.BatchID); err != nil {
+			if err := e.checkWidening(nc.File, widened, p.BatchID); err != nil {
 				return err
 			}
 		}
@@ -116,8 +100,8 @@ func (e *Engine) onNewColumns(ctx context.Context, current *schema.StructType, v
 		what = append(what, "widened "+strings.Join(widenedCols, ", "))
 	}
 	e.log().Warn("schema evolved", "stream", e.Config.StreamID, "batchId", p.BatchID,
-		"schemaVersion", v+1, "newColumns", added, "widened", widenedCols, "file", nc.file)
-	return fmt.Errorf("%w: %s (schema version %d, from file %s)", ErrSchemaEvolved, strings.Join(what, "; "), v+1, nc.file)
+		"schemaVersion", v+1, "newColumns", added, "widened", widenedCols, "file", nc.File)
+	return fmt.Errorf("%w: %s (schema version %d, from file %s)", ErrSchemaEvolved, strings.Join(what, "; "), v+1, nc.File)
 }
 
 func boolRank(b bool) int {

@@ -1,12 +1,8 @@
 package ingest
 
 import (
-	"context"
-	"errors"
-	"fmt"
 
 	"github.com/tributary-io/tributary/core/formats"
-	"github.com/tributary-io/tributary/core/objstore"
 	"github.com/tributary-io/tributary/core/schema"
 )
 
@@ -83,23 +79,4 @@ func (e *Engine) readOptions(path string, bad func(formats.BadRecord)) formats.R
 		BadRecords:          bad,
 		Options:             e.Config.FormatOptions,
 	}
-}
-
-// fileReadOptions are readOptions plus, for formats that read files' stored
-// bytes (binaryFile), the file's modification time from the source store.
-// A file deleted since its discovery gives a *fileError (faultMissing).
-func (e *Engine) fileReadOptions(ctx context.Context, path string, bad func(formats.BadRecord)) (formats.ReadOptions, error) {
-	opts := e.readOptions(path, bad)
-	if raw, ok := e.Config.Format.(formats.RawContent); !ok || !raw.Raw() {
-		return opts, nil
-	}
-	info, err := e.Source.Head(ctx, path)
-	if errors.Is(err, objstore.ErrNotFound) {
-		return opts, &fileError{path: path, fault: faultMissing, err: err}
-	}
-	if err != nil {
-		return opts, fmt.Errorf("reading the metadata of source file %s: %w", path, err)
-	}
-	opts.ModTime = info.ModTime
-	return opts, nil
 }

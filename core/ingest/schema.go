@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"github.com/tributary-io/tributary/core/ingest/schemalog"
-	"strings"
 
 	"github.com/tributary-io/tributary/core/delta"
 	"github.com/tributary-io/tributary/core/formats"
@@ -163,70 +162,11 @@ func (e *Engine) initialSchema(ctx context.Context, p *Plan) (*schema.StructType
 		if i >= maxFiles || inf.Full() {
 			break
 		}
-		if err := e.sampleFile(ctx, inf, f); err != nil {
+		if err := e.converter().Sample(ctx, inf, f.Path); err != nil {
 			return nil, err
 		}
 	}
 	return e.sourceParts().WithPartitions(withRescued(e.sourceParts().DataSchema(inf.Schema()), cfg.rescuedColumn())), nil
-}
-
-// sampleFile adds one file to a schema inference. A file that cannot be
-// read is judged as the write step judges it: read again, tolerated
-// (ignoreCorruptFiles, ignoreMissingFiles, badRecordsPath: the records read
-// before the failure count, as in Spark) or failing the inference with an
-// error naming the file.
-func (e *Engine) sampleFile(ctx context.Context, inf formats.Inferrer, f PlanFile) error {
-	failures := readFailures{}
-	for {
-		err := e.sampleOnce(ctx, inf, f)
-		fe := (*fileError)(nil)
-		if !errors.As(err, &fe) {
-			return err
-		}
-		v, ferr := e.judge(failures, fe)
-		switch v {
-		case retryBatch:
-			e.log().Warn("input file unreadable during schema inference; reading it again", "file", f.Path, "error", fe.err.Error())
-			continue
-		case failBatch:
-			return fmt.Errorf("schema inference: %w", ferr)
-		}
-		e.log().Warn("schema inference skipped the rest of an unreadable file", "file", f.Path, "error", fe.err.Error())
-		return nil
-	}
-}
-
-// sampleOnce reads one file into the inference. A read failure is a
-// *fileError whose rows are the records sampled before it.
-func (e *Engine) sampleOnce(ctx context.Context, inf formats.Inferrer, f PlanFile) error {
-	var err error
-	before := inf.Sampled().Records
-	if ra, ok := inf.(formats.RandomAccessInferrer); ok {
-		var sf *sourceFile
-		if sf, err = e.openSourceFile(ctx, f.Path); err != nil {
-			return err
-		}
-		defer sf.Close()
-		err = ra.AddFile(ctx, f.Path, sf)
-	} else {
-		r, oerr := e.openSource(ctx, f.Path)
-		if oerr != nil {
-			return oerr
-		}
-		defer r.Close()
-		err = inf.Add(ctx, f.Path, r)
-	}
-	switch {
-	case err == nil, errors.Is(err, formats.ErrSampleFull):
-		return nil
-	case ctx.Err() != nil:
-		return ctx.Err()
-	case errors.Is(err, formats.ErrMalformedRecord):
-		return fmt.Errorf("schema inference: mode FAILFAST: %w", err)
-	case errors.Is(err, formats.ErrBadOption):
-		return fmt.Errorf("schema inference: %w", err)
-	}
-	return &fileError{path: f.Path, fault: faultCorrupt, rows: inf.Sampled().Records - before, err: err}
 }
 
 // withRescued appends the rescued data column (a nullable string) when
@@ -241,9 +181,4 @@ func withRescued(s *schema.StructType, name string) *schema.StructType {
 }
 
 // fullPath names a source key as the user knows it (SourceURI/key).
-func (e *Engine) fullPath(key string) string {
-	if e.Config.SourceURI == "" {
-		return key
-	}
-	return strings.TrimSuffix(e.Config.SourceURI, "/") + "/" + key
-}
+func (e *Engine) fullPath(key string) string { return e.source().Name(key) }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/tributary-io/tributary/core/ingest/convert"
 	"strings"
 
 	"github.com/google/uuid"
@@ -87,16 +88,16 @@ func (e *Engine) writeBatch(ctx context.Context, snap *delta.Snapshot, p *Plan) 
 				"stream", e.Config.StreamID, "batchId", p.BatchID, "share", r.Share, "shares", r.Shares, "age", age.String())
 			return e.write(ctx, snap, p)
 		}
-		out.adds = append(out.adds, r.Adds...)
-		out.rows += r.Rows
-		out.rescued += r.Rescued
-		out.outBytes += r.OutBytes
+		out.Adds = append(out.Adds, r.Adds...)
+		out.Rows += r.Rows
+		out.Rescued += r.Rescued
+		out.OutBytes += r.OutBytes
 		for _, s := range r.Skipped {
-			out.skipped = append(out.skipped, skippedFile{Path: s.Path, Err: errors.New(s.Reason)})
+			out.Skipped = append(out.Skipped, convert.Skipped{Path: s.Path, Err: errors.New(s.Reason)})
 		}
 	}
 	e.log().Info("batch converted in shares", "stream", e.Config.StreamID, "batchId", p.BatchID,
-		"shares", n, "files", len(p.Files), "outputFiles", len(out.adds))
+		"shares", n, "files", len(p.Files), "outputFiles", len(out.Adds))
 	return out, nil
 }
 
@@ -154,21 +155,21 @@ func (e *Engine) ConvertShare(ctx context.Context, req fanout.Request) (*fanout.
 	}
 	rep := &fanout.Report{Batch: req.Batch, Plan: req.Plan, Shares: req.Shares, Share: req.Share, SchemaVersion: req.SchemaVersion,
 		Attempt: uuid.NewString(), Files: len(sub.Files)}
-	failures := readFailures{}
+	failures := convert.Failures{}
 	for {
 		out, err := e.writeOnce(ctx, sch, &sub, failures, e.Config.Schema.evolves(), stats)
-		if nc := (*newColumns)(nil); errors.As(err, &nc) {
-			rep.NewColumns = &fanout.NewColumns{File: nc.file, Paths: nc.paths, Mismatched: nc.mismatched}
+		if nc := (*convert.NewColumns)(nil); errors.As(err, &nc) {
+			rep.NewColumns = &fanout.NewColumns{File: nc.File, Paths: nc.Paths, Mismatched: nc.Mismatched}
 			break
 		}
-		if errors.Is(err, errRetryBatch) {
+		if errors.Is(err, convert.ErrRetryBatch) {
 			continue
 		}
 		if err != nil {
 			return nil, fmt.Errorf("batch %d share %d of %d: %w", req.Batch, req.Share, req.Shares, err)
 		}
-		rep.Adds, rep.Rows, rep.Rescued, rep.OutBytes = nonNilAdds(out.adds), out.rows, out.rescued, out.outBytes
-		for _, s := range out.skipped {
+		rep.Adds, rep.Rows, rep.Rescued, rep.OutBytes = nonNilAdds(out.Adds), out.Rows, out.Rescued, out.OutBytes
+		for _, s := range out.Skipped {
 			rep.Skipped = append(rep.Skipped, fanout.Skipped{Path: s.Path, Reason: s.Err.Error()})
 		}
 		break

@@ -166,7 +166,7 @@ func (e *Engine) planMerge(ctx context.Context, p *Plan, out *output) (*sink.Mer
 		}
 	}
 	m := &sink.Merge{Keys: e.Config.MergeKeys, Files: e.sinkFiles(), Now: e.now}
-	mp, snap, err := m.PlanLatest(ctx, e.Table, e.snap, e.appID(), p.BatchID, out.adds)
+	mp, snap, err := m.PlanLatest(ctx, e.Table, e.snap, e.appID(), p.BatchID, out.Adds)
 	e.snap = snap
 	return mp, err
 }
@@ -180,7 +180,7 @@ func (e *Engine) planReplace(ctx context.Context, p *Plan, out *output) (*sink.R
 		return nil, nil
 	}
 	r := &sink.Replace{Where: e.Config.ReplaceWhere, Files: e.sinkFiles(), Now: e.now}
-	rp, snap, err := r.PlanLatest(ctx, e.Table, e.snap, e.appID(), p.BatchID, out.schema, out.adds)
+	rp, snap, err := r.PlanLatest(ctx, e.Table, e.snap, e.appID(), p.BatchID, out.schema, out.Adds)
 	e.snap = snap
 	if errors.Is(err, sink.ErrReplaceWhereMismatch) {
 		names := make([]string, 0, 3)

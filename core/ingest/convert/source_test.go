@@ -1,4 +1,4 @@
-package ingest
+package convert
 
 import (
 	"bytes"
@@ -25,21 +25,21 @@ func TestOpenSourceFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	tmp := t.TempDir()
-	e := &Engine{Source: src, TempDir: tmp}
+	e := Source{Store: src, TempDir: tmp}
 	tests := []struct {
 		name    string
 		key     string
-		wantErr fault
+		wantErr Fault
 	}{
 		{"spilled", "d/x.parquet", 0},
-		{"missing", "d/gone.parquet", faultMissing},
+		{"missing", "d/gone.parquet", FaultMissing},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f, err := e.openSourceFile(ctx, tt.key)
+			f, err := e.OpenFile(ctx, tt.key)
 			if tt.wantErr != 0 {
-				var fe *fileError
-				if !errors.As(err, &fe) || fe.fault != tt.wantErr || !strings.Contains(err.Error(), tt.key) {
+				var fe *FileError
+				if !errors.As(err, &fe) || fe.Fault != tt.wantErr || !strings.Contains(err.Error(), tt.key) {
 					t.Fatalf("err %v, want a file error naming %s", err, tt.key)
 				}
 				return
@@ -73,7 +73,7 @@ func TestOpenSourceFile(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "y.parquet"), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	f, err := (&Engine{Source: localDir{dir: dir}, TempDir: tmp}).openSourceFile(ctx, "y.parquet")
+	f, err := (Source{Store: localDir{dir: dir}, TempDir: tmp}).OpenFile(ctx, "y.parquet")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package ingest
+package convert
 
 import (
 	"context"
@@ -8,7 +8,6 @@ import (
 	"io"
 
 	"github.com/tributary-io/tributary/core/formats"
-	"github.com/tributary-io/tributary/core/options"
 	"github.com/tributary-io/tributary/core/schema"
 )
 
@@ -19,12 +18,12 @@ import (
 // busy). One aheadGate bounds the decoded rows not yet written across all
 // files, so memory stays what one file's pipeline took.
 type pipeline struct {
-	e      *Engine
+	c      *Converter
 	ctx    context.Context
 	cancel context.CancelFunc
-	bad    *badSink
+	bad    *BadSink
 	sch    *schema.StructType
-	files  []PlanFile
+	files  []string
 	ahead  *aheadGate
 	rescue int          // index of the rescued data column, -1 if none
 	widens bool         // values that do not fit their type may widen it (addNewColumnsWithTypeWidening)
@@ -53,12 +52,12 @@ type chunk struct {
 }
 
 // startPipeline starts decoding files[0].
-func (e *Engine) startPipeline(ctx context.Context, bad *badSink, sch *schema.StructType, files []PlanFile) *pipeline {
+func (c *Converter) startPipeline(ctx context.Context, bad *BadSink, sch *schema.StructType, files []string) *pipeline {
 	ctx, cancel := context.WithCancel(ctx)
-	pl := &pipeline{e: e, ctx: ctx, cancel: cancel, bad: bad, sch: sch, files: files, ahead: newAheadGate(),
-		rescue: -1, next: make(chan *decode, 1), widens: e.Config.Schema.EvolutionMode == options.EvolveAddNewColumnsWithTypeWidening}
-	if name := e.Config.Schema.rescuedColumn(); name != "" {
-		pl.rescue = sch.FieldIndex(name)
+	pl := &pipeline{c: c, ctx: ctx, cancel: cancel, bad: bad, sch: sch, files: files, ahead: newAheadGate(),
+		rescue: -1, next: make(chan *decode, 1), widens: c.Widens}
+	if c.Rescued != "" {
+		pl.rescue = sch.FieldIndex(c.Rescued)
 	}
 	if len(files) > 0 {
 		go pl.start(0) // not in the caller: start may block handing over a decode
@@ -72,8 +71,8 @@ func (e *Engine) startPipeline(ctx context.Context, bad *badSink, sch *schema.St
 // pl.next exactly once and in order; once pl.ctx is cancelled the rest are
 // sent without opening their files.
 func (pl *pipeline) start(i int) {
-	f := pl.files[i]
-	d := &decode{path: f.Path, chunks: make(chan chunk, 4), decoded: make(chan error, 1), ended: make(chan struct{})}
+	path := pl.files[i]
+	d := &decode{path: path, chunks: make(chan chunk, 4), decoded: make(chan error, 1), ended: make(chan struct{})}
 	then := func() {
 		if i+1 < len(pl.files) {
 			pl.start(i + 1)
@@ -81,28 +80,28 @@ func (pl *pipeline) start(i int) {
 	}
 	if err := pl.ctx.Err(); err != nil {
 		d.err = err
-	} else if d.part, d.err = pl.e.sourceParts().Of(f.Path); d.err != nil {
-		d.err = &fileError{path: f.Path, fault: faultUnusable, err: d.err}
-	} else if ra, ok := pl.e.randomAccess(); ok {
-		if sf, err := pl.e.openSourceFile(pl.ctx, f.Path); err != nil {
+	} else if d.part, d.err = pl.c.Partitions.Of(path); d.err != nil {
+		d.err = &FileError{Path: path, Fault: FaultUnusable, Err: d.err}
+	} else if ra, ok := pl.c.Source.RandomAccess(); ok {
+		if sf, err := pl.c.Source.OpenFile(pl.ctx, path); err != nil {
 			d.err = err
 		} else {
 			d.r = sf
-			if d.rr, err = ra.OpenFile(pl.ctx, sf, pl.sch, pl.e.readOptions(f.Path, pl.bad.hook(f.Path))); err != nil {
+			if d.rr, err = ra.OpenFile(pl.ctx, sf, pl.sch, pl.c.ReadOptions(path, pl.bad.hook(path))); err != nil {
 				sf.Close()
-				d.r, d.err = nil, fmt.Errorf("opening input file %s: %w", f.Path, err)
+				d.r, d.err = nil, fmt.Errorf("opening input file %s: %w", path, err)
 			}
 		}
-	} else if r, err := pl.e.openSource(pl.ctx, f.Path); err != nil {
+	} else if r, err := pl.c.Source.Open(pl.ctx, path); err != nil {
 		d.err = err
 	} else {
 		d.r = r
-		if opts, err := pl.e.fileReadOptions(pl.ctx, f.Path, pl.bad.hook(f.Path)); err != nil {
+		if opts, err := pl.c.Source.withModTime(pl.ctx, path, pl.c.ReadOptions(path, pl.bad.hook(path))); err != nil {
 			r.Close()
 			d.r, d.err = nil, err
-		} else if d.rr, err = pl.e.Config.Format.Open(pl.ctx, r, pl.sch, opts); err != nil {
+		} else if d.rr, err = pl.c.Source.Format.Open(pl.ctx, r, pl.sch, opts); err != nil {
 			r.Close()
-			d.r, d.err = nil, fmt.Errorf("opening input file %s: %w", f.Path, err)
+			d.r, d.err = nil, fmt.Errorf("opening input file %s: %w", path, err)
 		}
 	}
 	if d.err != nil {
@@ -207,10 +206,10 @@ func (pl *pipeline) copyNext(fw *fileWriter, evolve bool) (rows, rescued int64, 
 		case errors.Is(derr, formats.ErrMalformedRecord):
 			return 0, 0, fmt.Errorf("mode FAILFAST: %w", derr)
 		}
-		return 0, 0, &fileError{path: d.path, fault: faultCorrupt, rows: d.rows, rescued: d.rescued, unknown: d.rr.Stats().UnknownFields, err: derr}
+		return 0, 0, &FileError{Path: d.path, Fault: FaultCorrupt, Rows: d.rows, Rescued: d.rescued, Unknown: d.rr.Stats().UnknownFields, Err: derr}
 	}
 	if st := d.rr.Stats(); evolve && (len(st.UnknownFields) > 0 || pl.widens && len(st.MismatchedFields) > 0) {
-		return 0, 0, &newColumns{file: d.path, paths: st.UnknownFields, mismatched: st.MismatchedFields}
+		return 0, 0, &NewColumns{File: d.path, Paths: st.UnknownFields, Mismatched: st.MismatchedFields}
 	}
 	return d.rows, d.rescued, nil
 }

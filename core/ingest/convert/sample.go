@@ -1,0 +1,69 @@
+package convert
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/tributary-io/tributary/core/formats"
+)
+
+// Sample adds one file to a schema inference. A file that cannot be
+// read is judged as the write step judges it: read again, tolerated
+// (ignoreCorruptFiles, ignoreMissingFiles, badRecordsPath: the records read
+// before the failure count, as in Spark) or failing the inference with an
+// error naming the file.
+func (c *Converter) Sample(ctx context.Context, inf formats.Inferrer, path string) error {
+	failures := Failures{}
+	for {
+		err := c.sampleOnce(ctx, inf, path)
+		fe := (*FileError)(nil)
+		if !errors.As(err, &fe) {
+			return err
+		}
+		v, ferr := c.Policy.Judge(failures, fe)
+		switch v {
+		case RetryBatch:
+			c.log().Warn("input file unreadable during schema inference; reading it again", "file", path, "error", fe.Err.Error())
+			continue
+		case FailBatch:
+			return fmt.Errorf("schema inference: %w", ferr)
+		}
+		c.log().Warn("schema inference skipped the rest of an unreadable file", "file", path, "error", fe.Err.Error())
+		return nil
+	}
+}
+
+// sampleOnce reads one file into the inference. A read failure is a
+// *FileError whose rows are the records sampled before it.
+func (c *Converter) sampleOnce(ctx context.Context, inf formats.Inferrer, path string) error {
+	var err error
+	before := inf.Sampled().Records
+	if ra, ok := inf.(formats.RandomAccessInferrer); ok {
+		var sf *File
+		if sf, err = c.Source.OpenFile(ctx, path); err != nil {
+			return err
+		}
+		defer sf.Close()
+		err = ra.AddFile(ctx, path, sf)
+	} else {
+		r, oerr := c.Source.Open(ctx, path)
+		if oerr != nil {
+			return oerr
+		}
+		defer r.Close()
+		err = inf.Add(ctx, path, r)
+	}
+	switch {
+	case err == nil, errors.Is(err, formats.ErrSampleFull):
+		return nil
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case errors.Is(err, formats.ErrMalformedRecord):
+		return fmt.Errorf("schema inference: mode FAILFAST: %w", err)
+	case errors.Is(err, formats.ErrBadOption):
+		return fmt.Errorf("schema inference: %w", err)
+	}
+	return &FileError{Path: path, Fault: FaultCorrupt, Rows: inf.Sampled().Records - before, Err: err}
+}
+

@@ -1,0 +1,151 @@
+package convert
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/tributary-io/tributary/core/formats"
+	"github.com/tributary-io/tributary/core/objstore"
+)
+
+// Source is a stream's source files and how they are read.
+type Source struct {
+	// Store is rooted at the source location.
+	Store objstore.Store
+	// Format is the cloudFiles.format reader.
+	Format formats.Format
+	// TempDir holds spilled source files ("" = os.TempDir()).
+	TempDir string
+	// URI is the source location as users name it (s3://bucket/prefix or
+	// an absolute directory; "" names files by their keys).
+	URI string
+}
+
+// Name names a source key as the user knows it (URI/key).
+func (s Source) Name(key string) string {
+	if s.URI == "" {
+		return key
+	}
+	return strings.TrimSuffix(s.URI, "/") + "/" + key
+}
+
+// Open opens a source file, decompressed. A file deleted since its
+// discovery gives a *FileError (FaultMissing), a compression that cannot
+// be opened one with FaultCorrupt; other errors are I/O errors that fail
+// the batch (the next run tries again).
+func (s Source) Open(ctx context.Context, path string) (io.ReadCloser, error) {
+	rc, err := s.Store.Get(ctx, path)
+	if errors.Is(err, objstore.ErrNotFound) {
+		return nil, &FileError{Path: path, Fault: FaultMissing, Err: err}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("opening source file %s: %w", path, err)
+	}
+	if s.raw() {
+		return rc, nil // binaryFile: the stored bytes, as Spark reads them
+	}
+	r, err := formats.Decompress(path, rc)
+	if err != nil {
+		rc.Close()
+		return nil, &FileError{Path: path, Fault: FaultCorrupt, Err: err}
+	}
+	return &sourceReader{ReadCloser: r, body: rc}, nil
+}
+
+func (s Source) raw() bool {
+	raw, ok := s.Format.(formats.RawContent)
+	return ok && raw.Raw()
+}
+
+// sourceReader closes the decompressor and the object body under it.
+type sourceReader struct {
+	io.ReadCloser
+	body io.Closer
+}
+
+func (s *sourceReader) Close() error {
+	return errors.Join(s.ReadCloser.Close(), s.body.Close())
+}
+
+// File is a source file opened for random access (columnar formats):
+// the local file itself when the store serves one, else the object
+// spilled to a temporary file. Memory use does not grow with the file; the
+// readers hold one row group at a time.
+type File struct {
+	r     io.ReaderAt
+	size  int64
+	close func() error
+}
+
+// ReadAt reads len(p) bytes at off.
+func (f *File) ReadAt(p []byte, off int64) (int, error) { return f.r.ReadAt(p, off) }
+
+// Size is the file's length.
+func (f *File) Size() int64 { return f.size }
+
+// Close releases the file (and removes a spill).
+func (f *File) Close() error { return f.close() }
+
+// localFile is what a local store's Get returns: a file with random access.
+type localFile interface {
+	io.ReaderAt
+	Stat() (os.FileInfo, error)
+}
+
+// OpenFile opens a source file for a random-access format, raw (its
+// codec is inside the file: no decompression by extension). Errors are
+// classified as Open classifies them.
+func (s Source) OpenFile(ctx context.Context, path string) (*File, error) {
+	rc, err := s.Store.Get(ctx, path)
+	if errors.Is(err, objstore.ErrNotFound) {
+		return nil, &FileError{Path: path, Fault: FaultMissing, Err: err}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("opening source file %s: %w", path, err)
+	}
+	if lf, ok := rc.(localFile); ok {
+		if fi, err := lf.Stat(); err == nil && fi.Mode().IsRegular() {
+			return &File{r: lf, size: fi.Size(), close: rc.Close}, nil
+		}
+	}
+	defer rc.Close()
+	tmp, err := os.CreateTemp(s.TempDir, "tributary-source-*")
+	if err != nil {
+		return nil, fmt.Errorf("spilling source file %s: %w", path, err)
+	}
+	drop := func() error { return errors.Join(tmp.Close(), os.Remove(tmp.Name())) }
+	n, err := io.Copy(tmp, rc)
+	if err != nil {
+		drop()
+		return nil, fmt.Errorf("spilling source file %s: %w", path, err)
+	}
+	return &File{r: tmp, size: n, close: drop}, nil
+}
+
+// RandomAccess returns the format as a random-access format, if it is one.
+func (s Source) RandomAccess() (formats.RandomAccessFormat, bool) {
+	ra, ok := s.Format.(formats.RandomAccessFormat)
+	return ra, ok
+}
+
+// withModTime adds to opts, for formats that read files' stored bytes
+// (binaryFile), the file's modification time from the source store. A
+// file deleted since its discovery gives a *FileError (FaultMissing).
+func (s Source) withModTime(ctx context.Context, path string, opts formats.ReadOptions) (formats.ReadOptions, error) {
+	if !s.raw() {
+		return opts, nil
+	}
+	info, err := s.Store.Head(ctx, path)
+	if errors.Is(err, objstore.ErrNotFound) {
+		return opts, &FileError{Path: path, Fault: FaultMissing, Err: err}
+	}
+	if err != nil {
+		return opts, fmt.Errorf("reading the metadata of source file %s: %w", path, err)
+	}
+	opts.ModTime = info.ModTime
+	return opts, nil
+}

@@ -1,0 +1,209 @@
+package convert
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+
+	"github.com/google/uuid"
+
+	"github.com/tributary-io/tributary/core/delta"
+	"github.com/tributary-io/tributary/core/ingest/hivepart"
+	"github.com/tributary-io/tributary/core/parquetio"
+	"github.com/tributary-io/tributary/core/schema"
+)
+
+// defaultTargetFileRows is the rows of a data file when TargetFileRows is 0.
+const defaultTargetFileRows = 1_000_000
+
+// chunkRows is how many decoded rows are handed to the encoder at once.
+const chunkRows = 512
+
+// maxOpenPartitions bounds the Parquet files a batch writes at once (each
+// buffers a row group): past it, every open file is finished and new ones
+// start, so memory stays bounded however many partitions a batch touches.
+const maxOpenPartitions = 32
+
+// fileWriter rolls Parquet output files into the table directory, one open
+// file per partition directory.
+type fileWriter struct {
+	c       *Converter
+	sch     *schema.StructType // the data schema (no partition columns)
+	batch   int64
+	parts   map[string]*partFile
+	adds    []delta.Add
+	seq     int
+	written []string // table keys uploaded by this attempt
+	// stats holds the statistics options of the table (NumIndexedCols,
+	// NoStats, StatsColumns).
+	stats parquetio.WriterOptions
+	by    *hivepart.By // the sink's partitionBy (nil: none)
+}
+
+// partFile is the Parquet file being written for one partition.
+type partFile struct {
+	part hivepart.Partition
+	tmp  *os.File
+	pw   *parquetio.Writer
+	rows int
+}
+
+func (fw *fileWriter) target() int {
+	if fw.c.TargetFileRows > 0 {
+		return fw.c.TargetFileRows
+	}
+	return defaultTargetFileRows
+}
+
+func (fw *fileWriter) write(ctx context.Context, part hivepart.Partition, rows [][]any) error {
+	if fw.by != nil {
+		return fw.writeSplit(ctx, part, rows)
+	}
+	return fw.writeRows(ctx, part, rows)
+}
+
+// writeRows writes rows of one partition.
+func (fw *fileWriter) writeRows(ctx context.Context, part hivepart.Partition, rows [][]any) error {
+	for len(rows) > 0 {
+		pf := fw.parts[part.Dir]
+		if pf == nil {
+			if len(fw.parts) >= maxOpenPartitions {
+				if err := fw.closeAll(ctx); err != nil {
+					return err
+				}
+			}
+			var err error
+			if pf, err = fw.open(part); err != nil {
+				return err
+			}
+			fw.parts[part.Dir] = pf
+		}
+		n := min(len(rows), fw.target()-pf.rows)
+		if err := pf.pw.Write(rows[:n]); err != nil {
+			return fmt.Errorf("writing Parquet: %w", err)
+		}
+		pf.rows += n
+		rows = rows[n:]
+		if pf.rows >= fw.target() {
+			if err := fw.close(ctx, pf); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (fw *fileWriter) open(part hivepart.Partition) (*partFile, error) {
+	tmp, err := os.CreateTemp(fw.c.Source.TempDir, "tributary-*.parquet")
+	if err != nil {
+		return nil, fmt.Errorf("creating temporary Parquet file: %w", err)
+	}
+	pw, err := parquetio.NewWriter(tmp, fw.sch, parquetio.WriterOptions{TempDir: fw.c.Source.TempDir, Compression: fw.c.Codec,
+		NumIndexedCols: fw.stats.NumIndexedCols, NoStats: fw.stats.NoStats, StatsColumns: fw.stats.StatsColumns})
+	if err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return nil, fmt.Errorf("creating Parquet writer: %w", err)
+	}
+	return &partFile{part: part, tmp: tmp, pw: pw}, nil
+}
+
+// close finishes one partition's file and uploads it under an
+// attempt-unique name.
+func (fw *fileWriter) close(ctx context.Context, pf *partFile) error {
+	delete(fw.parts, pf.part.Dir)
+	defer func() {
+		pf.tmp.Close()
+		os.Remove(pf.tmp.Name())
+	}()
+	stats, err := pf.pw.Close()
+	if err != nil {
+		return fmt.Errorf("finishing Parquet file: %w", err)
+	}
+	size, err := pf.tmp.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return err
+	}
+	if _, err := pf.tmp.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	key := fmt.Sprintf("%spart-%05d-%s-c000%s.parquet", pf.part.Dir, fw.seq, uuid.NewString(), parquetio.CodecInfix(fw.c.Codec))
+	fw.seq++
+	if err := fw.c.Table.Put(ctx, key, pf.tmp); err != nil {
+		return fmt.Errorf("uploading data file %s: %w", key, err)
+	}
+	fw.written = append(fw.written, key)
+	// tightBounds is only meaningful with deletion vectors; Spark leaves
+	// it out of plain appends, and so do we.
+	stats.TightBounds = false
+	statsJSON, err := stats.JSON()
+	if err != nil {
+		return err
+	}
+	fw.adds = append(fw.adds, delta.Add{
+		Path:             delta.EncodePath(key),
+		PartitionValues:  pf.part.Values,
+		Size:             size,
+		ModificationTime: fw.c.now().UnixMilli(),
+		DataChange:       true,
+		Stats:            statsJSON,
+	})
+	return nil
+}
+
+// closeAll finishes every open file, in a stable order.
+func (fw *fileWriter) closeAll(ctx context.Context) error {
+	dirs := make([]string, 0, len(fw.parts))
+	for d := range fw.parts {
+		dirs = append(dirs, d)
+	}
+	slices.Sort(dirs)
+	for _, d := range dirs {
+		if err := fw.close(ctx, fw.parts[d]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (fw *fileWriter) finish(ctx context.Context) ([]delta.Add, error) {
+	if err := fw.closeAll(ctx); err != nil {
+		return nil, err
+	}
+	return fw.adds, nil
+}
+
+// abort drops the files still being written (on error paths).
+func (fw *fileWriter) abort() {
+	for d, pf := range fw.parts {
+		pf.tmp.Close()
+		os.Remove(pf.tmp.Name())
+		delete(fw.parts, d)
+	}
+}
+
+// discardAll removes the data files this attempt uploaded (best effort:
+// leftovers are orphans that VACUUM removes).
+func (fw *fileWriter) discardAll(ctx context.Context) {
+	fw.abort()
+	for _, k := range fw.written {
+		if err := fw.c.Table.Delete(ctx, k); err != nil {
+			fw.c.log().Warn("could not remove orphan data file", "file", k, "error", err.Error())
+		}
+	}
+	fw.written, fw.adds = nil, nil
+}
+
+// writeSplit writes rows of one source partition into the partitions
+// their values choose (partitionBy).
+func (fw *fileWriter) writeSplit(ctx context.Context, base hivepart.Partition, rows [][]any) error {
+	parts, groups := fw.by.Split(base, rows)
+	for i := range parts {
+		if err := fw.writeRows(ctx, parts[i], groups[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
