@@ -16,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
 
+	"github.com/tributary-io/tributary/core/ingest/fanout"
 	"github.com/tributary-io/tributary/infra/awsclient"
 	"github.com/tributary-io/tributary/infra/gluecatalog"
 	"github.com/tributary-io/tributary/infra/sqskick"
@@ -71,18 +72,23 @@ func BootFrom(ctx context.Context, getenv func(string) string, opts ...awsclient
 			return sqskick.ApproximateDepth(ctx, client, q)
 		}
 	}
-	if app.Fanout, err = FanoutFrom(getenv, lambda.NewFromConfig(awsCfg)); err != nil {
-		return nil, err
-	}
-	if db := getenv(EnvGlueDatabase); db != "" {
-		app.Catalog = &gluecatalog.Catalog{Client: glue.NewFromConfig(awsCfg), Database: db}
-	}
 	if m := getenv(EnvTimeMargin); m != "" {
 		d, err := time.ParseDuration(m)
 		if err != nil {
 			return nil, fmt.Errorf("%s=%q: %w", EnvTimeMargin, m, err)
 		}
 		app.TimeMargin = d
+	}
+	if app.Fanout, err = FanoutFrom(getenv, lambda.NewFromConfig(awsCfg)); err != nil {
+		return nil, err
+	}
+	if r, ok := fanoutRunner(app.Fanout); ok {
+		// A converter is waited for until the deadline less the margin.
+		r.Margin = app.TimeMargin
+		app.Fanout.Runner = r
+	}
+	if db := getenv(EnvGlueDatabase); db != "" {
+		app.Catalog = &gluecatalog.Catalog{Client: glue.NewFromConfig(awsCfg), Database: db}
 	}
 	return app, nil
 }
@@ -149,4 +155,13 @@ func KickWindow(seconds string) (time.Duration, error) {
 		return 0, nil
 	}
 	return time.Duration(n-1) * time.Second, nil
+}
+
+// fanoutRunner returns cfg's InvokeRunner, if it has one.
+func fanoutRunner(cfg *fanout.Config) (InvokeRunner, bool) {
+	if cfg == nil {
+		return InvokeRunner{}, false
+	}
+	r, ok := cfg.Runner.(InvokeRunner)
+	return r, ok
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
@@ -99,6 +100,42 @@ type InvokeRunner struct {
 	Client Invoker
 	// Function is the commit function's name or ARN.
 	Function string
+	// Margin is kept free before the caller's deadline: a converter that
+	// has not answered by then fails its share (ErrConverterTimeout), so
+	// the committer still has time to fail its kick, which SQS retries
+	// (DefaultTimeMargin when zero, the commit function's TimeMargin when
+	// booted).
+	Margin time.Duration
+	// MaxWait bounds one invocation when the caller has no deadline
+	// (MaxConverterWait when zero).
+	MaxWait time.Duration
+}
+
+// MaxConverterWait is the longest a converter is waited for when the
+// caller has no deadline: Lambda's longest invocation.
+const MaxConverterWait = 15 * time.Minute
+
+// ErrConverterTimeout is wrapped when a converter has not answered before
+// the committer's deadline (less InvokeRunner.Margin): its share fails.
+var ErrConverterTimeout = errors.New("converter did not answer in time")
+
+// waitFor returns the context one invocation runs under: it ends Margin
+// before ctx's deadline, or MaxWait from now without one.
+func (r InvokeRunner) waitFor(ctx context.Context) (context.Context, context.CancelFunc, time.Duration) {
+	wait := r.MaxWait
+	if wait <= 0 {
+		wait = MaxConverterWait
+	}
+	if deadline, ok := ctx.Deadline(); ok {
+		margin := r.Margin
+		if margin <= 0 {
+			margin = DefaultTimeMargin
+		}
+		wait = min(wait, time.Until(deadline)-margin)
+	}
+	wait = max(wait, 0)
+	ctx, cancel := context.WithTimeoutCause(ctx, wait, ErrConverterTimeout)
+	return ctx, cancel, wait
 }
 
 // Convert invokes the converter for req and waits for it.
@@ -107,12 +144,18 @@ func (r InvokeRunner) Convert(ctx context.Context, req fanout.Request) error {
 	if err != nil {
 		return err
 	}
-	out, err := r.Client.Invoke(ctx, &lambda.InvokeInput{
+	call, cancel, wait := r.waitFor(ctx)
+	defer cancel()
+	out, err := r.Client.Invoke(call, &lambda.InvokeInput{
 		FunctionName:   aws.String(r.Function),
 		InvocationType: lambdatypes.InvocationTypeRequestResponse,
 		Payload:        payload,
 	})
 	if err != nil {
+		if ctx.Err() == nil && errors.Is(context.Cause(call), ErrConverterTimeout) {
+			return fmt.Errorf("%w: %s, share %d of batch %d, waited %s (the commit function's deadline less its time margin): %w",
+				ErrConverterTimeout, r.Function, req.Share, req.Batch, wait.Round(time.Millisecond), err)
+		}
 		return fmt.Errorf("invoking converter %s: %w", r.Function, err)
 	}
 	if out.FunctionError != nil {
