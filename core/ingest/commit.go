@@ -2,8 +2,8 @@ package ingest
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"github.com/tributary-io/tributary/core/ingest/identity"
 	"time"
 
 	"github.com/google/uuid"
@@ -139,7 +139,7 @@ func (e *Engine) commit(ctx context.Context, p *Plan, out *output) (commitResult
 
 // ErrFullRefreshNeeded reports a change the stream cannot resume from
 // (SPEC §8): the table must be rebuilt.
-var ErrFullRefreshNeeded = errors.New("a full refresh is needed")
+var ErrFullRefreshNeeded = identity.ErrFullRefreshNeeded
 
 // compatible checks that next keeps every column of current with the same
 // type (new columns, also inside structs, may be added): a dropped, renamed

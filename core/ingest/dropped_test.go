@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"context"
-	"slices"
 	"sync"
 	"testing"
 
@@ -82,40 +81,5 @@ func TestDroppedFileWithFanout(t *testing.T) {
 		}
 		checkExactlyOnce(t, tableIDs(t, w.table), 100)
 		checkLog(t, w.table)
-	}
-}
-
-func TestWithoutDropped(t *testing.T) {
-	p := &Plan{BatchID: 3, Files: []PlanFile{{Path: "a"}, {Path: "b"}, {Path: "c"}}}
-	tests := []struct {
-		name    string
-		dropped []string
-		want    []string
-		wantErr bool
-	}{
-		{"none", nil, []string{"a", "b", "c"}, false},
-		{"middle", []string{"b"}, []string{"a", "c"}, false},
-		{"all but one", []string{"c", "a"}, []string{"b"}, false},
-		{"unknown path", []string{"b", "z"}, nil, true},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			q, err := withoutDropped(p, tc.dropped)
-			if tc.wantErr {
-				if err == nil {
-					t.Fatalf("no error, plan %v", q.Paths())
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := q.Paths(); !slices.Equal(got, tc.want) {
-				t.Fatalf("paths %v, want %v", got, tc.want)
-			}
-			if len(p.Files) != 3 {
-				t.Fatal("the sealed plan was changed")
-			}
-		})
 	}
 }

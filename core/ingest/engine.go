@@ -24,6 +24,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/tributary-io/tributary/core/ingest/batchplan"
 	"github.com/tributary-io/tributary/core/schema"
 	"log/slog"
 	"time"
@@ -347,7 +348,7 @@ func (e *Engine) lastCommitted(ctx context.Context) (*delta.Snapshot, int64, err
 // backlogWindow beyond the batch, and also returns the backlog those leave
 // behind; a replayed plan returns a nil backlog (the caller counts it).
 func (e *Engine) plan(ctx context.Context, id int64) (*Plan, *backlog, error) {
-	if p, ok, err := readPlan(ctx, e.Checkpoint, id); err != nil || ok {
+	if p, ok, err := batchplan.Read(ctx, e.Checkpoint, id); err != nil || ok {
 		return p, nil, err
 	}
 	lim := e.Config.Limits
@@ -363,11 +364,11 @@ func (e *Engine) plan(ctx context.Context, id int64) (*Plan, *backlog, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading pending files: %w", err)
 	}
-	files := selectFiles(pending, lim)
+	files := batchplan.Select(pending, lim)
 	if len(files) == 0 {
 		return nil, nil, ErrNoWork
 	}
-	p, err := sealPlan(ctx, e.Checkpoint, &Plan{
+	p, err := batchplan.Seal(ctx, e.Checkpoint, &Plan{
 		BatchID: id, Stream: e.Config.StreamID, CreatedAt: e.now().UTC(), Files: files,
 	})
 	if err != nil {
@@ -424,7 +425,7 @@ func (e *Engine) recleanLast(ctx context.Context, last int64) error {
 	if e.Config.CleanSource == "" || e.Config.CleanSource == options.CleanOff {
 		return nil
 	}
-	p, ok, err := readPlan(ctx, e.Checkpoint, last)
+	p, ok, err := batchplan.Read(ctx, e.Checkpoint, last)
 	if err != nil || !ok {
 		return err
 	}
@@ -495,7 +496,7 @@ func (e *Engine) runBatch(ctx context.Context) (Progress, error) {
 	if err != nil {
 		return Progress{}, err
 	}
-	if p, err = e.claim(ctx, p); err != nil {
+	if p, err = batchplan.Claim(ctx, e.State, e.Config.StreamID, p, e.log()); err != nil {
 		return Progress{}, err
 	}
 	if err := e.injected(StepPlanned, id); err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/tributary-io/tributary/core/ingest/batchplan"
 	"github.com/tributary-io/tributary/core/ingest/identity"
 	"slices"
 	"strings"
@@ -15,11 +16,8 @@ import (
 )
 
 // ErrStreamMismatch reports a checkpoint, file state and Delta table that
-// do not belong together: a deleted or replaced checkpoint or state file
-// next to a table that holds the stream's batches, or a table replaced
-// under a checkpoint. Resuming would ingest files again or lose them, so
-// the run is refused before anything is written.
-var ErrStreamMismatch = errors.New("the checkpoint, its file state and the table do not belong together")
+// do not belong together (identity.ErrStreamMismatch).
+var ErrStreamMismatch = identity.ErrStreamMismatch
 
 // Identity is what a stream cannot change without a full refresh
 // (identity.Identity).
@@ -138,7 +136,7 @@ func (e *Engine) CheckIdentity(ctx context.Context) error {
 
 // RefreshHowTo says how to start a stream over; errors wrapping
 // ErrFullRefreshNeeded or ErrStreamMismatch end with it.
-const RefreshHowTo = "do a full refresh: `tributary refresh` with the stream's options empties the table in one commit, forgets the checkpoint and ingests the source again (files no longer in the source are lost; downstream streams reading the table must be refreshed or use skipChangeCommits); `tributary reset-checkpoint` forgets only the checkpoint and keeps the table (rows may be written twice)"
+const RefreshHowTo = identity.RefreshHowTo
 
 func (e *Engine) identityMismatch(diffs []string) error {
 	where := "its checkpoint"
@@ -179,7 +177,7 @@ func (e *Engine) checkContinuity(ctx context.Context, snap *delta.Snapshot, last
 	}
 	way := "to ingest the source again on purpose: " + RefreshHowTo + "; or start a new stream (a new stream id or txnAppId, with a new checkpoint location), or write to a new table"
 	if last >= 0 {
-		p, ok, err := readPlan(ctx, e.Checkpoint, last)
+		p, ok, err := batchplan.Read(ctx, e.Checkpoint, last)
 		if err != nil {
 			return err
 		}
@@ -193,7 +191,7 @@ func (e *Engine) checkContinuity(ctx context.Context, snap *delta.Snapshot, last
 			}
 		}
 	}
-	if _, ok, err := readPlan(ctx, e.Checkpoint, last+2); err != nil {
+	if _, ok, err := batchplan.Read(ctx, e.Checkpoint, last+2); err != nil {
 		return err
 	} else if ok && !e.committedSince(ctx, last) {
 		have := "no batch of this stream"

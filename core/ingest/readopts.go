@@ -1,7 +1,6 @@
 package ingest
 
 import (
-
 	"github.com/tributary-io/tributary/core/formats"
 	"github.com/tributary-io/tributary/core/schema"
 )

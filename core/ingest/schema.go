@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/tributary-io/tributary/core/ingest/batchplan"
 	"github.com/tributary-io/tributary/core/ingest/schemalog"
 
 	"github.com/tributary-io/tributary/core/delta"
@@ -91,7 +92,7 @@ func (e *Engine) resolveSchema(ctx context.Context, snap *delta.Snapshot, p *Pla
 		// The batch before recorded schema version 0: the history was
 		// deleted. (An append-once batch numbered by txnVersion has no
 		// batch before it.)
-		if _, ok, err := readPlan(ctx, e.Checkpoint, p.BatchID-1); err != nil {
+		if _, ok, err := batchplan.Read(ctx, e.Checkpoint, p.BatchID-1); err != nil {
 			return nil, 0, false, err
 		} else if ok {
 			return nil, 0, false, fmt.Errorf("%w: the schema history (%s in the schema location) is gone, but the stream is at batch %d: inferring the schema again could change it under the table; restore it, or %s",

@@ -2,11 +2,9 @@ package ingest
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/tributary-io/tributary/core/ingest/batchplan"
 	"github.com/tributary-io/tributary/core/ingest/convert"
 	"strings"
 
@@ -67,11 +65,11 @@ func (e *Engine) writeBatch(ctx context.Context, snap *delta.Snapshot, p *Plan) 
 	if err != nil {
 		return nil, err
 	}
-	tag, err := planDigest(p)
+	tag, err := batchplan.Digest(p)
 	if err != nil {
 		return nil, err
 	}
-	base := fanout.Request{Stream: e.Config.StreamID, Batch: p.BatchID, Plan: tag, Dropped: p.dropped, Shares: n, SchemaVersion: version, TableConfig: e.tableConfig(snap)}
+	base := fanout.Request{Stream: e.Config.StreamID, Batch: p.BatchID, Plan: tag, Dropped: p.Dropped, Shares: n, SchemaVersion: version, TableConfig: e.tableConfig(snap)}
 	reports, err := fanout.Collect(ctx, e.Checkpoint, e.Fanout.Runner, base, n)
 	if err != nil {
 		return nil, err
@@ -122,7 +120,7 @@ func (e *Engine) ConvertShare(ctx context.Context, req fanout.Request) (*fanout.
 	if r, ok, err := fanout.ReadReport(ctx, e.Checkpoint, req.Key()); err != nil || ok {
 		return r, err
 	}
-	p, ok, err := readPlan(ctx, e.Checkpoint, req.Batch)
+	p, ok, err := batchplan.Read(ctx, e.Checkpoint, req.Batch)
 	if err != nil {
 		return nil, err
 	}
@@ -131,10 +129,10 @@ func (e *Engine) ConvertShare(ctx context.Context, req fanout.Request) (*fanout.
 	}
 	// The committer's claim dropped these (another batch holds them): the
 	// shares and the digest are those of the plan it writes.
-	if p, err = withoutDropped(p, req.Dropped); err != nil {
-		return nil, err
+	if p, err = batchplan.WithoutDropped(p, req.Dropped); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadShare, err)
 	}
-	if tag, err := planDigest(p); err != nil {
+	if tag, err := batchplan.Digest(p); err != nil {
 		return nil, err
 	} else if tag != req.Plan {
 		return nil, fmt.Errorf("%w: batch %d's sealed plan is %s, the request names plan %q (a request from before a checkpoint reset?)", ErrBadShare, req.Batch, tag, req.Plan)
@@ -209,17 +207,6 @@ func (e *Engine) removeAdds(ctx context.Context, adds []delta.Add) {
 			e.log().Warn("could not remove orphan data file", "file", a.Path, "error", err.Error())
 		}
 	}
-}
-
-// planDigest identifies a sealed plan's content: the first 16 hex digits
-// of the SHA-256 of its JSON.
-func planDigest(p *Plan) (string, error) {
-	data, err := json.Marshal(p)
-	if err != nil {
-		return "", err
-	}
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:8]), nil
 }
 
 // readSchemaVersion reads version v of the schema history.

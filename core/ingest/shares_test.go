@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/tributary-io/tributary/core/ingest/batchplan"
 	"math/rand/v2"
 	"strings"
 	"sync"
@@ -449,11 +450,11 @@ func TestConvertShareRefusesBadRequests(t *testing.T) {
 	if _, err := e.RunBatch(context.Background()); !errors.Is(err, errCrash) {
 		t.Fatal(err)
 	}
-	p, _, err := readPlan(context.Background(), w.cp, 0)
+	p, _, err := batchplan.Read(context.Background(), w.cp, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	digest, err := planDigest(p)
+	digest, err := batchplan.Digest(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -501,7 +502,7 @@ func TestFanoutIgnoresReportsOfAnotherPlan(t *testing.T) {
 	}
 	// A reset that lost the plan and the file state but left the reports
 	// (an interrupted checkpoint wipe): the batch is planned again.
-	if err := w.cp.Delete(ctx, planKey(0)); err != nil {
+	if err := w.cp.Delete(ctx, batchplan.Key(0)); err != nil {
 		t.Fatal(err)
 	}
 	w.st = memstate.New()

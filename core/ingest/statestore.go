@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
-	"strings"
+	"github.com/tributary-io/tributary/core/ingest/batchplan"
 
-	"github.com/tributary-io/tributary/core/objstore"
 	"github.com/tributary-io/tributary/core/state"
 )
 
@@ -43,7 +41,7 @@ func (e *Engine) stateStoreID(ctx context.Context) (string, error) {
 // interrupted adoption is repeated by the next start, and the checkpoint
 // records the new store only once it is done.
 func (e *Engine) adoptStateStore(ctx context.Context, was, now string) error {
-	ids, err := e.planIDs(ctx)
+	ids, err := batchplan.IDs(ctx, e.Checkpoint)
 	if err != nil {
 		return err
 	}
@@ -57,7 +55,7 @@ func (e *Engine) adoptStateStore(ctx context.Context, was, now string) error {
 	stream := e.Config.StreamID
 	files := 0
 	for _, id := range ids {
-		p, ok, err := readPlan(ctx, e.Checkpoint, id)
+		p, ok, err := batchplan.Read(ctx, e.Checkpoint, id)
 		if err != nil {
 			return err
 		}
@@ -101,27 +99,6 @@ func (e *Engine) adoptStateStore(ctx context.Context, was, now string) error {
 // replays or finishes that batch, so a caller that does not run batches
 // itself (a discovery or backfill function) should ask for one.
 func (e *Engine) StateStoreAdopted() bool { return e.stateAdopted }
-
-// planIDs lists the batch ids of the checkpoint's sealed plans, ascending.
-func (e *Engine) planIDs(ctx context.Context) ([]int64, error) {
-	var ids []int64
-	for o, err := range e.Checkpoint.List(ctx, objstore.ListOptions{Prefix: "offsets/"}) {
-		if err != nil {
-			return nil, fmt.Errorf("listing the checkpoint's batch plans: %w", err)
-		}
-		name, ok := strings.CutSuffix(strings.TrimPrefix(o.Key, "offsets/"), ".json")
-		if !ok || strings.Contains(name, "/") {
-			continue
-		}
-		var id int64
-		if _, err := fmt.Sscanf(name, "%d", &id); err != nil || planKey(id) != o.Key {
-			continue
-		}
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	return ids, nil
-}
 
 // errMissingPlan is wrapped by missingPlan's refusal (with ErrStreamMismatch).
 var errMissingPlan = errors.New("a batch plan is missing")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/tributary-io/tributary/core/ingest/batchplan"
 	"strings"
 	"testing"
 
@@ -108,7 +109,7 @@ func TestNewStateStoreWithMissingPlanIsRefused(t *testing.T) {
 	if _, err := w.engine(t, Limits{MaxFiles: 1}).RunAvailableNow(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.cp.Delete(ctx, planKey(0)); err != nil {
+	if err := w.cp.Delete(ctx, batchplan.Key(0)); err != nil {
 		t.Fatal(err)
 	}
 	old, _ := w.st.StoreID(ctx)

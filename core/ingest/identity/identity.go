@@ -16,6 +16,21 @@ import (
 	"github.com/tributary-io/tributary/core/objstore"
 )
 
+// ErrFullRefreshNeeded reports a change the stream cannot resume from
+// (SPEC §8): the table must be rebuilt.
+var ErrFullRefreshNeeded = errors.New("a full refresh is needed")
+
+// ErrStreamMismatch reports a checkpoint, file state and Delta table that
+// do not belong together: a deleted or replaced checkpoint or state file
+// next to a table that holds the stream's batches, or a table replaced
+// under a checkpoint. Resuming would ingest files again or lose them, so
+// the run is refused before anything is written.
+var ErrStreamMismatch = errors.New("the checkpoint, its file state and the table do not belong together")
+
+// RefreshHowTo says how to start a stream over; errors wrapping
+// ErrFullRefreshNeeded or ErrStreamMismatch end with it.
+const RefreshHowTo = "do a full refresh: `tributary refresh` with the stream's options empties the table in one commit, forgets the checkpoint and ingests the source again (files no longer in the source are lost; downstream streams reading the table must be refreshed or use skipChangeCommits); `tributary reset-checkpoint` forgets only the checkpoint and keeps the table (rows may be written twice)"
+
 // Key is the checkpoint object recording the stream's identity: what
 // its file state, batch plans and schema history are relative to. (Older
 // checkpoints hold only the source under the same name; they are completed

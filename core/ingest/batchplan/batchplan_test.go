@@ -1,8 +1,9 @@
-package ingest
+package batchplan
 
 import (
 	"bytes"
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/tributary-io/tributary/core/objstore/memstore"
@@ -30,11 +31,11 @@ func TestSelectFiles(t *testing.T) {
 		{"bytes first", Limits{MaxFiles: 4, MaxBytes: 420}, 3},
 	}
 	for _, tc := range tests {
-		if got := selectFiles(pending, tc.lim); len(got) != tc.want {
+		if got := Select(pending, tc.lim); len(got) != tc.want {
 			t.Errorf("%s: %d files, want %d", tc.name, len(got), tc.want)
 		}
 	}
-	if got := selectFiles(nil, Limits{MaxFiles: 3}); len(got) != 0 {
+	if got := Select(nil, Limits{MaxFiles: 3}); len(got) != 0 {
 		t.Errorf("empty pending: %v", got)
 	}
 }
@@ -43,18 +44,18 @@ func TestSealPlanKeepsTheFirst(t *testing.T) {
 	ctx := context.Background()
 	cp := memstore.New()
 	first := &Plan{BatchID: 3, Stream: "s", Files: []PlanFile{{Path: "a", Size: 1}}}
-	got, err := sealPlan(ctx, cp, first)
+	got, err := Seal(ctx, cp, first)
 	if err != nil || got != first {
 		t.Fatalf("seal: %v %v", got, err)
 	}
 	second := &Plan{BatchID: 3, Stream: "s", Files: []PlanFile{{Path: "b", Size: 1}}}
-	got, err = sealPlan(ctx, cp, second)
+	got, err = Seal(ctx, cp, second)
 	if err != nil || len(got.Files) != 1 || got.Files[0].Path != "a" {
 		t.Fatalf("a second plan for batch 3 must yield the first: %+v %v", got, err)
 	}
 }
 
-// FuzzReadPlan: whatever bytes sit at a plan's key, readPlan returns an
+// FuzzReadPlan: whatever bytes sit at a plan's key, Read returns an
 // error or a plan for that batch, and never panics.
 func FuzzReadPlan(f *testing.F) {
 	f.Add([]byte(`{"batchId":7,"stream":"s","createdAt":"2026-11-29T00:00:00Z","files":[{"path":"a b.json","size":3,"etag":"x"}]}`))
@@ -65,15 +66,50 @@ func FuzzReadPlan(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ctx := context.Background()
 		cp := memstore.New()
-		if err := cp.Put(ctx, planKey(7), bytes.NewReader(data)); err != nil {
+		if err := cp.Put(ctx, Key(7), bytes.NewReader(data)); err != nil {
 			t.Fatal(err)
 		}
-		p, ok, err := readPlan(ctx, cp, 7)
+		p, ok, err := Read(ctx, cp, 7)
 		if err != nil {
 			return
 		}
 		if !ok || p == nil || p.BatchID != 7 {
-			t.Fatalf("readPlan accepted %q as %+v (ok %v)", data, p, ok)
+			t.Fatalf("Read accepted %q as %+v (ok %v)", data, p, ok)
 		}
 	})
+}
+
+func TestWithoutDropped(t *testing.T) {
+	p := &Plan{BatchID: 3, Files: []PlanFile{{Path: "a"}, {Path: "b"}, {Path: "c"}}}
+	tests := []struct {
+		name    string
+		dropped []string
+		want    []string
+		wantErr bool
+	}{
+		{"none", nil, []string{"a", "b", "c"}, false},
+		{"middle", []string{"b"}, []string{"a", "c"}, false},
+		{"all but one", []string{"c", "a"}, []string{"b"}, false},
+		{"unknown path", []string{"b", "z"}, nil, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			q, err := WithoutDropped(p, tc.dropped)
+			if tc.wantErr {
+				if err == nil {
+					t.Fatalf("no error, plan %v", q.Paths())
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := q.Paths(); !slices.Equal(got, tc.want) {
+				t.Fatalf("paths %v, want %v", got, tc.want)
+			}
+			if len(p.Files) != 3 {
+				t.Fatal("the sealed plan was changed")
+			}
+		})
+	}
 }
