@@ -66,4 +66,3 @@ func (c *Converter) sampleOnce(ctx context.Context, inf formats.Inferrer, path s
 	}
 	return &FileError{Path: path, Fault: FaultCorrupt, Rows: inf.Sampled().Records - before, Err: err}
 }
-
