@@ -24,17 +24,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/big"
+	"runtime"
 	"strings"
-	"time"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress"
 	"github.com/parquet-go/parquet-go/compress/lz4"
-	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/tributary-io/tributary/core/parquetio/filestats"
-	"github.com/tributary-io/tributary/core/parquetio/internal/values"
 	"github.com/tributary-io/tributary/core/schema"
 )
 
@@ -128,15 +125,20 @@ type Writer struct {
 	groups  []groupStat // byte-array statistics of the finished row groups
 	rgDone  int64       // rows of the current row group handed to parquet-go
 	stats   *filestats.Collector
-	cols    [][]parquet.Value // per-column values of the row being shredded
-	buf     []parquet.Value   // shredded values of the batch, row after row
-	ends    []int             // end offset in buf of each row of the batch
-	sizes   []int64           // estimated uncompressed bytes of each row
-	rows    []parquet.Row
-	rowSize int64
-	row     int64 // index of the row being shredded, counted over the file
+	row     int64 // rows written so far (the next row's index in the file)
 	rgRows  int64
 	rgBytes int64
+	// The encoder: a batch is shredded into columns and its column chunks
+	// are encoded on up to workers goroutines (see encode.go).
+	batch   colBatch
+	shr     []*shredder
+	ferrs   []fieldErr
+	runs    []run
+	cws     []*parquet.ColumnWriter // parquet-go's column writers, by leaf column
+	workers int
+	// minParallel is the fewest values a batch must hold to be shredded and
+	// encoded on more than one goroutine.
+	minParallel int
 	closed  bool
 	err     error
 }
@@ -218,7 +220,11 @@ func NewWriter(w io.Writer, s *schema.StructType, opts WriterOptions) (*Writer, 
 		trackOf: trackOf,
 		track:   track,
 		stats:   filestats.New(s, filestats.Options{NoStats: opts.NoStats, NumIndexedCols: opts.NumIndexedCols, StringPrefixLength: opts.StringPrefixLength, StatsColumns: opts.StatsColumns}),
-		cols:    make([][]parquet.Value, len(tree.leaves)),
+		batch:   newColBatch(len(tree.leaves)),
+		ferrs:   make([]fieldErr, len(tree.children)),
+		workers: runtime.GOMAXPROCS(0),
+
+		minParallel: defaultMinParallel,
 	}, nil
 }
 
@@ -258,81 +264,6 @@ func codecOf(name string) (compress.Codec, error) {
 	return nil, fmt.Errorf("%w: Compression %q (want snappy, zstd, gzip, lz4 or uncompressed)", ErrInvalidOption, name)
 }
 
-// Write appends rows. Each row is validated against the schema first; on a
-// mismatch Write returns an error wrapping ErrInvalidValue that names the row
-// (counted from the start of the file) and the column path, and writes none
-// of the rows of this call. After an output error the Writer is unusable.
-func (w *Writer) Write(rows [][]any) error {
-	if w.closed {
-		return ErrClosed
-	}
-	if w.err != nil {
-		return w.err
-	}
-	w.buf, w.ends, w.sizes = w.buf[:0], w.ends[:0], w.sizes[:0]
-	first := w.row
-	for i, r := range rows {
-		w.row = first + int64(i)
-		if err := w.shredRow(r); err != nil {
-			for c := range w.cols {
-				w.cols[c] = w.cols[c][:0]
-			}
-			w.row = first
-			return err
-		}
-	}
-	w.row = first + int64(len(rows))
-	for _, r := range rows {
-		w.stats.Add(r)
-	}
-	if w.pw == nil && len(rows) > 0 {
-		if err := w.start(w.dictionaryColumns(w.buf)); err != nil {
-			return err
-		}
-	}
-	w.rows = w.rows[:0]
-	start := 0
-	for _, end := range w.ends {
-		w.rows = append(w.rows, parquet.Row(w.buf[start:end:end]))
-		start = end
-	}
-	// Hand rows to parquet-go in runs of at most writeRunRows rows and
-	// about PageBytes bytes that end where a row group fills up. parquet-go
-	// cuts a page only at the end of a run, which lets the byte-array
-	// statistics follow the pages, and buffers a whole run before it does:
-	// a run of several huge values would be held (and encoded) at once. A
-	// huge row takes the next row along when that one is small: parquet-go
-	// copies the values of a page holding a single byte-array value once
-	// more (byteArrayColumnBuffer.page).
-	from := 0
-	var runBytes int64
-	page := int64(w.opts.PageBytes)
-	for i := range w.rows {
-		w.rgRows++
-		w.rgBytes += w.sizes[i]
-		runBytes += w.sizes[i]
-		full := w.rgBytes >= w.opts.RowGroupBytes ||
-			(w.opts.RowGroupRows > 0 && w.rgRows >= int64(w.opts.RowGroupRows))
-		last := i == len(w.rows)-1
-		big := runBytes >= page && (i > from || last || w.sizes[i+1] >= page)
-		if !full && !last && i+1-from < writeRunRows && !big {
-			continue
-		}
-		if err := w.writeRun(from, i+1); err != nil {
-			return err
-		}
-		from, runBytes = i+1, 0
-		if full {
-			if err := w.flushRowGroup(); err != nil {
-				return err
-			}
-		}
-	}
-	clear(w.rows)
-	clear(w.buf) // drop the references to the rows' strings
-	return nil
-}
-
 // start creates the parquet-go writer, with the top-level columns in dict
 // dictionary encoded.
 func (w *Writer) start(dict map[string]bool) error {
@@ -344,6 +275,10 @@ func (w *Writer) start(dict map[string]bool) error {
 		}
 	}
 	w.pw = parquet.NewWriter(w.out, append([]parquet.WriterOption{ps}, w.wopts...)...)
+	w.cws = w.pw.ColumnWriters()
+	if len(w.cws) != len(w.tree.leaves) {
+		return fmt.Errorf("%w: parquet-go has %d column writers for %d leaf columns", ErrUnsupportedSchema, len(w.cws), len(w.tree.leaves))
+	}
 	return nil
 }
 
@@ -363,7 +298,7 @@ const (
 
 // dictionaryColumns picks the dictionary-encoded leaf columns (by Parquet
 // path) from a shredded batch.
-func (w *Writer) dictionaryColumns(batch []parquet.Value) map[string]bool {
+func (w *Writer) dictionaryColumns(b *colBatch) map[string]bool {
 	type sample struct {
 		values   int
 		bytes    int
@@ -378,21 +313,25 @@ func (w *Writer) dictionaryColumns(batch []parquet.Value) map[string]bool {
 		}
 	}
 	var key []byte
-	for _, v := range batch {
-		c := v.Column()
-		if c < 0 || c >= len(cols) || cols[c] == nil || v.IsNull() || cols[c].over {
+	for c, s := range cols {
+		if s == nil || c >= len(b.vals) {
 			continue
 		}
-		s := cols[c]
-		s.values++
-		key = v.AppendBytes(key[:0])
-		if _, seen := s.distinct[string(key)]; seen {
-			continue
-		}
-		s.distinct[string(key)] = struct{}{}
-		s.bytes += len(key)
-		if len(s.distinct) > dictMaxEntries || s.bytes > dictMaxBytes {
-			s.over = true
+		for _, v := range b.vals[c] {
+			if v.IsNull() {
+				continue
+			}
+			s.values++
+			key = v.AppendBytes(key[:0])
+			if _, seen := s.distinct[string(key)]; seen {
+				continue
+			}
+			s.distinct[string(key)] = struct{}{}
+			s.bytes += len(key)
+			if len(s.distinct) > dictMaxEntries || s.bytes > dictMaxBytes {
+				s.over = true
+				break
+			}
 		}
 	}
 	dict := map[string]bool{}
@@ -404,51 +343,6 @@ func (w *Writer) dictionaryColumns(batch []parquet.Value) map[string]bool {
 	return dict
 }
 
-// writeRunRows is the most rows handed to parquet-go at once (parquet-go
-// splits larger writes into runs of 64 rows and may cut a page after each).
-const writeRunRows = 64
-
-// writeRun writes rows [from, to) of the shredded batch, following the
-// byte-array statistics.
-func (w *Writer) writeRun(from, to int) error {
-	start := 0
-	if from > 0 {
-		start = w.ends[from-1]
-	}
-	for _, v := range w.buf[start:w.ends[to-1]] {
-		if k := w.trackOf[v.Column()]; k >= 0 && !v.IsNull() {
-			w.track[k].page.Add(v.ByteArray())
-		}
-	}
-	if _, err := w.pw.WriteRows(w.rows[from:to]); err != nil {
-		w.err = fmt.Errorf("parquetio: writing rows: %w", err)
-		return w.err
-	}
-	w.rgDone += int64(to - from)
-	if len(w.track) == 0 {
-		return nil
-	}
-	// Find the pages parquet-go finished during this run.
-	var idx []format.OffsetIndex
-	if f := w.pw.File(); f != nil {
-		idx = f.OffsetIndexes()
-	}
-	for _, ct := range w.track {
-		n := -1
-		if ct.col < len(idx) {
-			n = len(idx[ct.col].PageLocations)
-		}
-		switch {
-		case n == len(ct.pages):
-		case n == len(ct.pages)+1 && idx[ct.col].PageLocations[n-1].FirstRowIndex == ct.pageStart:
-			ct.endPage(w.rgDone)
-		default:
-			ct.broken = true
-		}
-	}
-	return nil
-}
-
 // flushRowGroup ends the row group being written.
 func (w *Writer) flushRowGroup() error {
 	for _, ct := range w.track {
@@ -456,7 +350,13 @@ func (w *Writer) flushRowGroup() error {
 			ct.endPage(w.rgDone) // parquet-go writes the rest as one page
 		}
 	}
-	if err := w.pw.Flush(); err != nil {
+	// Encode the pages still buffered on the workers; parquet-go's Flush
+	// then only copies the encoded column chunks out, in order.
+	err := w.forEach(len(w.cws), w.workers, func(c int) error { return w.cws[c].Flush() })
+	if err == nil {
+		err = w.pw.Flush()
+	}
+	if err != nil {
 		w.err = fmt.Errorf("parquetio: flushing row group: %w", err)
 		return w.err
 	}
@@ -465,7 +365,7 @@ func (w *Writer) flushRowGroup() error {
 		g.chunk[k] = ct.finish()
 	}
 	w.groups = append(w.groups, g)
-	w.rgRows, w.rgBytes, w.rgDone = 0, 0, 0
+	w.rgDone = 0
 	return nil
 }
 
@@ -510,237 +410,3 @@ func (w *Writer) Close() (FileStats, error) {
 	return w.stats.Result(), nil
 }
 
-// shredRow turns one row into column values with repetition and definition
-// levels (Dremel encoding), appending them to w.buf in column order.
-func (w *Writer) shredRow(r []any) error {
-	if len(r) != len(w.tree.children) {
-		return fmt.Errorf("%w: row %d has %d values, schema has %d fields", ErrInvalidValue, w.row, len(r), len(w.tree.children))
-	}
-	w.rowSize = 0
-	for i, c := range w.tree.children {
-		if err := w.shred(c, r[i], 0, 0); err != nil {
-			return err
-		}
-	}
-	for c := range w.cols {
-		w.buf = append(w.buf, w.cols[c]...)
-		clear(w.cols[c])
-		w.cols[c] = w.cols[c][:0]
-	}
-	w.ends = append(w.ends, len(w.buf))
-	w.sizes = append(w.sizes, w.rowSize)
-	return nil
-}
-
-func (w *Writer) fail(t *tnode, format string, args ...any) error {
-	return fmt.Errorf("%w: row %d, column %s (%s): %s", ErrInvalidValue, w.row, t.path, t.typ, fmt.Sprintf(format, args...))
-}
-
-// shred writes value v of node t; r is the repetition level of its first
-// value and d the definition level of its parent.
-func (w *Writer) shred(t *tnode, v any, r, d int) error {
-	if v == nil {
-		if !t.nullable {
-			return w.fail(t, "null in a non-nullable column")
-		}
-		w.nulls(t, r, d)
-		return nil
-	}
-	switch t.kind {
-	case kindLeaf:
-		pv, n, err := leafValue(t, v)
-		if err != nil {
-			return w.fail(t, "%v", err)
-		}
-		w.cols[t.col] = append(w.cols[t.col], pv.Level(r, t.def, t.col))
-		w.rowSize += n + 1
-	case kindStruct:
-		fields, ok := v.([]any)
-		if !ok {
-			return w.fail(t, "want []any, got %T", v)
-		}
-		if len(fields) != len(t.children) {
-			return w.fail(t, "struct value has %d fields, want %d", len(fields), len(t.children))
-		}
-		for i, c := range t.children {
-			if err := w.shred(c, fields[i], r, t.def); err != nil {
-				return err
-			}
-		}
-	case kindList:
-		elems, ok := v.([]any)
-		if !ok {
-			return w.fail(t, "want []any, got %T", v)
-		}
-		if len(elems) == 0 {
-			w.nulls(t, r, t.def)
-			return nil
-		}
-		e := t.children[0]
-		for i, x := range elems {
-			rr := r
-			if i > 0 {
-				rr = t.elemRep
-			}
-			if err := w.shred(e, x, rr, t.elemDef); err != nil {
-				return err
-			}
-		}
-	case kindMap:
-		entries, ok := v.([]schema.MapEntry)
-		if !ok {
-			return w.fail(t, "want []schema.MapEntry, got %T", v)
-		}
-		if len(entries) == 0 {
-			w.nulls(t, r, t.def)
-			return nil
-		}
-		k, val := t.children[0], t.children[1]
-		for i, me := range entries {
-			rr := r
-			if i > 0 {
-				rr = t.elemRep
-			}
-			if me.Key == nil {
-				return w.fail(k, "null map key")
-			}
-			if err := w.shred(k, me.Key, rr, t.elemDef); err != nil {
-				return err
-			}
-			if err := w.shred(val, me.Value, rr, t.elemDef); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// nulls writes one null at levels (r, d) to every leaf column under t.
-func (w *Writer) nulls(t *tnode, r, d int) {
-	for _, c := range t.leaves {
-		w.cols[c] = append(w.cols[c], parquet.NullValue().Level(r, d, c))
-	}
-	w.rowSize += int64(len(t.leaves))
-}
-
-// leafValue converts a row value to a Parquet value and its estimated
-// uncompressed size.
-func leafValue(t *tnode, v any) (parquet.Value, int64, error) {
-	switch t.conv {
-	case convBool:
-		if x, ok := v.(bool); ok {
-			return parquet.BooleanValue(x), 1, nil
-		}
-	case convInt8:
-		if x, ok := v.(int8); ok {
-			return parquet.Int32Value(int32(x)), 4, nil
-		}
-	case convInt16:
-		if x, ok := v.(int16); ok {
-			return parquet.Int32Value(int32(x)), 4, nil
-		}
-	case convInt32:
-		if x, ok := v.(int32); ok {
-			return parquet.Int32Value(x), 4, nil
-		}
-	case convInt64:
-		if x, ok := v.(int64); ok {
-			return parquet.Int64Value(x), 8, nil
-		}
-	case convFloat:
-		if x, ok := v.(float32); ok {
-			return parquet.FloatValue(x), 4, nil
-		}
-	case convDouble:
-		if x, ok := v.(float64); ok {
-			return parquet.DoubleValue(x), 8, nil
-		}
-	case convString:
-		if x, ok := v.(string); ok {
-			return parquet.ByteArrayValue(values.UnsafeBytes(x)), int64(len(x)) + 4, nil
-		}
-	case convBinary:
-		if x, ok := v.([]byte); ok {
-			if x == nil {
-				x = []byte{}
-			}
-			return parquet.ByteArrayValue(x), int64(len(x)) + 4, nil
-		}
-	case convDate:
-		if x, ok := v.(schema.Date); ok {
-			return parquet.Int32Value(int32(x)), 4, nil
-		}
-	case convTimestampMicros:
-		if x, ok := v.(time.Time); ok {
-			return parquet.Int64Value(x.UnixMicro()), 8, nil
-		}
-	case convDecimal32, convDecimal64, convDecimalBytes:
-		x, ok := v.(schema.Decimal)
-		if !ok {
-			break
-		}
-		u, err := values.Rescale(x, t.scale, t.limit)
-		if err != nil {
-			return parquet.Value{}, 0, err
-		}
-		switch t.conv {
-		case convDecimal32:
-			return parquet.Int32Value(int32(u.Int64())), 4, nil
-		case convDecimal64:
-			return parquet.Int64Value(u.Int64()), 8, nil
-		default:
-			return parquet.FixedLenByteArrayValue(twosComplement(u, t.width)), int64(t.width), nil
-		}
-	}
-	return parquet.Value{}, 0, fmt.Errorf("want %s, got %T", goTypeName(t), v)
-}
-
-func goTypeName(t *tnode) string {
-	switch t.conv {
-	case convBool:
-		return "bool"
-	case convInt8:
-		return "int8"
-	case convInt16:
-		return "int16"
-	case convInt32:
-		return "int32"
-	case convInt64:
-		return "int64"
-	case convFloat:
-		return "float32"
-	case convDouble:
-		return "float64"
-	case convString:
-		return "string"
-	case convBinary:
-		return "[]byte"
-	case convDate:
-		return "schema.Date"
-	case convTimestampMicros:
-		return "time.Time"
-	}
-	return "schema.Decimal"
-}
-
-// twosComplement encodes u big-endian in width bytes.
-func twosComplement(u *big.Int, width int) []byte {
-	b := make([]byte, width)
-	if u.Sign() >= 0 {
-		u.FillBytes(b)
-		return b
-	}
-	m := new(big.Int).Lsh(big.NewInt(1), uint(8*width))
-	m.Add(m, u)
-	m.FillBytes(b)
-	return b
-}
-
-// fromTwosComplement decodes a big-endian two's complement integer.
-func fromTwosComplement(b []byte) *big.Int {
-	u := new(big.Int).SetBytes(b)
-	if len(b) > 0 && b[0]&0x80 != 0 {
-		u.Sub(u, new(big.Int).Lsh(big.NewInt(1), uint(8*len(b))))
-	}
-	return u
-}

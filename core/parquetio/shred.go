@@ -1,0 +1,310 @@
+package parquetio
+
+import (
+	"fmt"
+	"math/big"
+	"time"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/tributary-io/tributary/core/parquetio/internal/values"
+	"github.com/tributary-io/tributary/core/schema"
+)
+
+// colBatch is a batch of rows shredded into columns (Dremel encoding): per
+// leaf column its values with their repetition and definition levels and
+// the end offset of each row's values, and per row its estimated
+// uncompressed size. Every row has at least one value in every column.
+type colBatch struct {
+	vals  [][]parquet.Value
+	ends  [][]int32
+	sizes []int64
+	rows  int
+}
+
+func newColBatch(cols int) colBatch {
+	return colBatch{vals: make([][]parquet.Value, cols), ends: make([][]int32, cols)}
+}
+
+// reset empties the batch for rows rows.
+func (b *colBatch) reset(rows int) {
+	for c := range b.vals {
+		b.vals[c] = b.vals[c][:0]
+		b.ends[c] = b.ends[c][:0]
+	}
+	b.sizes = resetSizes(b.sizes, rows)
+	b.rows = rows
+}
+
+// release drops the batch's references to the rows' strings and bytes.
+func (b *colBatch) release(c int) {
+	clear(b.vals[c])
+	b.vals[c] = b.vals[c][:0]
+}
+
+// rowValues returns the values of rows [from, to) of column c.
+func (b *colBatch) rowValues(c, from, to int) []parquet.Value {
+	lo := 0
+	if from > 0 {
+		lo = int(b.ends[c][from-1])
+	}
+	return b.vals[c][lo:b.ends[c][to-1]]
+}
+
+func resetSizes(s []int64, n int) []int64 {
+	if cap(s) < n {
+		return make([]int64, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
+}
+
+// shredder shreds rows into a colBatch, one top-level field at a time.
+// Different top-level fields own different leaf columns, so shredders of
+// different fields can run at the same time on one batch.
+type shredder struct {
+	tree  *tnode
+	b     *colBatch
+	sizes []int64 // per row: estimated bytes of the fields this shredder shredded
+	row   int64   // the row being shredded, counted over the file (messages)
+	size  int64   // estimated bytes of the row being shredded
+}
+
+// fieldErr is the first failure shredding one top-level field of a batch:
+// its row in the batch (the batch length when none) and the error.
+type fieldErr struct {
+	row int
+	err error
+}
+
+// field shreds top-level field f of rows (whose first row is row first of
+// the file) and stops at the first value that does not match the schema.
+func (s *shredder) field(f int, rows [][]any, first int64) fieldErr {
+	t := s.tree.children[f]
+	b := s.b
+	for i, r := range rows {
+		s.row, s.size = first+int64(i), 0
+		if err := s.shred(t, r[f], 0, 0); err != nil {
+			return fieldErr{row: i, err: err}
+		}
+		s.sizes[i] += s.size
+		for _, c := range t.leaves {
+			b.ends[c] = append(b.ends[c], int32(len(b.vals[c])))
+		}
+	}
+	return fieldErr{row: len(rows)}
+}
+
+func (s *shredder) fail(t *tnode, format string, args ...any) error {
+	return fmt.Errorf("%w: row %d, column %s (%s): %s", ErrInvalidValue, s.row, t.path, t.typ, fmt.Sprintf(format, args...))
+}
+
+// shred writes value v of node t; r is the repetition level of its first
+// value and d the definition level of its parent.
+func (s *shredder) shred(t *tnode, v any, r, d int) error {
+	if v == nil {
+		if !t.nullable {
+			return s.fail(t, "null in a non-nullable column")
+		}
+		s.nulls(t, r, d)
+		return nil
+	}
+	switch t.kind {
+	case kindLeaf:
+		pv, n, err := leafValue(t, v)
+		if err != nil {
+			return s.fail(t, "%v", err)
+		}
+		s.b.vals[t.col] = append(s.b.vals[t.col], pv.Level(r, t.def, t.col))
+		s.size += n + 1
+	case kindStruct:
+		fields, ok := v.([]any)
+		if !ok {
+			return s.fail(t, "want []any, got %T", v)
+		}
+		if len(fields) != len(t.children) {
+			return s.fail(t, "struct value has %d fields, want %d", len(fields), len(t.children))
+		}
+		for i, c := range t.children {
+			if err := s.shred(c, fields[i], r, t.def); err != nil {
+				return err
+			}
+		}
+	case kindList:
+		elems, ok := v.([]any)
+		if !ok {
+			return s.fail(t, "want []any, got %T", v)
+		}
+		if len(elems) == 0 {
+			s.nulls(t, r, t.def)
+			return nil
+		}
+		e := t.children[0]
+		for i, x := range elems {
+			rr := r
+			if i > 0 {
+				rr = t.elemRep
+			}
+			if err := s.shred(e, x, rr, t.elemDef); err != nil {
+				return err
+			}
+		}
+	case kindMap:
+		entries, ok := v.([]schema.MapEntry)
+		if !ok {
+			return s.fail(t, "want []schema.MapEntry, got %T", v)
+		}
+		if len(entries) == 0 {
+			s.nulls(t, r, t.def)
+			return nil
+		}
+		k, val := t.children[0], t.children[1]
+		for i, me := range entries {
+			rr := r
+			if i > 0 {
+				rr = t.elemRep
+			}
+			if me.Key == nil {
+				return s.fail(k, "null map key")
+			}
+			if err := s.shred(k, me.Key, rr, t.elemDef); err != nil {
+				return err
+			}
+			if err := s.shred(val, me.Value, rr, t.elemDef); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// nulls writes one null at levels (r, d) to every leaf column under t.
+func (s *shredder) nulls(t *tnode, r, d int) {
+	for _, c := range t.leaves {
+		s.b.vals[c] = append(s.b.vals[c], parquet.NullValue().Level(r, d, c))
+	}
+	s.size += int64(len(t.leaves))
+}
+
+// leafValue converts a row value to a Parquet value and its estimated
+// uncompressed size.
+func leafValue(t *tnode, v any) (parquet.Value, int64, error) {
+	switch t.conv {
+	case convBool:
+		if x, ok := v.(bool); ok {
+			return parquet.BooleanValue(x), 1, nil
+		}
+	case convInt8:
+		if x, ok := v.(int8); ok {
+			return parquet.Int32Value(int32(x)), 4, nil
+		}
+	case convInt16:
+		if x, ok := v.(int16); ok {
+			return parquet.Int32Value(int32(x)), 4, nil
+		}
+	case convInt32:
+		if x, ok := v.(int32); ok {
+			return parquet.Int32Value(x), 4, nil
+		}
+	case convInt64:
+		if x, ok := v.(int64); ok {
+			return parquet.Int64Value(x), 8, nil
+		}
+	case convFloat:
+		if x, ok := v.(float32); ok {
+			return parquet.FloatValue(x), 4, nil
+		}
+	case convDouble:
+		if x, ok := v.(float64); ok {
+			return parquet.DoubleValue(x), 8, nil
+		}
+	case convString:
+		if x, ok := v.(string); ok {
+			return parquet.ByteArrayValue(values.UnsafeBytes(x)), int64(len(x)) + 4, nil
+		}
+	case convBinary:
+		if x, ok := v.([]byte); ok {
+			if x == nil {
+				x = []byte{}
+			}
+			return parquet.ByteArrayValue(x), int64(len(x)) + 4, nil
+		}
+	case convDate:
+		if x, ok := v.(schema.Date); ok {
+			return parquet.Int32Value(int32(x)), 4, nil
+		}
+	case convTimestampMicros:
+		if x, ok := v.(time.Time); ok {
+			return parquet.Int64Value(x.UnixMicro()), 8, nil
+		}
+	case convDecimal32, convDecimal64, convDecimalBytes:
+		x, ok := v.(schema.Decimal)
+		if !ok {
+			break
+		}
+		u, err := values.Rescale(x, t.scale, t.limit)
+		if err != nil {
+			return parquet.Value{}, 0, err
+		}
+		switch t.conv {
+		case convDecimal32:
+			return parquet.Int32Value(int32(u.Int64())), 4, nil
+		case convDecimal64:
+			return parquet.Int64Value(u.Int64()), 8, nil
+		default:
+			return parquet.FixedLenByteArrayValue(twosComplement(u, t.width)), int64(t.width), nil
+		}
+	}
+	return parquet.Value{}, 0, fmt.Errorf("want %s, got %T", goTypeName(t), v)
+}
+
+func goTypeName(t *tnode) string {
+	switch t.conv {
+	case convBool:
+		return "bool"
+	case convInt8:
+		return "int8"
+	case convInt16:
+		return "int16"
+	case convInt32:
+		return "int32"
+	case convInt64:
+		return "int64"
+	case convFloat:
+		return "float32"
+	case convDouble:
+		return "float64"
+	case convString:
+		return "string"
+	case convBinary:
+		return "[]byte"
+	case convDate:
+		return "schema.Date"
+	case convTimestampMicros:
+		return "time.Time"
+	}
+	return "schema.Decimal"
+}
+
+// twosComplement encodes u big-endian in width bytes.
+func twosComplement(u *big.Int, width int) []byte {
+	b := make([]byte, width)
+	if u.Sign() >= 0 {
+		u.FillBytes(b)
+		return b
+	}
+	m := new(big.Int).Lsh(big.NewInt(1), uint(8*width))
+	m.Add(m, u)
+	m.FillBytes(b)
+	return b
+}
+
+// fromTwosComplement decodes a big-endian two's complement integer.
+func fromTwosComplement(b []byte) *big.Int {
+	u := new(big.Int).SetBytes(b)
+	if len(b) > 0 && b[0]&0x80 != 0 {
+		u.Sub(u, new(big.Int).Lsh(big.NewInt(1), uint(8*len(b))))
+	}
+	return u
+}
