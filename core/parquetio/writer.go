@@ -139,8 +139,8 @@ type Writer struct {
 	// minParallel is the fewest values a batch must hold to be shredded and
 	// encoded on more than one goroutine.
 	minParallel int
-	closed  bool
-	err     error
+	closed      bool
+	err         error
 }
 
 // NewWriter returns a Writer of rows of schema s to w.
@@ -409,4 +409,3 @@ func (w *Writer) Close() (FileStats, error) {
 	}
 	return w.stats.Result(), nil
 }
-
