@@ -3,6 +3,7 @@ package ingest
 import (
 	"context"
 	"fmt"
+	"github.com/tributary-io/tributary/core/ingest/guard"
 	"github.com/tributary-io/tributary/core/ingest/identity"
 	"time"
 
@@ -90,7 +91,7 @@ func (e *Engine) commit(ctx context.Context, p *Plan, out *output) (commitResult
 				"numSkippedFiles": fmt.Sprint(len(out.Skipped)),
 			},
 			EngineInfo: "tributary",
-			Extra:      map[string]any{"skippedFiles": skipped, "skippedFileReasons": reasons, commitInfoKey: e.commitWriter()},
+			Extra:      map[string]any{"skippedFiles": skipped, "skippedFileReasons": reasons, guard.CommitInfoKey: e.guard().CommitWriter()},
 		}
 		if mp != nil {
 			mp.CommitInfo(ci, e.Config.MergeKeys)

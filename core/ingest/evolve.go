@@ -169,16 +169,7 @@ func (e *Engine) checkMergeSchema(snap *delta.Snapshot, next *schema.StructType,
 		return nil
 	}
 	return fmt.Errorf("%w: batch %d would add column(s) %s to the table (files %s): %s",
-		ErrMergeSchemaOff, p.BatchID, strings.Join(added, ", "), planFileList(p), mergeSchemaAdvice)
-}
-
-// planFileList names up to three of a plan's files.
-func planFileList(p *Plan) string {
-	paths := p.Paths()
-	if len(paths) > 3 {
-		return fmt.Sprintf("%s and %d more", strings.Join(paths[:3], ", "), len(paths)-3)
-	}
-	return strings.Join(paths, ", ")
+		ErrMergeSchemaOff, p.BatchID, strings.Join(added, ", "), p.FileList(), mergeSchemaAdvice)
 }
 
 // checkSchemaChanges applies (or refuses) a changed user schema or

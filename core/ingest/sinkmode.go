@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -269,7 +268,7 @@ func (e *Engine) checkAdopted(ctx context.Context, snap *delta.Snapshot, paths [
 			if err != nil {
 				return fmt.Errorf("reading the table's commit %d: %w", intro, err)
 			}
-			if e.ownCommit(acts) {
+			if e.guard().OwnCommit(acts) {
 				return fmt.Errorf("%w: column %s would be dropped: this stream added it to the table (version %d) and its schema no longer has it (lost or rewound schema history at %s)",
 					ErrFullRefreshNeeded, path, intro, e.Config.CheckpointURI)
 			}
@@ -282,23 +281,4 @@ func (e *Engine) checkAdopted(ctx context.Context, snap *delta.Snapshot, paths [
 		e.adopted[path] = true
 	}
 	return nil
-}
-
-// ownCommit reports whether a commit's actions were written by this stream.
-func (e *Engine) ownCommit(acts []delta.Action) bool {
-	for _, a := range acts {
-		if a.Txn != nil && a.Txn.AppID == e.appID() {
-			return true
-		}
-		if a.CommitInfo != nil {
-			if raw, ok := a.CommitInfo.Extra[commitInfoKey]; ok {
-				js, _ := json.Marshal(raw)
-				var w commitWriter
-				if json.Unmarshal(js, &w) == nil && w.TxnAppID == e.appID() {
-					return true
-				}
-			}
-		}
-	}
-	return false
 }

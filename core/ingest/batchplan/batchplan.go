@@ -59,6 +59,15 @@ func (p *Plan) Bytes() int64 {
 	return n
 }
 
+// FileList names up to three of the plan's files.
+func (p *Plan) FileList() string {
+	paths := p.Paths()
+	if len(paths) > 3 {
+		return fmt.Sprintf("%s and %d more", strings.Join(paths[:3], ", "), len(paths)-3)
+	}
+	return strings.Join(paths, ", ")
+}
+
 // Paths returns the plan's file paths.
 func (p *Plan) Paths() []string {
 	out := make([]string, len(p.Files))
