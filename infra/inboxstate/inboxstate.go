@@ -90,6 +90,9 @@ type Store struct {
 	// allow: the stream's cloudFiles.allowOverwrites, for claims of plan
 	// files without a pending record (WithAllowOverwrites).
 	allow bool
+	// maxAge: the stream's cloudFiles.maxFileAge, for the expiry of plan
+	// files claimed without a pending record (WithMaxFileAge).
+	maxAge time.Duration
 
 	mu   sync.Mutex
 	last time.Time
@@ -123,6 +126,13 @@ func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = no
 // record (a checkpoint's plans registered again in a new table) takes over
 // an older, different version's item, as its record would have.
 func WithAllowOverwrites(allow bool) Option { return func(s *Store) { s.allow = allow } }
+
+// WithMaxFileAge tells the store the stream's cloudFiles.maxFileAge: a
+// plan file claimed without a pending inbox record (a claim replayed by a
+// new process, or a checkpoint's plans registered again in a new table)
+// gets the expiry its registration would have had, its discovery time
+// plus age (0: none).
+func WithMaxFileAge(age time.Duration) Option { return func(s *Store) { s.maxAge = age } }
 
 // WithLogger sets the logger of duplicate hand-overs and inbox clean-up.
 func WithLogger(l *slog.Logger) Option { return func(s *Store) { s.logger = l } }
@@ -584,10 +594,16 @@ func (s *Store) ClaimFiles(ctx context.Context, stream string, batch int64, file
 		// No record seen by this process: a replay in a new process, or
 		// a checkpoint's plans registered again in a new table. The
 		// inbox is not read (the discovery and backfill roles may only
-		// write it): the item gets the plan's facts, discovered now. If
+		// write it): the item gets the plan's facts (path, size, ETag and
+		// modification time), discovered now, expiring maxFileAge after
+		// that (WithMaxFileAge). If
 		// the file is in this batch already or held by another batch,
 		// the facts are not written at all.
-		ins[i] = dynamostate.ClaimInput{File: files[i], DiscNanos: s.discoveryTime(), AllowOverwrites: s.allow}
+		disc := s.discoveryTime()
+		ins[i] = dynamostate.ClaimInput{File: files[i], DiscNanos: disc, AllowOverwrites: s.allow}
+		if s.maxAge > 0 {
+			ins[i].ExpiresAt = time.Unix(0, disc).Add(s.maxAge).Unix()
+		}
 	}
 	owned := make([]bool, len(files))
 	holders := make([]int64, len(files))

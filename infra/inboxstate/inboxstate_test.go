@@ -387,3 +387,47 @@ func TestAllowOverwritesVersions(t *testing.T) {
 		t.Fatalf("Pending = %v, %v; want none", paths(ps), err)
 	}
 }
+
+// TestReplayedClaimKeepsFacts: a claim replayed by a new process (no inbox
+// record read) records the sealed plan's modification time and, with
+// WithMaxFileAge, the expiry the file's registration would have had, as
+// the first claim from its record does.
+func TestReplayedClaimKeepsFacts(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	const age = 14 * 24 * time.Hour
+	tests := []struct {
+		name    string
+		file    state.File
+		maxAge  time.Duration
+		wantExp time.Time
+	}{
+		{"modTime and maxFileAge", state.File{Path: "a.json", Size: 3, ETag: "ea", ModTime: time.Unix(1700000000, 123456789)}, age, now.Add(age)},
+		{"modTime, no maxFileAge", state.File{Path: "b.json", Size: 4, ETag: "eb", ModTime: time.Unix(1700000001, 5)}, 0, time.Time{}},
+		{"plan without modTime (older release)", state.File{Path: "c.json", Size: 5, ETag: "ec"}, age, now.Add(age)},
+	}
+	for i, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			fresh := New(dynamostate.New(e.db, e.table), e.cp, WithMaxFileAge(tc.maxAge), WithClock(func() time.Time { return now }))
+			owned, err := fresh.ClaimFiles(ctx, "s", int64(i), []state.File{tc.file})
+			if err != nil || !owned[0] {
+				t.Fatalf("ClaimFiles = %v, %v", owned, err)
+			}
+			en, err := fresh.Get(ctx, "s", tc.file.Path)
+			if err != nil || en.BatchID != int64(i) || en.Size != tc.file.Size || en.ETag != tc.file.ETag {
+				t.Fatalf("Get = %+v, %v", en, err)
+			}
+			if !en.ModTime.Equal(tc.file.ModTime) {
+				t.Errorf("modification time %v, want the plan's %v", en.ModTime, tc.file.ModTime)
+			}
+			exp, err := fresh.ExpiresAt(ctx, "s", tc.file.Path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !exp.Equal(tc.wantExp) {
+				t.Errorf("expiry %v, want %v (discovered now plus maxFileAge)", exp, tc.wantExp)
+			}
+		})
+	}
+}

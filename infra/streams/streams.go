@@ -264,7 +264,7 @@ func (env Env) Open(ctx context.Context, opts *options.Stream) (*Stream, error) 
 			return nil, fmt.Errorf("stream %q cloudFiles.schemaLocation: %w", opts.ID, err)
 		}
 	}
-	if s.State, err = env.openState(ctx, cpLoc, opts.CloudFiles.AllowOverwrites); err != nil {
+	if s.State, err = env.openState(ctx, cpLoc, opts.CloudFiles.AllowOverwrites, opts.CloudFiles.MaxFileAge); err != nil {
 		return nil, fmt.Errorf("stream %q state: %w", opts.ID, err)
 	}
 	if c, ok := s.State.(interface{ Close() error }); ok {
@@ -398,7 +398,7 @@ func (env Env) OpenStateReadOnly(checkpoint string) (state.Store, func() error, 
 // OpenState opens the file-state store of a checkpoint location and returns
 // a function that releases it.
 func (env Env) OpenState(checkpoint string) (state.Store, func() error, error) {
-	st, err := env.openState(context.Background(), checkpoint, false)
+	st, err := env.openState(context.Background(), checkpoint, false, 0)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -411,8 +411,9 @@ func (env Env) OpenState(checkpoint string) (state.Store, func() error, error) {
 // openState opens the file-state store of a checkpoint location: with a
 // state table, the inbox store (pending files in the checkpoint's inbox,
 // one DynamoDB item per claimed file); otherwise the embedded store.
-// allowOverwrites is the stream's cloudFiles.allowOverwrites.
-func (env Env) openState(_ context.Context, checkpoint string, allowOverwrites bool) (state.Store, error) {
+// allowOverwrites and maxFileAge are the stream's cloudFiles.allowOverwrites
+// and cloudFiles.maxFileAge.
+func (env Env) openState(_ context.Context, checkpoint string, allowOverwrites bool, maxFileAge time.Duration) (state.Store, error) {
 	if env.StateTable != "" {
 		if env.AWS == nil {
 			return nil, fmt.Errorf("state table %s needs AWS configuration", env.StateTable)
@@ -422,7 +423,8 @@ func (env Env) openState(_ context.Context, checkpoint string, allowOverwrites b
 			return nil, fmt.Errorf("the inbox of checkpoint %s: %w", checkpoint, err)
 		}
 		items := dynamostate.New(dynamodb.NewFromConfig(*env.AWS), env.StateTable)
-		return inboxstate.New(items, cp, inboxstate.WithAllowOverwrites(allowOverwrites), inboxstate.WithLogger(env.logger())), nil
+		return inboxstate.New(items, cp, inboxstate.WithAllowOverwrites(allowOverwrites), inboxstate.WithMaxFileAge(maxFileAge),
+			inboxstate.WithLogger(env.logger())), nil
 	}
 	if IsS3(checkpoint) {
 		return nil, fmt.Errorf("checkpoint %s is on S3: set a DynamoDB state table (TRIBUTARY_STATE_TABLE)", checkpoint)

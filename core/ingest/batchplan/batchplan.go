@@ -48,6 +48,16 @@ type PlanFile struct {
 	Size int64 `json:"size"`
 	// ETag is the file's ETag, when the source store gives one.
 	ETag string `json:"etag,omitempty"`
+	// ModTime is the file's modification time as discovered (zero when
+	// unknown, and in plans sealed by older releases): a claim replayed
+	// by another process records it (and the cloudFiles.maxFileAge
+	// expiry) as a claim from the file's pending record does.
+	ModTime time.Time `json:"modTime,omitzero"`
+}
+
+// StateFile is f as the state store knows it.
+func (f PlanFile) StateFile() state.File {
+	return state.File{Path: f.Path, Size: f.Size, ETag: f.ETag, ModTime: f.ModTime}
 }
 
 // Bytes is the total input size of the plan.
@@ -132,7 +142,7 @@ func Select(pending []state.Entry, lim Limits) []PlanFile {
 		if lim.MaxBytes > 0 && bytes >= lim.MaxBytes {
 			break
 		}
-		out = append(out, PlanFile{Path: e.Path, Size: e.Size, ETag: e.ETag})
+		out = append(out, PlanFile{Path: e.Path, Size: e.Size, ETag: e.ETag, ModTime: e.ModTime})
 		bytes += e.Size
 	}
 	return out
@@ -173,7 +183,7 @@ func WithoutDropped(p *Plan, dropped []string) (*Plan, error) {
 func Claim(ctx context.Context, st state.Store, stream string, p *Plan, log *slog.Logger) (*Plan, error) {
 	fs := make([]state.File, len(p.Files))
 	for i, f := range p.Files {
-		fs[i] = state.File{Path: f.Path, Size: f.Size, ETag: f.ETag}
+		fs[i] = f.StateFile()
 	}
 	owned, err := state.ClaimFiles(ctx, st, stream, p.BatchID, fs)
 	if err != nil {

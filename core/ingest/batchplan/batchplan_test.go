@@ -3,8 +3,10 @@ package batchplan
 import (
 	"bytes"
 	"context"
+	"log/slog"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/tributary-io/tributary/core/objstore/memstore"
 	"github.com/tributary-io/tributary/core/state"
@@ -111,5 +113,58 @@ func TestWithoutDropped(t *testing.T) {
 				t.Fatal("the sealed plan was changed")
 			}
 		})
+	}
+}
+
+// recordingClaimer records the files its ClaimFiles is given.
+type recordingClaimer struct {
+	state.Store
+	got []state.File
+}
+
+func (r *recordingClaimer) ClaimFiles(_ context.Context, _ string, _ int64, files []state.File) ([]bool, error) {
+	r.got = append(r.got, files...)
+	owned := make([]bool, len(files))
+	for i := range owned {
+		owned[i] = true
+	}
+	return owned, nil
+}
+
+// TestPlanCarriesModTime: a plan keeps each file's modification time from
+// discovery through sealing and reading back, and its claim hands it to
+// the store, so a claim replayed from the sealed plan by another process
+// records it too; a plan sealed without it (older releases) reads back
+// with a zero time.
+func TestPlanCarriesModTime(t *testing.T) {
+	ctx := context.Background()
+	mod := time.Date(2026, 11, 30, 8, 1, 2, 345678901, time.UTC)
+	pending := []state.Entry{{File: state.File{Path: "a", Size: 1, ETag: "e", ModTime: mod}}, {File: state.File{Path: "b", Size: 2}}}
+	p := &Plan{BatchID: 4, Stream: "s", Files: Select(pending, Limits{})}
+	cp := memstore.New()
+	if _, err := Seal(ctx, cp, p); err != nil {
+		t.Fatal(err)
+	}
+	back, ok, err := Read(ctx, cp, 4)
+	if err != nil || !ok {
+		t.Fatalf("Read: %v %v", ok, err)
+	}
+	if !back.Files[0].ModTime.Equal(mod) || !back.Files[1].ModTime.IsZero() {
+		t.Fatalf("sealed plan files %+v, want a's modification time %v and none for b", back.Files, mod)
+	}
+	rec := &recordingClaimer{}
+	if _, err := Claim(ctx, rec, "s", back, slog.Default()); err != nil {
+		t.Fatal(err)
+	}
+	want := state.File{Path: "b", Size: 2}
+	if len(rec.got) != 2 || !rec.got[0].ModTime.Equal(mod) || rec.got[0].Path != "a" || rec.got[0].ETag != "e" || rec.got[1] != want {
+		t.Fatalf("claimed %+v, want a with its modification time, then %+v", rec.got, want)
+	}
+	old := []byte(`{"batchId":5,"stream":"s","createdAt":"2026-11-29T00:00:00Z","files":[{"path":"x","size":3,"etag":"y"}]}`)
+	if err := cp.Put(ctx, Key(5), bytes.NewReader(old)); err != nil {
+		t.Fatal(err)
+	}
+	if q, _, err := Read(ctx, cp, 5); err != nil || !q.Files[0].ModTime.IsZero() {
+		t.Fatalf("older plan: %+v %v", q, err)
 	}
 }

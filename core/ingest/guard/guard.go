@@ -358,7 +358,7 @@ func (g *Guard) adoptStateStore(ctx context.Context, was, now string) error {
 		}
 		fs := make([]state.File, len(p.Files))
 		for i, f := range p.Files {
-			fs[i] = state.File{Path: f.Path, Size: f.Size, ETag: f.ETag}
+			fs[i] = f.StateFile()
 		}
 		// AllowOverwrites: a path overwritten and ingested again by a later
 		// plan (cloudFiles.allowOverwrites) moves to that plan.
