@@ -142,30 +142,6 @@ func (e *Engine) commit(ctx context.Context, p *Plan, out *output) (commitResult
 // (SPEC §8): the table must be rebuilt.
 var ErrFullRefreshNeeded = identity.ErrFullRefreshNeeded
 
-// compatible checks that next keeps every column of current with the same
-// type (new columns, also inside structs, may be added): a dropped, renamed
-// or retyped column cannot be resumed from (SPEC §8).
-func compatible(current, next *schema.StructType, prefix string) error {
-	for _, f := range current.Fields {
-		i := next.FieldIndexFold(f.Name)
-		if i < 0 {
-			return fmt.Errorf("column %s%s would be dropped", prefix, f.Name)
-		}
-		cs, ok1 := f.Type.(*schema.StructType)
-		ns, ok2 := next.Fields[i].Type.(*schema.StructType)
-		if ok1 && ok2 {
-			if err := compatible(cs, ns, prefix+f.Name+"."); err != nil {
-				return err
-			}
-			continue
-		}
-		if !schema.EqualType(f.Type, next.Fields[i].Type) {
-			return fmt.Errorf("column %s%s would change from %s to %s", prefix, f.Name, f.Type, next.Fields[i].Type)
-		}
-	}
-	return nil
-}
-
 func nonNil(s []string) []string {
 	if s == nil {
 		return []string{}

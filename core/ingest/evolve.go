@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/tributary-io/tributary/core/ingest/convert"
+	"github.com/tributary-io/tributary/core/ingest/schemamerge"
 	"slices"
 	"strings"
 
@@ -80,7 +81,7 @@ func (e *Engine) onNewColumns(ctx context.Context, current *schema.StructType, v
 			}
 		}
 	}
-	next, added := addMissing(base, e.sourceParts().DataSchema(inf.Schema()), cfg.rescuedColumn())
+	next, added := schemamerge.AddMissing(base, e.sourceParts().DataSchema(inf.Schema()), cfg.rescuedColumn())
 	if len(added) == 0 && len(widened) == 0 {
 		return nil
 	}
@@ -111,44 +112,6 @@ func boolRank(b bool) int {
 	return 0
 }
 
-// addMissing returns current with every field of inferred that it lacks
-// appended (recursively inside structs), the rescued column kept last, and
-// the dotted paths it added. Existing fields keep their types.
-func addMissing(current, inferred *schema.StructType, rescued string) (*schema.StructType, []string) {
-	var added []string
-	out := mergeStruct(current, inferred, "", rescued, &added)
-	return out, added
-}
-
-func mergeStruct(cur, inf *schema.StructType, prefix, rescued string, added *[]string) *schema.StructType {
-	out := cur.Clone()
-	for _, f := range inf.Fields {
-		if prefix == "" && f.Name == rescued {
-			continue
-		}
-		i := out.FieldIndexFold(f.Name)
-		if i < 0 {
-			nf := f
-			nf.Nullable = true
-			*added = append(*added, prefix+f.Name)
-			out.Fields = append(out.Fields, nf)
-			continue
-		}
-		cs, ok1 := out.Fields[i].Type.(*schema.StructType)
-		is, ok2 := f.Type.(*schema.StructType)
-		if ok1 && ok2 {
-			out.Fields[i].Type = mergeStruct(cs, is, prefix+out.Fields[i].Name+".", "", added)
-		}
-	}
-	if prefix == "" && rescued != "" {
-		if i := out.FieldIndex(rescued); i >= 0 && i != len(out.Fields)-1 {
-			r := out.Fields[i]
-			out.Fields = append(append(out.Fields[:i:i], out.Fields[i+1:]...), r)
-		}
-	}
-	return out
-}
-
 // ErrMergeSchemaOff is wrapped when a batch would add columns to an existing
 // table and mergeSchema is false: the stream fails, nothing is committed,
 // as Delta refuses a write whose schema differs from the table's.
@@ -164,7 +127,7 @@ func (e *Engine) checkMergeSchema(snap *delta.Snapshot, next *schema.StructType,
 	if !e.Config.NoMergeSchema || snap == nil || refresh.Refreshed(snap, e.appID()) {
 		return nil
 	}
-	_, added := addMissing(snap.Schema(), next, "")
+	_, added := schemamerge.AddMissing(snap.Schema(), next, "")
 	if len(added) == 0 {
 		return nil
 	}
@@ -228,7 +191,7 @@ func (e *Engine) applySchemaChanges(ctx context.Context, st objstore.Store, curr
 	switch {
 	case rec.UserSchema != want.UserSchema && e.Config.Schema.User != nil:
 		what = "the user-specified schema"
-		next = e.sourceParts().WithPartitions(withRescued(e.sourceParts().DataSchema(e.Config.Schema.User), rescued))
+		next = e.sourceParts().WithPartitions(schemamerge.WithRescued(e.sourceParts().DataSchema(e.Config.Schema.User), rescued))
 	case rec.UserSchema != want.UserSchema:
 		what = "the user-specified schema (removed)"
 	default:
@@ -241,11 +204,11 @@ func (e *Engine) applySchemaChanges(ctx context.Context, st objstore.Store, curr
 			next = schema.ApplyHints(current, hints)
 		}
 	}
-	if err := compatible(current, next, ""); err != nil {
+	if err := schemamerge.Compatible(current, next, ""); err != nil {
 		return nil, 0, fmt.Errorf("%w: %s changed since schema version %d was recorded: %v; the stream cannot retype or drop a column: restore the previous value, or %s",
 			ErrFullRefreshNeeded, what, v, err, RefreshHowTo)
 	}
-	merged, added := addMissing(current, next, rescued)
+	merged, added := schemamerge.AddMissing(current, next, rescued)
 	if len(added) > 0 {
 		saved, err := saveSchema(ctx, st, v+1, merged)
 		if err != nil {

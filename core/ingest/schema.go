@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"github.com/tributary-io/tributary/core/ingest/batchplan"
 	"github.com/tributary-io/tributary/core/ingest/schemalog"
+	"github.com/tributary-io/tributary/core/ingest/schemamerge"
 
 	"github.com/tributary-io/tributary/core/delta"
 	"github.com/tributary-io/tributary/core/formats"
@@ -128,11 +129,11 @@ func (e *Engine) resolveSchema(ctx context.Context, snap *delta.Snapshot, p *Pla
 func (e *Engine) initialSchema(ctx context.Context, p *Plan) (*schema.StructType, error) {
 	cfg := e.Config.Schema
 	if cfg.User != nil {
-		return e.sourceParts().WithPartitions(withRescued(e.sourceParts().DataSchema(cfg.User), cfg.rescuedColumn())), nil
+		return e.sourceParts().WithPartitions(schemamerge.WithRescued(e.sourceParts().DataSchema(cfg.User), cfg.rescuedColumn())), nil
 	}
 	if fs, ok := e.Config.Format.(formats.FixedSchema); ok {
 		// text, binaryFile: nothing to sample.
-		return e.sourceParts().WithPartitions(withRescued(e.sourceParts().DataSchema(fs.Schema()), cfg.rescuedColumn())), nil
+		return e.sourceParts().WithPartitions(schemamerge.WithRescued(e.sourceParts().DataSchema(fs.Schema()), cfg.rescuedColumn())), nil
 	}
 	var hints []schema.HintField
 	if cfg.Hints != "" {
@@ -167,18 +168,7 @@ func (e *Engine) initialSchema(ctx context.Context, p *Plan) (*schema.StructType
 			return nil, err
 		}
 	}
-	return e.sourceParts().WithPartitions(withRescued(e.sourceParts().DataSchema(inf.Schema()), cfg.rescuedColumn())), nil
-}
-
-// withRescued appends the rescued data column (a nullable string) when
-// enabled and absent.
-func withRescued(s *schema.StructType, name string) *schema.StructType {
-	if name == "" || s.FieldIndex(name) >= 0 {
-		return s
-	}
-	out := &schema.StructType{Fields: append(append([]schema.Field(nil), s.Fields...),
-		schema.Field{Name: name, Type: schema.String, Nullable: true})}
-	return out
+	return e.sourceParts().WithPartitions(schemamerge.WithRescued(e.sourceParts().DataSchema(inf.Schema()), cfg.rescuedColumn())), nil
 }
 
 // fullPath names a source key as the user knows it (SourceURI/key).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/tributary-io/tributary/core/ingest/schemamerge"
 	"slices"
 	"strings"
 
@@ -41,11 +42,14 @@ func (e *Engine) tableChange(ctx context.Context, snap *delta.Snapshot, ours *sc
 		var werr error
 		if target, werr = e.tableSchema(snap, ours); werr != nil {
 			var err error
-			if target, err = adoptSchema(snap.Schema(), ours); err != nil {
+			if target, err = schemamerge.Adopt(snap.Schema(), ours); err != nil {
 				return nil, werr
 			}
 			if target != ours {
-				if err := e.checkAdopted(ctx, snap, missingPaths(snap.Schema(), ours, "")); err != nil {
+				if e.adopted == nil {
+					e.adopted = map[string]bool{}
+				}
+				if err := e.guard().CheckAdopted(ctx, snap, schemamerge.MissingPaths(snap.Schema(), ours, ""), e.adopted); err != nil {
 					return nil, err
 				}
 			}
@@ -85,47 +89,6 @@ func (e *Engine) tableChange(ctx context.Context, snap *delta.Snapshot, ours *sc
 	md.SchemaString = js
 	md.PartitionColumns = slices.Clone(parts)
 	return append(acts, delta.Action{Metadata: &md}), nil
-}
-
-// adoptSchema returns the schema the table has after a batch of schema
-// ours: ours when it keeps every column of the table; otherwise the
-// table's schema with ours' new columns appended, provided every table
-// column ours lacks is nullable (an append that omits a nullable column is
-// valid Delta: another writer added it). A retyped column is an error.
-func adoptSchema(table, ours *schema.StructType) (*schema.StructType, error) {
-	if compatible(table, ours, "") == nil {
-		return ours, nil
-	}
-	if err := adoptable(table, ours, ""); err != nil {
-		return nil, err
-	}
-	merged, _ := addMissing(table, ours, "")
-	return merged, nil
-}
-
-// adoptable is compatible allowing nullable columns of current that next lacks.
-func adoptable(current, next *schema.StructType, prefix string) error {
-	for _, f := range current.Fields {
-		i := next.FieldIndexFold(f.Name)
-		if i < 0 {
-			if !f.Nullable {
-				return fmt.Errorf("column %s%s is NOT NULL in the table and missing from the stream's data", prefix, f.Name)
-			}
-			continue
-		}
-		cs, ok1 := f.Type.(*schema.StructType)
-		ns, ok2 := next.Fields[i].Type.(*schema.StructType)
-		if ok1 && ok2 {
-			if err := adoptable(cs, ns, prefix+f.Name+"."); err != nil {
-				return err
-			}
-			continue
-		}
-		if !schema.EqualType(f.Type, next.Fields[i].Type) {
-			return fmt.Errorf("column %s%s would change from %s to %s", prefix, f.Name, schema.DDLType(f.Type), schema.DDLType(next.Fields[i].Type))
-		}
-	}
-	return nil
 }
 
 // outputModeName is the outputMode as Spark writes it in commitInfo.
@@ -193,92 +156,4 @@ func (e *Engine) planReplace(ctx context.Context, p *Plan, out *output) (*sink.R
 		return nil, fmt.Errorf("%w\n(a row of the batch's source files %s)", err, strings.Join(names, ", "))
 	}
 	return rp, err
-}
-
-// missingPaths lists the dotted paths of current's fields that next lacks.
-func missingPaths(current, next *schema.StructType, prefix string) []string {
-	var out []string
-	for _, f := range current.Fields {
-		i := next.FieldIndexFold(f.Name)
-		if i < 0 {
-			out = append(out, prefix+f.Name)
-			continue
-		}
-		cs, ok1 := f.Type.(*schema.StructType)
-		ns, ok2 := next.Fields[i].Type.(*schema.StructType)
-		if ok1 && ok2 {
-			out = append(out, missingPaths(cs, ns, prefix+f.Name+".")...)
-		}
-	}
-	return out
-}
-
-// hasPath reports whether st has the dotted path (case-insensitively).
-func hasPath(st *schema.StructType, path string) bool {
-	name, rest, nested := strings.Cut(path, ".")
-	i := st.FieldIndexFold(name)
-	if i < 0 {
-		return false
-	}
-	if !nested {
-		return true
-	}
-	sub, ok := st.Fields[i].Type.(*schema.StructType)
-	return ok && hasPath(sub, rest)
-}
-
-// checkAdopted refuses to adopt a table column that this stream itself
-// introduced (its schema history was lost or rewound: the stream would
-// silently stop filling the column): such a column needs a full refresh.
-// A column another writer added is adopted. The commit that introduced a
-// column is found by reading the log's metaData actions, newest first,
-// once per column and engine.
-func (e *Engine) checkAdopted(ctx context.Context, snap *delta.Snapshot, paths []string) error {
-	for _, path := range paths {
-		if e.adopted[path] {
-			continue
-		}
-		intro := int64(-1)
-		for v := snap.Version; v >= 0; v-- {
-			acts, err := e.Table.ReadCommit(ctx, v)
-			if errors.Is(err, delta.ErrVersionNotFound) {
-				break // removed by log cleanup: older commits are gone too
-			}
-			if err != nil {
-				return fmt.Errorf("reading the table's commit %d: %w", v, err)
-			}
-			done := false
-			for _, a := range acts {
-				if a.Metadata == nil {
-					continue
-				}
-				st, err := schema.ParseDeltaJSON(a.Metadata.SchemaString)
-				if err != nil || !hasPath(st, path) {
-					done = true
-				} else {
-					intro = v
-				}
-			}
-			if done {
-				break
-			}
-		}
-		if intro >= 0 {
-			acts, err := e.Table.ReadCommit(ctx, intro)
-			if err != nil {
-				return fmt.Errorf("reading the table's commit %d: %w", intro, err)
-			}
-			if e.guard().OwnCommit(acts) {
-				return fmt.Errorf("%w: column %s would be dropped: this stream added it to the table (version %d) and its schema no longer has it (lost or rewound schema history at %s)",
-					ErrFullRefreshNeeded, path, intro, e.Config.CheckpointURI)
-			}
-		}
-		e.log().Warn("adopting a column another writer added to the table: this stream's rows hold NULL there",
-			"stream", e.Config.StreamID, "column", path, "addedAtVersion", intro)
-		if e.adopted == nil {
-			e.adopted = map[string]bool{}
-		}
-		e.adopted[path] = true
-	}
-	return nil
 }

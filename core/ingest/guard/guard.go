@@ -11,6 +11,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/tributary-io/tributary/core/ingest/schemamerge"
+	"github.com/tributary-io/tributary/core/schema"
 	"log/slog"
 	"strings"
 
@@ -397,4 +399,58 @@ func (g *Guard) missingPlan(was, now string, id, last int64) error {
 	}
 	return fmt.Errorf("%w (%w): stream %q: %s was used with file state store %s, but this run uses %s (a new, emptied, replaced or restored state table or state.db), and the checkpoint lacks batch plan %d of its plans 0..%d, so the files its batches committed cannot be registered again and discovery would ingest them a second time: point the stream at its original state store (the state table or state.db it used), or restore the checkpoint's plans, or %s",
 		identity.ErrStreamMismatch, ErrMissingPlan, g.StreamID, cp, was, now, id, last, identity.RefreshHowTo)
+}
+
+// CheckAdopted refuses to adopt a table column that this stream itself
+// introduced (its schema history was lost or rewound: the stream would
+// silently stop filling the column): such a column needs a full refresh.
+// A column another writer added is adopted. The commit that introduced a
+// column is found by reading the log's metaData actions, newest first,
+// once per column: known records the columns already checked and adopted
+// (and receives those adopted now).
+func (g *Guard) CheckAdopted(ctx context.Context, snap *delta.Snapshot, paths []string, known map[string]bool) error {
+	for _, path := range paths {
+		if known[path] {
+			continue
+		}
+		intro := int64(-1)
+		for v := snap.Version; v >= 0; v-- {
+			acts, err := g.Table.ReadCommit(ctx, v)
+			if errors.Is(err, delta.ErrVersionNotFound) {
+				break // removed by log cleanup: older commits are gone too
+			}
+			if err != nil {
+				return fmt.Errorf("reading the table's commit %d: %w", v, err)
+			}
+			done := false
+			for _, a := range acts {
+				if a.Metadata == nil {
+					continue
+				}
+				st, err := schema.ParseDeltaJSON(a.Metadata.SchemaString)
+				if err != nil || !schemamerge.HasPath(st, path) {
+					done = true
+				} else {
+					intro = v
+				}
+			}
+			if done {
+				break
+			}
+		}
+		if intro >= 0 {
+			acts, err := g.Table.ReadCommit(ctx, intro)
+			if err != nil {
+				return fmt.Errorf("reading the table's commit %d: %w", intro, err)
+			}
+			if g.OwnCommit(acts) {
+				return fmt.Errorf("%w: column %s would be dropped: this stream added it to the table (version %d) and its schema no longer has it (lost or rewound schema history at %s)",
+					identity.ErrFullRefreshNeeded, path, intro, g.CheckpointURI)
+			}
+		}
+		g.log().Warn("adopting a column another writer added to the table: this stream's rows hold NULL there",
+			"stream", g.StreamID, "column", path, "addedAtVersion", intro)
+		known[path] = true
+	}
+	return nil
 }
