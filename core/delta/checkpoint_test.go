@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/tributary-io/tributary/core/delta/checkpoint"
 	"github.com/tributary-io/tributary/core/delta/internal/dirstore"
 )
 
@@ -123,7 +124,7 @@ func TestCheckpointManyRowGroupsAndRetention(t *testing.T) {
 	if _, err := tbl.Commit(ctx, -1, createActions(t)); err != nil {
 		t.Fatal(err)
 	}
-	const files = 3*checkpointRowGroupRows + 17
+	const files = 3*checkpoint.RowGroupRows + 17
 	acts := make([]Action, 0, files)
 	for i := range files {
 		acts = append(acts, addAction(fmt.Sprintf("p=x/f-%05d.parquet", i), int64(i)))

@@ -3,6 +3,7 @@ package parquetio
 import (
 	"github.com/klauspost/compress/s2"
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress"
 	"github.com/parquet-go/parquet-go/format"
 )
 
@@ -32,3 +33,7 @@ func (fastSnappy) Encode(dst, src []byte) ([]byte, error) {
 func (fastSnappy) Decode(dst, src []byte) ([]byte, error) {
 	return parquet.Snappy.Decode(dst, src)
 }
+
+// FastSnappy returns the SNAPPY codec with the fast block encoder, for
+// other Parquet writers (Delta checkpoints) to share.
+func FastSnappy() compress.Codec { return fastSnappy{} }
