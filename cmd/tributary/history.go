@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/tributary-io/tributary/core/delta"
+	"github.com/tributary-io/tributary/core/delta/history"
 )
 
 // historyRow mirrors DESCRIBE HISTORY's columns, plus the commit's txn
@@ -68,7 +69,7 @@ func cmdHistory(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("table %s: %w", loc, err)
 	}
-	hist, err := delta.NewTable(st).History(ctx, *limit)
+	hist, err := history.Read(ctx, delta.NewTable(st), *limit)
 	if err != nil {
 		return fmt.Errorf("table %s: %w", loc, err)
 	}
@@ -85,7 +86,7 @@ func cmdHistory(ctx context.Context, args []string, stdout io.Writer) error {
 	return printHistory(stdout, rows)
 }
 
-func toHistoryRow(h delta.HistoryEntry) historyRow {
+func toHistoryRow(h history.Entry) historyRow {
 	r := historyRow{Version: h.Version, Timestamp: h.Timestamp.UTC().Format("2006-01-02T15:04:05.000Z07:00"),
 		OperationParameters: map[string]any{}, ClientVersion: h.ClientVersion()}
 	if ci := h.CommitInfo; ci != nil {

@@ -47,20 +47,8 @@ type (
 	Stats = action.Stats
 )
 
-// ErrMalformedAction is action.ErrMalformedAction.
-var ErrMalformedAction = action.ErrMalformedAction
-
-// ParseAction parses one line of a commit file (action.ParseAction).
-func ParseAction(line []byte) (Action, error) { return action.ParseAction(line) }
-
 // ReadActions calls fn for each action of a commit file (action.ReadActions).
 func ReadActions(r io.Reader, fn func(Action) error) error { return action.ReadActions(r, fn) }
 
 // EncodeActions writes actions as a commit file (action.EncodeActions).
 func EncodeActions(w io.Writer, actions []Action) error { return action.EncodeActions(w, actions) }
-
-// ParseStats parses an add's stats JSON (action.ParseStats).
-func ParseStats(s string) (*Stats, error) { return action.ParseStats(s) }
-
-// PartitionValuesOf converts plain partition values (action.PartitionValuesOf).
-func PartitionValuesOf(m map[string]string) map[string]*string { return action.PartitionValuesOf(m) }

@@ -1,6 +1,8 @@
 package delta
 
 import (
+	"github.com/tributary-io/tributary/core/delta/action"
+
 	"bytes"
 	"errors"
 	"flag"
@@ -23,7 +25,7 @@ func goldenActions() []Action {
 			ReadVersion: &rv, IsolationLevel: "Serializable", IsBlindAppend: &blind, EngineInfo: "tributary", Extra: map[string]any{"clientVersion": "x/1"}}},
 		{Protocol: &Protocol{MinReaderVersion: 3, MinWriterVersion: 7, ReaderFeatures: []string{"timestampNtz"}, WriterFeatures: []string{"timestampNtz", "appendOnly"}}},
 		{Metadata: &Metadata{ID: "id-1", SchemaString: `{"type":"struct","fields":[]}`, CreatedTime: &ts}},
-		{Add: &Add{Path: "p=a%20b/part-0.parquet", PartitionValues: PartitionValuesOf(map[string]string{"p": "a b"}), Size: 10, ModificationTime: ts, DataChange: true, Stats: st}},
+		{Add: &Add{Path: "p=a%20b/part-0.parquet", PartitionValues: action.PartitionValuesOf(map[string]string{"p": "a b"}), Size: 10, ModificationTime: ts, DataChange: true, Stats: st}},
 		{Remove: &Remove{Path: "old.parquet", DeletionTimestamp: ts, DataChange: true, ExtendedFileMetadata: true, Size: 5,
 			DeletionVector: &DeletionVector{StorageType: "u", PathOrInlineDv: "ab^-aqEH.-t@S}K{vb[*k^", Offset: &off, SizeInBytes: 34, Cardinality: 2}}},
 		{Txn: &Txn{AppID: "stream", Version: 5, LastUpdated: &ts}},

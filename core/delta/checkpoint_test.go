@@ -16,6 +16,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 	"github.com/tributary-io/tributary/core/delta/checkpoint"
 	"github.com/tributary-io/tributary/core/delta/internal/dirstore"
+	"github.com/tributary-io/tributary/core/delta/internal/logkey"
 )
 
 // copyLog copies a fixture's JSON commits (no checkpoints) into a new
@@ -310,8 +311,8 @@ func TestMaybeCheckpointWhenAnotherWriterTookTheMultiple(t *testing.T) {
 		var out []int64
 		ents, _ := os.ReadDir(filepath.Join(dir, "_delta_log"))
 		for _, e := range ents {
-			if f, ok := parseLogKey(LogDir + e.Name()); ok && f.kind == kindCheckpoint {
-				out = append(out, f.version)
+			if f, ok := logkey.Parse(LogDir + e.Name()); ok && f.Kind == logkey.Checkpoint {
+				out = append(out, f.Version)
 			}
 		}
 		return out

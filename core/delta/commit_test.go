@@ -1,6 +1,8 @@
 package delta
 
 import (
+	"github.com/tributary-io/tributary/core/delta/action"
+
 	"context"
 	"errors"
 	"fmt"
@@ -36,7 +38,7 @@ func createActions(t *testing.T) []Action {
 
 func addAction(path string, n int64) Action {
 	st, _ := (&Stats{NumRecords: n}).Encode()
-	return Action{Add: &Add{Path: path, PartitionValues: PartitionValuesOf(map[string]string{"p": "x"}), Size: 100, ModificationTime: 1, DataChange: true, Stats: st}}
+	return Action{Add: &Add{Path: path, PartitionValues: action.PartitionValuesOf(map[string]string{"p": "x"}), Size: 100, ModificationTime: 1, DataChange: true, Stats: st}}
 }
 
 func TestCommitCreatesAndAppends(t *testing.T) {
@@ -106,7 +108,7 @@ func TestCommitValidation(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			store := dirstore.New(t.TempDir())
 			_, err := NewTable(store).Commit(ctx, tc.readVersion, tc.actions)
-			if !errors.Is(err, ErrInvalidCommit) && !errors.Is(err, ErrMalformedAction) || !strings.Contains(err.Error(), tc.wantSub) {
+			if !errors.Is(err, ErrInvalidCommit) && !errors.Is(err, action.ErrMalformedAction) || !strings.Contains(err.Error(), tc.wantSub) {
 				t.Fatalf("err = %v, want ErrInvalidCommit mentioning %q", err, tc.wantSub)
 			}
 			for range store.List(ctx, objstore.ListOptions{Prefix: LogDir}) {

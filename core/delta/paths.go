@@ -4,12 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"strconv"
 	"strings"
+
+	"github.com/tributary-io/tributary/core/delta/internal/logkey"
 )
 
 // LogDir is the key prefix of the transaction log inside a table.
-const LogDir = "_delta_log/"
+const LogDir = logkey.Dir
 
 // LastCheckpointKey is the key of the _last_checkpoint hint.
 const LastCheckpointKey = LogDir + "_last_checkpoint"
@@ -26,65 +27,6 @@ func CommitKey(version int64) string {
 // CheckpointKey returns the log key of a classic single-file checkpoint.
 func CheckpointKey(version int64) string {
 	return fmt.Sprintf("%s%020d.checkpoint.parquet", LogDir, version)
-}
-
-// logFile is a parsed name in _delta_log/.
-type logFile struct {
-	key     string
-	version int64
-	kind    logKind
-	part    int // multi-part: 1-based part number
-	parts   int // multi-part: number of parts
-}
-
-type logKind int
-
-const (
-	kindCommit logKind = iota + 1
-	kindCheckpoint
-	kindMultiPartCheckpoint
-	kindV2Checkpoint // <v>.checkpoint.<uuid>.(json|parquet)
-)
-
-// parseLogKey classifies a key directly under _delta_log/; ok is false for
-// keys that are not commits or checkpoints (_last_checkpoint, .crc, temp
-// files, subdirectories).
-func parseLogKey(key string) (logFile, bool) {
-	name, ok := strings.CutPrefix(key, LogDir)
-	if !ok || strings.Contains(name, "/") || len(name) < 21 || name[20] != '.' {
-		return logFile{}, false
-	}
-	v, err := strconv.ParseInt(name[:20], 10, 64)
-	if err != nil || v < 0 {
-		return logFile{}, false
-	}
-	rest := name[21:]
-	f := logFile{key: key, version: v}
-	switch {
-	case rest == "json":
-		f.kind = kindCommit
-	case rest == "checkpoint.parquet":
-		f.kind = kindCheckpoint
-	case strings.HasPrefix(rest, "checkpoint."):
-		mid := strings.TrimPrefix(rest, "checkpoint.")
-		segs := strings.Split(mid, ".")
-		switch {
-		case len(segs) == 3 && segs[2] == "parquet" && len(segs[0]) == 10 && len(segs[1]) == 10:
-			p, err1 := strconv.Atoi(segs[0])
-			n, err2 := strconv.Atoi(segs[1])
-			if err1 != nil || err2 != nil || p < 1 || n < 1 || p > n {
-				return logFile{}, false
-			}
-			f.kind, f.part, f.parts = kindMultiPartCheckpoint, p, n
-		case len(segs) == 2 && (segs[1] == "json" || segs[1] == "parquet") && len(segs[0]) == 36:
-			f.kind = kindV2Checkpoint
-		default:
-			return logFile{}, false
-		}
-	default:
-		return logFile{}, false
-	}
-	return f, true
 }
 
 // ObjectKey decodes a file path from an add, remove or cdc action (a

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tributary-io/tributary/core/delta/action"
+	"github.com/tributary-io/tributary/core/delta/internal/logkey"
 	"github.com/tributary-io/tributary/core/objstore"
 )
 
@@ -137,69 +138,25 @@ func (t *Table) readLastCheckpoint(ctx context.Context) (LastCheckpoint, bool) {
 	return lc, true
 }
 
-// logListing is the commits and complete checkpoints found by a listing.
-type logListing struct {
-	commits     map[int64]string
-	checkpoints map[int64][]logFile // complete checkpoints: all parts, or one v2/classic file
-	maxVersion  int64
-}
-
 // listLog lists log files with versions >= from.
-func (t *Table) listLog(ctx context.Context, from int64) (*logListing, error) {
-	ll := &logListing{commits: make(map[int64]string), checkpoints: make(map[int64][]logFile), maxVersion: -1}
+func (t *Table) listLog(ctx context.Context, from int64) (*logkey.Listing, error) {
+	ll := logkey.NewListing()
 	opts := objstore.ListOptions{Prefix: LogDir}
 	if from > 0 {
 		opts.StartAfter = fmt.Sprintf("%s%020d", LogDir, from)
 	}
-	multi := make(map[int64]map[int][]logFile) // version -> parts -> files
 	for info, err := range t.store.List(ctx, opts) {
 		if err != nil {
 			return nil, fmt.Errorf("delta: list %s: %w", LogDir, err)
 		}
-		name := strings.TrimPrefix(info.Key, LogDir)
-		if name != "" && name[0] > '9' {
-			break // _last_checkpoint, _sidecars/, … sort after every version
+		if logkey.AfterVersions(info.Key) {
+			break
 		}
-		f, ok := parseLogKey(info.Key)
-		if !ok || f.version < from {
-			continue
-		}
-		switch f.kind {
-		case kindCommit:
-			ll.commits[f.version] = f.key
-			ll.maxVersion = max(ll.maxVersion, f.version)
-		case kindCheckpoint, kindV2Checkpoint:
-			if _, dup := ll.checkpoints[f.version]; !dup {
-				ll.checkpoints[f.version] = []logFile{f}
-			}
-			ll.maxVersion = max(ll.maxVersion, f.version)
-		case kindMultiPartCheckpoint:
-			if multi[f.version] == nil {
-				multi[f.version] = make(map[int][]logFile)
-			}
-			multi[f.version][f.parts] = append(multi[f.version][f.parts], f)
+		if f, ok := logkey.Parse(info.Key); ok && f.Version >= from {
+			ll.Add(f)
 		}
 	}
-	for v, byParts := range multi {
-		if _, have := ll.checkpoints[v]; have {
-			continue
-		}
-		for n, files := range byParts {
-			seen := make(map[int]logFile)
-			for _, f := range files {
-				seen[f.part] = f
-			}
-			if len(seen) == n {
-				parts := make([]logFile, 0, n)
-				for i := 1; i <= n; i++ {
-					parts = append(parts, seen[i])
-				}
-				ll.checkpoints[v] = parts
-				ll.maxVersion = max(ll.maxVersion, v)
-				break
-			}
-		}
-	}
+	ll.Finish()
 	return ll, nil
 }
 
@@ -217,7 +174,7 @@ func (t *Table) SnapshotAt(ctx context.Context, version int64) (*Snapshot, error
 }
 
 func (t *Table) snapshot(ctx context.Context, target int64) (*Snapshot, error) {
-	var ll *logListing
+	var ll *logkey.Listing
 	var err error
 	lc, ok := t.readLastCheckpoint(ctx)
 	if ok && target < 0 {
@@ -230,7 +187,7 @@ func (t *Table) snapshot(ctx context.Context, target int64) (*Snapshot, error) {
 		if err != nil {
 			return nil, err
 		}
-		if _, ok := ll.checkpoints[lc.Version]; !ok {
+		if _, ok := ll.Checkpoints[lc.Version]; !ok {
 			// Stale or dangling hint: fall back to a full listing.
 			t.log.WarnContext(ctx, "delta: _last_checkpoint names a missing checkpoint; listing the log", "version", lc.Version)
 			ll = nil
@@ -241,17 +198,17 @@ func (t *Table) snapshot(ctx context.Context, target int64) (*Snapshot, error) {
 			return nil, err
 		}
 	}
-	if ll.maxVersion < 0 {
+	if ll.MaxVersion < 0 {
 		return nil, ErrNotATable
 	}
 	if target < 0 {
-		target = ll.maxVersion
-	} else if target > ll.maxVersion {
-		return nil, fmt.Errorf("%w: version %d (latest is %d)", ErrVersionNotFound, target, ll.maxVersion)
+		target = ll.MaxVersion
+	} else if target > ll.MaxVersion {
+		return nil, fmt.Errorf("%w: version %d (latest is %d)", ErrVersionNotFound, target, ll.MaxVersion)
 	}
 	// Newest complete checkpoint at or below target.
 	ckpt := int64(-1)
-	for v := range ll.checkpoints {
+	for v := range ll.Checkpoints {
 		if v <= target && v > ckpt {
 			ckpt = v
 		}
@@ -261,12 +218,12 @@ func (t *Table) snapshot(ctx context.Context, target int64) (*Snapshot, error) {
 		if ok && lc.Version == ckpt {
 			s.sizeHint(lc.NumOfAddFiles)
 		}
-		if err := t.loadCheckpoint(ctx, s, ll.checkpoints[ckpt]); err != nil {
+		if err := t.loadCheckpoint(ctx, s, ll.Checkpoints[ckpt]); err != nil {
 			return nil, fmt.Errorf("delta: checkpoint %d: %w", ckpt, err)
 		}
 		s.Version, s.checkpointVersion, s.lastCheckpoint = ckpt, ckpt, ckpt
 	}
-	if err := t.replay(ctx, s, ll.commits, target); err != nil {
+	if err := t.replay(ctx, s, ll.Commits, target); err != nil {
 		return nil, err
 	}
 	if err := s.finish(); err != nil {
@@ -292,7 +249,7 @@ func (t *Table) snapshotByProbe(ctx context.Context, lc LastCheckpoint) (*Snapsh
 	load := func(v, hint int64) error {
 		s = newSnapshot(t)
 		s.sizeHint(hint)
-		if err := t.loadCheckpoint(ctx, s, []logFile{{key: CheckpointKey(v), version: v, kind: kindCheckpoint}}); err != nil {
+		if err := t.loadCheckpoint(ctx, s, []logkey.File{{Key: CheckpointKey(v), Version: v, Kind: logkey.Checkpoint}}); err != nil {
 			return err
 		}
 		s.Version, s.checkpointVersion, s.lastCheckpoint = v, v, v
@@ -382,7 +339,7 @@ func (t *Table) applyCommit(ctx context.Context, s *Snapshot, key string) error 
 
 // loadCheckpoint applies a checkpoint's actions (all parts, and sidecars of a
 // V2 checkpoint).
-func (t *Table) loadCheckpoint(ctx context.Context, s *Snapshot, parts []logFile) error {
+func (t *Table) loadCheckpoint(ctx context.Context, s *Snapshot, parts []logkey.File) error {
 	var sidecars []Sidecar
 	collect := func(a Action) error {
 		if a.Sidecar != nil {
@@ -393,17 +350,17 @@ func (t *Table) loadCheckpoint(ctx context.Context, s *Snapshot, parts []logFile
 		return nil
 	}
 	for _, p := range parts {
-		b, err := t.readAll(ctx, p.key)
+		b, err := t.readAll(ctx, p.Key)
 		if err != nil {
 			return err
 		}
-		if strings.HasSuffix(p.key, ".json") {
+		if strings.HasSuffix(p.Key, ".json") {
 			err = ReadActions(bytes.NewReader(b), collect)
 		} else {
 			err = action.ReadParquet(b, collect)
 		}
 		if err != nil {
-			return fmt.Errorf("%s: %w", p.key, err)
+			return fmt.Errorf("%s: %w", p.Key, err)
 		}
 	}
 	for _, sc := range sidecars {
@@ -439,26 +396,25 @@ func (t *Table) update(ctx context.Context, s *Snapshot) error {
 		// No hint, or a checkpoint past s (cleanup may have removed
 		// commits): list.
 	}
-	ll := &logListing{commits: make(map[int64]string)}
+	ll := logkey.NewListing()
 	opts := objstore.ListOptions{Prefix: LogDir, StartAfter: CommitKey(s.Version)}
 	maxV := s.Version
 	for info, err := range t.store.List(ctx, opts) {
 		if err != nil {
 			return fmt.Errorf("delta: list %s: %w", LogDir, err)
 		}
-		name := strings.TrimPrefix(info.Key, LogDir)
-		if name != "" && name[0] > '9' {
+		if logkey.AfterVersions(info.Key) {
 			break
 		}
-		if f, ok := parseLogKey(info.Key); ok && f.kind == kindCommit && f.version > s.Version {
-			ll.commits[f.version] = f.key
-			maxV = max(maxV, f.version)
+		if f, ok := logkey.Parse(info.Key); ok && f.Kind == logkey.Commit && f.Version > s.Version {
+			ll.Commits[f.Version] = f.Key
+			maxV = max(maxV, f.Version)
 		}
 	}
 	if maxV == s.Version {
 		return nil
 	}
-	if _, ok := ll.commits[s.Version+1]; !ok {
+	if _, ok := ll.Commits[s.Version+1]; !ok {
 		// The next commit was cleaned up: reload from a checkpoint.
 		fresh, err := t.Snapshot(ctx)
 		if err != nil {
@@ -469,7 +425,7 @@ func (t *Table) update(ctx context.Context, s *Snapshot) error {
 		s.lastCheckpoint = max(s.lastCheckpoint, last)
 		return nil
 	}
-	if err := t.replay(ctx, s, ll.commits, maxV); err != nil {
+	if err := t.replay(ctx, s, ll.Commits, maxV); err != nil {
 		return err
 	}
 	return s.finish()
@@ -541,13 +497,13 @@ func (t *Table) LatestVersion(ctx context.Context) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	if ll.maxVersion < 0 && from > 0 {
+	if ll.MaxVersion < 0 && from > 0 {
 		if ll, err = t.listLog(ctx, 0); err != nil {
 			return 0, err
 		}
 	}
-	if ll.maxVersion < 0 {
+	if ll.MaxVersion < 0 {
 		return 0, ErrNotATable
 	}
-	return ll.maxVersion, nil
+	return ll.MaxVersion, nil
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tributary-io/tributary/core/delta"
+	"github.com/tributary-io/tributary/core/delta/history"
 	"github.com/tributary-io/tributary/core/objstore"
 	"github.com/tributary-io/tributary/core/options"
 	"github.com/tributary-io/tributary/core/schema"
@@ -212,7 +213,7 @@ func (r *logReader) startOffset(ctx context.Context, latest int64) (Offset, erro
 // commit timestamp); the earliest available one when ts precedes them all,
 // the next version when ts is after the last commit.
 func (r *logReader) versionAt(ctx context.Context, ts time.Time, latest int64) (Offset, error) {
-	hist, err := r.table.History(ctx, 0)
+	hist, err := history.Read(ctx, r.table, 0)
 	if err != nil {
 		return Offset{}, fmt.Errorf("startingTimestamp: reading the source history: %w", err)
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tributary-io/tributary/core/delta"
+	"github.com/tributary-io/tributary/core/delta/history"
 	"github.com/tributary-io/tributary/core/delta/scan"
 	"github.com/tributary-io/tributary/core/deltasource"
 	"github.com/tributary-io/tributary/core/ingest"
@@ -204,7 +205,7 @@ func deltasrcCases() []optionCase {
 			s.add(2)
 			time.Sleep(20 * time.Millisecond)
 			s.add(3)
-			hist, err := s.bronzeTable().History(t.Context(), 0)
+			hist, err := history.Read(t.Context(), s.bronzeTable(), 0)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,17 +1,20 @@
-package delta
+// Package history lists a Delta table's commits, newest first, with their
+// timestamps, commitInfo and txn actions (Spark's DESCRIBE HISTORY).
+package history
 
 import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
+	"github.com/tributary-io/tributary/core/delta"
+	"github.com/tributary-io/tributary/core/delta/internal/logkey"
 	"github.com/tributary-io/tributary/core/objstore"
 )
 
-// HistoryEntry is one commit of a table's history (DESCRIBE HISTORY).
-type HistoryEntry struct {
+// Entry is one commit of a table's history (DESCRIBE HISTORY).
+type Entry struct {
 	// Version is the commit's table version.
 	Version int64
 	// Timestamp is the commit time: the in-commit timestamp when there is
@@ -19,15 +22,15 @@ type HistoryEntry struct {
 	// time.
 	Timestamp time.Time
 	// CommitInfo is the commit's provenance; nil when it has none.
-	CommitInfo *CommitInfo
+	CommitInfo *delta.CommitInfo
 	// Txns are the commit's txn actions (streaming writers' appId and
 	// version), in log order.
-	Txns []Txn
+	Txns []delta.Txn
 }
 
 // ClientVersion returns commitInfo.clientVersion (written by delta-rs and
 // others), or "".
-func (h HistoryEntry) ClientVersion() string {
+func (h Entry) ClientVersion() string {
 	if h.CommitInfo == nil {
 		return ""
 	}
@@ -35,25 +38,24 @@ func (h HistoryEntry) ClientVersion() string {
 	return s
 }
 
-// History returns the table's commits, newest first, at most limit of them
+// Read returns the table's commits, newest first, at most limit of them
 // (limit <= 0: all). Only commits whose files remain in the log are listed
 // (log cleanup removes older ones), as in Spark's DESCRIBE HISTORY.
-func (t *Table) History(ctx context.Context, limit int) ([]HistoryEntry, error) {
+func Read(ctx context.Context, t *delta.Table, limit int) ([]Entry, error) {
 	type commit struct {
 		key string
 		mod time.Time
 	}
 	commits := map[int64]commit{}
-	for info, err := range t.store.List(ctx, objstore.ListOptions{Prefix: LogDir}) {
+	for info, err := range t.Store().List(ctx, objstore.ListOptions{Prefix: delta.LogDir}) {
 		if err != nil {
-			return nil, fmt.Errorf("delta: list %s: %w", LogDir, err)
+			return nil, fmt.Errorf("delta: list %s: %w", delta.LogDir, err)
 		}
-		name := strings.TrimPrefix(info.Key, LogDir)
-		if name != "" && name[0] > '9' {
+		if logkey.AfterVersions(info.Key) {
 			break
 		}
-		if f, ok := parseLogKey(info.Key); ok && f.kind == kindCommit {
-			commits[f.version] = commit{key: f.key, mod: info.ModTime}
+		if f, ok := logkey.Parse(info.Key); ok && f.Kind == logkey.Commit {
+			commits[f.Version] = commit{key: f.Key, mod: info.ModTime}
 		}
 	}
 	if len(commits) == 0 {
@@ -73,13 +75,13 @@ func (t *Table) History(ctx context.Context, limit int) ([]HistoryEntry, error) 
 	if limit > 0 && len(versions) > limit {
 		versions = versions[:limit]
 	}
-	out := make([]HistoryEntry, 0, len(versions))
+	out := make([]Entry, 0, len(versions))
 	for _, v := range versions {
 		acts, err := t.ReadCommit(ctx, v)
 		if err != nil {
 			return nil, err
 		}
-		h := HistoryEntry{Version: v, Timestamp: commits[v].mod.UTC()}
+		h := Entry{Version: v, Timestamp: commits[v].mod.UTC()}
 		for _, a := range acts {
 			switch {
 			case a.CommitInfo != nil && h.CommitInfo == nil:
