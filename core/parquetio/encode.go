@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 
 	"github.com/parquet-go/parquet-go/format"
+
+	"github.com/tributary-io/tributary/core/parquetio/internal/chunkstats"
 )
 
 // The encoder. Write shreds a batch into one value buffer per leaf column
@@ -217,7 +219,7 @@ func (w *Writer) writeRuns(runs []run, workers int, release bool) error {
 // statistics page by page; the row group held base rows before them.
 func (w *Writer) writeColumn(c int, runs []run, base int64, idx []format.OffsetIndex) error {
 	cw := w.cws[c]
-	var ct *colTrack
+	var ct *chunkstats.Track
 	if k := w.trackOf[c]; k >= 0 {
 		ct = w.track[k]
 	}
@@ -227,7 +229,7 @@ func (w *Writer) writeColumn(c int, runs []run, base int64, idx []format.OffsetI
 		if ct != nil {
 			for _, v := range vals {
 				if !v.IsNull() {
-					ct.page.Add(v.ByteArray())
+					ct.Add(v.ByteArray())
 				}
 			}
 		}
@@ -239,17 +241,13 @@ func (w *Writer) writeColumn(c int, runs []run, base int64, idx []format.OffsetI
 			continue
 		}
 		// Did parquet-go finish a page during this run?
-		n := -1
+		n, first := -1, int64(-1)
 		if c < len(idx) {
-			n = len(idx[c].PageLocations)
+			if n = len(idx[c].PageLocations); n > 0 {
+				first = idx[c].PageLocations[n-1].FirstRowIndex
+			}
 		}
-		switch {
-		case n == len(ct.pages):
-		case n == len(ct.pages)+1 && idx[c].PageLocations[n-1].FirstRowIndex == ct.pageStart:
-			ct.endPage(done)
-		default:
-			ct.broken = true
-		}
+		ct.AfterRun(n, first, done)
 	}
 	return nil
 }

@@ -222,57 +222,6 @@ func TestSpillKeepsBytes(t *testing.T) {
 	}
 }
 
-func TestSpillBuffer(t *testing.T) {
-	for _, limit := range []int64{1 << 30, 100, 0} {
-		pool := newSpillPool(t.TempDir(), limit)
-		b := pool.GetBuffer()
-		var want []byte
-		r := rand.New(rand.NewPCG(uint64(limit), 1))
-		for range 50 {
-			p := make([]byte, r.IntN(3*spillChunk/2))
-			for i := range p {
-				p[i] = byte(r.Int())
-			}
-			if n, err := b.Write(p); n != len(p) || err != nil {
-				t.Fatalf("limit %d: Write = %d, %v", limit, n, err)
-			}
-			want = append(want, p...)
-		}
-		if end, _ := b.Seek(0, io.SeekEnd); end != int64(len(want)) {
-			t.Fatalf("limit %d: size %d, want %d", limit, end, len(want))
-		}
-		if _, err := b.Seek(10, io.SeekStart); err != nil {
-			t.Fatal(err)
-		}
-		got, err := io.ReadAll(b)
-		if err != nil || !bytes.Equal(got, want[10:]) {
-			t.Fatalf("limit %d: read back %d bytes (err %v), want %d", limit, len(got), err, len(want)-10)
-		}
-		pool.PutBuffer(b)
-		if len(pool.open) != 0 {
-			t.Errorf("limit %d: buffer still open after PutBuffer", limit)
-		}
-	}
-}
-
-// TestUnmatchedStatsAreDropped: statistics that cannot be matched with the
-// pages parquet-go wrote are left out, never guessed.
-func TestUnmatchedStatsAreDropped(t *testing.T) {
-	cc := &format.ColumnChunk{MetaData: format.ColumnMetaData{Statistics: format.Statistics{MinValue: []byte{}, MaxValue: []byte{}, NullCount: 3}}}
-	ci := &format.ColumnIndex{NullPages: []bool{false}, MinValues: [][]byte{{}}, MaxValues: [][]byte{{}}}
-	applyChunkStat(cc, &ci, nil, nil)
-	st := cc.MetaData.Statistics
-	if st.MinValue != nil || st.MaxValue != nil || ci != nil || st.NullCount != 3 {
-		t.Errorf("after an unmatched row group: min %q max %q index %v null count %d; want none, none, nil, 3", st.MinValue, st.MaxValue, ci, st.NullCount)
-	}
-	// A chunk whose pages do not line up loses its column index only.
-	ci = &format.ColumnIndex{NullPages: []bool{false}, MinValues: [][]byte{{}}, MaxValues: [][]byte{{}}}
-	applyChunkStat(cc, &ci, nil, &chunkStat{lo: []byte("a"), hi: []byte("b"), pages: []pageStat{{has: true, ok: true}}})
-	if ci != nil || string(cc.MetaData.Statistics.MinValue) != "a" {
-		t.Errorf("pages not matched: index %v, min %q; want no index, min \"a\"", ci, cc.MetaData.Statistics.MinValue)
-	}
-}
-
 // TestHugeRowsPages: a row past PageBytes ends its page, taking the next
 // row along when that one is small (parquet-go copies a page holding a
 // single byte-array value once more); two big rows get a page each.

@@ -11,6 +11,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/format"
 
+	"github.com/tributary-io/tributary/core/parquetio/internal/chunkstats"
 	"github.com/tributary-io/tributary/core/schema"
 )
 
@@ -106,7 +107,7 @@ func (p *rowPath) writeRun(from, to int) error {
 	}
 	for _, v := range p.buf[start:p.ends[to-1]] {
 		if k := w.trackOf[v.Column()]; k >= 0 && !v.IsNull() {
-			w.track[k].page.Add(v.ByteArray())
+			w.track[k].Add(v.ByteArray())
 		}
 	}
 	if _, err := w.pw.WriteRows(p.rows[from:to]); err != nil {
@@ -119,17 +120,13 @@ func (p *rowPath) writeRun(from, to int) error {
 		idx = f.OffsetIndexes()
 	}
 	for _, ct := range w.track {
-		n := -1
-		if ct.col < len(idx) {
-			n = len(idx[ct.col].PageLocations)
+		n, first := -1, int64(-1)
+		if c := ct.Col(); c < len(idx) {
+			if n = len(idx[c].PageLocations); n > 0 {
+				first = idx[c].PageLocations[n-1].FirstRowIndex
+			}
 		}
-		switch {
-		case n == len(ct.pages):
-		case n == len(ct.pages)+1 && idx[ct.col].PageLocations[n-1].FirstRowIndex == ct.pageStart:
-			ct.endPage(w.rgDone)
-		default:
-			ct.broken = true
-		}
+		ct.AfterRun(n, first, w.rgDone)
 	}
 	return nil
 }
@@ -137,17 +134,12 @@ func (p *rowPath) writeRun(from, to int) error {
 // flush is the previous flushRowGroup: parquet-go encodes the last pages.
 func (p *rowPath) flush() error {
 	w := p.w
-	for _, ct := range w.track {
-		if w.rgDone > ct.pageStart {
-			ct.endPage(w.rgDone)
-		}
-	}
 	if err := w.pw.Flush(); err != nil {
 		return err
 	}
-	g := groupStat{rows: w.rgDone, chunk: make([]chunkStat, len(w.track))}
+	g := chunkstats.Group{Rows: w.rgDone, Chunks: make([]chunkstats.Chunk, len(w.track))}
 	for k, ct := range w.track {
-		g.chunk[k] = ct.finish()
+		g.Chunks[k] = ct.EndGroup(w.rgDone)
 	}
 	w.groups = append(w.groups, g)
 	w.rgRows, w.rgBytes, w.rgDone = 0, 0, 0

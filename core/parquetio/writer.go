@@ -32,6 +32,8 @@ import (
 	"github.com/parquet-go/parquet-go/compress/lz4"
 
 	"github.com/tributary-io/tributary/core/parquetio/filestats"
+	"github.com/tributary-io/tributary/core/parquetio/internal/chunkstats"
+	"github.com/tributary-io/tributary/core/parquetio/internal/spill"
 	"github.com/tributary-io/tributary/core/schema"
 )
 
@@ -55,6 +57,8 @@ var (
 
 // Defaults of WriterOptions.
 const (
+	// DefaultSpillBytes is the default of WriterOptions.SpillBytes.
+	DefaultSpillBytes = spill.DefaultBytes
 	// DefaultRowGroupBytes is the target uncompressed size of a row group.
 	DefaultRowGroupBytes = 128 << 20
 	// DefaultPageBytes is the target uncompressed size of a data page.
@@ -117,13 +121,13 @@ type Writer struct {
 	plain   *parquet.Schema        // the schema without dictionary encoding
 	wopts   []parquet.WriterOption // the writer options besides the schema
 	out     *outWriter
-	pool    *spillPool
+	pool    *spill.Pool
 	opts    WriterOptions
-	tracked []int       // leaf columns of physical type BYTE_ARRAY
-	trackOf []int       // leaf column -> index in tracked, or -1
-	track   []*colTrack // byte-array statistics of the row group being written
-	groups  []groupStat // byte-array statistics of the finished row groups
-	rgDone  int64       // rows of the current row group handed to parquet-go
+	tracked []int               // leaf columns of physical type BYTE_ARRAY
+	trackOf []int               // leaf column -> index in tracked, or -1
+	track   []*chunkstats.Track // byte-array statistics of the row group being written
+	groups  []chunkstats.Group  // byte-array statistics of the finished row groups
+	rgDone  int64               // rows of the current row group handed to parquet-go
 	stats   *filestats.Collector
 	row     int64 // rows written so far (the next row's index in the file)
 	rgRows  int64
@@ -179,7 +183,7 @@ func NewWriter(w io.Writer, s *schema.StructType, opts WriterOptions) (*Writer, 
 		return nil, err
 	}
 	out := newOutWriter(w)
-	pool := newSpillPool(opts.TempDir, opts.SpillBytes)
+	pool := spill.NewPool(opts.TempDir, opts.SpillBytes)
 	wopts := []parquet.WriterOption{
 		parquet.ColumnPageBuffers(pool),
 		parquet.Compression(codec),
@@ -204,9 +208,9 @@ func NewWriter(w io.Writer, s *schema.StructType, opts WriterOptions) (*Writer, 
 	for k, v := range opts.Metadata {
 		wopts = append(wopts, parquet.KeyValueMetadata(k, v))
 	}
-	track := make([]*colTrack, len(tracked))
+	track := make([]*chunkstats.Track, len(tracked))
 	for k, c := range tracked {
-		track[k] = newColTrack(c)
+		track[k] = chunkstats.NewTrack(c)
 	}
 	return &Writer{
 		tree:    tree,
@@ -345,11 +349,6 @@ func (w *Writer) dictionaryColumns(b *colBatch) map[string]bool {
 
 // flushRowGroup ends the row group being written.
 func (w *Writer) flushRowGroup() error {
-	for _, ct := range w.track {
-		if w.rgDone > ct.pageStart {
-			ct.endPage(w.rgDone) // parquet-go writes the rest as one page
-		}
-	}
 	// Encode the pages still buffered on the workers; parquet-go's Flush
 	// then only copies the encoded column chunks out, in order.
 	err := w.forEach(len(w.cws), w.workers, func(c int) error { return w.cws[c].Flush() })
@@ -360,9 +359,9 @@ func (w *Writer) flushRowGroup() error {
 		w.err = fmt.Errorf("parquetio: flushing row group: %w", err)
 		return w.err
 	}
-	g := groupStat{rows: w.rgDone, chunk: make([]chunkStat, len(w.track))}
+	g := chunkstats.Group{Rows: w.rgDone, Chunks: make([]chunkstats.Chunk, len(w.track))}
 	for k, ct := range w.track {
-		g.chunk[k] = ct.finish()
+		g.Chunks[k] = ct.EndGroup(w.rgDone)
 	}
 	w.groups = append(w.groups, g)
 	w.rgDone = 0
@@ -376,7 +375,7 @@ func (w *Writer) Close() (FileStats, error) {
 		return FileStats{}, ErrClosed
 	}
 	w.closed = true
-	defer w.pool.close()
+	defer w.pool.Close()
 	if w.err != nil {
 		return FileStats{}, w.err
 	}
@@ -398,7 +397,7 @@ func (w *Writer) Close() (FileStats, error) {
 	if err != nil {
 		return FileStats{}, fmt.Errorf("parquetio: closing parquet file: %w", err)
 	}
-	if tail, err = rewriteTail(tail, base, w.tracked, w.groups); err != nil {
+	if tail, err = chunkstats.RewriteTail(tail, base, w.tracked, w.groups); err != nil {
 		return FileStats{}, err
 	}
 	if _, err := w.out.Write(tail); err != nil {

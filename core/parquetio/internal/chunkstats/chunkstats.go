@@ -1,11 +1,20 @@
-package parquetio
+// Package chunkstats follows the min/max statistics of the Parquet
+// writer's byte-array columns page by page and rewrites the page indexes
+// and footer parquet-go wrote with them.
+//
+// parquet-go copies the whole min and max of every
+// page into the column chunk statistics and the column index (four copies
+// of a 64 MB string, and a footer readers refuse). The Writer therefore
+// turns page bounds off for BYTE_ARRAY columns, follows their min/max
+// itself (keeping at most filestats.MaxStatsSize bytes of a value) and, when the file
+// is closed, rewrites the page indexes and the footer written by parquet-go
+// with the statistics parquet-mr would write.
+package chunkstats
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/binary"
 	"fmt"
-	"io"
 
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
@@ -13,38 +22,9 @@ import (
 	"github.com/tributary-io/tributary/core/parquetio/filestats"
 )
 
-// Byte-array statistics. parquet-go copies the whole min and max of every
-// page into the column chunk statistics and the column index (four copies
-// of a 64 MB string, and a footer readers refuse). The Writer therefore
-// turns page bounds off for BYTE_ARRAY columns, follows their min/max
-// itself (keeping at most filestats.MaxStatsSize bytes of a value) and, when the file
-// is closed, rewrites the page indexes and the footer written by parquet-go
-// with the statistics parquet-mr would write.
-
-// outWriter is the Writer's output: buffered, with the bytes written after
-// the last row group (page indexes and footer) captured for rewriting.
-type outWriter struct {
-	bw   *bufio.Writer
-	n    int64         // bytes written through bw
-	tail *bytes.Buffer // non-nil while capturing
-}
-
-func newOutWriter(w io.Writer) *outWriter {
-	return &outWriter{bw: bufio.NewWriterSize(w, 64<<10)}
-}
-
-func (o *outWriter) Write(p []byte) (int, error) {
-	if o.tail != nil {
-		return o.tail.Write(p)
-	}
-	n, err := o.bw.Write(p)
-	o.n += int64(n)
-	return n, err
-}
-
-// colTrack follows the min/max of one byte-array column through the pages
+// Track follows the min/max of one byte-array column through the pages
 // of the row group being written.
-type colTrack struct {
+type Track struct {
 	col       int              // leaf column
 	page      filestats.MinMax // the page being filled
 	group     filestats.MinMax // the finished pages of the row group
@@ -53,12 +33,13 @@ type colTrack struct {
 	broken    bool
 }
 
-func newColTrack(col int) *colTrack {
-	return &colTrack{col: col, page: filestats.NewMinMax(filestats.MaxStatsSize), group: filestats.NewMinMax(filestats.MaxStatsSize)}
+// NewTrack returns the Track of leaf column col.
+func NewTrack(col int) *Track {
+	return &Track{col: col, page: filestats.NewMinMax(filestats.MaxStatsSize), group: filestats.NewMinMax(filestats.MaxStatsSize)}
 }
 
 // endPage closes the page being filled; the next one starts at row end.
-func (ct *colTrack) endPage(end int64) {
+func (ct *Track) EndPage(end int64) {
 	ps := pageStat{firstRow: ct.pageStart, has: ct.page.Has(), ok: true}
 	if ps.has {
 		ps.lo, ps.hi, ps.ok = ct.page.IndexBounds(filestats.ColumnIndexTruncateLength)
@@ -71,12 +52,44 @@ func (ct *colTrack) endPage(end int64) {
 
 // finish returns the statistics of the row group's column chunk and
 // starts the next row group.
-func (ct *colTrack) finish() chunkStat {
-	cs := chunkStat{pages: ct.pages, broken: ct.broken}
+func (ct *Track) Finish() Chunk {
+	cs := Chunk{pages: ct.pages, broken: ct.broken}
 	cs.lo, cs.hi, _ = ct.group.ChunkMinMax()
 	ct.pages, ct.broken, ct.pageStart = nil, false, 0
 	ct.group.Reset()
 	return cs
+}
+
+// Col is the leaf column the Track follows.
+func (ct *Track) Col() int { return ct.col }
+
+// Add adds a non-null value of the page being filled.
+func (ct *Track) Add(v []byte) { ct.page.Add(v) }
+
+// AfterRun checks, after a run of rows ending at row done of the row group
+// was handed to parquet-go, whether the column writer finished a page
+// (pages is how many pages its offset index lists, and first the first row
+// of the last one; pages < 0: unknown): a page that started where the
+// Track's page did ends it; anything else means the pages are not followed,
+// and the chunk gets no column index.
+func (ct *Track) AfterRun(pages int, first, done int64) {
+	switch {
+	case pages == len(ct.pages):
+	case pages == len(ct.pages)+1 && first == ct.pageStart:
+		ct.EndPage(done)
+	default:
+		ct.broken = true
+	}
+}
+
+// EndGroup ends the last page of a row group of rows rows (parquet-go
+// writes the rest of a column chunk as one page) and returns the chunk's
+// statistics.
+func (ct *Track) EndGroup(rows int64) Chunk {
+	if rows > ct.pageStart {
+		ct.EndPage(rows)
+	}
+	return ct.Finish()
 }
 
 // pageStat is what the column index says about one page of a byte-array
@@ -88,25 +101,25 @@ type pageStat struct {
 	ok       bool // lo/hi are true bounds (false: no column index)
 }
 
-// chunkStat is a byte-array column chunk's statistics.
-type chunkStat struct {
+// Chunk is a byte-array column chunk's statistics.
+type Chunk struct {
 	lo, hi []byte // min and max for the footer (nil: left out)
 	pages  []pageStat
 	broken bool // page boundaries were not followed: write no column index
 }
 
-// groupStat holds the chunk statistics of one row group, by tracked column.
-type groupStat struct {
-	rows  int64
-	chunk []chunkStat
+// Group holds the chunk statistics of one row group, by tracked column.
+type Group struct {
+	Rows   int64
+	Chunks []Chunk
 }
 
-// rewriteTail rewrites the part of the file parquet-go wrote after the last
+// RewriteTail rewrites the part of the file parquet-go wrote after the last
 // row group (tail, which starts at file offset base): the page indexes and
 // the footer. It sets the byte-array columns' chunk min/max and column
 // indexes from groups; whatever cannot be matched safely loses its min/max
 // and column index rather than keeping parquet-go's.
-func rewriteTail(tail []byte, base int64, tracked []int, groups []groupStat) ([]byte, error) {
+func RewriteTail(tail []byte, base int64, tracked []int, groups []Group) ([]byte, error) {
 	if len(tracked) == 0 {
 		return tail, nil
 	}
@@ -171,9 +184,9 @@ func rewriteTail(tail []byte, base int64, tracked []int, groups []groupStat) ([]
 				return nil, fmt.Errorf("parquetio: rewriting footer: row group %d has %d columns", i, len(rg.Columns))
 			}
 			cc := &rg.Columns[col]
-			var cs *chunkStat
-			if matched && groups[i].rows == rg.NumRows {
-				cs = &groups[i].chunk[k]
+			var cs *Chunk
+			if matched && groups[i].Rows == rg.NumRows {
+				cs = &groups[i].Chunks[k]
 			}
 			applyChunkStat(cc, &cis[i][col], ois[i][col], cs)
 		}
@@ -218,7 +231,7 @@ func rewriteTail(tail []byte, base int64, tracked []int, groups []groupStat) ([]
 // applyChunkStat sets the min/max and column index of one byte-array
 // column chunk from cs; with cs nil, or when cs does not match the pages
 // parquet-go wrote, both are left out.
-func applyChunkStat(cc *format.ColumnChunk, ci **format.ColumnIndex, oi []byte, cs *chunkStat) {
+func applyChunkStat(cc *format.ColumnChunk, ci **format.ColumnIndex, oi []byte, cs *Chunk) {
 	st := &cc.MetaData.Statistics
 	st.MinValue, st.MaxValue, st.Min, st.Max = nil, nil, nil, nil
 	if cs != nil && cs.lo != nil {
@@ -246,7 +259,7 @@ func applyChunkStat(cc *format.ColumnChunk, ci **format.ColumnIndex, oi []byte, 
 
 // pagesMatch reports whether the pages followed by cs are the ones of the
 // column index and offset index, with true bounds for each.
-func pagesMatch(ci *format.ColumnIndex, oi []byte, cs *chunkStat) bool {
+func pagesMatch(ci *format.ColumnIndex, oi []byte, cs *Chunk) bool {
 	if cs.broken || oi == nil {
 		return false
 	}

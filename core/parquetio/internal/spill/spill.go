@@ -1,4 +1,6 @@
-package parquetio
+// Package spill holds the page buffers of the Parquet writer: memory up to
+// a limit per buffer, a temporary file beyond.
+package spill
 
 import (
 	"errors"
@@ -14,27 +16,29 @@ import (
 // beyond, so a huge value (a 64 MB string is a 64 MB page) is not held in
 // memory once more while it is encoded.
 
-// DefaultSpillBytes is the default of WriterOptions.SpillBytes.
-const DefaultSpillBytes = 16 << 20
+// DefaultBytes is the default limit of a buffer's memory.
+const DefaultBytes = 16 << 20
 
-// spillChunk is the allocation unit of a buffer's memory.
-const spillChunk = 256 << 10
+// chunkBytes is the allocation unit of a buffer's memory.
+const chunkBytes = 256 << 10
 
-// spillPool hands out spill buffers and closes those still open at the end.
-type spillPool struct {
+// Pool hands out spill buffers and closes those still open at the end.
+type Pool struct {
 	dir   string
 	limit int64
 	mu    sync.Mutex
-	open  map[*spillBuffer]bool
+	open  map[*buffer]bool
 }
 
-func newSpillPool(dir string, limit int64) *spillPool {
-	return &spillPool{dir: dir, limit: limit, open: map[*spillBuffer]bool{}}
+// NewPool returns a pool of buffers that keep up to limit bytes in memory
+// and spill to temporary files in dir ("" means os.TempDir()) beyond.
+func NewPool(dir string, limit int64) *Pool {
+	return &Pool{dir: dir, limit: limit, open: map[*buffer]bool{}}
 }
 
 // GetBuffer implements parquet.BufferPool.
-func (p *spillPool) GetBuffer() io.ReadWriteSeeker {
-	b := &spillBuffer{pool: p}
+func (p *Pool) GetBuffer() io.ReadWriteSeeker {
+	b := &buffer{pool: p}
 	p.mu.Lock()
 	p.open[b] = true
 	p.mu.Unlock()
@@ -42,16 +46,16 @@ func (p *spillPool) GetBuffer() io.ReadWriteSeeker {
 }
 
 // PutBuffer implements parquet.BufferPool: the buffer's memory and file go.
-func (p *spillPool) PutBuffer(rw io.ReadWriteSeeker) {
-	if b, ok := rw.(*spillBuffer); ok {
+func (p *Pool) PutBuffer(rw io.ReadWriteSeeker) {
+	if b, ok := rw.(*buffer); ok {
 		b.release()
 	}
 }
 
-// close releases every buffer not given back (a writer that failed).
-func (p *spillPool) close() {
+// Close releases every buffer not given back (a writer that failed).
+func (p *Pool) Close() {
 	p.mu.Lock()
-	bufs := make([]*spillBuffer, 0, len(p.open))
+	bufs := make([]*buffer, 0, len(p.open))
 	for b := range p.open {
 		bufs = append(bufs, b)
 	}
@@ -61,18 +65,18 @@ func (p *spillPool) close() {
 	}
 }
 
-// spillBuffer is an io.ReadWriteSeeker over memory chunks that moves to a
+// buffer is an io.ReadWriteSeeker over memory chunks that moves to a
 // temporary file (unlinked at once) when it would grow past the pool's
 // limit.
-type spillBuffer struct {
-	pool   *spillPool
-	chunks [][]byte // in memory: the content, spillChunk bytes per chunk
+type buffer struct {
+	pool   *Pool
+	chunks [][]byte // in memory: the content, chunkBytes bytes per chunk
 	f      *os.File // spilled: the content
 	size   int64
 	pos    int64
 }
 
-func (b *spillBuffer) Write(p []byte) (int, error) {
+func (b *buffer) Write(p []byte) (int, error) {
 	if b.f == nil && b.pos+int64(len(p)) > b.pool.limit {
 		if err := b.spill(); err != nil {
 			return 0, err
@@ -86,9 +90,9 @@ func (b *spillBuffer) Write(p []byte) (int, error) {
 	}
 	n := 0
 	for n < len(p) {
-		c, off := int(b.pos/spillChunk), int(b.pos%spillChunk)
+		c, off := int(b.pos/chunkBytes), int(b.pos%chunkBytes)
 		for c >= len(b.chunks) {
-			b.chunks = append(b.chunks, make([]byte, spillChunk))
+			b.chunks = append(b.chunks, make([]byte, chunkBytes))
 		}
 		k := copy(b.chunks[c][off:], p[n:])
 		n += k
@@ -98,7 +102,7 @@ func (b *spillBuffer) Write(p []byte) (int, error) {
 	return n, nil
 }
 
-func (b *spillBuffer) Read(p []byte) (int, error) {
+func (b *buffer) Read(p []byte) (int, error) {
 	if b.pos >= b.size {
 		return 0, io.EOF
 	}
@@ -112,8 +116,8 @@ func (b *spillBuffer) Read(p []byte) (int, error) {
 	}
 	n := 0
 	for n < len(p) && b.pos < b.size {
-		c, off := int(b.pos/spillChunk), int(b.pos%spillChunk)
-		end := min(int64(spillChunk), b.size-int64(c)*spillChunk)
+		c, off := int(b.pos/chunkBytes), int(b.pos%chunkBytes)
+		end := min(int64(chunkBytes), b.size-int64(c)*chunkBytes)
 		k := copy(p[n:], b.chunks[c][off:end])
 		n += k
 		b.pos += int64(k)
@@ -121,7 +125,7 @@ func (b *spillBuffer) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-func (b *spillBuffer) Seek(offset int64, whence int) (int64, error) {
+func (b *buffer) Seek(offset int64, whence int) (int64, error) {
 	switch whence {
 	case io.SeekStart:
 	case io.SeekCurrent:
@@ -139,18 +143,18 @@ func (b *spillBuffer) Seek(offset int64, whence int) (int64, error) {
 }
 
 // spill moves the content to a temporary file.
-func (b *spillBuffer) spill() error {
+func (b *buffer) spill() error {
 	f, err := os.CreateTemp(b.pool.dir, "tributary-pages-*")
 	if err != nil {
 		return fmt.Errorf("parquetio: page buffer: %w", err)
 	}
 	os.Remove(f.Name()) // the open file stays readable; nothing is left behind
 	for c, chunk := range b.chunks {
-		n := min(int64(spillChunk), b.size-int64(c)*spillChunk)
+		n := min(int64(chunkBytes), b.size-int64(c)*chunkBytes)
 		if n <= 0 {
 			break
 		}
-		if _, err := f.WriteAt(chunk[:n], int64(c)*spillChunk); err != nil {
+		if _, err := f.WriteAt(chunk[:n], int64(c)*chunkBytes); err != nil {
 			f.Close()
 			return fmt.Errorf("parquetio: page buffer: %w", err)
 		}
@@ -159,7 +163,7 @@ func (b *spillBuffer) spill() error {
 	return nil
 }
 
-func (b *spillBuffer) release() {
+func (b *buffer) release() {
 	if b.f != nil {
 		b.f.Close()
 	}
