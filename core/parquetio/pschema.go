@@ -1,18 +1,14 @@
 package parquetio
 
 import (
-	"bytes"
 	"fmt"
 	"math/big"
-	"reflect"
-	"strings"
 
 	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/compress"
 	"github.com/parquet-go/parquet-go/deprecated"
-	"github.com/parquet-go/parquet-go/encoding"
 	"github.com/parquet-go/parquet-go/format"
 
+	"github.com/tributary-io/tributary/core/parquetio/internal/pnodes"
 	"github.com/tributary-io/tributary/core/parquetio/internal/values"
 	"github.com/tributary-io/tributary/core/schema"
 )
@@ -32,12 +28,12 @@ func parquetSchema(s *schema.StructType, dict map[string]bool) (*parquet.Schema,
 		if err != nil {
 			return nil, err
 		}
-		fields = append(fields, &namedField{Node: n, name: f.Name})
+		fields = append(fields, pnodes.Field(f.Name, n))
 	}
 	if err := checkNames(s, ""); err != nil {
 		return nil, err
 	}
-	return parquet.NewSchema("spark_schema", &orderedGroup{fields: fields}), nil
+	return parquet.NewSchema("spark_schema", pnodes.Group(fields)), nil
 }
 
 // checkNames rejects empty and duplicate field names, which Parquet cannot
@@ -123,7 +119,7 @@ func parquetNode(b nodeBuilder, path, pq string, t schema.Type) (parquet.Node, e
 			return parquet.Decimal(s, p, parquet.Int64Type), nil
 		default:
 			n := parquet.Decimal(s, p, parquet.FixedLenByteArrayType(decimalBytes(p)))
-			return parquet.Leaf(signedFLBAType{n.Type()}), nil
+			return parquet.Leaf(pnodes.SignedFLBA(n.Type())), nil
 		}
 	case *schema.StructType:
 		if len(t.Fields) == 0 {
@@ -138,9 +134,9 @@ func parquetNode(b nodeBuilder, path, pq string, t schema.Type) (parquet.Node, e
 			if err != nil {
 				return nil, err
 			}
-			fields = append(fields, &namedField{Node: n, name: f.Name})
+			fields = append(fields, pnodes.Field(f.Name, n))
 		}
-		return &orderedGroup{fields: fields}, nil
+		return pnodes.Group(fields), nil
 	case *schema.ArrayType:
 		e, err := b.field(path+".element", pq+".list.element", t.Element, t.ContainsNull)
 		if err != nil {
@@ -172,141 +168,6 @@ func decimalBytes(p int) int {
 		}
 		n++
 	}
-}
-
-// orderedGroup is a Parquet group whose fields keep the order they were given
-// in. parquet.Group is a map and sorts its fields by name, while Spark (and
-// readers that resolve columns by position) expect schema order.
-type orderedGroup struct {
-	fields []parquet.Field
-}
-
-func (g *orderedGroup) ID() int                     { return 0 }
-func (g *orderedGroup) String() string              { return nodeString(g) }
-func (g *orderedGroup) Type() parquet.Type          { return parquet.Group{}.Type() }
-func (g *orderedGroup) Optional() bool              { return false }
-func (g *orderedGroup) Repeated() bool              { return false }
-func (g *orderedGroup) Required() bool              { return true }
-func (g *orderedGroup) Leaf() bool                  { return false }
-func (g *orderedGroup) Fields() []parquet.Field     { return g.fields }
-func (g *orderedGroup) Encoding() encoding.Encoding { return nil }
-func (g *orderedGroup) Compression() compress.Codec { return nil }
-func (g *orderedGroup) GoType() reflect.Type        { return g.group().GoType() }
-func (g *orderedGroup) group() parquet.Group {
-	m := make(parquet.Group, len(g.fields))
-	for _, f := range g.fields {
-		m[f.Name()] = f
-	}
-	return m
-}
-
-func nodeString(n parquet.Node) string {
-	var b strings.Builder
-	b.WriteString("group {")
-	for i, f := range n.Fields() {
-		if i > 0 {
-			b.WriteString("; ")
-		}
-		b.WriteString(f.Name())
-		b.WriteByte(' ')
-		b.WriteString(f.String())
-	}
-	b.WriteByte('}')
-	return b.String()
-}
-
-// namedField names a node inside an orderedGroup.
-type namedField struct {
-	parquet.Node
-	name string
-}
-
-func (f *namedField) Name() string { return f.name }
-
-func (f *namedField) Value(base reflect.Value) reflect.Value {
-	if base.Kind() == reflect.Map {
-		return base.MapIndex(reflect.ValueOf(&f.name).Elem())
-	}
-	return reflect.Value{}
-}
-
-// signedFLBAType is a DECIMAL stored as FIXED_LEN_BYTE_ARRAY whose page and
-// column-chunk bounds use the signed (two's complement) order the Parquet
-// spec requires for decimals. parquet-go compares fixed-length byte arrays as
-// unsigned bytes, which would put negative decimals above positive ones and
-// make readers that prune on Parquet statistics skip matching row groups.
-type signedFLBAType struct{ parquet.Type }
-
-func (t signedFLBAType) Compare(a, b parquet.Value) int {
-	return compareSignedBE(a.ByteArray(), b.ByteArray())
-}
-
-func (t signedFLBAType) NewColumnBuffer(columnIndex, numValues int) parquet.ColumnBuffer {
-	return &signedFLBABuffer{t.Type.NewColumnBuffer(columnIndex, numValues)}
-}
-
-func (t signedFLBAType) NewColumnIndexer(sizeLimit int) parquet.ColumnIndexer {
-	return unorderedIndexer{t.Type.NewColumnIndexer(sizeLimit)}
-}
-
-// compareSignedBE compares two big-endian two's complement integers of the
-// same width.
-func compareSignedBE(a, b []byte) int {
-	if len(a) == 0 || len(b) == 0 {
-		return len(a) - len(b)
-	}
-	na, nb := a[0]&0x80 != 0, b[0]&0x80 != 0
-	switch {
-	case na && !nb:
-		return -1
-	case !na && nb:
-		return 1
-	}
-	return bytes.Compare(a, b)
-}
-
-type signedFLBABuffer struct{ parquet.ColumnBuffer }
-
-func (b *signedFLBABuffer) Page() parquet.Page { return signedFLBAPage{b.ColumnBuffer.Page()} }
-
-func (b *signedFLBABuffer) Clone() parquet.ColumnBuffer {
-	return &signedFLBABuffer{b.ColumnBuffer.Clone()}
-}
-
-type signedFLBAPage struct{ parquet.Page }
-
-func (p signedFLBAPage) Slice(i, j int64) parquet.Page { return signedFLBAPage{p.Page.Slice(i, j)} }
-
-func (p signedFLBAPage) Bounds() (minValue, maxValue parquet.Value, ok bool) {
-	vals := p.Page.Data()
-	data, size := vals.FixedLenByteArray()
-	if size <= 0 || len(data) < size {
-		return minValue, maxValue, false
-	}
-	lo, hi := data[:size], data[:size]
-	for i := size; i+size <= len(data); i += size {
-		v := data[i : i+size]
-		if compareSignedBE(v, lo) < 0 {
-			lo = v
-		}
-		if compareSignedBE(v, hi) > 0 {
-			hi = v
-		}
-	}
-	col := p.Page.Column()
-	minValue = parquet.FixedLenByteArrayValue(bytes.Clone(lo)).Level(0, 0, col)
-	maxValue = parquet.FixedLenByteArrayValue(bytes.Clone(hi)).Level(0, 0, col)
-	return minValue, maxValue, true
-}
-
-// unorderedIndexer declares the column index unordered: the wrapped indexer
-// derives the boundary order from unsigned byte comparisons.
-type unorderedIndexer struct{ parquet.ColumnIndexer }
-
-func (u unorderedIndexer) ColumnIndex() format.ColumnIndex {
-	ci := u.ColumnIndexer.ColumnIndex()
-	ci.BoundaryOrder = format.Unordered
-	return ci
 }
 
 // kind is the shape of a tree node.

@@ -33,6 +33,7 @@ import (
 
 	"github.com/tributary-io/tributary/core/parquetio/filestats"
 	"github.com/tributary-io/tributary/core/parquetio/internal/chunkstats"
+	"github.com/tributary-io/tributary/core/parquetio/internal/codec"
 	"github.com/tributary-io/tributary/core/parquetio/internal/spill"
 	"github.com/tributary-io/tributary/core/schema"
 )
@@ -252,7 +253,7 @@ func CodecInfix(codec string) string {
 func codecOf(name string) (compress.Codec, error) {
 	switch name {
 	case "", "snappy":
-		return fastSnappy{}, nil
+		return codec.FastSnappy{}, nil
 	case "zstd":
 		return &parquet.Zstd, nil
 	case "gzip":

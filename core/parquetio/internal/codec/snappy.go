@@ -1,4 +1,6 @@
-package parquetio
+// Package codec holds the page codecs the Parquet writer uses besides
+// parquet-go's.
+package codec
 
 import (
 	"github.com/klauspost/compress/s2"
@@ -7,20 +9,20 @@ import (
 	"github.com/parquet-go/parquet-go/format"
 )
 
-// fastSnappy is the SNAPPY page codec with the fast (default) block
+// FastSnappy is the SNAPPY page codec with the fast (default) block
 // encoder. parquet-go's Snappy encodes with s2.EncodeSnappyBetter, which
 // costs about twice the CPU for a few percent smaller pages; the blocks are
 // standard snappy either way and decode with any reader.
-type fastSnappy struct{}
+type FastSnappy struct{}
 
 // String names the codec as parquet-go does.
-func (fastSnappy) String() string { return "SNAPPY" }
+func (FastSnappy) String() string { return "SNAPPY" }
 
 // CompressionCodec is the codec's id in the footer.
-func (fastSnappy) CompressionCodec() format.CompressionCodec { return format.Snappy }
+func (FastSnappy) CompressionCodec() format.CompressionCodec { return format.Snappy }
 
 // Encode compresses src as one raw snappy block, reusing dst's capacity.
-func (fastSnappy) Encode(dst, src []byte) ([]byte, error) {
+func (FastSnappy) Encode(dst, src []byte) ([]byte, error) {
 	if n := s2.MaxEncodedLen(len(src)); cap(dst) < n {
 		dst = make([]byte, n)
 	} else {
@@ -30,7 +32,7 @@ func (fastSnappy) Encode(dst, src []byte) ([]byte, error) {
 }
 
 // Decode decompresses a raw snappy block.
-func (fastSnappy) Decode(dst, src []byte) ([]byte, error) {
+func (FastSnappy) Decode(dst, src []byte) ([]byte, error) {
 	return parquet.Snappy.Decode(dst, src)
 }
 

@@ -1,4 +1,4 @@
-package parquetio
+package codec
 
 import (
 	"bytes"
@@ -21,13 +21,13 @@ func pageLike(seed uint64) []byte {
 	return b.Bytes()
 }
 
-// TestFastSnappyRoundTrip checks that fastSnappy blocks decode with
+// TestFastSnappyRoundTrip checks that FastSnappy blocks decode with
 // parquet-go's snappy codec and back, on random pages of random sizes.
 func TestFastSnappyRoundTrip(t *testing.T) {
 	for seed := range uint64(20) {
 		page := pageLike(seed)
 		page = page[:rand.New(rand.NewPCG(seed, 2)).IntN(len(page))]
-		enc, err := fastSnappy{}.Encode(nil, page)
+		enc, err := FastSnappy{}.Encode(nil, page)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -39,19 +39,19 @@ func TestFastSnappyRoundTrip(t *testing.T) {
 			t.Fatalf("seed %d: round trip differs", seed)
 		}
 	}
-	if got := (fastSnappy{}).CompressionCodec(); got != parquet.Snappy.CompressionCodec() {
+	if got := (FastSnappy{}).CompressionCodec(); got != parquet.Snappy.CompressionCodec() {
 		t.Fatalf("codec id %v, want %v", got, parquet.Snappy.CompressionCodec())
 	}
 }
 
 // BenchmarkSnappy compares the page encoders: parquet-go's ("better") and
-// fastSnappy; the ratio is reported as compressed/raw.
+// FastSnappy; the ratio is reported as compressed/raw.
 func BenchmarkSnappy(b *testing.B) {
 	page := pageLike(1)
 	for _, c := range []struct {
 		name  string
 		codec compress.Codec
-	}{{"better", &parquet.Snappy}, {"fast", fastSnappy{}}} {
+	}{{"better", &parquet.Snappy}, {"fast", FastSnappy{}}} {
 		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(int64(len(page)))
 			var dst []byte
