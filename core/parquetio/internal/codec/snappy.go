@@ -5,7 +5,6 @@ package codec
 import (
 	"github.com/klauspost/compress/s2"
 	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/compress"
 	"github.com/parquet-go/parquet-go/format"
 )
 
@@ -35,7 +34,3 @@ func (FastSnappy) Encode(dst, src []byte) ([]byte, error) {
 func (FastSnappy) Decode(dst, src []byte) ([]byte, error) {
 	return parquet.Snappy.Decode(dst, src)
 }
-
-// FastSnappy returns the SNAPPY codec with the fast block encoder, for
-// other Parquet writers (Delta checkpoints) to share.
-func FastSnappy() compress.Codec { return fastSnappy{} }
