@@ -11,7 +11,7 @@ OUT      ?= out
 FUNCTIONS := discovery backfill commit maintenance
 LDFLAGS  := -s -w -buildid=
 
-.PHONY: loadtest all build run test unit vet lint-template bench bench-arm64 lambdas deploy clean pyenv cdk-test cdk-synth cdk-deploy build-DiscoveryFunction build-BackfillFunction build-CommitFunction build-MaintenanceFunction localstack
+.PHONY: loadtest all build run test unit vet lint-template bench bench-arm64 bench-init lambdas deploy clean pyenv cdk-test cdk-synth cdk-deploy build-DiscoveryFunction build-BackfillFunction build-CommitFunction build-MaintenanceFunction localstack
 
 all: build
 
@@ -77,9 +77,15 @@ bench:
 	GO=$(GO) ./scripts/bench-run.sh $(OUT)/bench.txt
 
 # The end-to-end benchmark on linux/arm64 (the functions' architecture)
-# under qemu-user, next to amd64: emulated, so a floor, not a Lambda figure.
+# under qemu-user, next to amd64: emulated, so a floor, not a Lambda figure;
+# with the modelled compute cost per million 1 MiB files (out/bench-arm64.txt).
 bench-arm64:
 	GO=$(GO) ./scripts/bench-arm64.sh
+
+# Cold-start init of each Lambda bootstrap (exec to its first Runtime API
+# poll against a stub), amd64 native and arm64 under qemu-user.
+bench-init:
+	GO=$(GO) ./scripts/bench-init.sh
 
 # LocalStack 4.14 in host mode (Python 3.13 venv, DynamoDB Local from npm; see
 # localstack/README.md): starts it on a free 127.0.0.1 port, runs
