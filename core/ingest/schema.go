@@ -2,15 +2,10 @@ package ingest
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"github.com/tributary-io/tributary/core/ingest/batchplan"
+	"github.com/tributary-io/tributary/core/ingest/evolve"
 	"github.com/tributary-io/tributary/core/ingest/schemalog"
-	"github.com/tributary-io/tributary/core/ingest/schemamerge"
 
 	"github.com/tributary-io/tributary/core/delta"
-	"github.com/tributary-io/tributary/core/formats"
-	"github.com/tributary-io/tributary/core/objstore"
 	"github.com/tributary-io/tributary/core/options"
 	"github.com/tributary-io/tributary/core/schema"
 )
@@ -48,128 +43,85 @@ func (c SchemaConfig) rescuedColumn() string {
 	return DefaultRescuedDataColumn
 }
 
-// schemaRecord is one version of the schema history (schemalog.Record).
-type schemaRecord = schemalog.Record
-
 // schemasPrefix is the schema history's key prefix (schemalog.Prefix).
 const schemasPrefix = schemalog.Prefix
 
-func schemaKey(v int) string { return schemalog.Key(v) }
+// fullPath names a source key as the user knows it (SourceURI/key).
+func (e *Engine) fullPath(key string) string { return e.source().Name(key) }
 
-// latestSchema returns the newest schema in the history, or nil (version
-// -1); a corrupt history needs a full refresh.
-func latestSchema(ctx context.Context, st objstore.Store) (*schema.StructType, int, error) {
-	s, v, err := schemalog.Latest(ctx, st)
-	return s, v, corruptHistory(err)
-}
+// Schema evolution errors (package evolve's). Each stops the batch before
+// anything is committed; its sealed plan is replayed by the next run.
+var (
+	// ErrSchemaEvolved (addNewColumns): new columns were appended to the
+	// schema history; the next run ingests the batch with the new schema.
+	ErrSchemaEvolved = evolve.ErrSchemaEvolved
+	// ErrNewColumns (failOnNewColumns): the data has columns the schema
+	// lacks; the stream fails until the schema is changed by hand.
+	ErrNewColumns = evolve.ErrNewColumns
+	// ErrMergeSchemaOff: a batch would add columns to an existing table
+	// and mergeSchema is false.
+	ErrMergeSchemaOff = evolve.ErrMergeSchemaOff
+	// ErrTypeWideningOff: a column's type must widen but the table does
+	// not enable type widening.
+	ErrTypeWideningOff = evolve.ErrTypeWideningOff
+)
 
-// saveSchema writes version v of the history unless it exists, and returns
-// the schema that is stored at v (another committer may have won).
-func saveSchema(ctx context.Context, st objstore.Store, v int, s *schema.StructType) (*schema.StructType, error) {
-	got, err := schemalog.Save(ctx, st, v, s)
-	return got, corruptHistory(err)
-}
+// evolves reports whether the mode stops a batch on new columns.
+func (c SchemaConfig) evolves() bool { return evolve.Evolves(c.EvolutionMode) }
 
-// corruptHistory turns a schemalog.CorruptError into an error wrapping
-// ErrFullRefreshNeeded that says how to recover.
-func corruptHistory(err error) error {
-	var ce *schemalog.CorruptError
-	if errors.As(err, &ce) {
-		return fmt.Errorf("%w: the schema history %s is corrupt (%v): restore it, or %s", ErrFullRefreshNeeded, ce.Key, ce.Err, RefreshHowTo)
+// schemas decides the stream's schema versions (package evolve); its
+// Want is set by withSchemas.
+func (e *Engine) schemas() *evolve.Schemas {
+	c := e.Config
+	return &evolve.Schemas{
+		Stream: c.StreamID, AppID: e.appID(), Format: c.Format,
+		User: c.Schema.User, Hints: c.Schema.Hints, Rescued: c.Schema.rescuedColumn(), Mode: c.Schema.EvolutionMode,
+		SampleFiles: c.Schema.SampleFiles, SampleBytes: c.Schema.SampleBytes,
+		Partitions: e.sourceParts(), NoMergeSchema: c.NoMergeSchema, TableProperties: c.TableProperties,
+		History: e.schemaStore(), Checkpoint: e.Checkpoint, State: e.State, Table: e.snap,
+		Recorded: e.recorded, InferOptions: e.inferOptions, Sample: e.converter().Sample, Logger: e.log(),
 	}
+}
+
+// withSchemas runs f with the stream's Schemas, knowing the identity the
+// stream runs with, and keeps the identity record f may have replaced.
+func (e *Engine) withSchemas(f func(s *evolve.Schemas) error) error {
+	s := e.schemas()
+	var err error
+	if s.Want, err = e.identity(); err != nil {
+		return err
+	}
+	err = f(s)
+	e.recorded = s.Recorded
 	return err
 }
 
-// resolveSchema returns the schema batch p is written with and whether the
-// table's metadata must be written with it (a new table or a changed schema).
-// Restarts read the latest schema history version; they never re-infer.
-func (e *Engine) resolveSchema(ctx context.Context, snap *delta.Snapshot, p *Plan) (*schema.StructType, int, bool, error) {
-	st := e.schemaStore()
-	sch, v, err := latestSchema(ctx, st)
-	if err != nil {
-		return nil, 0, false, err
-	}
-	if sch == nil && p.BatchID > 0 {
-		// The batch before recorded schema version 0: the history was
-		// deleted. (An append-once batch numbered by txnVersion has no
-		// batch before it.)
-		if _, ok, err := batchplan.Read(ctx, e.Checkpoint, p.BatchID-1); err != nil {
-			return nil, 0, false, err
-		} else if ok {
-			return nil, 0, false, fmt.Errorf("%w: the schema history (%s in the schema location) is gone, but the stream is at batch %d: inferring the schema again could change it under the table; restore it, or %s",
-				ErrFullRefreshNeeded, schemasPrefix, p.BatchID, RefreshHowTo)
-		}
-	}
-	if sch == nil {
-		inferred, err := e.initialSchema(ctx, p)
-		if err != nil {
-			return nil, 0, false, err
-		}
-		if sch, err = saveSchema(ctx, st, 0, inferred); err != nil {
-			return nil, 0, false, err
-		}
-		v = 0
-	} else if sch, v, err = e.applySchemaChanges(ctx, st, sch, v); err != nil {
-		return nil, 0, false, err
-	}
-	if snap == nil {
-		return sch, v, true, nil
-	}
-	if err := e.checkMergeSchema(snap, sch, p); err != nil {
-		return nil, 0, false, err
-	}
-	// A schema the table cannot simply take (a column the stream lacks, an
-	// overwrite) is decided when the commit is built (tableChange).
-	tbl, err := e.tableSchema(snap, sch)
-	return sch, v, err != nil || !schema.Equal(snap.Schema(), tbl), nil
+// resolveSchema returns the schema batch p is written with, its version,
+// and whether the table's metadata must be written with it
+// (evolve.Schemas.Resolve).
+func (e *Engine) resolveSchema(ctx context.Context, snap *delta.Snapshot, p *Plan) (sch *schema.StructType, v int, isNew bool, err error) {
+	err = e.withSchemas(func(s *evolve.Schemas) error {
+		sch, v, isNew, err = s.Resolve(ctx, snap, p)
+		return err
+	})
+	return sch, v, isNew, err
 }
 
-// initialSchema is the user schema, or the schema inferred from the plan's
-// files within the sample caps, with hints applied and the rescued column last.
-func (e *Engine) initialSchema(ctx context.Context, p *Plan) (*schema.StructType, error) {
-	cfg := e.Config.Schema
-	if cfg.User != nil {
-		return e.sourceParts().WithPartitions(schemamerge.WithRescued(e.sourceParts().DataSchema(cfg.User), cfg.rescuedColumn())), nil
+// checkSchemaChanges applies (or refuses) a changed user schema or
+// cloudFiles.schemaHints once per engine, when the stream starts.
+func (e *Engine) checkSchemaChanges(ctx context.Context) error {
+	if e.recorded == nil || e.schemaChecked {
+		return nil
 	}
-	if fs, ok := e.Config.Format.(formats.FixedSchema); ok {
-		// text, binaryFile: nothing to sample.
-		return e.sourceParts().WithPartitions(schemamerge.WithRescued(e.sourceParts().DataSchema(fs.Schema()), cfg.rescuedColumn())), nil
+	if err := e.withSchemas(func(s *evolve.Schemas) error { return s.CheckChanges(ctx) }); err != nil {
+		return err
 	}
-	var hints []schema.HintField
-	if cfg.Hints != "" {
-		h, err := schema.ParseDDL(cfg.Hints)
-		if err != nil {
-			return nil, fmt.Errorf("option cloudFiles.schemaHints: %w", err)
-		}
-		hints = h
-	}
-	inf := e.Config.Format.NewInferrer(e.inferOptions(hints, cfg.SampleBytes))
-	maxFiles := cfg.SampleFiles
-	if maxFiles <= 0 {
-		maxFiles = formats.DefaultSampleFiles
-	}
-	// Sample like Auto Loader: the first files discovered, not only this
-	// batch's (a small maxFilesPerTrigger must not shrink the sample).
-	sample := append([]PlanFile(nil), p.Files...)
-	if len(sample) < maxFiles {
-		more, err := e.State.Pending(ctx, e.Config.StreamID, maxFiles-len(sample))
-		if err != nil {
-			return nil, fmt.Errorf("listing files for schema inference: %w", err)
-		}
-		for _, m := range more {
-			sample = append(sample, PlanFile{Path: m.Path, Size: m.Size, ETag: m.ETag})
-		}
-	}
-	for i, f := range sample {
-		if i >= maxFiles || inf.Full() {
-			break
-		}
-		if err := e.converter().Sample(ctx, inf, f.Path); err != nil {
-			return nil, err
-		}
-	}
-	return e.sourceParts().WithPartitions(schemamerge.WithRescued(e.sourceParts().DataSchema(inf.Schema()), cfg.rescuedColumn())), nil
+	e.schemaChecked = true
+	return nil
 }
 
-// fullPath names a source key as the user knows it (SourceURI/key).
-func (e *Engine) fullPath(key string) string { return e.source().Name(key) }
+// tableConfig is the configuration the table has once this stream's table
+// properties are applied (snap nil: a table not created yet).
+func (e *Engine) tableConfig(snap *delta.Snapshot) map[string]string {
+	return e.schemas().TableConfig(snap)
+}

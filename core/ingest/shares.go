@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"github.com/tributary-io/tributary/core/ingest/batchplan"
 	"github.com/tributary-io/tributary/core/ingest/convert"
+	"github.com/tributary-io/tributary/core/ingest/evolve"
 	"strings"
 
 	"github.com/google/uuid"
@@ -211,9 +212,9 @@ func (e *Engine) removeAdds(ctx context.Context, adds []delta.Add) {
 
 // readSchemaVersion reads version v of the schema history.
 func readSchemaVersion(ctx context.Context, st objstore.Store, v int) (*schema.StructType, error) {
-	s, found, err := schemalog.Read(ctx, st, v)
+	s, found, err := evolve.ReadVersion(ctx, st, v)
 	if err != nil {
-		return nil, corruptHistory(err)
+		return nil, err
 	}
 	if !found {
 		return nil, fmt.Errorf("%w: schema history version %d (%s) does not exist", ErrBadShare, v, schemalog.Key(v))

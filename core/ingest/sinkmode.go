@@ -40,7 +40,7 @@ func (e *Engine) tableChange(ctx context.Context, snap *delta.Snapshot, ours *sc
 		// delta.typeChanges recorded; failing that (a column ours lacks),
 		// the table's schema adopting ours' new columns.
 		var werr error
-		if target, werr = e.tableSchema(snap, ours); werr != nil {
+		if target, werr = e.schemas().TableSchema(snap, ours); werr != nil {
 			var err error
 			if target, err = schemamerge.Adopt(snap.Schema(), ours); err != nil {
 				return nil, werr
@@ -54,7 +54,7 @@ func (e *Engine) tableChange(ctx context.Context, snap *delta.Snapshot, ours *sc
 				}
 			}
 		}
-		if err := e.checkMergeSchema(snap, ours, p); err != nil {
+		if err := e.schemas().CheckMergeSchema(snap, ours, p); err != nil {
 			return nil, err
 		}
 	}

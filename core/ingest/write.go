@@ -56,7 +56,7 @@ func (e *Engine) write(ctx context.Context, snap *delta.Snapshot, p *Plan) (*out
 	for {
 		out, err := e.writeOnce(ctx, sch, p, failures, evolve, stats)
 		if nc := (*convert.NewColumns)(nil); errors.As(err, &nc) {
-			if err := e.onNewColumns(ctx, sch, version, nc, p); err != nil {
+			if err := e.schemas().OnNewColumns(ctx, sch, version, nc, p); err != nil {
 				return nil, err
 			}
 			evolve = false // nothing to add: keep the values rescued
