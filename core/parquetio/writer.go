@@ -130,7 +130,8 @@ type Writer struct {
 	groups  []chunkstats.Group  // byte-array statistics of the finished row groups
 	rgDone  int64               // rows of the current row group handed to parquet-go
 	stats   *filestats.Collector
-	row     int64 // rows written so far (the next row's index in the file)
+	lstats  []leafStat // per leaf column, for WriteBatch (built on first use)
+	row     int64      // rows written so far (the next row's index in the file)
 	rgRows  int64
 	rgBytes int64
 	// The encoder: a batch is shredded into columns and its column chunks

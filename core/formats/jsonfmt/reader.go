@@ -106,6 +106,14 @@ type reader struct {
 	// for many of them (a slab stays alive while one of them does).
 	slab []any
 	box  boxes
+
+	// The columnar read (columnar.go).
+	schema     *schema.StructType
+	colDecided bool
+	colOK      bool
+	colRoot    *cplan
+	lens       []int // stack of ColumnBatch.Lens results
+	berr       error // a value the column batch refused
 }
 
 // slabSize is the number of values a slab holds.
@@ -135,7 +143,7 @@ func open(ctx context.Context, r io.Reader, s *schema.StructType, opts fileforma
 		return nil, fmt.Errorf("jsonfmt: %w", err)
 	}
 	rd := &reader{
-		ctx: ctx, file: opts.FilePath, width: len(s.Fields),
+		ctx: ctx, file: opts.FilePath, width: len(s.Fields), schema: s,
 		rescueIdx: -1, corIdx: -1, mode: mode, corrupt: opts.CorruptRecordColumn, badHook: opts.BadRecords,
 		seenU: map[string]bool{}, seenM: map[string]bool{},
 	}

@@ -1,0 +1,413 @@
+package parquetio
+
+import (
+	"fmt"
+	"math/big"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/tributary-io/tributary/core/parquetio/filestats"
+	"github.com/tributary-io/tributary/core/schema"
+)
+
+// ColumnBatch is a run of rows already shredded into Parquet leaf values
+// (value, repetition and definition levels), built column by column by a
+// format reader that decodes its input straight into it: no []any row and
+// no second shredding pass. Writer.WriteBatch writes it with the same
+// pages, statistics and row groups as Writer.Write writes the same rows.
+//
+// A reader builds one row at a time: for every node of the schema tree
+// (Root) it appends a value (Value or the typed appenders) or nulls (Null)
+// to the node's leaf columns, then calls EndRow. Lens and Cut undo what was
+// appended under a node since Lens (a collection that turns out not to
+// fit); Mark and Drop undo whole rows. A ColumnBatch is not safe for
+// concurrent use; byte slices appended must stay unchanged until the batch
+// was written.
+type ColumnBatch struct {
+	tree *tnode
+	root *ColNode
+	cb   colBatch // the finished rows, and the values of the row being built
+	// Rescued counts the rows whose rescued data column the reader set; the
+	// reader maintains it (Reset clears it).
+	Rescued int64
+	bytes   int64
+}
+
+// ColKind is the shape of a ColNode.
+type ColKind uint8
+
+// Node shapes.
+const (
+	ColLeaf ColKind = iota
+	ColStruct
+	ColList
+	ColMap
+)
+
+// ColNode is one node of a ColumnBatch's schema tree with its Dremel
+// levels. The root is the top-level struct (its children are the schema's
+// fields); a list has one child (the element), a map two (key, value).
+type ColNode struct {
+	Kind     ColKind
+	Type     schema.Type
+	Nullable bool
+	// Def is the definition level of a non-null value of this node.
+	Def int
+	// ElemDef and ElemRep are the levels of a list's or map's elements.
+	ElemDef, ElemRep int
+	Children         []*ColNode
+	// Col is a leaf's column index; Lo and Hi bound the leaf columns under
+	// the node, [Lo, Hi).
+	Col, Lo, Hi int
+	t           *tnode
+}
+
+// NewColumnBatch returns an empty batch for rows of schema s.
+func NewColumnBatch(s *schema.StructType) (*ColumnBatch, error) {
+	if s == nil || len(s.Fields) == 0 {
+		return nil, fmt.Errorf("%w: schema has no fields", ErrUnsupportedSchema)
+	}
+	ps, err := parquetSchema(s, nil)
+	if err != nil {
+		return nil, err
+	}
+	tree, err := buildTree(ps)
+	if err != nil {
+		return nil, err
+	}
+	return &ColumnBatch{tree: tree, root: colNode(tree), cb: newColBatch(len(tree.leaves))}, nil
+}
+
+func colNode(t *tnode) *ColNode {
+	n := &ColNode{Type: t.typ, Nullable: t.nullable, Def: t.def, ElemDef: t.elemDef, ElemRep: t.elemRep, Col: t.col, t: t}
+	if len(t.leaves) > 0 {
+		n.Lo, n.Hi = t.leaves[0], t.leaves[len(t.leaves)-1]+1
+	}
+	switch t.kind {
+	case kindLeaf:
+		n.Kind = ColLeaf
+	case kindStruct:
+		n.Kind = ColStruct
+	case kindList:
+		n.Kind = ColList
+	case kindMap:
+		n.Kind = ColMap
+	}
+	for _, c := range t.children {
+		n.Children = append(n.Children, colNode(c))
+	}
+	return n
+}
+
+// Root is the top-level struct node.
+func (b *ColumnBatch) Root() *ColNode { return b.root }
+
+// Rows is the number of finished rows.
+func (b *ColumnBatch) Rows() int { return b.cb.rows }
+
+// Bytes is the estimated uncompressed size of the finished rows.
+func (b *ColumnBatch) Bytes() int64 { return b.bytes }
+
+// Reset empties the batch for reuse (the values of its rows are dropped).
+func (b *ColumnBatch) Reset() {
+	for c := range b.cb.vals {
+		b.cb.release(c)
+		b.cb.ends[c] = b.cb.ends[c][:0]
+	}
+	b.cb.sizes, b.cb.rows, b.bytes, b.Rescued = b.cb.sizes[:0], 0, 0, 0
+}
+
+// Value appends row value v (as Writer.Write takes it: int64 for long,
+// string for string, schema.Decimal, time.Time, ...) to leaf n at
+// repetition level r. A value of the wrong Go type or a decimal out of range
+// gives an error wrapping ErrInvalidValue.
+func (b *ColumnBatch) Value(n *ColNode, v any, r int) error {
+	pv, _, err := leafValue(n.t, v)
+	if err != nil {
+		return fmt.Errorf("%w: column %s (%s): %v", ErrInvalidValue, n.t.path, n.t.typ, err)
+	}
+	b.cb.vals[n.Col] = append(b.cb.vals[n.Col], pv.Level(r, n.Def, n.Col))
+	return nil
+}
+
+// Int64 appends x to long leaf n at repetition level r.
+func (b *ColumnBatch) Int64(n *ColNode, x int64, r int) {
+	b.cb.vals[n.Col] = append(b.cb.vals[n.Col], parquet.Int64Value(x).Level(r, n.Def, n.Col))
+}
+
+// Double appends x to double leaf n at repetition level r.
+func (b *ColumnBatch) Double(n *ColNode, x float64, r int) {
+	b.cb.vals[n.Col] = append(b.cb.vals[n.Col], parquet.DoubleValue(x).Level(r, n.Def, n.Col))
+}
+
+// Boolean appends x to boolean leaf n at repetition level r.
+func (b *ColumnBatch) Boolean(n *ColNode, x bool, r int) {
+	b.cb.vals[n.Col] = append(b.cb.vals[n.Col], parquet.BooleanValue(x).Level(r, n.Def, n.Col))
+}
+
+// ByteArray appends x to string or binary leaf n at repetition level r; x
+// must stay unchanged until the batch was written.
+func (b *ColumnBatch) ByteArray(n *ColNode, x []byte, r int) {
+	if x == nil {
+		x = []byte{}
+	}
+	b.cb.vals[n.Col] = append(b.cb.vals[n.Col], parquet.ByteArrayValue(x).Level(r, n.Def, n.Col))
+}
+
+// Null appends one null at levels (r, d) to every leaf column under n: a
+// null n when d is the definition level of n's parent, an empty list or map
+// when d is n.Def.
+func (b *ColumnBatch) Null(n *ColNode, r, d int) {
+	for c := n.Lo; c < n.Hi; c++ {
+		b.cb.vals[c] = append(b.cb.vals[c], parquet.NullValue().Level(r, d, c))
+	}
+}
+
+// Lens appends to dst the number of values in each leaf column under n,
+// for Cut.
+func (b *ColumnBatch) Lens(n *ColNode, dst []int) []int {
+	for c := n.Lo; c < n.Hi; c++ {
+		dst = append(dst, len(b.cb.vals[c]))
+	}
+	return dst
+}
+
+// Cut drops the values appended under n since Lens returned lens.
+func (b *ColumnBatch) Cut(n *ColNode, lens []int) {
+	for i, c := 0, n.Lo; c < n.Hi; i, c = i+1, c+1 {
+		clear(b.cb.vals[c][lens[i]:])
+		b.cb.vals[c] = b.cb.vals[c][:lens[i]]
+	}
+}
+
+// rowStart is where row i's values start in column c.
+func (b *ColumnBatch) rowStart(c, i int) int {
+	if i == 0 {
+		return 0
+	}
+	return int(b.cb.ends[c][i-1])
+}
+
+// EndRow finishes the row being built.
+func (b *ColumnBatch) EndRow() {
+	var size int64
+	row := b.cb.rows
+	for c, vals := range b.cb.vals {
+		for _, v := range vals[b.rowStart(c, row):] {
+			size += valueSize(v)
+		}
+		b.cb.ends[c] = append(b.cb.ends[c], int32(len(vals)))
+	}
+	b.cb.sizes = append(b.cb.sizes, size)
+	b.cb.rows++
+	b.bytes += size
+}
+
+// valueSize is Writer.Write's estimate of a shredded value's uncompressed
+// size (the value plus one for its levels).
+func valueSize(v parquet.Value) int64 {
+	if v.IsNull() {
+		return 1
+	}
+	switch v.Kind() {
+	case parquet.Boolean:
+		return 2
+	case parquet.Int32, parquet.Float:
+		return 5
+	case parquet.Int64, parquet.Double:
+		return 9
+	case parquet.FixedLenByteArray:
+		return int64(len(v.ByteArray())) + 1
+	}
+	return int64(len(v.ByteArray())) + 5
+}
+
+// BatchMark is a point between rows of a batch, for Drop.
+type BatchMark struct{ rows int }
+
+// Mark returns the point after the finished rows.
+func (b *ColumnBatch) Mark() BatchMark { return BatchMark{rows: b.cb.rows} }
+
+// Drop removes the rows finished since m, and the row being built.
+func (b *ColumnBatch) Drop(m BatchMark) {
+	for c := range b.cb.vals {
+		start := b.rowStart(c, m.rows)
+		clear(b.cb.vals[c][start:])
+		b.cb.vals[c] = b.cb.vals[c][:start]
+		b.cb.ends[c] = b.cb.ends[c][:m.rows]
+	}
+	for _, s := range b.cb.sizes[m.rows:] {
+		b.bytes -= s
+	}
+	b.cb.sizes = b.cb.sizes[:m.rows]
+	b.cb.rows = m.rows
+}
+
+// SetField sets top-level field i, a string or binary leaf, to x in every
+// row finished since m.
+func (b *ColumnBatch) SetField(m BatchMark, i int, x []byte) {
+	n := b.root.Children[i]
+	c := n.Col
+	for row := m.rows; row < b.cb.rows; row++ {
+		k := b.rowStart(c, row) // a top-level leaf has one value per row
+		old := valueSize(b.cb.vals[c][k])
+		b.cb.vals[c][k] = parquet.ByteArrayValue(x).Level(0, n.Def, c)
+		d := valueSize(b.cb.vals[c][k]) - old
+		b.cb.sizes[row] += d
+		b.bytes += d
+	}
+}
+
+// leafStat says how a leaf column's values feed the file statistics.
+type leafStat struct {
+	h    *filestats.Leaf // nil: the column gets none
+	coll bool            // the column is the first leaf of an array or map column: count its nulls
+	def  int             // definition level of a non-null value (of the leaf, or of the collection)
+	t    *tnode
+}
+
+// leafStats maps leaf columns to their statistics columns.
+func (w *Writer) leafStats() []leafStat {
+	out := make([]leafStat, len(w.tree.leaves))
+	var walk func(t *tnode, path []int)
+	walk = func(t *tnode, path []int) {
+		for i, c := range t.children {
+			p := append(path[:len(path):len(path)], i)
+			switch c.kind {
+			case kindStruct:
+				walk(c, p)
+			case kindLeaf:
+				out[c.col] = leafStat{h: w.stats.Leaf(p...), def: c.def, t: c}
+			default:
+				if len(c.leaves) > 0 {
+					out[c.leaves[0]] = leafStat{h: w.stats.Leaf(p...), coll: true, def: c.def, t: c}
+				}
+			}
+		}
+	}
+	walk(w.tree, nil)
+	return out
+}
+
+// WriteBatch writes rows [from, to) of b, as Write writes the same rows.
+// b must have been made for the Writer's schema. The values of the rows
+// written are dropped from b's memory (Reset it before reuse).
+func (w *Writer) WriteBatch(b *ColumnBatch, from, to int) error {
+	if w.closed {
+		return ErrClosed
+	}
+	if w.err != nil {
+		return w.err
+	}
+	if len(b.tree.leaves) != len(w.tree.leaves) || !schema.EqualType(b.tree.typ, w.tree.typ) {
+		return fmt.Errorf("%w: column batch of schema %s written to a file of schema %s", ErrInvalidValue, b.tree.typ, w.tree.typ)
+	}
+	if from < 0 || to > b.cb.rows || from > to {
+		return fmt.Errorf("%w: rows [%d, %d) of a batch of %d", ErrInvalidValue, from, to, b.cb.rows)
+	}
+	if from == to {
+		return nil
+	}
+	if w.lstats == nil {
+		w.lstats = w.leafStats()
+	}
+	// The writer encodes w.batch: point it at the rows to write.
+	own := w.batch
+	defer func() { w.batch = own }()
+	if from == 0 && to == b.cb.rows {
+		w.batch = b.cb
+	} else {
+		w.batch = b.view(from, to)
+	}
+	workers := w.parallelism(to - from)
+	if !w.opts.NoStats {
+		// Each leaf column feeds its own statistics column.
+		_ = w.forEach(len(w.lstats), workers, func(c int) error {
+			w.columnStats(c, w.batch.vals[c])
+			return nil
+		})
+	}
+	w.stats.AddRows(int64(to - from))
+	w.row += int64(to - from)
+	if w.pw == nil {
+		if err := w.start(w.dictionaryColumns(&w.batch)); err != nil {
+			return err
+		}
+	}
+	return w.encodeBatch(workers)
+}
+
+// view is a colBatch of rows [from, to) of b (sharing b's values).
+func (b *ColumnBatch) view(from, to int) colBatch {
+	v := colBatch{vals: make([][]parquet.Value, len(b.cb.vals)), ends: make([][]int32, len(b.cb.vals)),
+		sizes: b.cb.sizes[from:to], rows: to - from}
+	for c := range b.cb.vals {
+		lo := b.rowStart(c, from)
+		v.vals[c] = b.cb.vals[c][lo:b.cb.ends[c][to-1]]
+		v.ends[c] = make([]int32, to-from)
+		for i, e := range b.cb.ends[c][from:to] {
+			v.ends[c][i] = e - int32(lo)
+		}
+	}
+	return v
+}
+
+// columnStats adds leaf column c's values to the file statistics.
+func (w *Writer) columnStats(c int, vals []parquet.Value) {
+	ls := &w.lstats[c]
+	if ls.h == nil {
+		return
+	}
+	if ls.coll {
+		for _, v := range vals {
+			if v.RepetitionLevel() == 0 && v.DefinitionLevel() < ls.def {
+				ls.h.Null()
+			}
+		}
+		return
+	}
+	var u big.Int
+	for _, v := range vals {
+		if v.DefinitionLevel() < ls.def {
+			ls.h.Null()
+			continue
+		}
+		switch ls.t.conv {
+		case convDecimal32:
+			ls.h.Unscaled(u.SetInt64(int64(v.Int32())))
+		case convDecimal64:
+			ls.h.Unscaled(u.SetInt64(v.Int64()))
+		case convDecimalBytes:
+			ls.h.Unscaled(fromTwosComplement(v.ByteArray()))
+		case convBool, convBinary:
+		default:
+			switch v.Kind() {
+			case parquet.Int32:
+				ls.h.Int(int64(v.Int32()))
+			case parquet.Int64:
+				ls.h.Int(v.Int64())
+			case parquet.Float:
+				ls.h.Float(float64(v.Float()))
+			case parquet.Double:
+				ls.h.Float(v.Double())
+			case parquet.ByteArray:
+				ls.h.Bytes(v.ByteArray())
+			}
+		}
+	}
+}
+
+// BatchReader is implemented by format readers (fileformat.RowReader)
+// that can decode a file straight into column batches. A caller checks
+// BatchReadable once, after opening the file, and then reads the whole file
+// with either ReadBatch or the row reader's Next, never both.
+type BatchReader interface {
+	// BatchReadable reports whether ReadBatch covers this file's schema
+	// and options.
+	BatchReadable() bool
+	// ReadBatch appends rows to b (made for the schema the file was opened
+	// with) until b holds maxRows rows or maxBytes bytes, or the file ends:
+	// then it returns io.EOF. On any other error the rows read before the
+	// failure are in b.
+	ReadBatch(b *ColumnBatch, maxRows int, maxBytes int64) error
+}
