@@ -174,7 +174,7 @@ func (c *Converter) Write(ctx context.Context, b Batch, failures Failures) (*Out
 	// The files are decoded one after the other in a pipeline that runs
 	// ahead of the encoder: the next file's decoding starts as soon as the
 	// previous file is decoded, while its last rows are still encoded.
-	pl := c.startPipeline(ctx, bad, data, b.Files)
+	pl := c.startPipeline(ctx, bad, data, b.Files, fw.by == nil)
 	defer pl.stop()
 	for _, path := range b.Files {
 		rows, rescued, err := pl.copyNext(fw, b.Evolve)

@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"github.com/tributary-io/tributary/core/formats"
+	"github.com/tributary-io/tributary/core/parquetio"
 	"github.com/tributary-io/tributary/core/schema"
 )
 
@@ -28,7 +29,11 @@ type pipeline struct {
 	rescue int          // index of the rescued data column, -1 if none
 	widens bool         // values that do not fit their type may widen it (addNewColumnsWithTypeWidening)
 	next   chan *decode // the decode of the next file to copy
-	taken  int          // decodes received from next
+	// columnar: files whose reader decodes into column batches are read
+	// so (colpipe.go); free holds written batches for reuse.
+	columnar bool
+	free     chan *parquetio.ColumnBatch
+	taken    int // decodes received from next
 }
 
 // decode is one file being decoded.
@@ -45,16 +50,18 @@ type decode struct {
 	rescued int64
 }
 
-// chunk is a run of decoded rows handed to the encoder.
+// chunk is a run of decoded rows handed to the encoder: rows, or a
+// column batch.
 type chunk struct {
 	rows  [][]any
+	batch *parquetio.ColumnBatch
 	bytes int64
 }
 
 // startPipeline starts decoding files[0].
-func (c *Converter) startPipeline(ctx context.Context, bad *BadSink, sch *schema.StructType, files []string) *pipeline {
+func (c *Converter) startPipeline(ctx context.Context, bad *BadSink, sch *schema.StructType, files []string, columnar bool) *pipeline {
 	ctx, cancel := context.WithCancel(ctx)
-	pl := &pipeline{c: c, ctx: ctx, cancel: cancel, bad: bad, sch: sch, files: files, ahead: newAheadGate(),
+	pl := &pipeline{columnar: columnar, free: make(chan *parquetio.ColumnBatch, 8), c: c, ctx: ctx, cancel: cancel, bad: bad, sch: sch, files: files, ahead: newAheadGate(),
 		rescue: -1, next: make(chan *decode, 1), widens: c.Widens}
 	if c.Rescued != "" {
 		pl.rescue = sch.FieldIndex(c.Rescued)
@@ -119,13 +126,17 @@ func (pl *pipeline) start(i int) {
 func (pl *pipeline) run(d *decode, then func()) {
 	defer then()
 	defer close(d.ended)
+	if br, ok := pl.batchReader(d); ok {
+		pl.runBatches(d, br)
+		return
+	}
 	ctx := pl.ctx
 	buf := make([][]any, 0, chunkRows)
 	var bufBytes int64
 	send := func() bool {
 		pl.ahead.add(bufBytes)
 		select {
-		case d.chunks <- chunk{buf, bufBytes}:
+		case d.chunks <- chunk{rows: buf, bytes: bufBytes}:
 			return true
 		case <-ctx.Done():
 			pl.ahead.done(bufBytes)
@@ -189,9 +200,17 @@ func (pl *pipeline) copyNext(fw *fileWriter, evolve bool) (rows, rescued int64, 
 	var werr error
 	for c := range d.chunks {
 		if werr == nil {
-			if werr = fw.write(pl.ctx, d.part, c.rows); werr != nil {
+			if c.batch != nil {
+				werr = fw.writeBatch(pl.ctx, d.part, c.batch)
+			} else {
+				werr = fw.write(pl.ctx, d.part, c.rows)
+			}
+			if werr != nil {
 				pl.cancel() // stop the decoders; drain what this one sent
 			}
+		}
+		if c.batch != nil {
+			pl.freeBatch(c.batch)
 		}
 		pl.ahead.done(c.bytes)
 	}
