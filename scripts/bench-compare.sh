@@ -51,7 +51,9 @@ if [ ! -f "$data/_dataset.json" ]; then
   # The parent benchmark generates the datasets; '^$' runs no sub-benchmark.
   "$go" test -run '^$' -bench "$parent/^\$" -benchtime 1x ./bench/ >/dev/null
 fi
-pybin=$("$root/scripts/pyenv.sh" bench)
+# BENCH_PYBIN=<venv>/bin uses an existing venv holding the tools instead.
+pybin="${BENCH_PYBIN:-}"
+[ -n "$pybin" ] || pybin=$("$root/scripts/pyenv.sh" bench)
 
 # The shapes, cut once at line boundaries (a CSV piece starts with the header).
 if [ ! -f "$shapedir/done" ]; then

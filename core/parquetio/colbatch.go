@@ -411,3 +411,7 @@ type BatchReader interface {
 	// failure are in b.
 	ReadBatch(b *ColumnBatch, maxRows int, maxBytes int64) error
 }
+
+// Swap exchanges the contents of b and o (batches of the same schema), so
+// that a batch decoded elsewhere is handed over without copying.
+func (b *ColumnBatch) Swap(o *ColumnBatch) { *b, *o = *o, *b }

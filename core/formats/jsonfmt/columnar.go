@@ -125,6 +125,9 @@ func (rd *reader) ReadBatch(b *parquetio.ColumnBatch, maxRows int, maxBytes int6
 	}
 	// The batch's nodes are the reader's when they are of the same schema.
 	rd.rebind(rd.colRoot, b.Root())
+	if rd.parallel() {
+		return rd.readPar(b)
+	}
 	for b.Rows() < maxRows && b.Bytes() < maxBytes {
 		if rd.done {
 			return io.EOF
@@ -139,7 +142,8 @@ func (rd *reader) ReadBatch(b *parquetio.ColumnBatch, maxRows int, maxBytes int6
 		if err != nil {
 			return fmt.Errorf("jsonfmt: read %s: %w", rd.file, err)
 		}
-		if rd.lr.Line()%1024 == 0 {
+		rd.lineNo = rd.lr.Line()
+		if rd.lineNo%1024 == 0 {
 			if err := rd.ctx.Err(); err != nil {
 				return err
 			}
@@ -147,50 +151,59 @@ func (rd *reader) ReadBatch(b *parquetio.ColumnBatch, maxRows int, maxBytes int6
 		if jsonlines.IsBlank(line) {
 			continue
 		}
-		m := b.Mark()
-		before := b.Rows()
-		perr := rd.decodeLineBatch(line, b)
-		if rd.berr != nil {
-			return rd.berr
+		if err := rd.batchLine(line, b); err != nil {
+			return err
 		}
-		if errors.Is(perr, jsontape.ErrNoValue) {
-			continue
-		} else if perr != nil {
-			b.Drop(m)
-			rd.stats.CorruptRecords++
-			switch {
-			case rd.badHook != nil:
-				rd.badHook(fileformat.BadRecord{Line: rd.lr.Line(), Record: validText(line), Reason: "malformed JSON record: " + perr.Error()})
-				continue
-			case rd.mode == fileformat.FailFast:
-				return fmt.Errorf("jsonfmt: %s line %d: %w: %v", rd.file, rd.lr.Line(), fileformat.ErrMalformedRecord, perr)
-			case rd.mode == fileformat.DropMalformed:
-				continue
-			}
-			rd.corruptBatch(line, b)
-			rd.stats.RowsRead++
-			continue
-		}
-		if rd.bad {
-			rd.stats.CorruptRecords++
-			switch {
-			case rd.badHook != nil:
-				rd.badHook(fileformat.BadRecord{Line: rd.lr.Line(), Record: validText(line), Reason: rd.badReason})
-				b.Drop(m)
-				continue
-			case rd.mode == fileformat.FailFast:
-				b.Drop(m)
-				return fmt.Errorf("jsonfmt: %s line %d: %w: %s", rd.file, rd.lr.Line(), fileformat.ErrMalformedRecord, rd.badReason)
-			case rd.mode == fileformat.DropMalformed:
-				b.Drop(m)
-				continue
-			}
-			if rd.corIdx >= 0 {
-				b.SetField(m, rd.corIdx, []byte(validText(line)))
-			}
-		}
-		rd.stats.RowsRead += int64(b.Rows() - before)
 	}
+	return nil
+}
+
+// batchLine decodes one non-blank line (number rd.lineNo) into b, with
+// the parse mode's handling of bad records; an error ends the read.
+func (rd *reader) batchLine(line []byte, b *parquetio.ColumnBatch) error {
+	m := b.Mark()
+	before := b.Rows()
+	perr := rd.decodeLineBatch(line, b)
+	if rd.berr != nil {
+		return rd.berr
+	}
+	if errors.Is(perr, jsontape.ErrNoValue) {
+		return nil
+	} else if perr != nil {
+		b.Drop(m)
+		rd.stats.CorruptRecords++
+		switch {
+		case rd.badHook != nil:
+			rd.badHook(fileformat.BadRecord{Line: rd.lineNo, Record: validText(line), Reason: "malformed JSON record: " + perr.Error()})
+			return nil
+		case rd.mode == fileformat.FailFast:
+			return fmt.Errorf("jsonfmt: %s line %d: %w: %v", rd.file, rd.lineNo, fileformat.ErrMalformedRecord, perr)
+		case rd.mode == fileformat.DropMalformed:
+			return nil
+		}
+		rd.corruptBatch(line, b)
+		rd.stats.RowsRead++
+		return nil
+	}
+	if rd.bad {
+		rd.stats.CorruptRecords++
+		switch {
+		case rd.badHook != nil:
+			rd.badHook(fileformat.BadRecord{Line: rd.lineNo, Record: validText(line), Reason: rd.badReason})
+			b.Drop(m)
+			return nil
+		case rd.mode == fileformat.FailFast:
+			b.Drop(m)
+			return fmt.Errorf("jsonfmt: %s line %d: %w: %s", rd.file, rd.lineNo, fileformat.ErrMalformedRecord, rd.badReason)
+		case rd.mode == fileformat.DropMalformed:
+			b.Drop(m)
+			return nil
+		}
+		if rd.corIdx >= 0 {
+			b.SetField(m, rd.corIdx, []byte(validText(line)))
+		}
+	}
+	rd.stats.RowsRead += int64(b.Rows() - before)
 	return nil
 }
 
@@ -483,7 +496,7 @@ func (rd *reader) valBatch(cp *cplan, n, r, d int, b *parquetio.ColumnBatch) boo
 		return ok
 	}
 	if err := b.Value(cp.n, v, r); err != nil && rd.berr == nil {
-		rd.berr = fmt.Errorf("jsonfmt: %s line %d: %w", rd.file, rd.lr.Line(), err)
+		rd.berr = fmt.Errorf("jsonfmt: %s line %d: %w", rd.file, rd.lineNo, err)
 	}
 	return true
 }

@@ -259,7 +259,9 @@ func hookInto(h func(fileformat.BadRecord), dst *[]fileformat.BadRecord) func(fi
 	return func(b fileformat.BadRecord) { *dst = append(*dst, b) }
 }
 
-func batchPath(t testing.TB, doc string, s *schema.StructType, opts fileformat.ReadOptions, maxRows int) readResult {
+// batchPath reads with ReadBatch: serially (workers 1), or in parallel
+// chunks of chunk bytes.
+func batchPath(t testing.TB, doc string, s *schema.StructType, opts fileformat.ReadOptions, maxRows, workers, chunk int) readResult {
 	var res readResult
 	opts.BadRecords = hookInto(opts.BadRecords, &res.bad)
 	rr, err := Format{}.Open(context.Background(), strings.NewReader(doc), s, opts)
@@ -267,6 +269,7 @@ func batchPath(t testing.TB, doc string, s *schema.StructType, opts fileformat.R
 		t.Fatal(err)
 	}
 	defer rr.Close()
+	rr.(*reader).parWorkers, rr.(*reader).parChunk = workers, chunk
 	br, ok := rr.(parquetio.BatchReader)
 	if !ok || !br.BatchReadable() {
 		t.Fatalf("schema %s: not batch readable", s)
@@ -381,8 +384,15 @@ func (g docGen) randomCase() randomCase {
 func checkSamePaths(t *testing.T, c randomCase, maxRows int) {
 	t.Helper()
 	row := rowPath(t, c.doc, c.s, c.opts)
-	col := batchPath(t, c.doc, c.s, c.opts, maxRows)
-	where := fmt.Sprintf("schema %s, options %+v, document:\n%s", c.s, c.opts, c.doc)
+	for _, par := range [][2]int{{1, 0}, {3, 1 + maxRows*40}} {
+		col := batchPath(t, c.doc, c.s, c.opts, maxRows, par[0], par[1])
+		where := fmt.Sprintf("workers %d, chunk %d, schema %s, options %+v, document:\n%s", par[0], par[1], c.s, c.opts, c.doc)
+		compareResults(t, row, col, where)
+	}
+}
+
+func compareResults(t *testing.T, row, col readResult, where string) {
+	t.Helper()
 	if row.err != col.err {
 		t.Fatalf("error: row path %q, batch path %q\n%s", row.err, col.err, where)
 	}

@@ -114,6 +114,12 @@ type reader struct {
 	colRoot    *cplan
 	lens       []int // stack of ColumnBatch.Lens results
 	berr       error // a value the column batch refused
+	lineNo     int64 // the line being decoded into a column batch
+	opts       fileformat.ReadOptions
+	par        *parBatch // parallel columnar read (colpar.go), once started
+	parDecided bool
+	parWorkers int // 0: GOMAXPROCS (tests set it, and parChunk)
+	parChunk   int // 0: parChunkBytes
 }
 
 // slabSize is the number of values a slab holds.
@@ -143,7 +149,7 @@ func open(ctx context.Context, r io.Reader, s *schema.StructType, opts fileforma
 		return nil, fmt.Errorf("jsonfmt: %w", err)
 	}
 	rd := &reader{
-		ctx: ctx, file: opts.FilePath, width: len(s.Fields), schema: s,
+		ctx: ctx, file: opts.FilePath, width: len(s.Fields), schema: s, opts: opts,
 		rescueIdx: -1, corIdx: -1, mode: mode, corrupt: opts.CorruptRecordColumn, badHook: opts.BadRecords,
 		seenU: map[string]bool{}, seenM: map[string]bool{},
 	}
@@ -193,6 +199,9 @@ func (rd *reader) Stats() fileformat.ReadStats {
 // Close ends the read; it does not close the source reader.
 func (rd *reader) Close() error {
 	rd.done = true
+	if rd.par != nil {
+		rd.par.stop()
+	}
 	rd.pending = nil
 	if rd.lr != nil {
 		rd.lr.Release()

@@ -1,0 +1,269 @@
+package jsonfmt
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/tributary-io/tributary/core/formats/fileformat"
+	"github.com/tributary-io/tributary/core/formats/jsonfmt/jsonlines"
+	"github.com/tributary-io/tributary/core/parquetio"
+)
+
+// Parallel columnar read. With more than one CPU (GOMAXPROCS), ReadBatch
+// cuts a file's lines into chunks of about parChunkBytes (split at line
+// boundaries by the line reader) that worker goroutines decode, each with
+// a reader of its own, into a ColumnBatch per chunk; ReadBatch hands the
+// chunks' batches out in file order and merges their read statistics and
+// bad records in that order, so the rows, counts, reported paths, bad
+// records and FAILFAST's error are the serial read's. A file of one chunk
+// is decoded in the caller, without goroutines. multiLine files are read
+// serially (one record).
+
+// batchChunk is a run of a file's lines and, once done is closed, their
+// rows.
+type batchChunk struct {
+	buf   []byte
+	ends  []int   // end offset in buf of each line
+	lines []int64 // line number of each line
+	done  chan struct{}
+
+	b     *parquetio.ColumnBatch
+	stats fileformat.ReadStats
+	bad   []fileformat.BadRecord
+	err   error
+}
+
+// parBatch runs the workers of one file.
+type parBatch struct {
+	rd      *reader
+	workers int
+	chunk   int // bytes of lines per chunk
+	work    chan *batchChunk
+	queue   []*batchChunk // chunks read, not handed out yet, in order
+	free    []*parquetio.ColumnBatch
+	wg      sync.WaitGroup
+	started bool
+	eof     bool
+	readErr error
+	abandon atomic.Bool
+}
+
+// parallel reports whether ReadBatch decodes the file in chunks.
+func (rd *reader) parallel() bool {
+	if !rd.parDecided {
+		rd.parDecided = true
+		n := rd.parWorkers
+		if n == 0 {
+			n = runtime.GOMAXPROCS(0)
+		}
+		if n > 1 && !rd.lr.Whole {
+			rd.par = &parBatch{rd: rd, workers: n, chunk: parChunkBytes}
+			if rd.parChunk > 0 {
+				rd.par.chunk = rd.parChunk
+			}
+		}
+	}
+	return rd.par != nil
+}
+
+// fill reads the next chunk of lines; nil at the end of the file.
+func (p *parBatch) fill() *batchChunk {
+	rd := p.rd
+	var c *batchChunk
+	for !p.eof {
+		line, err := rd.lr.Next()
+		if errors.Is(err, io.EOF) {
+			p.eof = true
+			break
+		}
+		if err != nil {
+			p.eof, p.readErr = true, fmt.Errorf("jsonfmt: read %s: %w", rd.file, err)
+			break
+		}
+		if jsonlines.IsBlank(line) {
+			continue
+		}
+		if c == nil {
+			// A fresh buffer per chunk: decoded strings point into it
+			// (Tape.Owned) and keep it alive while they are.
+			c = &batchChunk{buf: make([]byte, 0, max(p.chunk+p.chunk/4, len(line)))}
+		}
+		c.buf = append(c.buf, line...)
+		c.ends = append(c.ends, len(c.buf))
+		c.lines = append(c.lines, rd.lr.Line())
+		if len(c.buf) >= p.chunk {
+			break
+		}
+	}
+	return c
+}
+
+// batch returns an empty batch for a chunk.
+func (p *parBatch) batch() (*parquetio.ColumnBatch, error) {
+	if n := len(p.free); n > 0 {
+		b := p.free[n-1]
+		p.free = p.free[:n-1]
+		return b, nil
+	}
+	return parquetio.NewColumnBatch(p.rd.schema)
+}
+
+// readPar is ReadBatch's parallel read: it hands out the next chunk's rows.
+func (rd *reader) readPar(b *parquetio.ColumnBatch) error {
+	p := rd.par
+	if rd.done {
+		return io.EOF
+	}
+	for !p.eof && len(p.queue) < 2*p.workers {
+		if err := rd.ctx.Err(); err != nil {
+			return err
+		}
+		c := p.fill()
+		if c == nil {
+			break
+		}
+		var err error
+		if c.b, err = p.batch(); err != nil {
+			return err
+		}
+		if !p.started && p.eof && len(p.queue) == 0 {
+			// The whole file is one chunk: decode it here.
+			rd.decodeChunk(c)
+			return p.hand(c, b)
+		}
+		p.send(c)
+	}
+	if len(p.queue) == 0 {
+		if p.readErr != nil {
+			return p.readErr
+		}
+		rd.done = true
+		return io.EOF
+	}
+	c := p.queue[0]
+	p.queue[0] = nil
+	p.queue = p.queue[1:]
+	<-c.done
+	return p.hand(c, b)
+}
+
+// hand moves chunk c's rows into b and merges its statistics and bad
+// records; c's error (FAILFAST) ends the read.
+func (p *parBatch) hand(c *batchChunk, b *parquetio.ColumnBatch) error {
+	rd := p.rd
+	b.Swap(c.b)
+	c.b.Reset()
+	p.free = append(p.free, c.b)
+	st := &rd.stats
+	st.RowsRead += c.stats.RowsRead
+	st.RowsRescued += c.stats.RowsRescued
+	st.CorruptRecords += c.stats.CorruptRecords
+	st.ValuesDropped += c.stats.ValuesDropped
+	for _, path := range c.stats.UnknownFields {
+		if len(st.UnknownFields) < fileformat.MaxReportedPaths && !rd.seenU[path] {
+			rd.seenU[path] = true
+			st.UnknownFields = append(st.UnknownFields, path)
+		}
+	}
+	for _, path := range c.stats.MismatchedFields {
+		if len(st.MismatchedFields) < fileformat.MaxReportedPaths && !rd.seenM[path] {
+			rd.seenM[path] = true
+			st.MismatchedFields = append(st.MismatchedFields, path)
+		}
+	}
+	for _, br := range c.bad {
+		rd.badHook(br)
+	}
+	if c.err != nil {
+		p.stop()
+		p.eof, p.queue = true, nil
+		rd.done = true
+		return c.err
+	}
+	return nil
+}
+
+// send hands c to the workers.
+func (p *parBatch) send(c *batchChunk) {
+	if !p.started {
+		p.started = true
+		p.work = make(chan *batchChunk, 2*p.workers)
+		for range p.workers {
+			p.wg.Add(1)
+			go p.worker()
+		}
+	}
+	c.done = make(chan struct{})
+	p.queue = append(p.queue, c)
+	p.work <- c
+}
+
+// stop ends the workers; chunks in flight are dropped.
+func (p *parBatch) stop() {
+	if !p.started {
+		return
+	}
+	p.started = false
+	p.abandon.Store(true)
+	close(p.work)
+	p.wg.Wait()
+}
+
+// worker decodes chunks with a reader of its own.
+func (p *parBatch) worker() {
+	defer p.wg.Done()
+	var w *reader
+	defer func() {
+		if w != nil {
+			w.Close()
+		}
+	}()
+	for c := range p.work {
+		if !p.abandon.Load() {
+			if w == nil {
+				var err error
+				if w, err = open(p.rd.ctx, bytes.NewReader(nil), p.rd.schema, p.rd.opts); err == nil && !w.BatchReadable() {
+					err = errors.New("jsonfmt: schema not readable into column batches")
+				}
+				if err != nil {
+					w = nil
+					c.err = err
+					close(c.done)
+					continue
+				}
+			}
+			w.decodeChunk(c)
+		}
+		close(c.done)
+	}
+}
+
+// decodeChunk decodes c's lines into c.b, with rd's statistics and bad
+// records collected into c.
+func (rd *reader) decodeChunk(c *batchChunk) {
+	hook := rd.badHook
+	if hook != nil {
+		rd.badHook = func(br fileformat.BadRecord) { c.bad = append(c.bad, br) }
+	}
+	saved, savedU, savedM := rd.stats, rd.seenU, rd.seenM
+	rd.stats, rd.seenU, rd.seenM = fileformat.ReadStats{}, map[string]bool{}, map[string]bool{}
+	rd.rebind(rd.colRoot, c.b.Root())
+	rd.tape.Owned = true
+	start := 0
+	for i, end := range c.ends {
+		rd.lineNo = c.lines[i]
+		if err := rd.batchLine(c.buf[start:end:end], c.b); err != nil {
+			c.err = err
+			break
+		}
+		start = end
+	}
+	rd.tape.B = nil
+	c.stats = rd.stats
+	rd.stats, rd.seenU, rd.seenM, rd.badHook = saved, savedU, savedM, hook
+}
