@@ -300,8 +300,11 @@ func (r *Registrar) notBefore() time.Time {
 	return nb
 }
 
-// Register records one group of files and returns how many were new and
-// their bytes. Files older than NotBefore are left out (not counted as new).
+// Register records one group of files (object-created events) and returns
+// how many were new and their bytes. Files older than NotBefore are left
+// out (not counted as new). The store is told the files are likely new
+// (state.RegisterOptions.LikelyNew): a store that then skips its check may
+// count a redelivered event's file as new again, and its claim drops it.
 func (r *Registrar) Register(ctx context.Context, files []state.File) (int, int64, error) {
 	return r.register(ctx, files, false)
 }
@@ -321,6 +324,9 @@ func (r *Registrar) register(ctx context.Context, files []state.File, mostlyKnow
 	}
 	opts := r.Options
 	opts.MostlyKnown = mostlyKnown
+	// Anything else is an object-created event or a key after the last
+	// one an incremental listing saw: new but for rare repeats.
+	opts.LikelyNew = !mostlyKnown
 	if r.MaxFileAge > 0 {
 		opts.ExpiresAt = r.now().Add(r.MaxFileAge)
 	}

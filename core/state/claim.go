@@ -21,6 +21,12 @@ import "context"
 //     claim), so every replay of a sealed plan sees the same owned set.
 //   - Afterwards the owned files are Claimed in batch, exactly as after
 //     Claim.
+//   - Pending reads its own writes as the Store contract says, with one
+//     exception: a claim whose process died before ClaimFiles returned may
+//     leave its files' pending records behind, so Pending may return such
+//     a file again (without checking each candidate against its claim: that
+//     check would cost a read per file). The next plan lists it and its
+//     claim reports it held by the other batch, as for any duplicate.
 type FileClaimer interface {
 	// ClaimFiles claims files into batch and reports which the batch owns.
 	ClaimFiles(ctx context.Context, stream string, batch int64, files []File) (owned []bool, err error)

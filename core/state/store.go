@@ -113,6 +113,15 @@ type RegisterOptions struct {
 	// new. It changes cost only: results and semantics are exactly those of
 	// a call without the hint.
 	MostlyKnown bool
+	// LikelyNew hints that the files are expected to be new: an
+	// object-created event, or a key after the last one an incremental
+	// listing saw. A store with the FileClaimer capability may then skip
+	// its check of known files and report every file as new: a file that
+	// was known after all reaches a batch plan, and its claim reports it
+	// held by another batch, so the batch drops it (a duplicate hand-over;
+	// it costs the failed claim instead of the check of every file). Other
+	// stores ignore the hint.
+	LikelyNew bool
 }
 
 // Store is the file-state port. One Store serves many streams; every method

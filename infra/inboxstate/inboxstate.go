@@ -101,9 +101,10 @@ type Store struct {
 	// (facts for ClaimFiles).
 	seen map[string]map[string]candidate
 	// open: by stream, the inbox objects whose files were pending at the
-	// last scan, with those paths; claimed: paths claimed since.
+	// last scan, with those paths; claimed: paths claimed since, with the
+	// version claimed.
 	open    map[string]map[string][]string
-	claimed map[string]map[string]bool
+	claimed map[string]map[string]claimedVersion
 	// migrated: streams whose legacy pending index was read.
 	migrated map[string]bool
 }
@@ -143,7 +144,7 @@ func New(items *dynamostate.Store, checkpoint objstore.Store, opts ...Option) *S
 	s := &Store{
 		items: items, inbox: checkpoint, now: time.Now, logger: slog.Default(),
 		objs: map[string]*object{}, seen: map[string]map[string]candidate{},
-		open: map[string]map[string][]string{}, claimed: map[string]map[string]bool{},
+		open: map[string]map[string][]string{}, claimed: map[string]map[string]claimedVersion{},
 		migrated: map[string]bool{},
 	}
 	for _, o := range opts {
@@ -183,6 +184,19 @@ type candidate struct {
 	disc    int64
 	allow   bool
 	expires int64
+}
+
+// recordOf returns the record of f in the inbox object o at key.
+func recordOf(key string, o *object, f inboxFile) candidate {
+	c := candidate{key: key, disc: o.DiscoveryNanos, allow: o.AllowOverwrites, expires: o.ExpiresAt,
+		file: state.File{Path: f.Path, Size: f.Size, ETag: f.ETag}}
+	if f.ModNanos != 0 {
+		c.file.ModTime = time.Unix(0, f.ModNanos)
+	}
+	if f.DiscNanos != 0 {
+		c.disc = f.DiscNanos
+	}
+	return c
 }
 
 func (c candidate) entry() state.Entry {
@@ -239,7 +253,9 @@ func checkFiles(stream string, files []state.File) error {
 // Register implements state.Store: the files whose items say they are
 // known are dropped (an eventually consistent read; a file claimed a
 // moment ago may be recorded again, harmlessly), the others are written in
-// one inbox object. No DynamoDB write.
+// one inbox object. No DynamoDB write. With opts.LikelyNew (object-created
+// events, keys after an incremental listing's last) the items are not
+// read: every file is recorded, and a known one's claim drops it.
 func (s *Store) Register(ctx context.Context, stream string, files []state.File, opts state.RegisterOptions) ([]bool, error) {
 	if err := checkFiles(stream, files); err != nil {
 		return nil, err
@@ -256,9 +272,12 @@ func (s *Store) Register(ctx context.Context, stream string, files []state.File,
 			paths = append(paths, f.Path)
 		}
 	}
-	items, err := s.items.ReadFiles(ctx, stream, paths, false)
-	if err != nil {
-		return nil, fmt.Errorf("inboxstate: register: %w", err)
+	items := map[string]dynamostate.FileFacts{}
+	if !opts.LikelyNew {
+		var err error
+		if items, err = s.items.ReadFiles(ctx, stream, paths, false); err != nil {
+			return nil, fmt.Errorf("inboxstate: register: %w", err)
+		}
 	}
 	disc := s.discoveryTime()
 	if disc < 0 {
@@ -329,6 +348,13 @@ func (s *Store) listKeys(ctx context.Context) ([]string, error) {
 			delete(s.objs, k)
 		}
 	}
+	for _, open := range s.open {
+		for k := range open {
+			if !live[k] {
+				delete(open, k)
+			}
+		}
+	}
 	s.mu.Unlock()
 	return keys, nil
 }
@@ -386,12 +412,17 @@ type scanResult struct {
 	complete bool // every inbox object was read
 }
 
-// scan reads the stream's inbox records in key order, checks them against
-// their items (strongly consistent reads) and returns the pending ones,
-// one per path. With only set, only records of those paths count. It stops
-// once it holds at least limit pending paths (limit < 0: reads everything).
-// Objects all of whose records are held by batches are deleted.
-func (s *Store) scan(ctx context.Context, stream string, limit int, only map[string]bool) (scanResult, error) {
+// scan reads the stream's inbox records in key order and returns the
+// pending ones, one per path. With check set each record is checked
+// against its item (strongly consistent reads: Get, Entries and the other
+// rare reads of one file's state); without, a record is pending unless
+// this process claimed its file (Pending: a claim takes its files' records
+// out of the inbox, see tidy, so the check would cost a read per file to
+// find what a claim finds anyway). With only set, only records of those
+// paths count. It stops once it holds at least limit pending paths (limit
+// < 0: reads everything). Objects none of whose records is pending are
+// deleted.
+func (s *Store) scan(ctx context.Context, stream string, limit int, only map[string]bool, check bool) (scanResult, error) {
 	res := scanResult{items: map[string]dynamostate.FileFacts{}}
 	keys, err := s.listKeys(ctx)
 	if err != nil {
@@ -419,14 +450,7 @@ func (s *Store) scan(ctx context.Context, stream string, limit int, only map[str
 				if only != nil && !only[f.Path] {
 					continue
 				}
-				c := candidate{key: chunk[i], disc: o.DiscoveryNanos, allow: o.AllowOverwrites, expires: o.ExpiresAt,
-					file: state.File{Path: f.Path, Size: f.Size, ETag: f.ETag}}
-				if f.ModNanos != 0 {
-					c.file.ModTime = time.Unix(0, f.ModNanos)
-				}
-				if f.DiscNanos != 0 {
-					c.disc = f.DiscNanos
-				}
+				c := recordOf(chunk[i], o, f)
 				or.recs = append(or.recs, c)
 				if _, ok := res.items[f.Path]; !ok {
 					fresh = append(fresh, f.Path)
@@ -435,9 +459,11 @@ func (s *Store) scan(ctx context.Context, stream string, limit int, only map[str
 			}
 			group = append(group, or)
 		}
-		got, err := s.items.ReadFiles(ctx, stream, fresh, true)
-		if err != nil {
-			return res, fmt.Errorf("inboxstate: %w", err)
+		got := map[string]dynamostate.FileFacts{}
+		if check {
+			if got, err = s.items.ReadFiles(ctx, stream, fresh, true); err != nil {
+				return res, fmt.Errorf("inboxstate: %w", err)
+			}
 		}
 		for _, p := range fresh {
 			if it, ok := got[p]; ok {
@@ -446,14 +472,23 @@ func (s *Store) scan(ctx context.Context, stream string, limit int, only map[str
 				delete(res.items, p)
 			}
 		}
+		var empty []string
+		s.mu.Lock()
+		claimed := s.claimed[stream]
 		for _, g := range group {
 			var still []string
 			for _, c := range g.recs {
-				var it *dynamostate.FileFacts
-				if f, ok := res.items[c.file.Path]; ok {
-					it = &f
+				var pending bool
+				if check {
+					var it *dynamostate.FileFacts
+					if f, ok := res.items[c.file.Path]; ok {
+						it = &f
+					}
+					pending = c.pendingGiven(it)
+				} else {
+					pending = !claimed[c.file.Path].consumes(c)
 				}
-				if c.pendingGiven(it) {
+				if pending {
 					recs = append(recs, c)
 					still = append(still, c.file.Path)
 				}
@@ -462,10 +497,14 @@ func (s *Store) scan(ctx context.Context, stream string, limit int, only map[str
 				continue // a partial view of the object
 			}
 			if len(still) == 0 {
-				s.drop(ctx, stream, g.key)
+				empty = append(empty, g.key)
 			} else {
 				openObjs[g.key] = still
 			}
+		}
+		s.mu.Unlock()
+		for _, k := range empty {
+			_ = s.drop(ctx, stream, k)
 		}
 		if limit >= 0 && countPaths(recs) >= limit {
 			break
@@ -532,13 +571,13 @@ func dedup(recs []candidate) []candidate {
 	return kept
 }
 
-// drop deletes an inbox object whose records are all held by batches
-// (best effort: a later scan tries again).
-func (s *Store) drop(ctx context.Context, stream, key string) {
+// drop deletes an inbox object whose records are all held by batches; a
+// failure is logged and returned (a later scan tries again).
+func (s *Store) drop(ctx context.Context, stream, key string) error {
 	if err := s.inbox.Delete(ctx, key); err != nil {
 		s.logger.WarnContext(ctx, "inboxstate: could not delete a consumed inbox object; a later run retries",
 			"stream", stream, "key", key, "error", err.Error())
-		return
+		return fmt.Errorf("inboxstate: deleting the consumed inbox object %s: %w", key, err)
 	}
 	s.mu.Lock()
 	delete(s.objs, key)
@@ -546,6 +585,7 @@ func (s *Store) drop(ctx context.Context, stream, key string) {
 		delete(o, key)
 	}
 	s.mu.Unlock()
+	return nil
 }
 
 // Pending implements state.Store.
@@ -559,7 +599,7 @@ func (s *Store) Pending(ctx context.Context, stream string, limit int) ([]state.
 	if err := s.migrateLegacy(ctx, stream); err != nil {
 		return nil, err
 	}
-	res, err := s.scan(ctx, stream, limit, nil)
+	res, err := s.scan(ctx, stream, limit, nil, false)
 	if err != nil {
 		return nil, err
 	}
@@ -573,28 +613,45 @@ func (s *Store) Pending(ctx context.Context, stream string, limit int) ([]state.
 
 // ClaimFiles implements state.FileClaimer: one conditional UpdateItem per
 // file (dynamostate.Store.ClaimFile) with the facts of its inbox record as
-// the last Pending of this process read it (without one: the file's facts
-// as given, discovered now; the inbox is not read).
+// the last Pending of this process read it (a file this process has not
+// seen pending: the inbox is scanned first; without a record: the file's
+// facts as given, discovered now). Then the claimed files' records are
+// taken out of the inbox (tidy), so that Pending, in any process, no
+// longer returns them without reading their items.
 func (s *Store) ClaimFiles(ctx context.Context, stream string, batch int64, files []state.File) ([]bool, error) {
 	if err := checkFiles(stream, files); err != nil {
 		return nil, err
 	}
 	ins := make([]dynamostate.ClaimInput, len(files))
+	versions := make([]claimedVersion, len(files))
 	var missing []int
-	s.mu.Lock()
-	for i, f := range files {
-		if c, ok := s.seen[stream][f.Path]; ok && c.file.ETag == f.ETag {
-			ins[i] = c.claimInput()
-		} else {
-			missing = append(missing, i)
+	lookup := func() {
+		missing = missing[:0]
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		for i, f := range files {
+			c, ok := s.seen[stream][f.Path]
+			if ok && c.file.ETag == f.ETag && s.open[stream][c.key] != nil {
+				ins[i] = c.claimInput()
+				versions[i] = claimedVersion{etag: c.file.ETag, disc: c.disc}
+			} else {
+				missing = append(missing, i)
+			}
 		}
 	}
-	s.mu.Unlock()
+	if lookup(); len(missing) > 0 {
+		// Files whose inbox records this process has not scanned: a
+		// replay in a new process, or a checkpoint's plans registered
+		// again in a new table. The inbox is scanned (no item read) so
+		// that the records are taken out after the claim (tidy) and
+		// their facts are claimed.
+		if _, err := s.scan(ctx, stream, -1, nil, false); err != nil {
+			return nil, err
+		}
+		lookup()
+	}
 	for _, i := range missing {
-		// No record seen by this process: a replay in a new process, or
-		// a checkpoint's plans registered again in a new table. The
-		// inbox is not read (the discovery and backfill roles may only
-		// write it): the item gets the plan's facts (path, size, ETag and
+		// No pending record: the item gets the plan's facts (path, size, ETag and
 		// modification time), discovered now, expiring maxFileAge after
 		// that (WithMaxFileAge). If
 		// the file is in this batch already or held by another batch,
@@ -604,6 +661,7 @@ func (s *Store) ClaimFiles(ctx context.Context, stream string, batch int64, file
 		if s.maxAge > 0 {
 			ins[i].ExpiresAt = time.Unix(0, disc).Add(s.maxAge).Unix()
 		}
+		versions[i] = claimedVersion{etag: files[i].ETag}
 	}
 	owned := make([]bool, len(files))
 	holders := make([]int64, len(files))
@@ -617,12 +675,14 @@ func (s *Store) ClaimFiles(ctx context.Context, stream string, batch int64, file
 	}
 	s.mu.Lock()
 	if s.claimed[stream] == nil || len(s.claimed[stream]) > maxTracked {
-		// Bounded: forgetting claims only leaves inbox objects for the
-		// next Pending to delete.
-		s.claimed[stream] = map[string]bool{}
+		// Bounded: forgetting claims only leaves records that tidy could
+		// not take out to a later plan, whose claim drops them.
+		s.claimed[stream] = map[string]claimedVersion{}
 	}
-	for _, f := range files {
-		s.claimed[stream][f.Path] = true
+	for i, f := range files {
+		if old, ok := s.claimed[stream][f.Path]; !ok || old.disc <= versions[i].disc {
+			s.claimed[stream][f.Path] = versions[i]
+		}
 		delete(s.seen[stream], f.Path)
 	}
 	s.mu.Unlock()
@@ -631,6 +691,9 @@ func (s *Store) ClaimFiles(ctx context.Context, stream string, batch int64, file
 			s.logger.WarnContext(ctx, "a file was handed over twice: another batch holds it, this batch drops it",
 				"stream", stream, "batchId", batch, "path", f.Path, "heldByBatch", holders[i])
 		}
+	}
+	if err := s.tidy(ctx, stream); err != nil {
+		return nil, err
 	}
 	return owned, nil
 }
@@ -655,7 +718,7 @@ func (s *Store) Claim(ctx context.Context, stream string, batch int64, paths []s
 	if len(only) == 0 {
 		return nil
 	}
-	res, err := s.scan(ctx, stream, -1, only)
+	res, err := s.scan(ctx, stream, -1, only, true)
 	if err != nil {
 		return err
 	}
@@ -728,7 +791,7 @@ func (s *Store) MarkCommitted(ctx context.Context, stream string, batch int64, t
 	for k, ps := range s.open[stream] {
 		all := true
 		for _, p := range ps {
-			if !claimed[p] {
+			if _, ok := claimed[p]; !ok {
 				all = false
 				break
 			}
@@ -740,7 +803,7 @@ func (s *Store) MarkCommitted(ctx context.Context, stream string, batch int64, t
 	s.mu.Unlock()
 	slices.Sort(done)
 	for _, k := range done {
-		s.drop(ctx, stream, k)
+		_ = s.drop(ctx, stream, k) // logged; the next scan retries
 	}
 	s.mu.Lock()
 	if len(s.open[stream]) == 0 {
@@ -752,7 +815,7 @@ func (s *Store) MarkCommitted(ctx context.Context, stream string, batch int64, t
 
 // pendingRecord returns the pending inbox record of path, if any.
 func (s *Store) pendingRecord(ctx context.Context, stream, path string) (candidate, bool, error) {
-	res, err := s.scan(ctx, stream, -1, map[string]bool{path: true})
+	res, err := s.scan(ctx, stream, -1, map[string]bool{path: true}, true)
 	if err != nil || len(res.pending) == 0 {
 		return candidate{}, false, err
 	}
@@ -852,7 +915,7 @@ func (s *Store) Entries(ctx context.Context, stream string, states ...state.Inge
 		want := func(e state.Entry) bool { return len(states) == 0 || slices.Contains(states, e.State) }
 		var pend []state.Entry
 		if len(states) == 0 || slices.Contains(states, state.Pending) {
-			res, err := s.scan(ctx, stream, -1, nil)
+			res, err := s.scan(ctx, stream, -1, nil, true)
 			if err != nil {
 				yield(state.Entry{}, err)
 				return
@@ -895,7 +958,7 @@ func (s *Store) DropStream(ctx context.Context, stream string) (int, error) {
 	if err := checkFiles(stream, nil); err != nil {
 		return 0, err
 	}
-	res, err := s.scan(ctx, stream, -1, nil)
+	res, err := s.scan(ctx, stream, -1, nil, true)
 	if err != nil {
 		return 0, err
 	}

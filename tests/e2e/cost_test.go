@@ -117,6 +117,7 @@ func TestCost(t *testing.T) {
 			name, files, p.perMillion(), p.wruPerFile(), p.Bill.GSIWRU/float64(files), p.Bill.FailedConditional,
 			p.Bill.RRU/float64(files), p.s3PerFile(), p.Bill.SourceGets, p.Bill.SQS+p.Bill.S3ToSQS, p.Bill.SQSFIFO, p.Bill.S3ToSQS,
 			p.Bill.IdleReceives, p.Bill.Invocations, p.Commit, p.EmptyCommits, p.TableVersions, time.Since(start).Round(time.Second))
+		t.Logf("%-12s S3 requests by key (source GETs apart): %v", name, p.Bill.S3ByKey)
 		phases = append(phases, p)
 		return p
 	}

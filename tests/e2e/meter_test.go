@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"errors"
+	"maps"
 	"math"
 	"strings"
 	"sync"
@@ -67,6 +68,9 @@ type bill struct {
 	// Other counts calls of any other service (priced at 0 here; a
 	// non-zero value means the model needs a price).
 	Other map[string]int `json:"other,omitempty"`
+	// S3ByKey counts the S3 requests besides source GETs by operation and
+	// the kind of key (s3Kind), deletes included: where S3Put and S3Get go.
+	S3ByKey map[string]int `json:"s3ByKey,omitempty"`
 }
 
 // dollars is the bill's price.
@@ -89,7 +93,9 @@ type costMeter struct {
 	src string // "bucket/prefix" of source objects (their GETs are counted apart)
 }
 
-func newCostMeter() *costMeter { return &costMeter{b: bill{Other: map[string]int{}}} }
+func newCostMeter() *costMeter {
+	return &costMeter{b: bill{Other: map[string]int{}, S3ByKey: map[string]int{}}}
+}
 
 // AddTo registers the meter on a stack (aws.Config.APIOptions).
 func (m *costMeter) AddTo(stack *middleware.Stack) error {
@@ -105,10 +111,8 @@ func (m *costMeter) snapshot() bill {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	b := m.b
-	b.Other = map[string]int{}
-	for k, v := range m.b.Other {
-		b.Other[k] = v
-	}
+	b.Other = maps.Clone(m.b.Other)
+	b.S3ByKey = maps.Clone(m.b.S3ByKey)
 	return b
 }
 
@@ -116,7 +120,7 @@ func (m *costMeter) reset() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	src := m.src
-	m.b = bill{Other: map[string]int{}}
+	m.b = bill{Other: map[string]int{}, S3ByKey: map[string]int{}}
 	m.src = src
 }
 
@@ -143,6 +147,10 @@ func (m *costMeter) record(service, op string, params, result any, err error) {
 	case "DynamoDB":
 		m.dynamo(op, params, result, err)
 	case "S3":
+		if p, ok := params.(*s3.GetObjectInput); !ok || m.src == "" ||
+			!strings.HasPrefix(aws.ToString(p.Bucket)+"/"+aws.ToString(p.Key), m.src) {
+			b.S3ByKey[op+" "+s3Kind(params)]++
+		}
 		switch op {
 		case "PutObject", "CopyObject", "ListObjectsV2", "ListObjects", "CreateMultipartUpload", "UploadPart", "CompleteMultipartUpload", "PutObjectTagging":
 			b.S3Put++
@@ -192,6 +200,38 @@ func (m *costMeter) record(service, op string, params, result any, err error) {
 	default:
 		b.Other[service+"."+op]++
 	}
+}
+
+// s3Kind names the kind of key an S3 request is about: the checkpoint
+// directory or table part it is under (its first path element below the
+// checkpoint or table), or "source".
+func s3Kind(params any) string {
+	var key, prefix string
+	switch p := params.(type) {
+	case *s3.GetObjectInput:
+		key = aws.ToString(p.Key)
+	case *s3.HeadObjectInput:
+		key = aws.ToString(p.Key)
+	case *s3.PutObjectInput:
+		key = aws.ToString(p.Key)
+	case *s3.DeleteObjectInput:
+		key = aws.ToString(p.Key)
+	case *s3.ListObjectsV2Input:
+		key = aws.ToString(p.Prefix) + aws.ToString(p.StartAfter)
+		prefix = "list "
+	default:
+		return "?"
+	}
+	for _, root := range []string{"_checkpoints/" + streamID + "/", tablePrefix + "/"} {
+		if rest, ok := strings.CutPrefix(key, root); ok {
+			dir, _, _ := strings.Cut(rest, "/")
+			return prefix + root + dir
+		}
+	}
+	if strings.HasPrefix(key, sourcePrefix) {
+		return prefix + "source"
+	}
+	return prefix + key
 }
 
 // itemBytes is DynamoDB's size of an item: attribute names plus values.
