@@ -92,7 +92,8 @@ func (s *Stream) functions(r *resolved, roles map[string]awsiam.Role, logs map[s
 	awslambda.NewEventSourceMapping(s.Construct, jsii.String("DiscoveryFunctionObjectEvents"), &awslambda.EventSourceMappingProps{
 		Target:            s.DiscoveryFunction,
 		EventSourceArn:    s.EventsQueue.QueueArn(),
-		BatchSize:         jsii.Number(100),
+		// Up to 1,000 events an invocation: one inbox object each.
+		BatchSize:         jsii.Number(1000),
 		MaxBatchingWindow: awscdk.Duration_Seconds(jsii.Number(5)),
 		// A message that cannot be parsed fails alone and ends in the DLQ.
 		ReportBatchItemFailures: jsii.Bool(true),

@@ -8,7 +8,8 @@
 //
 // Register writes one inbox object per call (per discovery invocation, per
 // listing chunk), after dropping the files whose items already say they
-// are known (an eventually consistent BatchGetItem: reads are cheap):
+// are known (an eventually consistent BatchGetItem: reads are cheap; not
+// for files that are likely new, state.RegisterOptions.LikelyNew):
 //
 //	CHECKPOINT/inbox/<20-digit unix nanos>-<16 hex digits>.json
 //	{"stream": ID, "discoveryNanos": N, "allowOverwrites": bool,
@@ -16,11 +17,13 @@
 //
 // The objects are never rewritten. Pending LISTs the inbox (strongly
 // consistent), reads the objects in key order (cached in the process: they
-// are immutable), checks their files' items with strongly consistent
-// BatchGetItem calls and returns the files that no batch holds, one entry
-// per path, in discovery order. An inbox object whose files are all held by
-// batches is deleted (by MarkCommitted for the objects of the batch it
-// claimed, or by the next Pending).
+// are immutable) and returns their records, one entry per path, in
+// discovery order, leaving out files this process claimed; it reads no
+// item. A claim takes its files' records out of the inbox (tidy): an
+// object whose records were all claimed is deleted, one with records left
+// is replaced by an object of those. Get, Entries and the other reads of
+// one file's state check the records against the items (strongly
+// consistent reads).
 //
 // ClaimFiles (state.FileClaimer) writes each file's item with the batch id
 // in one conditional UpdateItem (dynamostate.Store.ClaimFile). A file that
@@ -34,10 +37,11 @@
 //
 // Plans are sealed in order (put-if-absent in the checkpoint), plan N+1 is
 // built only after batch N is committed, every file of plan N is claimed
-// before N's Delta commit, a later plan's Pending drops files that any
-// batch holds (a consistent read after the claims), and a file that a
-// plan lists anyway is owned by exactly one batch (the conditional claim);
-// the other batches drop it, whichever replays. See docs/state-store.md.
+// before N's Delta commit and its records leave the inbox then, and a
+// file that a plan lists anyway (a record a crash left behind, a
+// redelivered event) is owned by exactly one batch (the conditional
+// claim); the other batches drop it, whichever replays. See
+// docs/state-store.md.
 //
 // # Relaxed Register
 //
