@@ -90,8 +90,8 @@ func (s *Stream) functions(r *resolved, roles map[string]awsiam.Role, logs map[s
 	// Event sources as SAM expands them. The L2 SqsEventSource would also
 	// grant sqs:GetQueueUrl, which the functions never call.
 	awslambda.NewEventSourceMapping(s.Construct, jsii.String("DiscoveryFunctionObjectEvents"), &awslambda.EventSourceMappingProps{
-		Target:            s.DiscoveryFunction,
-		EventSourceArn:    s.EventsQueue.QueueArn(),
+		Target:         s.DiscoveryFunction,
+		EventSourceArn: s.EventsQueue.QueueArn(),
 		// Up to 1,000 events an invocation: one inbox object each.
 		BatchSize:         jsii.Number(1000),
 		MaxBatchingWindow: awscdk.Duration_Seconds(jsii.Number(5)),

@@ -494,7 +494,9 @@ func (s *Stream) roles(r *resolved, logs map[string]awslogs.LogGroup) map[string
 		"discovery": append(append(append(append(common("discovery"),
 			stmt("ConsumeEvents", consumeActions, []string{*s.EventsQueue.QueueArn()}, nil),
 			stmt("SendKick", []string{"sqs:SendMessage"}, []string{kick}, nil),
-			stmt("RegisterFiles", []string{"dynamodb:BatchGetItem", "dynamodb:PutItem"}, []string{table}, nil)),
+			// Notified files' items are not read (a repeated event's file
+			// is dropped by its claim).
+			stmt("RegisterFiles", []string{"dynamodb:PutItem"}, []string{table}, nil)),
 			inbox()...),
 			stmt("HeadSourceObjects", []string{"s3:GetObject"}, []string{srcObjects}, nil)),
 			append(readopt([]string{"dynamodb:BatchGetItem", "dynamodb:UpdateItem"}),

