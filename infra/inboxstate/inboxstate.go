@@ -648,11 +648,17 @@ func (s *Store) ClaimFiles(ctx context.Context, stream string, batch int64, file
 		// replay in a new process, or a checkpoint's plans registered
 		// again in a new table. The inbox is scanned (no item read) so
 		// that the records are taken out after the claim (tidy) and
-		// their facts are claimed.
+		// their facts are claimed. The discovery and backfill roles may
+		// only write the inbox (they claim when they register a
+		// checkpoint's plans in a new table): without the scan the files
+		// get the plan's facts and their records stay for a later plan,
+		// whose claim drops them.
 		if _, err := s.scan(ctx, stream, -1, nil, false); err != nil {
-			return nil, err
+			s.logger.WarnContext(ctx, "inboxstate: could not read the inbox before a claim; the claimed files' records stay in it and a later plan's claim drops them",
+				"stream", stream, "batchId", batch, "error", err.Error())
+		} else {
+			lookup()
 		}
-		lookup()
 	}
 	for _, i := range missing {
 		// No pending record: the item gets the plan's facts (path, size, ETag and

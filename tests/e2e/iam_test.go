@@ -213,6 +213,11 @@ var unexercised = map[string]string{
 	// replaced) and engine.go recleanLast (cleanSource only, covered by the
 	// cleanSource cases).
 	"commit|FileState|dynamodb:GetItem": "state probes on recovery",
+	// infra/inboxstate: Pending reads no item (a claim takes its files'
+	// records out of the inbox); a record still in the inbox is checked
+	// against the items by a reset's DropStream, a skip of an overwritten
+	// file (MarkSkipped) and the legacy Claim.
+	"commit|FileState|dynamodb:BatchGetItem": "inbox records checked on reset or a skip",
 	// infra/gluecatalog Sync updates the catalog table when the schema or
 	// location changed (covered on moto by infra/gluecatalog's tests).
 	"commit|GlueCatalog|glue:UpdateTable": "catalog update on a schema change",
