@@ -9,6 +9,7 @@ import (
 
 	"github.com/tributary-io/tributary/core/formats"
 	"github.com/tributary-io/tributary/core/parquetio"
+	"github.com/tributary-io/tributary/core/objstore/prefetch"
 	"github.com/tributary-io/tributary/core/schema"
 )
 
@@ -33,7 +34,9 @@ type pipeline struct {
 	// so (colpipe.go); free holds written batches for reuse.
 	columnar bool
 	free     chan *parquetio.ColumnBatch
-	taken    int // decodes received from next
+	taken    int               // decodes received from next
+	src      Source            // c.Source reading through fetch
+	fetch    *prefetch.Fetcher // the files, opened ahead of the decoders
 }
 
 // decode is one file being decoded.
@@ -62,7 +65,11 @@ type chunk struct {
 func (c *Converter) startPipeline(ctx context.Context, bad *BadSink, sch *schema.StructType, files []string, columnar bool) *pipeline {
 	ctx, cancel := context.WithCancel(ctx)
 	pl := &pipeline{columnar: columnar, free: make(chan *parquetio.ColumnBatch, 8), c: c, ctx: ctx, cancel: cancel, bad: bad, sch: sch, files: files, ahead: newAheadGate(),
-		rescue: -1, next: make(chan *decode, 1), widens: c.Widens}
+		rescue: -1, next: make(chan *decode, 1), widens: c.Widens, src: c.Source}
+	// The files are opened ahead of the decoders (a small file is a
+	// round trip to the store otherwise).
+	pl.fetch = prefetch.New(ctx, c.Source.Store, prefetch.Keys(files), prefetch.Options{})
+	pl.src.Store = pl.fetch.Store(c.Source.Store)
 	if c.Rescued != "" {
 		pl.rescue = sch.FieldIndex(c.Rescued)
 	}
@@ -90,7 +97,7 @@ func (pl *pipeline) start(i int) {
 	} else if d.part, d.err = pl.c.Partitions.Of(path); d.err != nil {
 		d.err = &FileError{Path: path, Fault: FaultUnusable, Err: d.err}
 	} else if ra, ok := pl.c.Source.RandomAccess(); ok {
-		if sf, err := pl.c.Source.OpenFile(pl.ctx, path); err != nil {
+		if sf, err := pl.src.OpenFile(pl.ctx, path); err != nil {
 			d.err = err
 		} else {
 			d.r = sf
@@ -99,7 +106,7 @@ func (pl *pipeline) start(i int) {
 				d.r, d.err = nil, fmt.Errorf("opening input file %s: %w", path, err)
 			}
 		}
-	} else if r, err := pl.c.Source.Open(pl.ctx, path); err != nil {
+	} else if r, err := pl.src.Open(pl.ctx, path); err != nil {
 		d.err = err
 	} else {
 		d.r = r
@@ -258,4 +265,5 @@ func (pl *pipeline) stop() {
 		}
 		pl.close(d)
 	}
+	pl.fetch.Close()
 }
