@@ -45,6 +45,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -86,6 +87,8 @@ type params struct {
 	files, batch, uploadWorkers, discoveryWorkers, maxFilesPerTrigger int
 	maxSkew                                                           float64
 	verbose                                                           bool
+	cpuProfile                                                        string
+	dynamoDBLocal                                                     bool
 }
 
 func main() {
@@ -97,6 +100,8 @@ func main() {
 	flag.IntVar(&p.maxFilesPerTrigger, "max-files-per-trigger", 1000, "cloudFiles.maxFilesPerTrigger of the stream")
 	flag.Float64Var(&p.maxSkew, "max-skew", 1.25, "largest allowed busiest-shard / mean ratio of file items")
 	flag.BoolVar(&p.verbose, "v", false, "log the handlers at info level")
+	flag.BoolVar(&p.dynamoDBLocal, "dynamodb-local", false, "serve DynamoDB from DynamoDB Local (scripts/dynamodb-local.sh, needs Java 17+) instead of moto; S3 and SQS stay on moto")
+	flag.StringVar(&p.cpuProfile, "cpuprofile", "", "write a CPU profile of the commit phase to this file")
 	flag.Parse()
 	if err := run(context.Background(), p); err != nil {
 		fmt.Fprintln(os.Stderr, "loadtest:", err)
@@ -118,6 +123,7 @@ type deployment struct {
 	logger         *slog.Logger
 	tempDir        string
 	maxFilesPerTrg int
+	calls          *opTimer
 }
 
 func run(ctx context.Context, p params) error {
@@ -129,6 +135,19 @@ func run(ctx context.Context, p params) error {
 		return err
 	}
 	defer srv.Stop()
+	if p.dynamoDBLocal {
+		ddb, err := startDynamoDBLocal(ctx)
+		if err != nil {
+			return err
+		}
+		defer ddb.stop()
+		// The SDK's service-specific endpoint variable wins over the
+		// configs' base endpoint for every DynamoDB client of this process.
+		if err := os.Setenv(ddbEndpointEnv, ddb.url); err != nil {
+			return err
+		}
+		fmt.Printf("DynamoDB:  DynamoDB Local at %s\n", ddb.url)
+	}
 	d, err := deploy(ctx, srv.URL, p)
 	if err != nil {
 		return err
@@ -146,6 +165,7 @@ func run(ctx context.Context, p params) error {
 	fmt.Printf("upload:    %d objects in %s (%.0f/s, not part of the pipeline)\n", len(objs), upload.Round(time.Millisecond), rate(len(objs), upload))
 
 	// 2. Discovery.
+	d.calls.reset()
 	start = time.Now()
 	registered, err := d.discover(ctx, objs, p)
 	if err != nil {
@@ -158,14 +178,30 @@ func run(ctx context.Context, p params) error {
 		return fmt.Errorf("discovery handled %d files, want %d", registered, len(objs))
 	}
 
+	d.calls.print("discovery", len(objs))
+
 	// 3. Commit.
+	d.calls.reset()
+	if p.cpuProfile != "" {
+		f, err := os.Create(p.cpuProfile)
+		if err != nil {
+			return err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+	}
 	start = time.Now()
 	invocations, err := d.commit(ctx)
 	if err != nil {
 		return err
 	}
 	commit := time.Since(start)
+	if p.cpuProfile != "" {
+		pprof.StopCPUProfile()
+	}
 	fmt.Printf("commit:    %d kicks handled in %s: %.0f files/s\n", invocations, commit.Round(time.Millisecond), rate(len(objs), commit))
+	d.calls.print("commit", len(objs))
 
 	// 4. Checks.
 	start = time.Now()
@@ -223,6 +259,7 @@ func deploy(ctx context.Context, endpoint string, p params) (*deployment, error)
 		logger:         slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})),
 		tempDir:        tmp,
 		maxFilesPerTrg: p.maxFilesPerTrigger,
+		calls:          newOpTimer(),
 	}
 	if _, err := d.s3.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(d.bucket)}); err != nil {
 		return nil, fmt.Errorf("create bucket: %w", err)
@@ -276,6 +313,7 @@ func (d *deployment) newApp(ctx context.Context) (*lambdafn.App, error) {
 	awsCfg, err := awsclient.Load(ctx,
 		awsclient.WithEndpoint(d.endpoint),
 		awsclient.WithRegion(region),
+		awsclient.WithAPIOptions(d.calls.addTo),
 		awsclient.WithLoadOptions(config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("test", "test", ""))))
 	if err != nil {
 		return nil, err
