@@ -11,15 +11,14 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-)
+	"net/url"
 
-// ddbEndpointEnv is the SDK's service-specific endpoint variable for
-// DynamoDB: it wins over a config's base endpoint (and over
-// AWS_ENDPOINT_URL), so S3 and SQS stay on the emulator while DynamoDB
-// calls go to DynamoDB Local.
-const ddbEndpointEnv = "AWS_ENDPOINT_URL_DYNAMODB"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/smithy-go/middleware"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
+)
 
 // dynamoDBLocal is a DynamoDB Local process this command started.
 type dynamoDBLocal struct {
@@ -84,7 +83,23 @@ func (d *dynamoDBLocal) stop() {
 		_ = d.cmd.Process.Kill()
 		_ = d.cmd.Wait()
 	}
-	if os.Getenv(ddbEndpointEnv) == d.url {
-		_ = os.Unsetenv(ddbEndpointEnv)
+}
+
+// route is SDK middleware that sends the DynamoDB calls of a client to
+// DynamoDB Local; the other services stay on the emulator. (A base
+// endpoint set in the config wins over AWS_ENDPOINT_URL_DYNAMODB, so the
+// SDK's service-specific setting cannot do this.) It runs after the
+// endpoint is resolved and before the request is signed.
+func (d *dynamoDBLocal) route(stack *middleware.Stack) error {
+	u, err := url.Parse(d.url)
+	if err != nil {
+		return err
 	}
+	return stack.Finalize.Insert(middleware.FinalizeMiddlewareFunc("loadtest.dynamoDBLocal", func(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (middleware.FinalizeOutput, middleware.Metadata, error) {
+		if req, ok := in.Request.(*smithyhttp.Request); ok && awsmiddleware.GetServiceID(ctx) == "DynamoDB" {
+			req.URL.Scheme, req.URL.Host = u.Scheme, u.Host
+			req.Host = u.Host
+		}
+		return next.HandleFinalize(ctx, in)
+	}), "Signing", middleware.Before)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"maps"
 	"slices"
 	"strings"
@@ -17,18 +18,31 @@ import (
 // "Service.Operation" (retries included): where a phase waits on the
 // emulator. Concurrent calls each count their own time.
 type opTimer struct {
-	mu    sync.Mutex
-	calls map[string]int
-	total map[string]time.Duration
+	mu       sync.Mutex
+	calls    map[string]int
+	attempts map[string]int
+	total    map[string]time.Duration
+	log      io.Writer // when set: one line per call, "start_us duration_us op"
 }
 
 func newOpTimer() *opTimer {
-	return &opTimer{calls: map[string]int{}, total: map[string]time.Duration{}}
+	return &opTimer{calls: map[string]int{}, attempts: map[string]int{}, total: map[string]time.Duration{}}
 }
 
 // addTo registers the timer on an operation's middleware stack (the
 // signature of aws.Config.APIOptions).
 func (t *opTimer) addTo(stack *middleware.Stack) error {
+	// Finalize middleware after the retry middleware runs once per attempt.
+	err := stack.Finalize.Add(middleware.FinalizeMiddlewareFunc("loadtest.opTimer.attempt", func(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (middleware.FinalizeOutput, middleware.Metadata, error) {
+		name := awsmiddleware.GetServiceID(ctx) + "." + awsmiddleware.GetOperationName(ctx)
+		t.mu.Lock()
+		t.attempts[name]++
+		t.mu.Unlock()
+		return next.HandleFinalize(ctx, in)
+	}), middleware.After)
+	if err != nil {
+		return err
+	}
 	return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("loadtest.opTimer", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
 		start := time.Now()
 		out, md, err := next.HandleInitialize(ctx, in)
@@ -36,6 +50,9 @@ func (t *opTimer) addTo(stack *middleware.Stack) error {
 		t.mu.Lock()
 		t.calls[name]++
 		t.total[name] += time.Since(start)
+		if t.log != nil {
+			fmt.Fprintf(t.log, "%d %d %s\n", start.UnixMicro(), time.Since(start).Microseconds(), name)
+		}
 		t.mu.Unlock()
 		return out, md, err
 	}), middleware.Before)
@@ -46,6 +63,7 @@ func (t *opTimer) reset() {
 	defer t.mu.Unlock()
 	clear(t.calls)
 	clear(t.total)
+	clear(t.attempts)
 }
 
 // print writes one line per phase: the calls by operation, per file, and
@@ -59,7 +77,11 @@ func (t *opTimer) print(phase string, files int) {
 	for _, op := range ops {
 		c := t.calls[op]
 		n += c
-		parts = append(parts, fmt.Sprintf("%s=%d (%s, %.1fms each)", op, c, t.total[op].Round(time.Millisecond), float64(t.total[op].Microseconds())/1000/float64(c)))
+		retries := ""
+		if r := t.attempts[op] - c; r > 0 {
+			retries = fmt.Sprintf(", %d retries", r)
+		}
+		parts = append(parts, fmt.Sprintf("%s=%d (%s, %.1fms each%s)", op, c, t.total[op].Round(time.Millisecond), float64(t.total[op].Microseconds())/1000/float64(c), retries))
 	}
 	fmt.Printf("  %s calls: %d (%.3f per file): %s\n", phase, n, float64(n)/float64(files), strings.Join(parts, " "))
 }
