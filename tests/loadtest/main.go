@@ -96,7 +96,7 @@ type params struct {
 func main() {
 	var p params
 	flag.IntVar(&p.files, "files", 100000, "number of source files")
-	flag.IntVar(&p.batch, "batch", 100, "S3 events per discovery invocation (template.yaml's BatchSize)")
+	flag.IntVar(&p.batch, "batch", 1000, "S3 events per discovery invocation (template.yaml's BatchSize: 1000)")
 	flag.IntVar(&p.uploadWorkers, "upload-workers", 8, "concurrent PutObject calls while writing the source files")
 	flag.IntVar(&p.discoveryWorkers, "discovery-workers", 4, "concurrent discovery invocations (one App each)")
 	flag.IntVar(&p.maxFilesPerTrigger, "max-files-per-trigger", 1000, "cloudFiles.maxFilesPerTrigger of the stream")
@@ -537,8 +537,8 @@ func (d *deployment) discover(ctx context.Context, objs []object, p params) (int
 	}
 	for from := 0; from < len(objs); from += p.batch {
 		jobs <- job{from, min(from+p.batch, len(objs))}
-		if from/p.batch%200 == 199 {
-			fmt.Printf("  discovered %d\n", from+p.batch)
+		if to := min(from+p.batch, len(objs)); to/20000 > from/20000 {
+			fmt.Printf("  discovered %d\n", to/20000*20000)
 		}
 	}
 	close(jobs)
