@@ -359,8 +359,16 @@ func (e *Engine) plan(ctx context.Context, id int64) (*Plan, *backlog, error) {
 	if fetch <= 0 || fetch > maxPlanFetch {
 		fetch = maxPlanFetch
 	}
-	fetch += backlogWindow
-	pending, err := e.State.Pending(ctx, e.Config.StreamID, fetch)
+	// The backlog counts the pending files after the batch, up to
+	// backlogWindow past what the batch may take: a store that counts
+	// without reading (state.PendingCounter) is asked for that count, any
+	// other reads those entries along with the batch's.
+	counter, counts := e.State.(state.PendingCounter)
+	read, window := fetch, fetch+backlogWindow
+	if !counts {
+		read = window
+	}
+	pending, err := e.State.Pending(ctx, e.Config.StreamID, read)
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading pending files: %w", err)
 	}
@@ -375,8 +383,13 @@ func (e *Engine) plan(ctx context.Context, id int64) (*Plan, *backlog, error) {
 		return nil, nil, err
 	}
 	bl := countBacklog(pending[len(files):])
-	bl.capped = len(pending) == fetch
-	if e.Config.TxnVersion != nil && (len(files) < len(pending) || bl.capped) {
+	if counts {
+		if bl.files, bl.bytes, err = counter.CountPending(ctx, e.Config.StreamID, len(files), window-len(files)); err != nil {
+			return nil, nil, fmt.Errorf("counting outstanding files: %w", err)
+		}
+	}
+	bl.capped = int64(len(files))+bl.files == int64(window)
+	if e.Config.TxnVersion != nil && bl.files > 0 {
 		e.log().Warn("append once: the write holds only the first outstanding files; the others stay pending and need a higher txnVersion",
 			"stream", e.Config.StreamID, "txnVersion", *e.Config.TxnVersion, "files", len(files))
 	}
@@ -392,6 +405,13 @@ const backlogWindow = 1000
 
 // backlog counts the files still pending (after this batch's claim).
 func (e *Engine) backlog(ctx context.Context) (backlog, error) {
+	if counter, ok := e.State.(state.PendingCounter); ok {
+		files, bytes, err := counter.CountPending(ctx, e.Config.StreamID, 0, backlogWindow)
+		if err != nil {
+			return backlog{}, fmt.Errorf("counting outstanding files: %w", err)
+		}
+		return backlog{files: files, bytes: bytes, capped: files == backlogWindow}, nil
+	}
 	pending, err := e.State.Pending(ctx, e.Config.StreamID, backlogWindow)
 	if err != nil {
 		return backlog{}, fmt.Errorf("counting outstanding files: %w", err)

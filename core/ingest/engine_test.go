@@ -463,24 +463,45 @@ func TestFileDeletedAfterDiscoveryIsSkipped(t *testing.T) {
 	checkExactlyOnce(t, tableIDs(t, w.table), w.rows)
 }
 
+// readingStore hides the store's state.PendingCounter: the engine counts
+// the backlog from the entries it reads.
+type readingStore struct{ state.Store }
+
+// The backlog a batch reports is the same whether the store counts it
+// (state.PendingCounter) or the engine reads the entries.
 func TestProgressCountsOutstandingFiles(t *testing.T) {
-	w := newWorld()
-	for i := 0; i < 5; i++ {
-		w.addFile(t, 1)
+	var perStore [][2][]int64
+	for _, counting := range []bool{true, false} {
+		t.Run(fmt.Sprintf("counting=%v", counting), func(t *testing.T) {
+			w := newWorld()
+			if !counting {
+				w.st = readingStore{w.st}
+			}
+			if _, ok := w.st.(state.PendingCounter); ok != counting {
+				t.Fatalf("store counts: %v, want %v", ok, counting)
+			}
+			for i := 0; i < 5; i++ {
+				w.addFile(t, 1+i)
+			}
+			w.discover(t)
+			sum, err := w.engine(t, Limits{MaxFiles: 2}).RunAvailableNow(context.Background(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var files, bytes []int64
+			for _, b := range sum.Batches {
+				files, bytes = append(files, b.NumFilesOutstanding), append(bytes, b.NumBytesOutstanding)
+				if (b.NumFilesOutstanding == 0) != (b.NumBytesOutstanding == 0) || b.BacklogCapped {
+					t.Fatalf("batch %d: %d files, %d bytes outstanding, capped %v", b.BatchID, b.NumFilesOutstanding, b.NumBytesOutstanding, b.BacklogCapped)
+				}
+			}
+			if fmt.Sprint(files) != "[3 1 0]" || !(bytes[0] > bytes[1] && bytes[1] > 0) {
+				t.Fatalf("outstanding per batch %v files, %v bytes; want [3 1 0] files", files, bytes)
+			}
+			perStore = append(perStore, [2][]int64{files, bytes})
+		})
 	}
-	w.discover(t)
-	sum, err := w.engine(t, Limits{MaxFiles: 2}).RunAvailableNow(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []int64
-	for _, b := range sum.Batches {
-		got = append(got, b.NumFilesOutstanding)
-		if (b.NumFilesOutstanding == 0) != (b.NumBytesOutstanding == 0) || b.BacklogCapped {
-			t.Fatalf("batch %d: %d files, %d bytes outstanding, capped %v", b.BatchID, b.NumFilesOutstanding, b.NumBytesOutstanding, b.BacklogCapped)
-		}
-	}
-	if fmt.Sprint(got) != "[3 1 0]" {
-		t.Fatalf("outstanding per batch %v, want [3 1 0]", got)
+	if len(perStore) == 2 && fmt.Sprint(perStore[0]) != fmt.Sprint(perStore[1]) {
+		t.Fatalf("counting store %v, reading store %v", perStore[0], perStore[1])
 	}
 }

@@ -223,6 +223,17 @@ type Store interface {
 	StoreID(ctx context.Context) (string, error)
 }
 
+// PendingCounter is implemented by stores that count pending files
+// without reading their entries. The ingest engine uses it for the backlog
+// a batch reports (numFilesOutstanding, numBytesOutstanding), reading only
+// the entries the batch takes.
+type PendingCounter interface {
+	// CountPending counts the pending files that follow the first skip in
+	// discovery order (as Pending returns them), at most limit of them,
+	// and sums their sizes.
+	CountPending(ctx context.Context, stream string, skip, limit int) (files, bytes int64, err error)
+}
+
 // NewStoreID returns a random store id part (32 hex digits) for adapters
 // that keep their identity inside the store.
 func NewStoreID() string {

@@ -263,7 +263,8 @@ func (s *Store) Register(ctx context.Context, stream string, files []state.File,
 			if err := b.put(stream, f.Path, r); err != nil {
 				return err
 			}
-			if err := b.pending.Put(pendingKey(now, f.Path), nil); err != nil {
+			// The index value is the size, for CountPending.
+			if err := b.pending.Put(pendingKey(now, f.Path), orderedInt(f.Size)); err != nil {
 				return fmt.Errorf("boltstate: index %q in stream %q: %w", f.Path, stream, err)
 			}
 			out[i] = true
@@ -348,6 +349,53 @@ func (s *Store) Pending(ctx context.Context, stream string, limit int) ([]state.
 		return nil
 	})
 	return out, err
+}
+
+// CountPending implements state.PendingCounter: it walks the pending
+// index, whose values hold the sizes (an index entry written before they
+// did has an empty value: its record is read).
+func (s *Store) CountPending(ctx context.Context, stream string, skip, limit int) (files, bytes int64, err error) {
+	if limit <= 0 {
+		return 0, 0, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, 0, err
+	}
+	err = s.view(func(tx *bolt.Tx) error {
+		b, err := openStream(tx, stream, false)
+		if err != nil || b == nil {
+			return err
+		}
+		c := b.pending.Cursor()
+		k, v := c.First()
+		for i := 0; k != nil && i < skip; i++ {
+			k, v = c.Next()
+		}
+		for ; k != nil && files < int64(limit); k, v = c.Next() {
+			files++
+			if len(v) == 8 {
+				bytes += decodeOrderedInt(v)
+				continue
+			}
+			_, path, err := parsePendingKey(k)
+			if err != nil {
+				return err
+			}
+			r, err := b.get(stream, path)
+			if err != nil {
+				return err
+			}
+			if r == nil {
+				return fmt.Errorf("boltstate: pending index names %q in stream %q but it has no record", path, stream)
+			}
+			bytes += r.Size
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, 0, err
+	}
+	return files, bytes, nil
 }
 
 // Claim implements state.Store. Files already in another batch stay there

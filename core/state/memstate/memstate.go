@@ -190,6 +190,22 @@ func (s *Store) Pending(ctx context.Context, stream string, limit int) ([]state.
 	return out, ctx.Err()
 }
 
+// CountPending implements state.PendingCounter.
+func (s *Store) CountPending(ctx context.Context, stream string, skip, limit int) (files, bytes int64, err error) {
+	if limit <= 0 {
+		return 0, 0, nil
+	}
+	pending, err := s.Pending(ctx, stream, skip+limit)
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, e := range pending[min(skip, len(pending)):] {
+		files++
+		bytes += e.Size
+	}
+	return files, bytes, nil
+}
+
 // Claim implements state.Store. Files already in another batch are left
 // there and reported in the returned error.
 func (s *Store) Claim(ctx context.Context, stream string, batch int64, paths []string) error {
