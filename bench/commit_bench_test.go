@@ -15,7 +15,9 @@ import (
 // BenchmarkCommitCurve makes one local table of N streaming commits
 // (N = $TRIBUTARY_BENCH_COMMITS, default 10,000) through the engine's
 // path — CommitTxnFrom on a kept snapshot with one add and a txn, then
-// MaybeCheckpoint (a checkpoint every 10 commits) — and reports the mean
+// MaybeCheckpoint (a checkpoint every 10 commits, or every
+// $TRIBUTARY_BENCH_CHECKPOINT_INTERVAL: the table's
+// delta.checkpointInterval) — and reports the mean
 // time per commit over the first and the last 100 commits (ms/first100,
 // ms/last100) and their ratio (last/first): flat per-commit cost means a
 // ratio near 1. The same windows are also reported in CPU time
@@ -32,8 +34,15 @@ func BenchmarkCommitCurve(b *testing.B) {
 			b.Fatalf("TRIBUTARY_BENCH_COMMITS=%q: want a number >= 200", s)
 		}
 	}
+	interval := ""
+	if s := os.Getenv("TRIBUTARY_BENCH_CHECKPOINT_INTERVAL"); s != "" {
+		if v, err := strconv.Atoi(s); err != nil || v < 1 {
+			b.Fatalf("TRIBUTARY_BENCH_CHECKPOINT_INTERVAL=%q: want a positive number", s)
+		}
+		interval = s
+	}
 	for i := 0; i < b.N; i++ {
-		c := commitCurve(b, n)
+		c := commitCurve(b, n, interval)
 		b.ReportMetric(c.first, "ms/first100")
 		b.ReportMetric(c.last, "ms/last100")
 		b.ReportMetric(c.last/c.first, "last/first")
@@ -49,7 +58,7 @@ func BenchmarkCommitCurve(b *testing.B) {
 // among them.
 type curve struct{ first, last, cpuFirst, cpuLast, ckptFirst, ckptLast float64 }
 
-func commitCurve(b *testing.B, n int) (c curve) {
+func commitCurve(b *testing.B, n int, interval string) (c curve) {
 	ctx := context.Background()
 	store, err := localfs.New(b.TempDir())
 	if err != nil {
@@ -62,6 +71,9 @@ func commitCurve(b *testing.B, n int) (c curve) {
 		SchemaString:     `{"type":"struct","fields":[{"name":"a","type":"long","nullable":true,"metadata":{}}]}`,
 		PartitionColumns: []string{}, Configuration: map[string]string{},
 	}}}
+	if interval != "" {
+		create[1].Metadata.Configuration[delta.PropCheckpointInterval] = interval
+	}
 	if _, err := tbl.Commit(ctx, -1, create); err != nil {
 		b.Fatal(err)
 	}
