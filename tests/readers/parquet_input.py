@@ -25,6 +25,9 @@ import math
 import os
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "pylib"))
+import harness  # noqa: E402 (tests/pylib)
+
 
 def canon(v):
     if v is None:
@@ -114,38 +117,9 @@ def deltalake_side(table, inputs):
 
 
 def spark_side(ivy, pairs):
-    import importlib.metadata as md
-
-    import pyspark
-    from pyspark.sql import SparkSession
     from pyspark.sql import functions as F
 
-    delta_version = md.version("delta-spark")
-    mm = ".".join(pyspark.__version__.split(".")[:2])
-    os.environ["SPARK_LOCAL_IP"] = "127.0.0.1"
-    b = (SparkSession.builder.master("local[1]").appName("tributary-parquet-input")
-         .config("spark.ui.enabled", "false")
-         .config("spark.driver.host", "127.0.0.1")
-         .config("spark.driver.bindAddress", "127.0.0.1")
-         .config("spark.driver.memory", "768m")
-         .config("spark.sql.shuffle.partitions", "1")
-         .config("spark.ui.showConsoleProgress", "false")
-         .config("spark.sql.codegen.wholeStage", "false")
-         .config("spark.driver.extraJavaOptions", "-XX:+UseSerialGC -XX:TieredStopAtLevel=1")
-         .config("spark.sql.session.timeZone", "UTC")
-         .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
-         .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
-         .config("spark.jars.ivy", ivy))
-    jars_dir = os.path.join(ivy, "jars")
-    need = [f"io.delta_delta-spark_{mm}_2.13-{delta_version}.jar", f"io.delta_delta-storage-{delta_version}.jar"]
-    if all(os.path.exists(os.path.join(jars_dir, j)) for j in need):
-        jars = sorted(os.path.join(jars_dir, j) for j in os.listdir(jars_dir)
-                      if j.endswith(".jar") and not j.startswith(("org.apache.logging", "org.slf4j")))
-        b = b.config("spark.jars", ",".join(jars))
-    else:
-        b = b.config("spark.jars.packages", f"io.delta:delta-spark_{mm}_2.13:{delta_version}")
-    spark = b.getOrCreate()
-    spark.sparkContext.setLogLevel("ERROR")
+    spark = harness.spark_session("tributary-parquet-input", ivy, {"spark.sql.codegen.wholeStage": "false"})
     try:
         diffs, n = [], 0
         for table, inp in pairs:
@@ -180,13 +154,7 @@ def main():
         print(f"{engine}: {len(diffs)} differences", *diffs[:40], sep="\n")
         sys.exit(1)
     print(f"{engine}: {n} rows equal")
-    # Done: skip interpreter finalisation. deltalake's native threads
-    # sometimes abort the process while it shuts down ("terminate called
-    # without an active exception"), after the comparison has passed.
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(0)
 
 
 if __name__ == "__main__":
-    main()
+    harness.run(main)  # no interpreter finalisation (deltalake)

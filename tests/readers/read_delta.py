@@ -40,6 +40,9 @@ import tempfile
 import sys
 import urllib.parse
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "pylib"))
+import harness  # noqa: E402 (tests/pylib)
+
 
 def delta_type(t):
     """Renders a Delta/Spark JSON schema type as Delta's simple string."""
@@ -244,50 +247,15 @@ def read_duckdb(spec):
 
 
 def read_spark(spec):
-    import pyspark
-    from pyspark.sql import SparkSession
-    from pyspark.sql import functions as F
-
     import importlib.metadata as md
 
+    import pyspark
+    from pyspark.sql import functions as F
+
     delta_version = md.version("delta-spark")
-    mm = ".".join(pyspark.__version__.split(".")[:2])
-    artifact = f"io.delta:delta-spark_{mm}_2.13:{delta_version}"
-    ivy = spec["ivy"]
-    os.environ["SPARK_LOCAL_IP"] = "127.0.0.1"
-    b = (SparkSession.builder.master("local[1]").appName("tributary-readers")
-         .config("spark.ui.enabled", "false")
-         .config("spark.driver.host", "127.0.0.1")
-         .config("spark.driver.bindAddress", "127.0.0.1")
-         .config("spark.driver.memory", "768m")
-         .config("spark.sql.shuffle.partitions", "1")
-         .config("spark.default.parallelism", "1")
-         .config("spark.databricks.delta.snapshotPartitions", "1")
-         .config("spark.ui.showConsoleProgress", "false")
-         # A few tiny tables: interpreting beats compiling on a 2-core machine.
-         .config("spark.sql.codegen.wholeStage", "false")
-         .config("spark.driver.extraJavaOptions", "-XX:+UseSerialGC -XX:TieredStopAtLevel=1")
-         .config("spark.sql.session.timeZone", "UTC")
-         # No spark-warehouse/ left in the caller's working directory.
-         .config("spark.sql.warehouse.dir", os.path.join(tempfile.gettempdir(), "tributary-spark-warehouse"))
-         .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
-         .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
-         .config("spark.jars.ivy", ivy))
-    # Once ivy has resolved the Delta jars, use them directly: no resolution,
-    # no network.
-    jars_dir = os.path.join(ivy, "jars")
-    want = [f"io.delta_delta-spark_{mm}_2.13-{delta_version}.jar", f"io.delta_delta-storage-{delta_version}.jar"]
-    if all(os.path.exists(os.path.join(jars_dir, j)) for j in want):
-        # Spark ships its own log4j and slf4j.
-        jars = sorted(os.path.join(jars_dir, j) for j in os.listdir(jars_dir)
-                      if j.endswith(".jar") and not j.startswith(("org.apache.logging", "org.slf4j")))
-        b = b.config("spark.jars", ",".join(jars))
-    else:
-        b = b.config("spark.jars.packages", artifact)
     log("starting Spark")
-    spark = b.getOrCreate()
+    spark = harness.spark_session("tributary-readers", spec["ivy"], harness.SMALL)
     log("Spark started")
-    spark.sparkContext.setLogLevel("ERROR")
     out = {"engine": f"spark {pyspark.__version__} delta-spark {delta_version}", "tables": []}
     try:
         jvm = spark._jvm
@@ -366,4 +334,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    harness.run(main)  # no interpreter finalisation (deltalake)

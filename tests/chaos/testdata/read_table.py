@@ -7,7 +7,11 @@ Prints {"version", "txn" (the streaming txn version of APP_ID), "columns",
 """
 
 import json
+import os
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "pylib"))
+import harness  # noqa: E402 (tests/pylib)
 
 from deltalake import DeltaTable
 
@@ -26,4 +30,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    harness.run(main)  # no interpreter finalisation (deltalake)

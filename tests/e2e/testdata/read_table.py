@@ -10,6 +10,9 @@ import json
 import os
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "pylib"))
+import harness  # noqa: E402 (tests/pylib)
+
 from deltalake import DeltaTable
 
 
@@ -33,12 +36,7 @@ def main() -> None:
         "rows": table.to_pylist(),
     }
     json.dump(out, sys.stdout, default=str, ensure_ascii=False)
-    sys.stdout.flush()
-    # Skip interpreter teardown: the native runtimes' threads occasionally
-    # abort the process at exit ("terminate called without an active
-    # exception") after the output is complete.
-    os._exit(0)
 
 
 if __name__ == "__main__":
-    main()
+    harness.run(main)  # no interpreter finalisation (deltalake)

@@ -17,6 +17,9 @@ import os
 import shutil
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..", "tests", "pylib"))
+import harness  # noqa: E402 (tests/pylib)
+
 
 def newest_checkpoint(table, out, name):
     cks = sorted(glob.glob(os.path.join(table, "_delta_log", "*.checkpoint.parquet")))
@@ -27,36 +30,7 @@ def newest_checkpoint(table, out, name):
 
 
 def spark(ivy, out):
-    import importlib.metadata as md
-
-    import pyspark
-    from pyspark.sql import SparkSession
-
-    delta_version = md.version("delta-spark")
-    mm = ".".join(pyspark.__version__.split(".")[:2])
-    os.environ["SPARK_LOCAL_IP"] = "127.0.0.1"
-    b = (SparkSession.builder.master("local[1]").appName("tributary-checkpoints")
-         .config("spark.ui.enabled", "false")
-         .config("spark.driver.host", "127.0.0.1")
-         .config("spark.driver.bindAddress", "127.0.0.1")
-         .config("spark.driver.memory", "768m")
-         .config("spark.sql.shuffle.partitions", "1")
-         .config("spark.ui.showConsoleProgress", "false")
-         .config("spark.driver.extraJavaOptions", "-XX:+UseSerialGC -XX:TieredStopAtLevel=1")
-         .config("spark.sql.session.timeZone", "UTC")
-         .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
-         .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
-         .config("spark.jars.ivy", ivy))
-    jars_dir = os.path.join(ivy, "jars")
-    want = [f"io.delta_delta-spark_{mm}_2.13-{delta_version}.jar", f"io.delta_delta-storage-{delta_version}.jar"]
-    if all(os.path.exists(os.path.join(jars_dir, j)) for j in want):
-        jars = sorted(os.path.join(jars_dir, j) for j in os.listdir(jars_dir)
-                      if j.endswith(".jar") and not j.startswith(("org.apache.logging", "org.slf4j")))
-        b = b.config("spark.jars", ",".join(jars))
-    else:
-        b = b.config("spark.jars.packages", f"io.delta:delta-spark_{mm}_2.13:{delta_version}")
-    s = b.getOrCreate()
-    s.sparkContext.setLogLevel("ERROR")
+    s = harness.spark_session("tributary-checkpoints", ivy)
     try:
         rows = lambda n, off: s.range(off, off + n).selectExpr(
             "id", "cast(id % 10 as int) as p", "concat('v', id) as v", "date_add(date'2024-01-01', cast(id % 300 as int)) as d")
@@ -103,4 +77,4 @@ if __name__ == "__main__":
     if sys.argv[1] == "spark":
         spark(sys.argv[2], sys.argv[3])
     else:
-        deltars(sys.argv[2])
+        harness.run(deltars, sys.argv[2])  # no interpreter finalisation (deltalake)
