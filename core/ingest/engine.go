@@ -18,6 +18,13 @@
 //     the adds, txn{appId: stream, version: N+1} and commitInfo. A committer
 //     that finds txn ≥ N+1 already in the log stops: the batch is done.
 //  5. Finish: the batch's commit time is recorded in the state store.
+//
+// The Engine holds the protocol; its parts are subpackages: batchplan
+// (sealed plans, claims), convert (source files to Parquet data files, bad
+// files), evolve (schema versions and evolution), guard (identity,
+// continuity and state-store checks before a stream resumes), schemamerge
+// (schema relations), hivepart (partition directories and values),
+// identity, schemalog, badrecords, fanout and progress.
 package ingest
 
 import (
