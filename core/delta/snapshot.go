@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tributary-io/tributary/core/delta/internal/keyset"
 	"github.com/tributary-io/tributary/core/schema"
 )
 
@@ -53,7 +54,8 @@ type Snapshot struct {
 	tombstones map[string]*Remove
 	txns       map[string]Txn
 	domains    map[string]DomainMetadata
-	sorted     []string // cached sorted keys of files; nil when stale
+	sorted     []string // sorted keys of files (and of some removed since); nil until Files
+	added      []string // keys added to files since sorted was built
 	// checkpointVersion is the version of the checkpoint the snapshot was
 	// loaded from, -1 if none.
 	checkpointVersion int64
@@ -90,14 +92,15 @@ func (s *Snapshot) apply(a Action) {
 	switch {
 	case a.Add != nil:
 		p := canonicalPath(a.Add.Path)
+		if _, ok := s.files[p]; !ok && s.sorted != nil {
+			s.added = append(s.added, p)
+		}
 		s.files[p] = a.Add
 		delete(s.tombstones, fileKey(a.Add.Path, a.Add.DeletionVector))
-		s.sorted = nil
 	case a.Remove != nil:
 		p := canonicalPath(a.Remove.Path)
 		if cur, ok := s.files[p]; ok && cur.DeletionVector.UniqueID() == a.Remove.DeletionVector.UniqueID() {
 			delete(s.files, p)
-			s.sorted = nil
 		}
 		s.tombstones[fileKey(a.Remove.Path, a.Remove.DeletionVector)] = a.Remove
 	case a.Txn != nil:
@@ -195,7 +198,10 @@ func (s *Snapshot) File(path string) (*Add, bool) {
 func (s *Snapshot) Files() iter.Seq[*Add] {
 	if s.sorted == nil {
 		s.sorted = slices.Sorted(maps.Keys(s.files))
+	} else if len(s.added) > 0 || len(s.sorted) > 2*len(s.files) {
+		s.sorted = keyset.Merge(s.sorted, s.added, func(k string) bool { _, ok := s.files[k]; return ok })
 	}
+	s.added = nil
 	keys := s.sorted
 	return func(yield func(*Add) bool) {
 		for _, k := range keys {
