@@ -84,6 +84,10 @@ type PassOptions struct {
 	// StopAt lists to the end and, outside incremental mode, neither reads
 	// nor writes the cursor (a complete listing needs no position).
 	StopAt time.Time
+	// ResumeOnly (with StopAt set) only continues a stopped pass: when the
+	// cursor holds no unfinished pass of this mode, Pass lists nothing and
+	// returns a zero Result (a continuation must not start a new pass).
+	ResumeOnly bool
 	// SaveEvery is how often a bounded pass stores its position while it
 	// runs (DefaultSaveEvery when zero).
 	SaveEvery time.Duration
@@ -121,7 +125,11 @@ func (r *Registrar) Pass(ctx context.Context, o PassOptions) (Result, error) {
 		}
 	}
 	pass := cur.Pass
-	if !bounded || pass == nil || pass.Incremental != o.Incremental || pass.left() == 0 {
+	stale := pass == nil || pass.Incremental != o.Incremental || pass.left() == 0
+	if bounded && o.ResumeOnly && stale {
+		return Result{}, nil
+	}
+	if !bounded || stale {
 		// A run without a time budget lists everything it must now; a
 		// pending pass of another mode is stale.
 		parts, err := planParts(ctx, o.Source, o.Workers, o.Incremental, cur.LastKey)

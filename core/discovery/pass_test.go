@@ -508,3 +508,51 @@ func TestPassKilledRunResumesFromPeriodicSave(t *testing.T) {
 		t.Logf("listed again after the kill: %d files (saves every 10 s of listing)", again)
 	}
 }
+
+// TestPassResumeOnly: a ResumeOnly run continues a stopped pass and, once
+// the pass is complete (or before any pass), lists nothing: a continuation
+// never starts a new pass.
+func TestPassResumeOnly(t *testing.T) {
+	ctx := t.Context()
+	mem, want := datedSource(t, 2, 4)
+	src := &listCounter{Store: mem}
+	cp := memstore.New()
+	st := newCountingState()
+	clock := &tickClock{t: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), step: time.Second}
+	r := &Registrar{State: st, Stream: "s", ChunkSize: 5}
+	resume := func(budget time.Duration) Result {
+		t.Helper()
+		res, err := r.Pass(ctx, PassOptions{Source: src, Checkpoint: cp, Workers: 2, ResumeOnly: true,
+			StopAt: clock.now().Add(budget), Now: clock.now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	if res := resume(time.Hour); res != (Result{}) || src.keys != 0 {
+		t.Fatalf("resume without a pass = %+v after listing %d keys, want nothing", res, src.keys)
+	}
+	first, err := r.Pass(ctx, PassOptions{Source: src, Checkpoint: cp, Workers: 2, StopAt: clock.now().Add(8 * time.Second), Now: clock.now})
+	if err != nil || !first.Stopped {
+		t.Fatalf("first run = %+v, %v; want it stopped", first, err)
+	}
+	total, runs := first, 1
+	for res := first; res.Stopped; {
+		if runs++; runs > 100 {
+			t.Fatal("the pass never completed")
+		}
+		res = resume(8 * time.Second)
+		if res.PassRuns != runs {
+			t.Fatalf("resumed run %d = %+v", runs, res)
+		}
+		total.add(res)
+	}
+	if total.New != len(want) {
+		t.Fatalf("%d new, want %d", total.New, len(want))
+	}
+	checkRegistered(t, st, want)
+	listed := src.keys
+	if res := resume(time.Hour); res != (Result{}) || src.keys != listed {
+		t.Fatalf("resume after the pass completed = %+v, listed %d more keys; want nothing", res, src.keys-listed)
+	}
+}

@@ -2,19 +2,92 @@ package lambdafn
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/lambda"
+	lambdatypes "github.com/aws/aws-sdk-go-v2/service/lambda/types"
+
+	"github.com/tributary-io/tributary/core/discovery"
 	"github.com/tributary-io/tributary/core/options"
 	tevents "github.com/tributary-io/tributary/events"
+	"github.com/tributary-io/tributary/infra/streams"
 )
 
 // BackfillResult reports one backfill run per stream.
 type BackfillResult struct {
 	// Streams maps stream id to its listing result.
 	Streams map[string]StreamBackfill `json:"streams"`
+	// Continuation is the number of this run in a chain of continuations
+	// (0: a scheduled run).
+	Continuation int `json:"continuation,omitempty"`
+	// ContinueError is set when the streams whose listing stopped could
+	// not be handed to a continuation: the next scheduled run resumes
+	// them.
+	ContinueError string `json:"continueError,omitempty"`
+}
+
+// BackfillEvent is the backfill function's payload. The schedule's event
+// (an EventBridge "Scheduled Event") has none of these fields: every
+// stream is backfilled. A continuation — the function invoking itself
+// asynchronously when a listing stopped before the deadline — names the
+// streams to resume: {"continue":["a","b"],"continuation":3}.
+type BackfillEvent struct {
+	// Continue lists the streams whose stopped listing pass this run
+	// resumes; only those, and a stream whose pass is no longer pending
+	// (another run completed it) is not listed again.
+	Continue []string `json:"continue,omitempty"`
+	// Continuation counts the continuations of the chain, this one
+	// included (MaxBackfillContinuations bounds it).
+	Continuation int `json:"continuation,omitempty"`
+}
+
+// MaxBackfillContinuations bounds a chain of continuations that a
+// scheduled run starts (App.MaxContinuations overrides it): at about 18
+// million known files checked per invocation, 96 continuations cover well
+// over a billion files; past it, the next scheduled run resumes the pass.
+const MaxBackfillContinuations = 96
+
+// Continuer starts a continuation of the backfill function.
+type Continuer interface {
+	Continue(ctx context.Context, ev BackfillEvent) error
+}
+
+// AsyncInvoker is the Continuer of the deployed function: an asynchronous
+// (InvocationType Event) invocation of the function itself, which Lambda
+// queues and retries as it does the schedule's invocations (the function's
+// EventInvokeConfig: two retries, then the on-failure queue).
+type AsyncInvoker struct {
+	// Client invokes the function.
+	Client Invoker
+	// Function is the backfill function's name or ARN.
+	Function string
+}
+
+// Continue invokes the function asynchronously with ev.
+func (r AsyncInvoker) Continue(ctx context.Context, ev BackfillEvent) error {
+	payload, err := json.Marshal(ev)
+	if err != nil {
+		return err
+	}
+	out, err := r.Client.Invoke(ctx, &lambda.InvokeInput{
+		FunctionName:   aws.String(r.Function),
+		InvocationType: lambdatypes.InvocationTypeEvent,
+		Payload:        payload,
+	})
+	if err != nil {
+		return fmt.Errorf("invoking %s asynchronously: %w", r.Function, err)
+	}
+	if out.StatusCode != 0 && out.StatusCode != 202 {
+		return fmt.Errorf("invoking %s asynchronously: status %d, want 202", r.Function, out.StatusCode)
+	}
+	return nil
 }
 
 // StreamBackfill is one stream's backfill outcome.
@@ -27,6 +100,10 @@ type StreamBackfill struct {
 	// Stopped is set when the listing ran out of time: its position is in
 	// the stream's checkpoint (listing.json) and the next run resumes it.
 	Stopped bool `json:"stopped,omitempty"`
+	// Continued is set when the stopped listing was handed to a
+	// continuation: an asynchronous invocation of the backfill function
+	// that resumes it at once (BackfillEvent.Continue).
+	Continued bool `json:"continued,omitempty"`
 	// Parts is the number of key ranges the listing pass is split into.
 	Parts int `json:"parts,omitempty"`
 	// PartsLeft is how many of them the pass has still to list.
@@ -52,38 +129,104 @@ const backfillConcurrency = 4
 // (less TimeMargin) and the next run resumes it where it stopped. Each
 // stream is backfilled independently; the invocation fails if any stream
 // failed, after trying all.
-func (a *App) HandleBackfill(ctx context.Context, _ any) (BackfillResult, error) {
-	out := BackfillResult{Streams: map[string]StreamBackfill{}}
+//
+// A run whose listing of some streams stopped before the deadline hands
+// them to a continuation (App.Continuer): the function invokes itself
+// asynchronously with BackfillEvent{Continue: those streams}, so a pass
+// that needs several invocations runs them back to back instead of one per
+// BackfillInterval. A continuation resumes only the named streams' stopped
+// passes and never starts a new one; chains are bounded by
+// MaxBackfillContinuations. ev is nil or empty for a scheduled run.
+func (a *App) HandleBackfill(ctx context.Context, ev *BackfillEvent) (BackfillResult, error) {
+	if ev == nil {
+		ev = &BackfillEvent{}
+	}
+	out := BackfillResult{Streams: map[string]StreamBackfill{}, Continuation: ev.Continuation}
+	resume := len(ev.Continue) > 0
+	ids := ev.Continue
+	if !resume {
+		for _, opts := range a.Config.Streams {
+			ids = append(ids, opts.ID)
+		}
+	}
 	stopAt := a.listingStop(ctx)
+	// A run without time to list (a time margin as long as the timeout)
+	// starts no continuation: it would stop at once again.
+	budgeted := stopAt.After(a.listingNow()())
 	var (
 		mu   sync.Mutex
 		errs []error
 		wg   sync.WaitGroup
+		more []string // streams whose listing stopped
 	)
 	sem := make(chan struct{}, backfillConcurrency)
-	for _, opts := range a.Config.Streams {
+	for _, id := range slices.Compact(slices.Sorted(slices.Values(ids))) {
+		if _, ok := a.Config.Stream(id); !ok {
+			errs = append(errs, fmt.Errorf("%w: backfill continuation: unknown stream %q", ErrBadInvocation, id))
+			continue
+		}
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			sb, err := a.backfillStream(ctx, opts.ID, stopAt)
+			sb, err := a.backfillStream(ctx, id, stopAt, resume)
 			if err != nil {
 				sb.Error = err.Error()
 			}
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
-				errs = append(errs, fmt.Errorf("stream %q: %w", opts.ID, err))
+				errs = append(errs, fmt.Errorf("stream %q: %w", id, err))
 			}
-			out.Streams[opts.ID] = sb
-			a.Logger.Info("backfill done", "stream", opts.ID, "numListedFiles", sb.NumListedFiles,
-				"numNewListedFiles", sb.NumNewListedFiles, "stopped", sb.Stopped, "parts", sb.Parts,
-				"partsLeft", sb.PartsLeft, "passRuns", sb.PassRuns, "error", sb.Error)
+			if err == nil && sb.Stopped && budgeted {
+				more = append(more, id)
+			}
+			out.Streams[id] = sb
 		}()
 	}
 	wg.Wait()
+	slices.Sort(more)
+	if len(more) > 0 && a.Continuer == nil {
+		a.Logger.Info("listing stopped; no continuation configured, the next scheduled run resumes it", "streams", more)
+	} else if len(more) > 0 {
+		if err := a.continueBackfill(ctx, ev.Continuation, more); err != nil {
+			out.ContinueError = err.Error()
+			a.Logger.Error("backfill continuation not started; the next scheduled run resumes the listing",
+				"streams", more, "continuation", ev.Continuation+1, "error", err.Error())
+		} else {
+			for _, id := range more {
+				sb := out.Streams[id]
+				sb.Continued = true
+				out.Streams[id] = sb
+			}
+		}
+	}
+	for _, id := range slices.Sorted(maps.Keys(out.Streams)) {
+		sb := out.Streams[id]
+		a.Logger.Info("backfill done", "stream", id, "numListedFiles", sb.NumListedFiles,
+			"numNewListedFiles", sb.NumNewListedFiles, "stopped", sb.Stopped, "continued", sb.Continued,
+			"continuation", ev.Continuation, "parts", sb.Parts, "partsLeft", sb.PartsLeft, "passRuns", sb.PassRuns, "error", sb.Error)
+	}
 	return out, errors.Join(errs...)
+}
+
+// ErrContinuationsExhausted is reported (BackfillResult.ContinueError) when
+// a chain of continuations reached its bound: the next scheduled run
+// resumes the listing.
+var ErrContinuationsExhausted = errors.New("backfill continuations exhausted")
+
+// continueBackfill starts continuation n+1 for the streams, unless the
+// chain reached its bound.
+func (a *App) continueBackfill(ctx context.Context, n int, streams []string) error {
+	limit := a.MaxContinuations
+	if limit <= 0 {
+		limit = MaxBackfillContinuations
+	}
+	if n >= limit {
+		return fmt.Errorf("%w: %d of %d", ErrContinuationsExhausted, n, limit)
+	}
+	return a.Continuer.Continue(ctx, BackfillEvent{Continue: streams, Continuation: n + 1})
 }
 
 // listingStop is when a listing stops taking keys, on the listing clock:
@@ -109,10 +252,14 @@ func (a *App) listingNow() func() time.Time {
 	return time.Now
 }
 
-func (a *App) backfillStream(ctx context.Context, id string, stopAt time.Time) (StreamBackfill, error) {
+func (a *App) backfillStream(ctx context.Context, id string, stopAt time.Time, resume bool) (StreamBackfill, error) {
 	s, err := a.stream(ctx, id)
 	if err != nil {
 		return StreamBackfill{}, err
+	}
+	if resume {
+		res, err := s.ResumeUntil(ctx, stopAt, a.listingNow())
+		return a.listed(ctx, s, res, err)
 	}
 	if s.Options.SourceFormat == options.SourceDelta {
 		// A Delta source has nothing to list: the schedule kicks its
@@ -120,6 +267,13 @@ func (a *App) backfillStream(ctx context.Context, id string, stopAt time.Time) (
 		return StreamBackfill{}, a.kick(ctx, id, tevents.ReasonBackfill)
 	}
 	res, err := s.DiscoverUntil(ctx, stopAt, a.listingNow())
+	return a.listed(ctx, s, res, err)
+}
+
+// listed reports a stream's listing run and kicks its commit function when
+// the listing found new files.
+func (a *App) listed(ctx context.Context, s *streams.Stream, res discovery.Result, err error) (StreamBackfill, error) {
+	id := s.Options.ID
 	sb := StreamBackfill{NumListedFiles: res.Listed, NumNewListedFiles: res.New, Stopped: res.Stopped,
 		Parts: res.Parts, PartsLeft: res.PartsLeft, PassRuns: res.PassRuns}
 	if err != nil {

@@ -79,8 +79,14 @@ func BootFrom(ctx context.Context, getenv func(string) string, opts ...awsclient
 		}
 		app.TimeMargin = d
 	}
-	if app.Fanout, err = FanoutFrom(getenv, lambda.NewFromConfig(awsCfg)); err != nil {
+	invoker := lambda.NewFromConfig(awsCfg)
+	if app.Fanout, err = FanoutFrom(getenv, invoker); err != nil {
 		return nil, err
+	}
+	if fn := getenv(EnvFunctionName); fn != "" {
+		// The backfill function continues a stopped listing by invoking
+		// itself (the other functions never call it).
+		app.Continuer = AsyncInvoker{Client: invoker, Function: fn}
 	}
 	if r, ok := fanoutRunner(app.Fanout); ok {
 		// A converter is waited for until the deadline less the margin.

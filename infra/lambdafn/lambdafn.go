@@ -95,6 +95,13 @@ type App struct {
 	// (EnvMaxConverters, convert.go).
 	Fanout *fanout.Config
 
+	// Continuer, when set, starts a continuation of the backfill function
+	// when a listing stopped before the deadline (HandleBackfill).
+	Continuer Continuer
+	// MaxContinuations bounds a chain of backfill continuations
+	// (MaxBackfillContinuations when zero).
+	MaxContinuations int
+
 	// Catalog, when set, registers each stream's table in the Glue Data
 	// Catalog (EnvGlueDatabase).
 	Catalog *gluecatalog.Catalog

@@ -451,6 +451,17 @@ func (s *Stream) Discover(ctx context.Context) (discovery.Result, error) {
 // budget resumes it (Result.Stopped). stopAt is on the clock now (time.Now
 // when nil). The scheduled function lists this way.
 func (s *Stream) DiscoverUntil(ctx context.Context, stopAt time.Time, now func() time.Time) (discovery.Result, error) {
+	return s.discoverUntil(ctx, stopAt, now, false)
+}
+
+// ResumeUntil is DiscoverUntil for a continuation: it only resumes a
+// stopped listing pass (discovery.PassOptions.ResumeOnly); without one it
+// lists nothing and returns a zero Result.
+func (s *Stream) ResumeUntil(ctx context.Context, stopAt time.Time, now func() time.Time) (discovery.Result, error) {
+	return s.discoverUntil(ctx, stopAt, now, true)
+}
+
+func (s *Stream) discoverUntil(ctx context.Context, stopAt time.Time, now func() time.Time, resumeOnly bool) (discovery.Result, error) {
 	if s.Registrar == nil {
 		// A Delta source reads its table's log: there are no files to discover.
 		return discovery.Result{}, nil
@@ -462,6 +473,7 @@ func (s *Stream) DiscoverUntil(ctx context.Context, stopAt time.Time, now func()
 		Workers:     ListWorkers,
 		Incremental: s.incremental,
 		StopAt:      stopAt,
+		ResumeOnly:  resumeOnly && !stopAt.IsZero(),
 		Now:         now,
 	})
 	if err != nil {
