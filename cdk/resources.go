@@ -67,6 +67,13 @@ func (s *Stream) functions(r *resolved, roles map[string]awsiam.Role, logs map[s
 		// The L2 adds DependsOn on the role, which its Fn::GetAtt already
 		// implies (cfn-lint W3005); the role carries its policy inline.
 		f.Node().DefaultChild().(awslambda.CfnFunction).AddDeletionOverride(jsii.String("DependsOn"))
+		if name == "backfill" || name == "commit" {
+			// Deliberately recursive (the template's RecursiveLoop: Allow):
+			// a stopped listing continues by invoking the backfill function
+			// itself (bounded by its own counter); a commit run stopped for
+			// time kicks its own queue while a backlog remains.
+			f.Node().DefaultChild().(awslambda.CfnFunction).SetRecursiveLoop(jsii.String("Allow"))
+		}
 		return f
 	}
 	s.DiscoveryFunction = fn("discovery", "registers files from S3 event notifications", 256, 60)
@@ -85,6 +92,15 @@ func (s *Stream) functions(r *resolved, roles map[string]awsiam.Role, logs map[s
 			PolicyDocument: doc,
 		})
 	}
+	// A stopped listing continues at once: the backfill function invokes
+	// itself (as the template's BackfillSelfInvokePolicy).
+	awsiam.NewCfnPolicy(s.Construct, jsii.String("BackfillSelfInvokePolicy"), &awsiam.CfnPolicyProps{
+		PolicyName: jsii.String("backfill-continue"),
+		Roles:      &[]*string{roles["backfill"].RoleName()},
+		PolicyDocument: awsiam.NewPolicyDocument(&awsiam.PolicyDocumentProps{Statements: &[]awsiam.PolicyStatement{
+			stmt("ContinueListing", []string{"lambda:InvokeFunction"}, []string{*s.BackfillFunction.FunctionArn()}, nil),
+		}}),
+	})
 	s.MaintenanceFunction = fn("maintenance", "compacts, cleans the log of and vacuums the Delta table", 1024, 900)
 
 	// Event sources as SAM expands them. The L2 SqsEventSource would also

@@ -3,9 +3,11 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -294,7 +296,9 @@ type iamStatement struct {
 	Condition map[string]map[string][]string
 }
 
-// roleStatements returns the statements of every inline policy of a role.
+// roleStatements returns the statements of every inline policy of a role
+// and of every AWS::IAM::Policy the stack attaches to it (Roles: [!Ref
+// role]; a policy of its own lets a function's grant name the function).
 func (s *cfnStack) roleStatements(roleID string) []iamStatement {
 	role := s.resource(roleID)
 	if role == nil {
@@ -304,9 +308,25 @@ func (s *cfnStack) roleStatements(roleID string) []iamStatement {
 	if _, ok := props["ManagedPolicyArns"]; ok {
 		s.t.Fatalf("role %s has managed policies, which this test cannot read", roleID)
 	}
-	var out []iamStatement
+	var docs []map[string]any
 	for _, p := range props["Policies"].([]any) {
-		doc := p.(map[string]any)["PolicyDocument"].(map[string]any)
+		docs = append(docs, p.(map[string]any)["PolicyDocument"].(map[string]any))
+	}
+	ids := slices.Sorted(maps.Keys(s.tpl["Resources"].(map[string]any)))
+	for _, id := range ids {
+		r := s.tpl["Resources"].(map[string]any)[id].(map[string]any)
+		if r["Type"] != "AWS::IAM::Policy" || s.resource(id) == nil {
+			continue
+		}
+		pp := r["Properties"].(map[string]any)
+		for _, ref := range pp["Roles"].([]any) {
+			if m, ok := ref.(map[string]any); ok && m["Ref"] == roleID {
+				docs = append(docs, s.render(pp["PolicyDocument"]).(map[string]any))
+			}
+		}
+	}
+	var out []iamStatement
+	for _, doc := range docs {
 		for _, raw := range doc["Statement"].([]any) {
 			m := raw.(map[string]any)
 			st := iamStatement{Sid: fmt.Sprint(m["Sid"]), Effect: m["Effect"].(string), Actions: strList(m["Action"]), Resources: strList(m["Resource"])}

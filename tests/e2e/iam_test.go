@@ -7,6 +7,8 @@ import (
 	"io"
 	"log/slog"
 	"maps"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"reflect"
 	"slices"
@@ -22,6 +24,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/glue"
 	gluetypes "github.com/aws/aws-sdk-go-v2/service/glue/types"
+	"github.com/aws/aws-sdk-go-v2/service/lambda"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
 	ssmtypes "github.com/aws/aws-sdk-go-v2/service/ssm/types"
@@ -129,6 +132,16 @@ func iamRequests(service, op string, params any) []iamCall {
 			{Action: "glue:" + op, Resource: base + "database/" + db},
 			{Action: "glue:" + op, Resource: base + "table/" + db + "/" + name},
 		}
+	case "Lambda":
+		// Invoke is authorised as lambda:InvokeFunction on the function.
+		fn := field(params, "FunctionName")
+		if !strings.HasPrefix(fn, "arn:") {
+			fn = "arn:aws:lambda:" + cfnRegion + ":" + cfnAccount + ":function:" + fn
+		}
+		if op == "Invoke" {
+			op = "InvokeFunction"
+		}
+		return []iamCall{{Action: "lambda:" + op, Resource: fn}}
 	case "SSM":
 		name, _, _ := strings.Cut(field(params, "Name"), ":") // name:version is authorised on the name
 		return []iamCall{{Action: "ssm:" + op, Resource: "arn:aws:ssm:" + cfnRegion + ":" + cfnAccount + ":parameter" + name}}
@@ -171,6 +184,11 @@ type iamVariant struct {
 	// lostEvents drops the files' events: the backfill function finds the
 	// files, registers them and kicks the commit function.
 	lostEvents bool
+	// continueListing (with lostEvents) gives that backfill run a few
+	// seconds of listing: it stops and continues by invoking itself
+	// asynchronously (lambda:InvokeFunction on its own ARN), continuation
+	// after continuation until the pass completes.
+	continueListing bool
 	// stopForTime runs the first commit invocation too close to its
 	// deadline to start a batch: it kicks itself to continue.
 	stopForTime bool
@@ -252,7 +270,7 @@ func TestTemplateIAM(t *testing.T) {
 			variants: []iamVariant{
 				{extra: "{}", stopForTime: true, refresh: true},
 				{extra: since, backfillFirst: true},
-				{extra: "{}", lostEvents: true},
+				{extra: "{}", lostEvents: true, continueListing: true},
 				{extra: fresh, backfillFirst: true},
 			},
 		},
@@ -261,7 +279,7 @@ func TestTemplateIAM(t *testing.T) {
 			params:     map[string]string{"CleanSource": "DELETE", "BadRecordsPrefix": "bad/", "MaxFilesPerTrigger": "2"},
 			otherTable: true,
 			variants: []iamVariant{
-				{extra: "{}", badRecord: true, lostEvents: true, refresh: true},
+				{extra: "{}", badRecord: true, lostEvents: true, continueListing: true, refresh: true},
 				{extra: since, backfillFirst: true, stopForTime: true},
 				{extra: fresh, backfillFirst: true},
 			},
@@ -274,7 +292,7 @@ func TestTemplateIAM(t *testing.T) {
 			variants: []iamVariant{
 				{extra: "{}", stopForTime: true, refresh: true},
 				{extra: since, backfillFirst: true},
-				{extra: "{}", lostEvents: true},
+				{extra: "{}", lostEvents: true, continueListing: true},
 				{extra: fresh, backfillFirst: true},
 			},
 		},
@@ -285,7 +303,7 @@ func TestTemplateIAM(t *testing.T) {
 			variants: []iamVariant{
 				{extra: "{}", stopForTime: true, refresh: true},
 				{extra: since, backfillFirst: true},
-				{extra: "{}", lostEvents: true},
+				{extra: "{}", lostEvents: true, continueListing: true},
 				{extra: fresh, backfillFirst: true},
 			},
 		},
@@ -297,7 +315,7 @@ func TestTemplateIAM(t *testing.T) {
 			variants: []iamVariant{
 				{extra: "{}", stopForTime: true, refresh: true},
 				{extra: since, backfillFirst: true},
-				{extra: "{}", lostEvents: true},
+				{extra: "{}", lostEvents: true, continueListing: true},
 				{extra: fresh, backfillFirst: true},
 			},
 		},
@@ -308,7 +326,7 @@ func TestTemplateIAM(t *testing.T) {
 			variants: []iamVariant{
 				{extra: "{}", corrupt: true, stopForTime: true, refresh: true},
 				{extra: since, backfillFirst: true},
-				{extra: "{}", lostEvents: true},
+				{extra: "{}", lostEvents: true, continueListing: true},
 				{extra: fresh, backfillFirst: true},
 			},
 		},
@@ -457,6 +475,7 @@ func runIAMVariant(t *testing.T, params map[string]string, otherTable, twoStream
 			p["StreamsConfig"] = string(doc)
 		}
 	}
+	backfillName := "tributary-" + streamID + "-backfill"
 	logGroup := func(fn string) string {
 		return "arn:aws:logs:" + cfnRegion + ":" + cfnAccount + ":log-group:/tributary/" + streamID + "/" + fn + ":*"
 	}
@@ -471,6 +490,7 @@ func runIAMVariant(t *testing.T, params map[string]string, otherTable, twoStream
 			"BackfillLogGroup.Arn":     logGroup("backfill"),
 			"CommitLogGroup.Arn":       logGroup("commit"),
 			"MaintenanceLogGroup.Arn":  logGroup("maintenance"),
+			"BackfillFunction.Arn":     "arn:aws:lambda:" + cfnRegion + ":" + cfnAccount + ":function:" + backfillName,
 		})
 	globals := stack.render(tpl["Globals"].(map[string]any)["Function"].(map[string]any)["Environment"]).(map[string]any)["Variables"].(map[string]any)
 	env := map[string]string{}
@@ -478,11 +498,20 @@ func runIAMVariant(t *testing.T, params map[string]string, otherTable, twoStream
 		env[k] = stack.str(val)
 	}
 	logger := slog.New(slog.NewTextHandler(testWriter{t}, nil))
+	asyncInvocations := &asyncLambda{}
+	invokeAPI := httptest.NewServer(asyncInvocations)
+	defer invokeAPI.Close()
 	recs := map[string]*iamRecorder{"discovery": {}, "backfill": {}, "commit": {}, "maintenance": {}}
 	apps := map[string]*lambdafn.App{}
 	boot := func(fn string) *lambdafn.App {
 		if apps[fn] == nil {
-			app, err := lambdafn.BootFrom(ctx, func(k string) string { return env[k] },
+			getenv := func(k string) string {
+				if k == lambdafn.EnvFunctionName { // set by Lambda for each function
+					return "tributary-" + streamID + "-" + fn
+				}
+				return env[k]
+			}
+			app, err := lambdafn.BootFrom(ctx, getenv,
 				awsclient.WithEndpoint(f.endpoint), awsclient.WithRegion(cfnRegion),
 				awsclient.WithLoadOptions(config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("test", "test", ""))),
 				awsclient.WithAPIOptions(recs[fn].AddTo))
@@ -490,13 +519,51 @@ func runIAMVariant(t *testing.T, params map[string]string, otherTable, twoStream
 				t.Fatalf("boot %s with the template's environment %v: %v", fn, env, err)
 			}
 			app.Logger, app.Env.Logger, app.Env.TempDir, app.Metrics = logger, logger, t.TempDir(), io.Discard
+			if fn == "backfill" {
+				// The booted continuation, with the SDK client pointed at
+				// the test's Invoke endpoint (the emulator runs no functions).
+				inv, ok := app.Continuer.(lambdafn.AsyncInvoker)
+				if !ok || inv.Function != backfillName {
+					t.Fatalf("backfill booted with continuation %+v, want an async invocation of %s", app.Continuer, backfillName)
+				}
+				inv.Client = lambda.NewFromConfig(*app.Env.AWS, func(o *lambda.Options) { o.BaseEndpoint = aws.String(invokeAPI.URL) })
+				app.Continuer = inv
+			}
 			apps[fn] = app
 		}
 		return apps[fn]
 	}
-	backfill := func() {
-		if _, err := boot("backfill").HandleBackfill(ctx, nil); err != nil {
-			t.Fatalf("HandleBackfill: %v", err)
+	// backfill runs a scheduled backfill invocation, then the
+	// continuations it starts, as Lambda would deliver them; with budget
+	// (listing-clock seconds) each invocation lists only that long. It
+	// returns the number of continuations.
+	backfill := func(budget ...time.Duration) int {
+		app := boot("backfill")
+		run := ctx
+		if len(budget) > 0 {
+			clock := &tickClock{t: time.Now(), step: time.Second}
+			app.ListingClock = clock.now
+			defer func() { app.ListingClock = nil }()
+		}
+		var ev *lambdafn.BackfillEvent
+		for n := 0; ; n++ {
+			if len(budget) > 0 {
+				c, cancel := context.WithTimeout(ctx, lambdafn.DefaultTimeMargin+budget[0])
+				defer cancel()
+				run = c
+			}
+			res, err := app.HandleBackfill(run, ev)
+			if err != nil || res.ContinueError != "" {
+				t.Fatalf("HandleBackfill(%+v): %v %+v", ev, err, res)
+			}
+			next, ok := asyncInvocations.next()
+			if !ok {
+				return n
+			}
+			if n > 50 {
+				t.Fatal("the backfill continuations never ended")
+			}
+			ev = &next
 		}
 	}
 	// commitOnce hands one kick to the commit function.
@@ -570,7 +637,11 @@ func runIAMVariant(t *testing.T, params map[string]string, otherTable, twoStream
 		for msgs := f.receive(f.eventsURL, 10); len(msgs) > 0; msgs = f.receive(f.eventsURL, 10) {
 			f.deleteMessages(f.eventsURL, msgs, nil)
 		}
-		backfill()
+		if !v.continueListing {
+			backfill()
+		} else if n := backfill(8 * time.Second); n == 0 {
+			t.Fatal("the short backfill listing never stopped: no continuation was exercised")
+		}
 	}
 	drain()
 	if !v.backfillFirst && !v.lostEvents {
@@ -673,4 +744,39 @@ func runIAMVariant(t *testing.T, params map[string]string, otherTable, twoStream
 		"maintenance": stack.roleStatements("MaintenanceRole"),
 	}
 	return calls, stmts
+}
+
+// asyncLambda serves the Lambda Invoke API for asynchronous invocations
+// (InvocationType Event): it queues each payload as a backfill event and
+// answers 202, as Lambda does; the test delivers the events.
+type asyncLambda struct {
+	mu     sync.Mutex
+	queued []lambdafn.BackfillEvent
+}
+
+func (a *asyncLambda) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var ev lambdafn.BackfillEvent
+	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/invocations") || r.Header.Get("X-Amz-Invocation-Type") != "Event" {
+		http.Error(w, "not an asynchronous Invoke", http.StatusBadRequest)
+		return
+	}
+	if err := json.NewDecoder(r.Body).Decode(&ev); err != nil || len(ev.Continue) == 0 {
+		http.Error(w, fmt.Sprintf("not a backfill continuation: %v", err), http.StatusBadRequest)
+		return
+	}
+	a.mu.Lock()
+	a.queued = append(a.queued, ev)
+	a.mu.Unlock()
+	w.WriteHeader(http.StatusAccepted)
+}
+
+func (a *asyncLambda) next() (lambdafn.BackfillEvent, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.queued) == 0 {
+		return lambdafn.BackfillEvent{}, false
+	}
+	ev := a.queued[0]
+	a.queued = a.queued[1:]
+	return ev, true
 }
