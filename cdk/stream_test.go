@@ -180,9 +180,11 @@ func TestStream(t *testing.T) {
 		} {
 			tpl.ResourceCountIs(jsii.String(typ), jsii.Number(per*n))
 		}
-		// No grant-made policy: only Clicks' fan-out policy (MaxConverters 8).
-		tpl.ResourceCountIs(jsii.String("AWS::IAM::Policy"), jsii.Number(1))
+		// No grant-made policy: each stream's backfill continuation policy
+		// and Clicks' fan-out policy (MaxConverters 8).
+		tpl.ResourceCountIs(jsii.String("AWS::IAM::Policy"), jsii.Number(n+1))
 		tpl.HasResourceProperties(jsii.String("AWS::IAM::Policy"), map[string]any{"PolicyName": "commit-fanout"})
+		tpl.HasResourceProperties(jsii.String("AWS::IAM::Policy"), map[string]any{"PolicyName": "backfill-continue"})
 		// 18 per stack, and the two streams of Landing and Fleet have 2 each of their own.
 		tpl.ResourceCountIs(jsii.String("AWS::CloudWatch::Alarm"), jsii.Number(18*n+2*2+2*2))
 		for _, id := range []string{"a", "b", "x", "y.z"} {
