@@ -91,7 +91,8 @@ func (p *parBatch) fill() *batchChunk {
 		if c == nil {
 			// A fresh buffer per chunk: decoded strings point into it
 			// (Tape.Owned) and keep it alive while they are.
-			c = &batchChunk{buf: make([]byte, 0, max(p.chunk+p.chunk/4, len(line)))}
+			// It grows from a few KiB: a small file does not pay for a chunk.
+			c = &batchChunk{buf: make([]byte, 0, max(min(p.chunk+p.chunk/4, 4<<10), len(line)))}
 		}
 		c.buf = append(c.buf, line...)
 		c.ends = append(c.ends, len(c.buf))
@@ -127,14 +128,15 @@ func (rd *reader) readPar(b *parquetio.ColumnBatch) error {
 		if c == nil {
 			break
 		}
+		if !p.started && p.eof && len(p.queue) == 0 {
+			// The whole file is one chunk: decode it here, into b.
+			c.b = b
+			rd.decodeChunk(c)
+			return p.last(p.hand(c, nil))
+		}
 		var err error
 		if c.b, err = p.batch(); err != nil {
 			return err
-		}
-		if !p.started && p.eof && len(p.queue) == 0 {
-			// The whole file is one chunk: decode it here.
-			rd.decodeChunk(c)
-			return p.hand(c, b)
 		}
 		p.send(c)
 	}
@@ -149,16 +151,28 @@ func (rd *reader) readPar(b *parquetio.ColumnBatch) error {
 	p.queue[0] = nil
 	p.queue = p.queue[1:]
 	<-c.done
-	return p.hand(c, b)
+	return p.last(p.hand(c, b))
 }
 
-// hand moves chunk c's rows into b and merges its statistics and bad
+// last turns a successful hand-over of the file's last rows into io.EOF
+// (with the rows), saving the caller another call and batch.
+func (p *parBatch) last(err error) error {
+	if err == nil && p.eof && len(p.queue) == 0 && p.readErr == nil {
+		p.rd.done = true
+		return io.EOF
+	}
+	return err
+}
+
+// hand moves chunk c's rows into b (nil: they are there) and merges its statistics and bad
 // records; c's error (FAILFAST) ends the read.
 func (p *parBatch) hand(c *batchChunk, b *parquetio.ColumnBatch) error {
 	rd := p.rd
-	b.Swap(c.b)
-	c.b.Reset()
-	p.free = append(p.free, c.b)
+	if b != nil {
+		b.Swap(c.b)
+		c.b.Reset()
+		p.free = append(p.free, c.b)
+	}
 	st := &rd.stats
 	st.RowsRead += c.stats.RowsRead
 	st.RowsRescued += c.stats.RowsRescued
@@ -246,13 +260,16 @@ func (p *parBatch) worker() {
 // decodeChunk decodes c's lines into c.b, with rd's statistics and bad
 // records collected into c.
 func (rd *reader) decodeChunk(c *batchChunk) {
+	if err := rd.bindTo(c.b.Root()); err != nil {
+		c.err = err
+		return
+	}
 	hook := rd.badHook
 	if hook != nil {
 		rd.badHook = func(br fileformat.BadRecord) { c.bad = append(c.bad, br) }
 	}
 	saved, savedU, savedM := rd.stats, rd.seenU, rd.seenM
 	rd.stats, rd.seenU, rd.seenM = fileformat.ReadStats{}, map[string]bool{}, map[string]bool{}
-	rd.rebind(rd.colRoot, c.b.Root())
 	rd.tape.Owned = true
 	start := 0
 	for i, end := range c.ends {

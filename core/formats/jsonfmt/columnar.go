@@ -99,16 +99,51 @@ func bindPlan(p *plan, n *parquetio.ColNode, top bool) (*cplan, bool) {
 // BatchReadable reports whether ReadBatch reads this file: its schema
 // has no map and no non-nullable column.
 func (rd *reader) BatchReadable() bool {
-	if rd.colDecided {
-		return rd.colOK
+	if !rd.colDecided {
+		rd.colDecided = true
+		rd.colOK = batchable(rd.schema, true)
 	}
-	rd.colDecided = true
-	b, err := parquetio.NewColumnBatch(rd.schema)
-	if err != nil {
+	return rd.colOK
+}
+
+// batchable reports whether the columnar read covers type t (nullable
+// says whether values of t may be null).
+func batchable(t schema.Type, nullable bool) bool {
+	if !nullable {
 		return false
 	}
-	rd.colRoot, rd.colOK = bindPlan(rd.root, b.Root(), true)
-	return rd.colOK
+	switch tt := t.(type) {
+	case *schema.StructType:
+		for _, f := range tt.Fields {
+			if !batchable(f.Type, f.Nullable) {
+				return false
+			}
+		}
+		return true
+	case *schema.ArrayType:
+		return batchable(tt.Element, tt.ContainsNull)
+	case *schema.MapType:
+		return false
+	}
+	return true
+}
+
+// bindTo points the reader's columnar plan at batch root n, binding it the
+// first time.
+func (rd *reader) bindTo(n *parquetio.ColNode) error {
+	if rd.colRoot == nil {
+		cp, ok := bindPlan(rd.root, n, true)
+		if !ok {
+			return errors.New("jsonfmt: column batch does not match the reader's schema")
+		}
+		rd.colRoot = cp
+		return nil
+	}
+	if len(n.Children) != len(rd.colRoot.kids) {
+		return errors.New("jsonfmt: column batch of another schema")
+	}
+	rd.rebind(rd.colRoot, n)
+	return nil
 }
 
 // ReadBatch decodes records into b (made for the reader's schema) until b
@@ -120,11 +155,9 @@ func (rd *reader) ReadBatch(b *parquetio.ColumnBatch, maxRows int, maxBytes int6
 	if !rd.BatchReadable() {
 		return errors.New("jsonfmt: schema not readable into column batches")
 	}
-	if len(b.Root().Children) != len(rd.colRoot.kids) {
-		return errors.New("jsonfmt: column batch of another schema")
+	if err := rd.bindTo(b.Root()); err != nil {
+		return err
 	}
-	// The batch's nodes are the reader's when they are of the same schema.
-	rd.rebind(rd.colRoot, b.Root())
 	if rd.parallel() {
 		return rd.readPar(b)
 	}

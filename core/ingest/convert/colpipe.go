@@ -79,7 +79,9 @@ func (pl *pipeline) runBatches(d *decode, br parquetio.BatchReader) {
 			return
 		}
 		rerr := br.ReadBatch(b, chunkRows, chunkBytes)
-		if b.Rows() > 0 && !send(b) {
+		if b.Rows() == 0 {
+			pl.freeBatch(b)
+		} else if !send(b) {
 			finish(ctx.Err())
 			return
 		}
