@@ -103,7 +103,7 @@ for b in benches:
         if not v:
             continue
         rates = [x[0] for x in v]
-        print(f"{b:28} {label:22} {max(rates):6.1f} ({', '.join('%.1f' % x for x in rates)}){'':8} {min(x[1] for x in v):8.2f} {max(x[2] for x in v):7.0f}")
+        print(f"{b:28} {label:22} {max(rates):6.2f} ({', '.join('%.2f' % x for x in rates)}){'':8} {min(x[1] for x in v):8.2f} {max(x[2] for x in v):7.0f}")
     a, e = res.get((b, "amd64")), res.get((b, "arm64"))
     if a and e:
         print(f"{b:28} emulation slowdown     {max(x[0] for x in a) / max(x[0] for x in e):.1f}x (amd64 native / arm64 under qemu, best of each)")
