@@ -76,6 +76,25 @@ func TestDictionaryEncoding(t *testing.T) {
 			want: map[string]bool{"s": false, "a_last": false, "l": true, "bo": false},
 		},
 		{
+			// A column of 3,000 values in 4,000 rows (three quarters of
+			// the sample distinct, which the previous "at most half"
+			// rule left plain): the estimate gives it a dictionary; the
+			// unique strings of s stay plain.
+			name: "sampled cardinality",
+			s:    prim,
+			rows: func() [][]any {
+				var rows [][]any
+				for i := 0; i < 4000; i++ {
+					r := append([]any(nil), base[i%len(base)]...)
+					r[0] = fmt.Sprintf("user-%d", i)
+					r[12] = int64(i * 7919 % 3000)
+					rows = append(rows, r)
+				}
+				return rows
+			}(),
+			want: map[string]bool{"s": false, "a_last": true},
+		},
+		{
 			// Fewer than dictMinValues values: plain.
 			name:  "few rows",
 			s:     prim,
@@ -143,4 +162,99 @@ func TestDictionaryEncoding(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestEstimateDistinct: the cardinality estimate from a sample, and the
+// decision it drives.
+func TestEstimateDistinct(t *testing.T) {
+	for _, tc := range []struct {
+		n, d   int
+		lo, hi float64
+	}{
+		{512, 1, 1, 1},
+		{512, 10, 10, 10.01},
+		{512, 256, 300, 340},
+		{512, 481, 3300, 4100}, // screen widths: 3,520 in the whole dataset
+		{512, 511, 100_000, 160_000},
+	} {
+		if got := estimateDistinct(tc.n, tc.d); got < tc.lo || got > tc.hi {
+			t.Errorf("estimateDistinct(%d, %d) = %.1f, want %.0f..%.0f", tc.n, tc.d, got, tc.lo, tc.hi)
+		}
+	}
+	for _, tc := range []struct {
+		n, d, b int
+		want    bool
+	}{
+		{15, 2, 16, false},            // too few values
+		{512, 512, 4096, false},       // no value repeats
+		{512, 481, 3848, true},        // ~3.7k int64 values
+		{512, 511, 4088, false},       // ~130k values: past dictMaxEntries
+		{512, 300, 300 * 8000, false}, // ~400 values of 8 KB: past dictMaxBytes
+		{512, 20, 160, true},
+	} {
+		if got := dictionaryPays(tc.n, tc.d, tc.b); got != tc.want {
+			t.Errorf("dictionaryPays(%d, %d, %d) = %v, want %v", tc.n, tc.d, tc.b, got, tc.want)
+		}
+	}
+}
+
+// TestDictionaryFallback: a column sampled as low-cardinality that turns
+// out not to be grows its dictionary past dictFallbackBytes; parquet-go
+// then writes plain pages for the rest of the row group (the chunk lists
+// both encodings) and every value reads back equal through arrow-go and
+// ReadFile.
+func TestDictionaryFallback(t *testing.T) {
+	s := structOf(field("id", schema.Long, false), field("s", schema.String, true))
+	var rows [][]any
+	for i := range 512 {
+		rows = append(rows, []any{int64(i), fmt.Sprintf("v%d", i%8)})
+	}
+	for i := range 30000 {
+		rows = append(rows, []any{int64(512 + i), fmt.Sprintf("%0100d", i)})
+	}
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, s, WriterOptions{PageBytes: 4096})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < len(rows); i += 512 {
+		if err := w.Write(rows[i:min(i+512, len(rows))]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	data := buf.Bytes()
+	if !dictionaryEncoded(t, data)["s"] {
+		t.Fatal("column s has no dictionary page")
+	}
+	pf, err := file.NewParquetReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, err := pf.RowGroup(0).GetColumnPageReader(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages := map[string]int{}
+	for pr.Next() {
+		if p := pr.Page(); fmt.Sprint(p.Type()) != "DICTIONARY_PAGE" {
+			pages[fmt.Sprint(p.Encoding())]++
+		}
+	}
+	if err := pr.Err(); err != nil {
+		t.Fatal(err)
+	}
+	pf.Close()
+	if pages["RLE_DICTIONARY"] == 0 || pages["PLAIN"] == 0 {
+		t.Errorf("column s data pages by encoding %v, want dictionary pages, then plain ones", pages)
+	}
+	_, got := readArrow(t, data, s)
+	compareRows(t, "arrow-go", s, rows, got)
+	_, own, err := ReadFile(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	compareRows(t, "ReadFile", s, rows, own)
 }
