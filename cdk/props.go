@@ -66,6 +66,9 @@ const (
 	NotifyEventBridge = "EventBridge"
 	// NotifySNS is a subscription of the events queue to an existing topic.
 	NotifySNS = "SNS"
+	// NotifyNone wires no events: directory listing streams
+	// (cloudFiles.useNotifications=false), listed by the backfill function.
+	NotifyNone = "None"
 )
 
 // logRetentions are the values CloudWatch Logs accepts (the template's
@@ -99,7 +102,7 @@ type StreamProps struct {
 	// The template's CreateSourceBucket=false.
 	ExistingSourceBucket bool
 	// Notifications is how object-created events reach the events queue:
-	// NotifyS3 ("" = S3), NotifyEventBridge or NotifySNS.
+	// NotifyS3 ("" = S3), NotifyEventBridge, NotifySNS or NotifyNone.
 	Notifications string
 	// SourceTopicArn is the existing SNS topic carrying the bucket's events (NotifySNS only).
 	SourceTopicArn string
@@ -286,13 +289,13 @@ func (p *StreamProps) resolve() (*resolved, error) {
 		if r.ExistingSourceBucket {
 			return nil, bad("Notifications", "S3 writes the bucket's notification configuration, which only a bucket the stream creates may have; for an existing bucket use EventBridge or SNS")
 		}
-	case NotifyEventBridge:
+	case NotifyEventBridge, NotifyNone:
 	case NotifySNS:
 		if r.SourceTopicArn == "" {
 			return nil, bad("SourceTopicArn", "Notifications SNS needs SourceTopicArn")
 		}
 	default:
-		return nil, bad("Notifications", "%q: S3, EventBridge or SNS", r.Notifications)
+		return nil, bad("Notifications", "%q: S3, EventBridge, SNS or None", r.Notifications)
 	}
 	if r.SourceTopicArn != "" && !topicPattern.MatchString(r.SourceTopicArn) {
 		return nil, bad("SourceTopicArn", "%q is not an SNS topic ARN", r.SourceTopicArn)

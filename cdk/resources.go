@@ -32,6 +32,7 @@ func (s *Stream) functions(r *resolved, roles map[string]awsiam.Role, logs map[s
 		"TRIBUTARY_CONVERTER_BYTES":   jsii.String(strconv.Itoa(r.ConverterBytes)),
 		"TRIBUTARY_OPTIONS":           jsii.String(r.options()),
 		"TRIBUTARY_EXTRA_OPTIONS":     jsii.String(r.extraOptions()),
+		"TRIBUTARY_NOTIFICATIONS":     jsii.String(r.Notifications),
 		"TRIBUTARY_METRICS_NAMESPACE": jsii.String(MetricsNamespace),
 		"TRIBUTARY_CONFIG":            jsii.String(r.StreamsConfig),
 		"TRIBUTARY_CONFIG_PARAMETER":  jsii.String(r.StreamsConfigParameter),

@@ -151,6 +151,11 @@ func (s *Stream) queues(r *resolved, stack awscdk.Stack) {
 		sender.Sid = jsii.String("AllowSourceTopic")
 		sender.Principals = &[]awsiam.IPrincipal{awsiam.NewServicePrincipal(jsii.String("sns.amazonaws.com"), nil)}
 		sender.Conditions = &map[string]any{"ArnEquals": map[string]any{"aws:SourceArn": r.SourceTopicArn}}
+	case NotifyNone:
+		// Directory listing: nothing sends.
+		sender.Sid = jsii.String("NoSender")
+		sender.Effect = awsiam.Effect_DENY
+		sender.Principals = &[]awsiam.IPrincipal{awsiam.NewStarPrincipal()}
 	}
 	s.EventsQueue.AddToResourcePolicy(awsiam.NewPolicyStatement(sender))
 

@@ -104,16 +104,17 @@ func testStreams() []testStream {
 			},
 		},
 		{
-			// Existing bucket, EventBridge, the streams document in SSM.
+			// Existing bucket, directory listing streams (no events wired),
+			// the streams document in SSM.
 			id: "Fleet",
 			props: &StreamProps{
 				StreamId: "fleet", SourceBucketName: "existing-fleet", ExistingSourceBucket: true,
-				Notifications: NotifyEventBridge, Format: "json", StreamsConfigParameter: "/tributary/fleet/streams:2",
+				Notifications: NotifyNone, Format: "json", StreamsConfigParameter: "/tributary/fleet/streams:2",
 				StreamAlarmIds: []string{"x", "y.z"}, CodeDir: dist,
 			},
 			params: map[string]string{
 				"StreamId": "fleet", "SourceBucketName": "existing-fleet", "CreateSourceBucket": "false",
-				"Notifications": "EventBridge", "Format": "json", "StreamsConfigParameter": "/tributary/fleet/streams:2",
+				"Notifications": "None", "Format": "json", "StreamsConfigParameter": "/tributary/fleet/streams:2",
 				"StreamAlarmIds": "x,y.z",
 			},
 		},
@@ -198,7 +199,7 @@ func TestStream(t *testing.T) {
 		}
 		tpl.ResourceCountIs(jsii.String("AWS::S3::Bucket"), jsii.Number(2))        // Orders, Clicks
 		tpl.ResourceCountIs(jsii.String("AWS::SNS::Subscription"), jsii.Number(2)) // Orders' e-mail, Feed's topic
-		tpl.ResourceCountIs(jsii.String("AWS::Events::Rule"), jsii.Number(2*n+3))  // backfill and maintenance schedules, Clicks', Landing's and Fleet's object-created rules
+		tpl.ResourceCountIs(jsii.String("AWS::Events::Rule"), jsii.Number(2*n+2))  // backfill and maintenance schedules, Clicks' and Landing's object-created rules (Fleet wires no events)
 		tpl.HasResourceProperties(jsii.String("AWS::SQS::Queue"), map[string]any{
 			"QueueName": "tributary-clicks_2-kick.fifo", "FifoQueue": true, "VisibilityTimeout": 960,
 		})

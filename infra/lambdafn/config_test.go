@@ -501,3 +501,42 @@ func TestTablePropertiesFromTemplate(t *testing.T) {
 		t.Errorf("a refused table property: %v", err)
 	}
 }
+
+// TestEventWiringMatchesStreams: with the template's Notifications None a
+// stream defaults to directory listing and one that asks for
+// notifications is refused at cold start; with events wired, a stack whose
+// streams all list is refused (its events would be billed and ignored);
+// without the variable (not deployed by the template) nothing is checked.
+func TestEventWiringMatchesStreams(t *testing.T) {
+	tests := []struct {
+		name          string
+		notifications string
+		extra         string
+		wantListing   bool
+		wantErr       bool
+	}{
+		{"None: listing by default", "None", `{}`, true, false},
+		{"None refuses useNotifications=true", "None", `{"cloudFiles.useNotifications":"true"}`, false, true},
+		{"S3: notifications by default", "S3", `{}`, false, false},
+		{"EventBridge refuses a listing-only stack", "EventBridge", `{"cloudFiles.useNotifications":"false"}`, false, true},
+		{"SNS: notifications", "SNS", `{"cloudFiles.useNotifications":"true"}`, false, false},
+		{"unset: not checked", "", `{"cloudFiles.useNotifications":"false"}`, true, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := LoadConfigFrom(templateEnv(map[string]string{EnvNotifications: tc.notifications, EnvExtraOptions: tc.extra}))
+			if tc.wantErr {
+				if !errors.Is(err, ErrEventWiring) || !strings.Contains(err.Error(), "Notifications") {
+					t.Fatalf("want ErrEventWiring naming Notifications, got %v", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s, _ := cfg.Stream("events"); s.CloudFiles.UseNotifications == tc.wantListing {
+				t.Fatalf("useNotifications=%v, want listing=%v", s.CloudFiles.UseNotifications, tc.wantListing)
+			}
+		})
+	}
+}

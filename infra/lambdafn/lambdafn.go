@@ -121,6 +121,10 @@ const (
 	EnvCheckpointLocation = "TRIBUTARY_CHECKPOINT_LOCATION"
 	EnvOptions            = "TRIBUTARY_OPTIONS"
 	EnvExtraOptions       = "TRIBUTARY_EXTRA_OPTIONS"
+	// EnvNotifications is template.yaml's Notifications: how object
+	// events reach the discovery function (S3, EventBridge, SNS), or
+	// NotificationsNone for a stack of directory listing streams.
+	EnvNotifications = "TRIBUTARY_NOTIFICATIONS"
 )
 
 // CheckpointFolder is where a stream deployed by template.yaml keeps its
@@ -161,6 +165,7 @@ func LoadConfigFrom(getenv func(string) string) (*options.Config, error) {
 	if strings.TrimSpace(getenv(EnvConfig)) != "" && getenv(EnvSourceBucket) != "" {
 		errs = append(errs, checkGranted(getenv, cfg), checkAlarmed(getenv, cfg))
 	}
+	errs = append(errs, checkWiring(getenv(EnvNotifications), cfg))
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
@@ -238,6 +243,45 @@ func checkAlarmed(getenv func(string) string, cfg *options.Config) error {
 	return errors.Join(errs...)
 }
 
+// NotificationsNone is the EnvNotifications of a stack that wires no
+// object events (template.yaml's Notifications None).
+const NotificationsNone = "None"
+
+// ErrEventWiring marks a stream whose discovery mode does not match the
+// stack's event wiring (EnvNotifications).
+var ErrEventWiring = errors.New("does not match the stack's event wiring (the Notifications parameter)")
+
+// checkWiring refuses, at cold start, streams whose discovery mode the
+// stack's event wiring does not serve: with Notifications None no event
+// arrives, so a stream with cloudFiles.useNotifications=true would never be
+// fed by events; with events wired and every stream in directory listing
+// mode (useNotifications=false), every event would be delivered, billed and
+// ignored. An unset EnvNotifications (not deployed by the template) is
+// not checked.
+func checkWiring(notifications string, cfg *options.Config) error {
+	if notifications == "" {
+		return nil
+	}
+	var errs []error
+	files, listing := 0, 0
+	for _, s := range cfg.Streams {
+		if s.SourceFormat == options.SourceDelta {
+			continue // fed by its upstream's commits and the schedule
+		}
+		files++
+		switch {
+		case !s.CloudFiles.UseNotifications:
+			listing++
+		case notifications == NotificationsNone:
+			errs = append(errs, fmt.Errorf("stream %q: cloudFiles.useNotifications=true %w: Notifications is None, so no object event arrives; set cloudFiles.useNotifications=false or deploy with Notifications S3, EventBridge or SNS", s.ID, ErrEventWiring))
+		}
+	}
+	if notifications != NotificationsNone && listing > 0 && listing == files {
+		errs = append(errs, fmt.Errorf("%s=%s: every stream is in directory listing mode (cloudFiles.useNotifications=false), which %w: its object events would be sent, billed and ignored; deploy with Notifications None", EnvNotifications, notifications, ErrEventWiring))
+	}
+	return errors.Join(errs...)
+}
+
 // ErrNoAlarms marks a stream of the streams document that has no alarms.
 var ErrNoAlarms = errors.New("has no alarms: add its id to the stack's StreamAlarmIds parameter (" + EnvAlarmStreams + ")")
 
@@ -280,7 +324,8 @@ func loadConfig(getenv func(string) string) (*options.Config, error) {
 		}
 	}
 	if _, ok := raw["cloudFiles.useNotifications"]; !ok {
-		raw["cloudFiles.useNotifications"] = "true" // this deployment is fed by S3 events
+		// A deployment fed by S3 events, unless the stack wires none.
+		raw["cloudFiles.useNotifications"] = fmt.Sprint(getenv(EnvNotifications) != NotificationsNone)
 	}
 	table := "s3://" + getenv(EnvTableBucket) + "/" + strings.TrimSuffix(getenv(EnvTablePrefix), "/")
 	cp := getenv(EnvCheckpointLocation)

@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sns"
 
 	tevents "github.com/tributary-io/tributary/events"
+	"github.com/tributary-io/tributary/infra/lambdafn"
 	"github.com/tributary-io/tributary/infra/awstest"
 )
 
@@ -271,5 +272,42 @@ func TestTemplateS3Notifications(t *testing.T) {
 	nc, _ := json.Marshal(s.render(s.resource("SourceBucket")["Properties"].(map[string]any)["NotificationConfiguration"]))
 	if string(nc) != `{"EventBridgeConfiguration":{"EventBridgeEnabled":true}}` {
 		t.Errorf("a created bucket with Notifications=EventBridge has notification configuration %s", nc)
+	}
+}
+
+// TestTemplateListingModeWiresNoEvents: with Notifications=None (directory
+// listing streams) the template wires no object events — a created bucket
+// has no notification configuration, there is no rule and no subscription
+// — and the events queue's policy lets nothing send; the functions' stream
+// defaults to directory listing.
+func TestTemplateListingModeWiresNoEvents(t *testing.T) {
+	const queueARN = "arn:aws:sqs:us-east-1:123456789012:events"
+	for _, created := range []string{"true", "false"} {
+		s := newStack(t, loadTemplate(t), map[string]string{
+			"StreamId": streamID, "SourceBucketName": "landing-none", "SourcePrefix": sourcePrefix, "Format": "json",
+			"Notifications": "None", "CreateSourceBucket": created,
+		}, map[string]string{"EventsQueue": "https://sqs.us-east-1.amazonaws.com/123456789012/events", "StateTable": "state",
+			"KickQueue": "https://sqs.us-east-1.amazonaws.com/123456789012/kick.fifo", "SourceBucket": "landing-none"},
+			map[string]string{"EventsQueue.Arn": queueARN})
+		for _, id := range []string{"ObjectCreatedRule", "SourceTopicSubscription"} {
+			if s.resource(id) != nil {
+				t.Errorf("CreateSourceBucket=%s: Notifications=None creates %s", created, id)
+			}
+		}
+		if b := s.resource("SourceBucket"); b != nil {
+			if nc, ok := s.render(b["Properties"]).(map[string]any)["NotificationConfiguration"]; ok {
+				t.Errorf("a created bucket with Notifications=None has notification configuration %v", nc)
+			}
+		}
+		doc := s.render(s.resource("EventsQueuePolicy")["Properties"]).(map[string]any)["PolicyDocument"].(map[string]any)
+		for _, raw := range doc["Statement"].([]any) {
+			if st := raw.(map[string]any); st["Effect"] != "Deny" {
+				t.Errorf("Notifications=None: the events queue policy allows %v", st)
+			}
+		}
+		env := s.render(loadTemplate(t)["Globals"].(map[string]any)["Function"].(map[string]any)["Environment"]).(map[string]any)["Variables"].(map[string]any)
+		if got := s.str(env[lambdafn.EnvNotifications]); got != lambdafn.NotificationsNone {
+			t.Errorf("%s=%q, want %q", lambdafn.EnvNotifications, got, lambdafn.NotificationsNone)
+		}
 	}
 }
