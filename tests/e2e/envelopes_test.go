@@ -15,8 +15,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sns"
 
 	tevents "github.com/tributary-io/tributary/events"
-	"github.com/tributary-io/tributary/infra/lambdafn"
 	"github.com/tributary-io/tributary/infra/awstest"
+	"github.com/tributary-io/tributary/infra/lambdafn"
 )
 
 // snsEnvelope is the part of the SNS-to-SQS envelope (no raw message
