@@ -8,8 +8,8 @@ import (
 	"io"
 
 	"github.com/tributary-io/tributary/core/formats"
-	"github.com/tributary-io/tributary/core/parquetio"
 	"github.com/tributary-io/tributary/core/objstore/prefetch"
+	"github.com/tributary-io/tributary/core/parquetio"
 	"github.com/tributary-io/tributary/core/schema"
 )
 
