@@ -20,10 +20,21 @@ import (
 	"github.com/tributary-io/tributary/infra/streams"
 )
 
-// fanoutSpec is ~100 MB of NDJSON in 40 files, so that 1, 2, 4 and 8
-// shares are equal (5 files each at 8).
-func fanoutSpec() Spec {
-	return Spec{Files: 40, FileBytes: 5 << 19, Seed: 20240301}
+// fanoutSpec is ~100 MB of NDJSON in 40 files of 2.5 MiB, so that 1, 2, 4
+// and 8 shares are about equal. TRIBUTARY_BENCH_FANOUT_FILES sets another
+// number of such files: the product fans a batch out only when it holds
+// several ConverterBytes (128 MiB by default), so 400 files give shares of
+// about 125 MB at N = 8, the size the deployed function would cut.
+func fanoutSpec(tb testing.TB) Spec {
+	files := 40
+	if v := os.Getenv("TRIBUTARY_BENCH_FANOUT_FILES"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 9 {
+			tb.Fatalf("TRIBUTARY_BENCH_FANOUT_FILES=%q: want a number of files above 8", v)
+		}
+		files = n
+	}
+	return Spec{Files: files, FileBytes: 5 << 19, Seed: 20240301}
 }
 
 // shareTime is one converter's share, run alone.
@@ -175,7 +186,7 @@ func (r fanoutRun) serial(cpu bool) time.Duration {
 // runs on the committer before the shares. out/fanout.json keeps the
 // figures (README's table).
 func BenchmarkFanout(b *testing.B) {
-	ds := ensure(b, fanoutSpec())
+	ds := ensure(b, fanoutSpec(b))
 	ctx := context.Background()
 	type row struct {
 		N               int     `json:"n"`
