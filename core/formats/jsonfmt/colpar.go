@@ -10,12 +10,13 @@ import (
 	"sync/atomic"
 
 	"github.com/tributary-io/tributary/core/formats/fileformat"
+	"github.com/tributary-io/tributary/core/formats/jsonfmt/jsoninfer"
 	"github.com/tributary-io/tributary/core/formats/jsonfmt/jsonlines"
 	"github.com/tributary-io/tributary/core/parquetio"
 )
 
 // Parallel columnar read. With more than one CPU (GOMAXPROCS), ReadBatch
-// cuts a file's lines into chunks of about parChunkBytes (split at line
+// cuts a file's lines into chunks of about jsoninfer.ChunkBytes (split at line
 // boundaries by the line reader) that worker goroutines decode, each with
 // a reader of its own, into a ColumnBatch per chunk; ReadBatch hands the
 // chunks' batches out in file order and merges their read statistics and
@@ -62,7 +63,7 @@ func (rd *reader) parallel() bool {
 			n = runtime.GOMAXPROCS(0)
 		}
 		if n > 1 && !rd.lr.Whole {
-			rd.par = &parBatch{rd: rd, workers: n, chunk: parChunkBytes}
+			rd.par = &parBatch{rd: rd, workers: n, chunk: jsoninfer.ChunkBytes}
 			if rd.parChunk > 0 {
 				rd.par.chunk = rd.parChunk
 			}

@@ -1,6 +1,6 @@
 // Package jsonfmt reads JSON Lines (newline-delimited JSON) files for
 // Tributary the way Databricks Auto Loader reads cloudFiles.format "json":
-// schema inference, schema hints, the rescued data column and Spark's
+// schema inference (package jsoninfer), schema hints, the rescued data column and Spark's
 // PERMISSIVE / DROPMALFORMED / FAILFAST handling of malformed records.
 //
 // Records. Each non-blank line is one JSON object; a line holding a JSON
@@ -72,6 +72,7 @@ import (
 	"io"
 
 	"github.com/tributary-io/tributary/core/formats/fileformat"
+	"github.com/tributary-io/tributary/core/formats/jsonfmt/jsoninfer"
 	"github.com/tributary-io/tributary/core/schema"
 )
 
@@ -83,7 +84,7 @@ func (Format) Name() string { return "json" }
 
 // NewInferrer starts a schema inference over JSON Lines files.
 func (Format) NewInferrer(opts fileformat.InferOptions) fileformat.Inferrer {
-	return newInferrer(opts)
+	return jsoninfer.New(opts)
 }
 
 // Open reads one JSON Lines file as rows of s.

@@ -119,7 +119,7 @@ type reader struct {
 	par        *parBatch // parallel columnar read (colpar.go), once started
 	parDecided bool
 	parWorkers int // 0: GOMAXPROCS (tests set it, and parChunk)
-	parChunk   int // 0: parChunkBytes
+	parChunk   int // 0: jsoninfer.ChunkBytes
 }
 
 // slabSize is the number of values a slab holds.

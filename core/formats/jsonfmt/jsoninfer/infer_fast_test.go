@@ -1,4 +1,4 @@
-package jsonfmt
+package jsoninfer
 
 import (
 	"strconv"

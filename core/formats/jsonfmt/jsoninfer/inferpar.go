@@ -1,4 +1,4 @@
-package jsonfmt
+package jsoninfer
 
 import (
 	"fmt"
@@ -11,7 +11,7 @@ import (
 )
 
 // Parallel inference. A file's lines are cut into chunks of about
-// parChunkBytes that worker goroutines (GOMAXPROCS of them) infer, each
+// ChunkBytes that worker goroutines (GOMAXPROCS of them) infer, each
 // into a struct type of its own; the chunks' types are merged into the
 // inferrer's in file order, so that the result is the serial one: Spark's
 // type merge is associative, the first-seen spelling of a field is the
@@ -21,8 +21,8 @@ import (
 // the merge depend on the order of values; the others hold per-inferrer
 // state).
 
-// parChunkBytes is the size of a chunk of lines handed to a worker.
-const parChunkBytes = 128 << 10
+// ChunkBytes is the size of a chunk of lines handed to a worker.
+const ChunkBytes = 128 << 10
 
 // parallel reports whether in may infer a file's chunks in parallel.
 func (in *inferrer) parallel() bool {
@@ -67,14 +67,14 @@ func (p *parInfer) add(line []byte, no int64) error {
 		if n := len(p.free); n > 0 && cap(p.free[n-1].buf) >= len(line) {
 			p.cur, p.free = p.free[n-1], p.free[:n-1]
 		} else {
-			p.cur = &inferChunk{buf: make([]byte, 0, max(parChunkBytes+parChunkBytes/4, len(line)))}
+			p.cur = &inferChunk{buf: make([]byte, 0, max(ChunkBytes+ChunkBytes/4, len(line)))}
 		}
 	}
 	c := p.cur
 	c.buf = append(c.buf, line...)
 	c.ends = append(c.ends, len(c.buf))
 	c.lines = append(c.lines, no)
-	size := parChunkBytes
+	size := ChunkBytes
 	if p.in.chunk > 0 {
 		size = p.in.chunk
 	}
@@ -118,7 +118,7 @@ func (p *parInfer) mergeHead() error {
 	if c.err != nil {
 		return fmt.Errorf("jsonfmt: %s line %d: %w: %v", p.path, c.errLine, fileformat.ErrMalformedRecord, c.err)
 	}
-	if cap(c.buf) <= 2*parChunkBytes { // reuse the buffers (not a huge line's)
+	if cap(c.buf) <= 2*ChunkBytes { // reuse the buffers (not a huge line's)
 		p.free = append(p.free, &inferChunk{buf: c.buf[:0], ends: c.ends[:0], lines: c.lines[:0]})
 	}
 	return nil
