@@ -7,6 +7,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/tributary-io/tributary/core/parquetio/filestats"
+	"github.com/tributary-io/tributary/core/parquetio/internal/ptree"
 	"github.com/tributary-io/tributary/core/schema"
 )
 
@@ -24,7 +25,7 @@ import (
 // concurrent use; byte slices appended must stay unchanged until the batch
 // was written.
 type ColumnBatch struct {
-	tree *tnode
+	tree *ptree.Node
 	root *ColNode
 	cb   colBatch // the finished rows, and the values of the row being built
 	// Rescued counts the rows whose rescued data column the reader set; the
@@ -59,7 +60,7 @@ type ColNode struct {
 	// Col is a leaf's column index; Lo and Hi bound the leaf columns under
 	// the node, [Lo, Hi).
 	Col, Lo, Hi int
-	t           *tnode
+	t           *ptree.Node
 }
 
 // NewColumnBatch returns an empty batch for rows of schema s.
@@ -67,33 +68,33 @@ func NewColumnBatch(s *schema.StructType) (*ColumnBatch, error) {
 	if s == nil || len(s.Fields) == 0 {
 		return nil, fmt.Errorf("%w: schema has no fields", ErrUnsupportedSchema)
 	}
-	ps, err := parquetSchema(s, nil)
+	ps, err := ptree.ParquetSchema(s, nil)
 	if err != nil {
 		return nil, err
 	}
-	tree, err := buildTree(ps)
+	tree, err := ptree.BuildTree(ps)
 	if err != nil {
 		return nil, err
 	}
-	return &ColumnBatch{tree: tree, root: colNode(tree), cb: newColBatch(len(tree.leaves))}, nil
+	return &ColumnBatch{tree: tree, root: colNode(tree), cb: newColBatch(len(tree.Leaves))}, nil
 }
 
-func colNode(t *tnode) *ColNode {
-	n := &ColNode{Type: t.typ, Nullable: t.nullable, Def: t.def, ElemDef: t.elemDef, ElemRep: t.elemRep, Col: t.col, t: t}
-	if len(t.leaves) > 0 {
-		n.Lo, n.Hi = t.leaves[0], t.leaves[len(t.leaves)-1]+1
+func colNode(t *ptree.Node) *ColNode {
+	n := &ColNode{Type: t.Type, Nullable: t.Nullable, Def: t.Def, ElemDef: t.ElemDef, ElemRep: t.ElemRep, Col: t.Col, t: t}
+	if len(t.Leaves) > 0 {
+		n.Lo, n.Hi = t.Leaves[0], t.Leaves[len(t.Leaves)-1]+1
 	}
-	switch t.kind {
-	case kindLeaf:
+	switch t.Kind {
+	case ptree.KindLeaf:
 		n.Kind = ColLeaf
-	case kindStruct:
+	case ptree.KindStruct:
 		n.Kind = ColStruct
-	case kindList:
+	case ptree.KindList:
 		n.Kind = ColList
-	case kindMap:
+	case ptree.KindMap:
 		n.Kind = ColMap
 	}
-	for _, c := range t.children {
+	for _, c := range t.Children {
 		n.Children = append(n.Children, colNode(c))
 	}
 	return n
@@ -124,7 +125,7 @@ func (b *ColumnBatch) Reset() {
 func (b *ColumnBatch) Value(n *ColNode, v any, r int) error {
 	pv, _, err := leafValue(n.t, v)
 	if err != nil {
-		return fmt.Errorf("%w: column %s (%s): %v", ErrInvalidValue, n.t.path, n.t.typ, err)
+		return fmt.Errorf("%w: column %s (%s): %v", ErrInvalidValue, n.t.Path, n.t.Type, err)
 	}
 	b.cb.vals[n.Col] = append(b.cb.vals[n.Col], pv.Level(r, n.Def, n.Col))
 	return nil
@@ -263,24 +264,24 @@ type leafStat struct {
 	h    *filestats.Leaf // nil: the column gets none
 	coll bool            // the column is the first leaf of an array or map column: count its nulls
 	def  int             // definition level of a non-null value (of the leaf, or of the collection)
-	t    *tnode
+	t    *ptree.Node
 }
 
 // leafStats maps leaf columns to their statistics columns.
 func (w *Writer) leafStats() []leafStat {
-	out := make([]leafStat, len(w.tree.leaves))
-	var walk func(t *tnode, path []int)
-	walk = func(t *tnode, path []int) {
-		for i, c := range t.children {
+	out := make([]leafStat, len(w.tree.Leaves))
+	var walk func(t *ptree.Node, path []int)
+	walk = func(t *ptree.Node, path []int) {
+		for i, c := range t.Children {
 			p := append(path[:len(path):len(path)], i)
-			switch c.kind {
-			case kindStruct:
+			switch c.Kind {
+			case ptree.KindStruct:
 				walk(c, p)
-			case kindLeaf:
-				out[c.col] = leafStat{h: w.stats.Leaf(p...), def: c.def, t: c}
+			case ptree.KindLeaf:
+				out[c.Col] = leafStat{h: w.stats.Leaf(p...), def: c.Def, t: c}
 			default:
-				if len(c.leaves) > 0 {
-					out[c.leaves[0]] = leafStat{h: w.stats.Leaf(p...), coll: true, def: c.def, t: c}
+				if len(c.Leaves) > 0 {
+					out[c.Leaves[0]] = leafStat{h: w.stats.Leaf(p...), coll: true, def: c.Def, t: c}
 				}
 			}
 		}
@@ -299,8 +300,8 @@ func (w *Writer) WriteBatch(b *ColumnBatch, from, to int) error {
 	if w.err != nil {
 		return w.err
 	}
-	if len(b.tree.leaves) != len(w.tree.leaves) || !schema.EqualType(b.tree.typ, w.tree.typ) {
-		return fmt.Errorf("%w: column batch of schema %s written to a file of schema %s", ErrInvalidValue, b.tree.typ, w.tree.typ)
+	if len(b.tree.Leaves) != len(w.tree.Leaves) || !schema.EqualType(b.tree.Type, w.tree.Type) {
+		return fmt.Errorf("%w: column batch of schema %s written to a file of schema %s", ErrInvalidValue, b.tree.Type, w.tree.Type)
 	}
 	if from < 0 || to > b.cb.rows || from > to {
 		return fmt.Errorf("%w: rows [%d, %d) of a batch of %d", ErrInvalidValue, from, to, b.cb.rows)
@@ -372,14 +373,14 @@ func (w *Writer) columnStats(c int, vals []parquet.Value) {
 			ls.h.Null()
 			continue
 		}
-		switch ls.t.conv {
-		case convDecimal32:
+		switch ls.t.Conv {
+		case ptree.ConvDecimal32:
 			ls.h.Unscaled(u.SetInt64(int64(v.Int32())))
-		case convDecimal64:
+		case ptree.ConvDecimal64:
 			ls.h.Unscaled(u.SetInt64(v.Int64()))
-		case convDecimalBytes:
-			ls.h.Unscaled(fromTwosComplement(v.ByteArray()))
-		case convBool, convBinary:
+		case ptree.ConvDecimalBytes:
+			ls.h.Unscaled(ptree.FromTwosComplement(v.ByteArray()))
+		case ptree.ConvBool, ptree.ConvBinary:
 		default:
 			switch v.Kind() {
 			case parquet.Int32:

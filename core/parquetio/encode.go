@@ -85,7 +85,7 @@ func (w *Writer) Write(rows [][]any) error {
 
 // parallelism is how many goroutines shred and encode a batch of n rows.
 func (w *Writer) parallelism(n int) int {
-	if w.workers <= 1 || n*len(w.tree.leaves) < w.minParallel {
+	if w.workers <= 1 || n*len(w.tree.Leaves) < w.minParallel {
 		return 1
 	}
 	return w.workers
@@ -98,7 +98,7 @@ func (w *Writer) parallelism(n int) int {
 func (w *Writer) shredBatch(rows [][]any, workers int) error {
 	b := &w.batch
 	b.reset(len(rows))
-	fields := w.tree.children
+	fields := w.tree.Children
 	n := len(rows)
 	var widthErr error
 	for i, r := range rows {

@@ -12,6 +12,7 @@ import (
 	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/tributary-io/tributary/core/parquetio/internal/chunkstats"
+	"github.com/tributary-io/tributary/core/parquetio/internal/ptree"
 	"github.com/tributary-io/tributary/core/schema"
 )
 
@@ -39,7 +40,7 @@ func (p *rowPath) write(rows [][]any) error {
 		return w.err
 	}
 	if p.cols == nil {
-		p.cols = make([][]parquet.Value, len(w.tree.leaves))
+		p.cols = make([][]parquet.Value, len(w.tree.Leaves))
 	}
 	p.buf, p.ends, p.size = p.buf[:0], p.ends[:0], p.size[:0]
 	first := w.row
@@ -58,7 +59,7 @@ func (p *rowPath) write(rows [][]any) error {
 	}
 	if w.pw == nil && len(rows) > 0 {
 		// The previous dictionary sample: the batch as the new path sees it.
-		b := newColBatch(len(w.tree.leaves))
+		b := newColBatch(len(w.tree.Leaves))
 		for _, v := range p.buf {
 			b.vals[v.Column()] = append(b.vals[v.Column()], v)
 		}
@@ -157,11 +158,11 @@ func (p *rowPath) close() (FileStats, error) {
 
 func (p *rowPath) shredRow(r []any) error {
 	w := p.w
-	if len(r) != len(w.tree.children) {
-		return fmt.Errorf("%w: row %d has %d values, schema has %d fields", ErrInvalidValue, p.cur, len(r), len(w.tree.children))
+	if len(r) != len(w.tree.Children) {
+		return fmt.Errorf("%w: row %d has %d values, schema has %d fields", ErrInvalidValue, p.cur, len(r), len(w.tree.Children))
 	}
 	p.rsz = 0
-	for i, c := range w.tree.children {
+	for i, c := range w.tree.Children {
 		if err := p.shred(c, r[i], 0, 0); err != nil {
 			return err
 		}
@@ -175,79 +176,79 @@ func (p *rowPath) shredRow(r []any) error {
 	return nil
 }
 
-func (p *rowPath) fail(t *tnode, format string, args ...any) error {
-	return fmt.Errorf("%w: row %d, column %s (%s): %s", ErrInvalidValue, p.cur, t.path, t.typ, fmt.Sprintf(format, args...))
+func (p *rowPath) fail(t *ptree.Node, format string, args ...any) error {
+	return fmt.Errorf("%w: row %d, column %s (%s): %s", ErrInvalidValue, p.cur, t.Path, t.Type, fmt.Sprintf(format, args...))
 }
 
-func (p *rowPath) shred(t *tnode, v any, r, d int) error {
+func (p *rowPath) shred(t *ptree.Node, v any, r, d int) error {
 	if v == nil {
-		if !t.nullable {
+		if !t.Nullable {
 			return p.fail(t, "null in a non-nullable column")
 		}
 		p.nulls(t, r, d)
 		return nil
 	}
-	switch t.kind {
-	case kindLeaf:
+	switch t.Kind {
+	case ptree.KindLeaf:
 		pv, n, err := leafValue(t, v)
 		if err != nil {
 			return p.fail(t, "%v", err)
 		}
-		p.cols[t.col] = append(p.cols[t.col], pv.Level(r, t.def, t.col))
+		p.cols[t.Col] = append(p.cols[t.Col], pv.Level(r, t.Def, t.Col))
 		p.rsz += n + 1
-	case kindStruct:
+	case ptree.KindStruct:
 		fields, ok := v.([]any)
 		if !ok {
 			return p.fail(t, "want []any, got %T", v)
 		}
-		if len(fields) != len(t.children) {
-			return p.fail(t, "struct value has %d fields, want %d", len(fields), len(t.children))
+		if len(fields) != len(t.Children) {
+			return p.fail(t, "struct value has %d fields, want %d", len(fields), len(t.Children))
 		}
-		for i, c := range t.children {
-			if err := p.shred(c, fields[i], r, t.def); err != nil {
+		for i, c := range t.Children {
+			if err := p.shred(c, fields[i], r, t.Def); err != nil {
 				return err
 			}
 		}
-	case kindList:
+	case ptree.KindList:
 		elems, ok := v.([]any)
 		if !ok {
 			return p.fail(t, "want []any, got %T", v)
 		}
 		if len(elems) == 0 {
-			p.nulls(t, r, t.def)
+			p.nulls(t, r, t.Def)
 			return nil
 		}
 		for i, x := range elems {
 			rr := r
 			if i > 0 {
-				rr = t.elemRep
+				rr = t.ElemRep
 			}
-			if err := p.shred(t.children[0], x, rr, t.elemDef); err != nil {
+			if err := p.shred(t.Children[0], x, rr, t.ElemDef); err != nil {
 				return err
 			}
 		}
-	case kindMap:
+	case ptree.KindMap:
 		entries, ok := v.([]schema.MapEntry)
 		if !ok {
 			return p.fail(t, "want []schema.MapEntry, got %T", v)
 		}
 		if len(entries) == 0 {
-			p.nulls(t, r, t.def)
+			p.nulls(t, r, t.Def)
 			return nil
 		}
-		k, val := t.children[0], t.children[1]
+		k, val := t.Children[0], t.Children[1]
 		for i, me := range entries {
 			rr := r
 			if i > 0 {
-				rr = t.elemRep
+				rr = t.ElemRep
 			}
 			if me.Key == nil {
 				return p.fail(k, "null map key")
 			}
-			if err := p.shred(k, me.Key, rr, t.elemDef); err != nil {
+			if err := p.shred(k, me.Key, rr, t.ElemDef); err != nil {
 				return err
 			}
-			if err := p.shred(val, me.Value, rr, t.elemDef); err != nil {
+			if err := p.shred(val, me.Value, rr, t.ElemDef); err != nil {
 				return err
 			}
 		}
@@ -255,11 +256,11 @@ func (p *rowPath) shred(t *tnode, v any, r, d int) error {
 	return nil
 }
 
-func (p *rowPath) nulls(t *tnode, r, d int) {
-	for _, c := range t.leaves {
+func (p *rowPath) nulls(t *ptree.Node, r, d int) {
+	for _, c := range t.Leaves {
 		p.cols[c] = append(p.cols[c], parquet.NullValue().Level(r, d, c))
 	}
-	p.rsz += int64(len(t.leaves))
+	p.rsz += int64(len(t.Leaves))
 }
 
 // corrupt returns a copy of row with one value replaced by a value of the

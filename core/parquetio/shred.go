@@ -7,6 +7,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/tributary-io/tributary/core/parquetio/internal/ptree"
 	"github.com/tributary-io/tributary/core/parquetio/internal/values"
 	"github.com/tributary-io/tributary/core/schema"
 )
@@ -64,7 +65,7 @@ func resetSizes(s []int64, n int) []int64 {
 // Different top-level fields own different leaf columns, so shredders of
 // different fields can run at the same time on one batch.
 type shredder struct {
-	tree  *tnode
+	tree  *ptree.Node
 	b     *colBatch
 	sizes []int64 // per row: estimated bytes of the fields this shredder shredded
 	row   int64   // the row being shredded, counted over the file (messages)
@@ -81,7 +82,7 @@ type fieldErr struct {
 // field shreds top-level field f of rows (whose first row is row first of
 // the file) and stops at the first value that does not match the schema.
 func (s *shredder) field(f int, rows [][]any, first int64) fieldErr {
-	t := s.tree.children[f]
+	t := s.tree.Children[f]
 	b := s.b
 	for i, r := range rows {
 		s.row, s.size = first+int64(i), 0
@@ -89,89 +90,89 @@ func (s *shredder) field(f int, rows [][]any, first int64) fieldErr {
 			return fieldErr{row: i, err: err}
 		}
 		s.sizes[i] += s.size
-		for _, c := range t.leaves {
+		for _, c := range t.Leaves {
 			b.ends[c] = append(b.ends[c], int32(len(b.vals[c])))
 		}
 	}
 	return fieldErr{row: len(rows)}
 }
 
-func (s *shredder) fail(t *tnode, format string, args ...any) error {
-	return fmt.Errorf("%w: row %d, column %s (%s): %s", ErrInvalidValue, s.row, t.path, t.typ, fmt.Sprintf(format, args...))
+func (s *shredder) fail(t *ptree.Node, format string, args ...any) error {
+	return fmt.Errorf("%w: row %d, column %s (%s): %s", ErrInvalidValue, s.row, t.Path, t.Type, fmt.Sprintf(format, args...))
 }
 
 // shred writes value v of node t; r is the repetition level of its first
 // value and d the definition level of its parent.
-func (s *shredder) shred(t *tnode, v any, r, d int) error {
+func (s *shredder) shred(t *ptree.Node, v any, r, d int) error {
 	if v == nil {
-		if !t.nullable {
+		if !t.Nullable {
 			return s.fail(t, "null in a non-nullable column")
 		}
 		s.nulls(t, r, d)
 		return nil
 	}
-	switch t.kind {
-	case kindLeaf:
+	switch t.Kind {
+	case ptree.KindLeaf:
 		pv, n, err := leafValue(t, v)
 		if err != nil {
 			return s.fail(t, "%v", err)
 		}
-		s.b.vals[t.col] = append(s.b.vals[t.col], pv.Level(r, t.def, t.col))
+		s.b.vals[t.Col] = append(s.b.vals[t.Col], pv.Level(r, t.Def, t.Col))
 		s.size += n + 1
-	case kindStruct:
+	case ptree.KindStruct:
 		fields, ok := v.([]any)
 		if !ok {
 			return s.fail(t, "want []any, got %T", v)
 		}
-		if len(fields) != len(t.children) {
-			return s.fail(t, "struct value has %d fields, want %d", len(fields), len(t.children))
+		if len(fields) != len(t.Children) {
+			return s.fail(t, "struct value has %d fields, want %d", len(fields), len(t.Children))
 		}
-		for i, c := range t.children {
-			if err := s.shred(c, fields[i], r, t.def); err != nil {
+		for i, c := range t.Children {
+			if err := s.shred(c, fields[i], r, t.Def); err != nil {
 				return err
 			}
 		}
-	case kindList:
+	case ptree.KindList:
 		elems, ok := v.([]any)
 		if !ok {
 			return s.fail(t, "want []any, got %T", v)
 		}
 		if len(elems) == 0 {
-			s.nulls(t, r, t.def)
+			s.nulls(t, r, t.Def)
 			return nil
 		}
-		e := t.children[0]
+		e := t.Children[0]
 		for i, x := range elems {
 			rr := r
 			if i > 0 {
-				rr = t.elemRep
+				rr = t.ElemRep
 			}
-			if err := s.shred(e, x, rr, t.elemDef); err != nil {
+			if err := s.shred(e, x, rr, t.ElemDef); err != nil {
 				return err
 			}
 		}
-	case kindMap:
+	case ptree.KindMap:
 		entries, ok := v.([]schema.MapEntry)
 		if !ok {
 			return s.fail(t, "want []schema.MapEntry, got %T", v)
 		}
 		if len(entries) == 0 {
-			s.nulls(t, r, t.def)
+			s.nulls(t, r, t.Def)
 			return nil
 		}
-		k, val := t.children[0], t.children[1]
+		k, val := t.Children[0], t.Children[1]
 		for i, me := range entries {
 			rr := r
 			if i > 0 {
-				rr = t.elemRep
+				rr = t.ElemRep
 			}
 			if me.Key == nil {
 				return s.fail(k, "null map key")
 			}
-			if err := s.shred(k, me.Key, rr, t.elemDef); err != nil {
+			if err := s.shred(k, me.Key, rr, t.ElemDef); err != nil {
 				return err
 			}
-			if err := s.shred(val, me.Value, rr, t.elemDef); err != nil {
+			if err := s.shred(val, me.Value, rr, t.ElemDef); err != nil {
 				return err
 			}
 		}
@@ -180,108 +181,108 @@ func (s *shredder) shred(t *tnode, v any, r, d int) error {
 }
 
 // nulls writes one null at levels (r, d) to every leaf column under t.
-func (s *shredder) nulls(t *tnode, r, d int) {
-	for _, c := range t.leaves {
+func (s *shredder) nulls(t *ptree.Node, r, d int) {
+	for _, c := range t.Leaves {
 		s.b.vals[c] = append(s.b.vals[c], parquet.NullValue().Level(r, d, c))
 	}
-	s.size += int64(len(t.leaves))
+	s.size += int64(len(t.Leaves))
 }
 
 // leafValue converts a row value to a Parquet value and its estimated
 // uncompressed size.
-func leafValue(t *tnode, v any) (parquet.Value, int64, error) {
-	switch t.conv {
-	case convBool:
+func leafValue(t *ptree.Node, v any) (parquet.Value, int64, error) {
+	switch t.Conv {
+	case ptree.ConvBool:
 		if x, ok := v.(bool); ok {
 			return parquet.BooleanValue(x), 1, nil
 		}
-	case convInt8:
+	case ptree.ConvInt8:
 		if x, ok := v.(int8); ok {
 			return parquet.Int32Value(int32(x)), 4, nil
 		}
-	case convInt16:
+	case ptree.ConvInt16:
 		if x, ok := v.(int16); ok {
 			return parquet.Int32Value(int32(x)), 4, nil
 		}
-	case convInt32:
+	case ptree.ConvInt32:
 		if x, ok := v.(int32); ok {
 			return parquet.Int32Value(x), 4, nil
 		}
-	case convInt64:
+	case ptree.ConvInt64:
 		if x, ok := v.(int64); ok {
 			return parquet.Int64Value(x), 8, nil
 		}
-	case convFloat:
+	case ptree.ConvFloat:
 		if x, ok := v.(float32); ok {
 			return parquet.FloatValue(x), 4, nil
 		}
-	case convDouble:
+	case ptree.ConvDouble:
 		if x, ok := v.(float64); ok {
 			return parquet.DoubleValue(x), 8, nil
 		}
-	case convString:
+	case ptree.ConvString:
 		if x, ok := v.(string); ok {
 			return parquet.ByteArrayValue(values.UnsafeBytes(x)), int64(len(x)) + 4, nil
 		}
-	case convBinary:
+	case ptree.ConvBinary:
 		if x, ok := v.([]byte); ok {
 			if x == nil {
 				x = []byte{}
 			}
 			return parquet.ByteArrayValue(x), int64(len(x)) + 4, nil
 		}
-	case convDate:
+	case ptree.ConvDate:
 		if x, ok := v.(schema.Date); ok {
 			return parquet.Int32Value(int32(x)), 4, nil
 		}
-	case convTimestampMicros:
+	case ptree.ConvTimestampMicros:
 		if x, ok := v.(time.Time); ok {
 			return parquet.Int64Value(x.UnixMicro()), 8, nil
 		}
-	case convDecimal32, convDecimal64, convDecimalBytes:
+	case ptree.ConvDecimal32, ptree.ConvDecimal64, ptree.ConvDecimalBytes:
 		x, ok := v.(schema.Decimal)
 		if !ok {
 			break
 		}
-		u, err := values.Rescale(x, t.scale, t.limit)
+		u, err := values.Rescale(x, t.Scale, t.Limit)
 		if err != nil {
 			return parquet.Value{}, 0, err
 		}
-		switch t.conv {
-		case convDecimal32:
+		switch t.Conv {
+		case ptree.ConvDecimal32:
 			return parquet.Int32Value(int32(u.Int64())), 4, nil
-		case convDecimal64:
+		case ptree.ConvDecimal64:
 			return parquet.Int64Value(u.Int64()), 8, nil
 		default:
-			return parquet.FixedLenByteArrayValue(twosComplement(u, t.width)), int64(t.width), nil
+			return parquet.FixedLenByteArrayValue(twosComplement(u, t.Width)), int64(t.Width), nil
 		}
 	}
 	return parquet.Value{}, 0, fmt.Errorf("want %s, got %T", goTypeName(t), v)
 }
 
-func goTypeName(t *tnode) string {
-	switch t.conv {
-	case convBool:
+func goTypeName(t *ptree.Node) string {
+	switch t.Conv {
+	case ptree.ConvBool:
 		return "bool"
-	case convInt8:
+	case ptree.ConvInt8:
 		return "int8"
-	case convInt16:
+	case ptree.ConvInt16:
 		return "int16"
-	case convInt32:
+	case ptree.ConvInt32:
 		return "int32"
-	case convInt64:
+	case ptree.ConvInt64:
 		return "int64"
-	case convFloat:
+	case ptree.ConvFloat:
 		return "float32"
-	case convDouble:
+	case ptree.ConvDouble:
 		return "float64"
-	case convString:
+	case ptree.ConvString:
 		return "string"
-	case convBinary:
+	case ptree.ConvBinary:
 		return "[]byte"
-	case convDate:
+	case ptree.ConvDate:
 		return "schema.Date"
-	case convTimestampMicros:
+	case ptree.ConvTimestampMicros:
 		return "time.Time"
 	}
 	return "schema.Decimal"
@@ -298,13 +299,4 @@ func twosComplement(u *big.Int, width int) []byte {
 	m.Add(m, u)
 	m.FillBytes(b)
 	return b
-}
-
-// fromTwosComplement decodes a big-endian two's complement integer.
-func fromTwosComplement(b []byte) *big.Int {
-	u := new(big.Int).SetBytes(b)
-	if len(b) > 0 && b[0]&0x80 != 0 {
-		u.Sub(u, new(big.Int).Lsh(big.NewInt(1), uint(8*len(b))))
-	}
-	return u
 }

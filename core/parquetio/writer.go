@@ -35,6 +35,7 @@ import (
 	"github.com/tributary-io/tributary/core/parquetio/filestats"
 	"github.com/tributary-io/tributary/core/parquetio/internal/chunkstats"
 	"github.com/tributary-io/tributary/core/parquetio/internal/codec"
+	"github.com/tributary-io/tributary/core/parquetio/internal/ptree"
 	"github.com/tributary-io/tributary/core/parquetio/internal/spill"
 	"github.com/tributary-io/tributary/core/schema"
 )
@@ -47,14 +48,14 @@ var (
 	ErrInvalidValue = errors.New("parquetio: value does not match schema")
 	// ErrUnsupportedSchema means a schema cannot be written to or read from
 	// Parquet.
-	ErrUnsupportedSchema = errors.New("parquetio: unsupported schema")
+	ErrUnsupportedSchema = ptree.ErrUnsupportedSchema
 	// ErrInvalidOption means a WriterOptions field is out of range.
 	ErrInvalidOption = errors.New("parquetio: invalid writer option")
 	// ErrClosed means the Writer was used after Close or after a failed
 	// write to its output.
 	ErrClosed = errors.New("parquetio: writer closed")
 	// ErrCorrupt means a Parquet file could not be decoded.
-	ErrCorrupt = errors.New("parquetio: corrupt parquet file")
+	ErrCorrupt = ptree.ErrCorrupt
 )
 
 // Defaults of WriterOptions.
@@ -117,7 +118,7 @@ type WriterOptions struct {
 // Writer streams rows into one Parquet file. It is not safe for concurrent
 // use.
 type Writer struct {
-	tree    *tnode
+	tree    *ptree.Node
 	pw      *parquet.Writer // nil until the first batch chose the encodings
 	schema  *schema.StructType
 	plain   *parquet.Schema        // the schema without dictionary encoding
@@ -177,11 +178,11 @@ func NewWriter(w io.Writer, s *schema.StructType, opts WriterOptions) (*Writer, 
 	if err != nil {
 		return nil, err
 	}
-	ps, err := parquetSchema(s, nil)
+	ps, err := ptree.ParquetSchema(s, nil)
 	if err != nil {
 		return nil, err
 	}
-	tree, err := buildTree(ps)
+	tree, err := ptree.BuildTree(ps)
 	if err != nil {
 		return nil, err
 	}
@@ -199,7 +200,7 @@ func NewWriter(w io.Writer, s *schema.StructType, opts WriterOptions) (*Writer, 
 		parquet.ColumnIndexSizeLimit(func([]string) int { return filestats.ColumnIndexTruncateLength }),
 		parquet.DictionaryMaxBytes(dictFallbackBytes),
 	}
-	trackOf := make([]int, len(tree.leaves))
+	trackOf := make([]int, len(tree.Leaves))
 	var tracked []int
 	for i, path := range ps.Columns() {
 		trackOf[i] = -1
@@ -228,8 +229,8 @@ func NewWriter(w io.Writer, s *schema.StructType, opts WriterOptions) (*Writer, 
 		trackOf: trackOf,
 		track:   track,
 		stats:   filestats.New(s, filestats.Options{NoStats: opts.NoStats, NumIndexedCols: opts.NumIndexedCols, StringPrefixLength: opts.StringPrefixLength, StatsColumns: opts.StatsColumns}),
-		batch:   newColBatch(len(tree.leaves)),
-		ferrs:   make([]fieldErr, len(tree.children)),
+		batch:   newColBatch(len(tree.Leaves)),
+		ferrs:   make([]fieldErr, len(tree.Children)),
 		workers: runtime.GOMAXPROCS(0),
 
 		minParallel: defaultMinParallel,
@@ -278,14 +279,14 @@ func (w *Writer) start(dict map[string]bool) error {
 	ps := w.plain
 	if len(dict) > 0 {
 		var err error
-		if ps, err = parquetSchema(w.schema, dict); err != nil {
+		if ps, err = ptree.ParquetSchema(w.schema, dict); err != nil {
 			return err
 		}
 	}
 	w.pw = parquet.NewWriter(w.out, append([]parquet.WriterOption{ps}, w.wopts...)...)
 	w.cws = w.pw.ColumnWriters()
-	if len(w.cws) != len(w.tree.leaves) {
-		return fmt.Errorf("%w: parquet-go has %d column writers for %d leaf columns", ErrUnsupportedSchema, len(w.cws), len(w.tree.leaves))
+	if len(w.cws) != len(w.tree.Leaves) {
+		return fmt.Errorf("%w: parquet-go has %d column writers for %d leaf columns", ErrUnsupportedSchema, len(w.cws), len(w.tree.Leaves))
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/tributary-io/tributary/core/parquetio/internal/ptree"
 	"github.com/tributary-io/tributary/core/schema"
 )
 
@@ -109,7 +110,7 @@ func TestParquetDecimalStatsSigned(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := f.Metadata().RowGroups[0].Columns[0].MetaData.Statistics
-	if lo, hi := fromTwosComplement(st.MinValue), fromTwosComplement(st.MaxValue); lo.Int64() != -7 || hi.Int64() != 5 {
+	if lo, hi := ptree.FromTwosComplement(st.MinValue), ptree.FromTwosComplement(st.MaxValue); lo.Int64() != -7 || hi.Int64() != 5 {
 		t.Errorf("footer min/max = %s/%s, want -7/5", lo, hi)
 	}
 	for _, ci := range f.ColumnIndexes() {
@@ -117,7 +118,7 @@ func TestParquetDecimalStatsSigned(t *testing.T) {
 			if ci.NullPages[p] {
 				continue
 			}
-			if lo, hi := fromTwosComplement(ci.MinValues[p]), fromTwosComplement(ci.MaxValues[p]); lo.Cmp(hi) > 0 {
+			if lo, hi := ptree.FromTwosComplement(ci.MinValues[p]), ptree.FromTwosComplement(ci.MaxValues[p]); lo.Cmp(hi) > 0 {
 				t.Errorf("column index page %d: min %s > max %s", p, lo, hi)
 			}
 		}
@@ -128,12 +129,12 @@ func TestTwosComplement(t *testing.T) {
 	for _, s := range []string{"0", "1", "-1", "127", "-128", "128", "-129", "99999999999999999999999999999999999999", "-99999999999999999999999999999999999999"} {
 		u, _ := new(big.Int).SetString(s, 10)
 		b := twosComplement(u, 16)
-		if got := fromTwosComplement(b); got.Cmp(u) != 0 {
+		if got := ptree.FromTwosComplement(b); got.Cmp(u) != 0 {
 			t.Errorf("round trip of %s = %s", s, got)
 		}
 	}
-	if decimalBytes(19) != 9 || decimalBytes(38) != 16 || decimalBytes(20) != 9 || decimalBytes(21) != 9 || decimalBytes(22) != 10 {
-		t.Errorf("decimalBytes: 19->%d 20->%d 21->%d 38->%d", decimalBytes(19), decimalBytes(20), decimalBytes(21), decimalBytes(38))
+	if ptree.DecimalBytes(19) != 9 || ptree.DecimalBytes(38) != 16 || ptree.DecimalBytes(20) != 9 || ptree.DecimalBytes(21) != 9 || ptree.DecimalBytes(22) != 10 {
+		t.Errorf("decimalBytes: 19->%d 20->%d 21->%d 38->%d", ptree.DecimalBytes(19), ptree.DecimalBytes(20), ptree.DecimalBytes(21), ptree.DecimalBytes(38))
 	}
 }
 

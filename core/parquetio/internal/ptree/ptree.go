@@ -1,6 +1,10 @@
-package parquetio
+// Package ptree is parquetio's column tree: the Parquet schema Tributary
+// writes for a Delta schema and the tree of Dremel levels that drives
+// shredding (writes) and assembly (reads).
+package ptree
 
 import (
+	"errors"
 	"fmt"
 	"math/big"
 
@@ -13,14 +17,23 @@ import (
 	"github.com/tributary-io/tributary/core/schema"
 )
 
-// parquetSchema converts a Delta schema to a Parquet schema laid out the way
+// Contract errors, re-exported by package parquetio under the same names.
+var (
+	// ErrUnsupportedSchema means a schema cannot be written to or read from
+	// Parquet.
+	ErrUnsupportedSchema = errors.New("parquetio: unsupported schema")
+	// ErrCorrupt means a Parquet file could not be decoded.
+	ErrCorrupt = errors.New("parquetio: corrupt parquet file")
+)
+
+// ParquetSchema converts a Delta schema to a Parquet schema laid out the way
 // Spark writes it: fields in schema order, 3-level LISTs, MAP key_value
 // groups, nullable fields OPTIONAL and the others REQUIRED.
 //
 // The leaf columns whose Parquet paths (joined by '.') are in dict are
 // dictionary encoded (RLE_DICTIONARY data pages and a dictionary page per
 // column chunk).
-func parquetSchema(s *schema.StructType, dict map[string]bool) (*parquet.Schema, error) {
+func ParquetSchema(s *schema.StructType, dict map[string]bool) (*parquet.Schema, error) {
 	b := nodeBuilder{dict: dict}
 	fields := make([]parquet.Field, 0, len(s.Fields))
 	for _, f := range s.Fields {
@@ -118,7 +131,7 @@ func parquetNode(b nodeBuilder, path, pq string, t schema.Type) (parquet.Node, e
 		case p <= 18:
 			return parquet.Decimal(s, p, parquet.Int64Type), nil
 		default:
-			n := parquet.Decimal(s, p, parquet.FixedLenByteArrayType(decimalBytes(p)))
+			n := parquet.Decimal(s, p, parquet.FixedLenByteArrayType(DecimalBytes(p)))
 			return parquet.Leaf(pnodes.SignedFLBA(n.Type())), nil
 		}
 	case *schema.StructType:
@@ -157,9 +170,9 @@ func parquetNode(b nodeBuilder, path, pq string, t schema.Type) (parquet.Node, e
 	return nil, fmt.Errorf("%w: column %s: type %v", ErrUnsupportedSchema, path, t)
 }
 
-// decimalBytes is the smallest byte width holding any decimal of precision
+// DecimalBytes is the smallest byte width holding any decimal of precision
 // p, as Spark computes it (Decimal.minBytesForPrecision).
-func decimalBytes(p int) int {
+func DecimalBytes(p int) int {
 	n := 1
 	for {
 		// 2^(8n-1) > 10^p  <=>  (8n-1)*log10(2) > p
@@ -170,82 +183,98 @@ func decimalBytes(p int) int {
 	}
 }
 
-// kind is the shape of a tree node.
-type kind uint8
+// Kind is the shape of a tree node.
+type Kind uint8
 
+// Node kinds.
 const (
-	kindLeaf kind = iota
-	kindStruct
-	kindList
-	kindMap
+	KindLeaf Kind = iota
+	KindStruct
+	KindList
+	KindMap
 )
 
-// conv says how a leaf column's Parquet values map to row values.
-type conv uint8
+// Conv says how a leaf column's Parquet values map to row values.
+type Conv uint8
 
+// Leaf conversions, by Parquet physical and logical type.
 const (
-	convBool conv = iota
-	convInt8
-	convInt16
-	convInt32
-	convInt64
-	convUint8
-	convUint16
-	convUint32
-	convUint64
-	convFloat
-	convDouble
-	convString
-	convBinary
-	convDate
-	convTimestampMillis
-	convTimestampMicros
-	convTimestampNanos
-	convInt96
-	convDecimal32
-	convDecimal64
-	convDecimalBytes
+	ConvBool Conv = iota
+	ConvInt8
+	ConvInt16
+	ConvInt32
+	ConvInt64
+	ConvUint8
+	ConvUint16
+	ConvUint32
+	ConvUint64
+	ConvFloat
+	ConvDouble
+	ConvString
+	ConvBinary
+	ConvDate
+	ConvTimestampMillis
+	ConvTimestampMicros
+	ConvTimestampNanos
+	ConvInt96
+	ConvDecimal32
+	ConvDecimal64
+	ConvDecimalBytes
 )
 
-// tnode is one node of the column tree that drives shredding (writes) and
+// Node is one node of the column tree that drives shredding (writes) and
 // assembly (reads): the Delta type of the node plus its Dremel levels.
-type tnode struct {
-	kind     kind
-	name     string
-	path     string // dotted column path, for messages
-	typ      schema.Type
-	nullable bool
-	def      int // definition level of a non-null value of this node
-	rep      int // repetition level of this node
-	// elemDef and elemRep are the levels of the repeated group of a list or
-	// map: a value with definition level >= elemDef has at least one element.
-	elemDef  int
-	elemRep  int
-	children []*tnode // struct fields; list: [element]; map: [key, value]
-	col      int      // leaf column index
-	conv     conv
-	width    int      // FIXED_LEN_BYTE_ARRAY width of a decimal leaf
-	scale    int      // decimal scale
-	limit    *big.Int // 10^precision of a decimal
-	leaves   []int    // leaf column indices under this node, in order
+type Node struct {
+	// Kind is the node's shape.
+	Kind Kind
+	// Name is the field name ("element", "key" or "value" inside lists
+	// and maps).
+	Name string
+	// Path is the dotted column path, for messages.
+	Path string
+	// Type is the node's Delta type.
+	Type schema.Type
+	// Nullable says whether the node may be null.
+	Nullable bool
+	// Def is the definition level of a non-null value of this node.
+	Def int
+	// Rep is the repetition level of this node.
+	Rep int
+	// ElemDef and ElemRep are the levels of the repeated group of a list or
+	// map: a value with definition level >= ElemDef has at least one element.
+	ElemDef, ElemRep int
+	// Children are the struct fields; list: [element]; map: [key, value].
+	Children []*Node
+	// Col is the leaf column index.
+	Col int
+	// Conv is a leaf's value conversion.
+	Conv Conv
+	// Width is the FIXED_LEN_BYTE_ARRAY width of a decimal leaf.
+	Width int
+	// Scale is a decimal leaf's scale.
+	Scale int
+	// Limit is 10^precision of a decimal leaf.
+	Limit *big.Int
+	// Leaves are the leaf column indices under this node, in order.
+	Leaves []int
 }
 
-// buildTree walks a Parquet schema into a column tree; the root is a struct
+// BuildTree walks a Parquet schema into a column tree; the root is a struct
 // whose Delta type is the table schema.
-func buildTree(root parquet.Node) (*tnode, error) {
+func BuildTree(root parquet.Node) (*Node, error) {
 	col := 0
-	t := &tnode{kind: kindStruct, name: "", path: ""}
+	t := &Node{Kind: KindStruct, Name: "", Path: ""}
 	st := &schema.StructType{}
 	for _, f := range root.Fields() {
 		c, err := build(f, f.Name(), f.Name(), 0, 0, &col)
 		if err != nil {
 			return nil, err
 		}
-		t.children = append(t.children, c)
-		t.leaves = append(t.leaves, c.leaves...)
-		st.Fields = append(st.Fields, schema.Field{Name: c.name, Type: c.typ, Nullable: c.nullable})
+		t.Children = append(t.Children, c)
+		t.Leaves = append(t.Leaves, c.Leaves...)
+		st.Fields = append(st.Fields, schema.Field{Name: c.Name, Type: c.Type, Nullable: c.Nullable})
 	}
-	t.typ = st
+	t.Type = st
 	return t, nil
 }
 
@@ -254,7 +283,7 @@ const maxTreeDepth = 64
 
 // build converts node n (a field named name) whose parent is defined at
 // definition level def and repetition level rep.
-func build(n parquet.Node, name, path string, def, rep int, col *int) (*tnode, error) {
+func build(n parquet.Node, name, path string, def, rep int, col *int) (*Node, error) {
 	if def > maxTreeDepth || rep > maxTreeDepth {
 		return nil, fmt.Errorf("%w: column %s nests too deeply", ErrUnsupportedSchema, path)
 	}
@@ -265,9 +294,9 @@ func build(n parquet.Node, name, path string, def, rep int, col *int) (*tnode, e
 		if err != nil {
 			return nil, err
 		}
-		t := &tnode{kind: kindList, name: name, path: path, def: def, rep: rep,
-			elemDef: def + 1, elemRep: rep + 1, children: []*tnode{e}, leaves: e.leaves,
-			typ: &schema.ArrayType{Element: e.typ, ContainsNull: false}}
+		t := &Node{Kind: KindList, Name: name, Path: path, Def: def, Rep: rep,
+			ElemDef: def + 1, ElemRep: rep + 1, Children: []*Node{e}, Leaves: e.Leaves,
+			Type: &schema.ArrayType{Element: e.Type, ContainsNull: false}}
 		return t, nil
 	}
 	nullable := n.Optional()
@@ -299,13 +328,13 @@ func isMap(n parquet.Node) bool {
 
 // buildInner converts n, whose own repetition is already accounted for in
 // def and rep.
-func buildInner(n parquet.Node, name, path string, def, rep int, nullable bool, col *int) (*tnode, error) {
-	t := &tnode{name: name, path: path, def: def, rep: rep, nullable: nullable}
+func buildInner(n parquet.Node, name, path string, def, rep int, nullable bool, col *int) (*Node, error) {
+	t := &Node{Name: name, Path: path, Def: def, Rep: rep, Nullable: nullable}
 	if n.Leaf() {
-		t.kind = kindLeaf
-		t.col = *col
+		t.Kind = KindLeaf
+		t.Col = *col
 		*col++
-		t.leaves = []int{t.col}
+		t.Leaves = []int{t.Col}
 		if err := leafType(t, n.Type()); err != nil {
 			return nil, err
 		}
@@ -314,10 +343,10 @@ func buildInner(n parquet.Node, name, path string, def, rep int, nullable bool, 
 	fields := n.Fields()
 	switch {
 	case isList(n) && len(fields) == 1 && fields[0].Repeated():
-		t.kind = kindList
-		t.elemDef, t.elemRep = def+1, rep+1
+		t.Kind = KindList
+		t.ElemDef, t.ElemRep = def+1, rep+1
 		rg := fields[0]
-		var e *tnode
+		var e *Node
 		var err error
 		if rg.Leaf() || len(rg.Fields()) != 1 || rg.Name() == "array" || rg.Name() == name+"_tuple" {
 			// Two-level list: the repeated node is the element.
@@ -328,13 +357,13 @@ func buildInner(n parquet.Node, name, path string, def, rep int, nullable bool, 
 		if err != nil {
 			return nil, err
 		}
-		t.children = []*tnode{e}
-		t.leaves = e.leaves
-		t.typ = &schema.ArrayType{Element: e.typ, ContainsNull: e.nullable}
+		t.Children = []*Node{e}
+		t.Leaves = e.Leaves
+		t.Type = &schema.ArrayType{Element: e.Type, ContainsNull: e.Nullable}
 		return t, nil
 	case isMap(n) && len(fields) == 1 && fields[0].Repeated() && !fields[0].Leaf() && len(fields[0].Fields()) == 2:
-		t.kind = kindMap
-		t.elemDef, t.elemRep = def+1, rep+1
+		t.Kind = KindMap
+		t.ElemDef, t.ElemRep = def+1, rep+1
 		kv := fields[0].Fields()
 		kn, vn := kv[0], kv[1]
 		if kv[1].Name() == "key" {
@@ -346,41 +375,41 @@ func buildInner(n parquet.Node, name, path string, def, rep int, nullable bool, 
 		}
 		// Keys are never null in Delta: an optional key column is read as
 		// required and a null key is refused at read time.
-		k.nullable = false
+		k.Nullable = false
 		v, err := build(vn, "value", path+".value", def+1, rep+1, col)
 		if err != nil {
 			return nil, err
 		}
-		t.children = []*tnode{k, v}
-		t.leaves = append(append([]int{}, k.leaves...), v.leaves...)
-		t.typ = &schema.MapType{Key: k.typ, Value: v.typ, ValueContainsNull: v.nullable}
+		t.Children = []*Node{k, v}
+		t.Leaves = append(append([]int{}, k.Leaves...), v.Leaves...)
+		t.Type = &schema.MapType{Key: k.Type, Value: v.Type, ValueContainsNull: v.Nullable}
 		return t, nil
 	}
 	if len(fields) == 0 {
 		return nil, fmt.Errorf("%w: column %s: empty group", ErrUnsupportedSchema, path)
 	}
-	t.kind = kindStruct
+	t.Kind = KindStruct
 	st := &schema.StructType{}
 	for _, f := range fields {
 		c, err := build(f, f.Name(), path+"."+f.Name(), def, rep, col)
 		if err != nil {
 			return nil, err
 		}
-		t.children = append(t.children, c)
-		t.leaves = append(t.leaves, c.leaves...)
-		st.Fields = append(st.Fields, schema.Field{Name: c.name, Type: c.typ, Nullable: c.nullable})
+		t.Children = append(t.Children, c)
+		t.Leaves = append(t.Leaves, c.Leaves...)
+		st.Fields = append(st.Fields, schema.Field{Name: c.Name, Type: c.Type, Nullable: c.Nullable})
 	}
-	t.typ = st
+	t.Type = st
 	return t, nil
 }
 
 // leafType sets the Delta type and value conversion of a leaf column. A
 // malformed file can give a leaf a group type (LIST, MAP) whose methods
 // panic in parquet-go; that is reported as ErrCorrupt.
-func leafType(t *tnode, pt parquet.Type) (err error) {
+func leafType(t *Node, pt parquet.Type) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("%w: column %s: invalid leaf type: %v", ErrCorrupt, t.path, p)
+			err = fmt.Errorf("%w: column %s: invalid leaf type: %v", ErrCorrupt, t.Path, p)
 		}
 	}()
 	lt := pt.LogicalType()
@@ -390,23 +419,23 @@ func leafType(t *tnode, pt parquet.Type) (err error) {
 	}
 	ct := pt.ConvertedType()
 	unsupported := func() error {
-		return fmt.Errorf("%w: column %s: Parquet type %s", ErrUnsupportedSchema, t.path, pt)
+		return fmt.Errorf("%w: column %s: Parquet type %s", ErrUnsupportedSchema, t.Path, pt)
 	}
 	if d, ok := lv.(*format.DecimalType); ok {
 		if d.Precision < 1 || d.Precision > 38 || d.Scale < 0 || d.Scale > d.Precision {
 			return unsupported()
 		}
-		t.typ = schema.DecimalType{Precision: int(d.Precision), Scale: int(d.Scale)}
-		t.scale = int(d.Scale)
-		t.limit = values.Pow10(int(d.Precision))
+		t.Type = schema.DecimalType{Precision: int(d.Precision), Scale: int(d.Scale)}
+		t.Scale = int(d.Scale)
+		t.Limit = values.Pow10(int(d.Precision))
 		switch pt.Kind() {
 		case parquet.Int32:
-			t.conv = convDecimal32
+			t.Conv = ConvDecimal32
 		case parquet.Int64:
-			t.conv = convDecimal64
+			t.Conv = ConvDecimal64
 		case parquet.ByteArray, parquet.FixedLenByteArray:
-			t.conv = convDecimalBytes
-			t.width = pt.Length()
+			t.Conv = ConvDecimalBytes
+			t.Width = pt.Length()
 		default:
 			return unsupported()
 		}
@@ -414,36 +443,36 @@ func leafType(t *tnode, pt parquet.Type) (err error) {
 	}
 	switch pt.Kind() {
 	case parquet.Boolean:
-		t.typ, t.conv = schema.Boolean, convBool
+		t.Type, t.Conv = schema.Boolean, ConvBool
 	case parquet.Int32:
 		switch v := lv.(type) {
 		case *format.IntType:
 			switch {
 			case v.IsSigned && v.BitWidth == 8:
-				t.typ, t.conv = schema.Byte, convInt8
+				t.Type, t.Conv = schema.Byte, ConvInt8
 			case v.IsSigned && v.BitWidth == 16:
-				t.typ, t.conv = schema.Short, convInt16
+				t.Type, t.Conv = schema.Short, ConvInt16
 			case v.IsSigned:
-				t.typ, t.conv = schema.Integer, convInt32
+				t.Type, t.Conv = schema.Integer, ConvInt32
 			case v.BitWidth == 8:
-				t.typ, t.conv = schema.Short, convUint8
+				t.Type, t.Conv = schema.Short, ConvUint8
 			case v.BitWidth == 16:
-				t.typ, t.conv = schema.Integer, convUint16
+				t.Type, t.Conv = schema.Integer, ConvUint16
 			default:
-				t.typ, t.conv = schema.Long, convUint32
+				t.Type, t.Conv = schema.Long, ConvUint32
 			}
 		case *format.DateType:
-			t.typ, t.conv = schema.DateType, convDate
+			t.Type, t.Conv = schema.DateType, ConvDate
 		case nil:
 			switch {
 			case ct != nil && *ct == deprecated.Int8:
-				t.typ, t.conv = schema.Byte, convInt8
+				t.Type, t.Conv = schema.Byte, ConvInt8
 			case ct != nil && *ct == deprecated.Int16:
-				t.typ, t.conv = schema.Short, convInt16
+				t.Type, t.Conv = schema.Short, ConvInt16
 			case ct != nil && *ct == deprecated.Date:
-				t.typ, t.conv = schema.DateType, convDate
+				t.Type, t.Conv = schema.DateType, ConvDate
 			default:
-				t.typ, t.conv = schema.Integer, convInt32
+				t.Type, t.Conv = schema.Integer, ConvInt32
 			}
 		default:
 			return unsupported()
@@ -452,60 +481,69 @@ func leafType(t *tnode, pt parquet.Type) (err error) {
 		switch v := lv.(type) {
 		case *format.IntType:
 			if v.IsSigned {
-				t.typ, t.conv = schema.Long, convInt64
+				t.Type, t.Conv = schema.Long, ConvInt64
 			} else {
-				t.typ, t.conv = schema.DecimalType{Precision: 20, Scale: 0}, convUint64
+				t.Type, t.Conv = schema.DecimalType{Precision: 20, Scale: 0}, ConvUint64
 			}
 		case *format.TimestampType:
-			t.typ = schema.TimestampNTZ
+			t.Type = schema.TimestampNTZ
 			if v.IsAdjustedToUTC {
-				t.typ = schema.Timestamp
+				t.Type = schema.Timestamp
 			}
 			switch v.Unit.Value.(type) {
 			case *format.MilliSeconds:
-				t.conv = convTimestampMillis
+				t.Conv = ConvTimestampMillis
 			case *format.MicroSeconds:
-				t.conv = convTimestampMicros
+				t.Conv = ConvTimestampMicros
 			case *format.NanoSeconds:
-				t.conv = convTimestampNanos
+				t.Conv = ConvTimestampNanos
 			default:
 				return unsupported()
 			}
 		case nil:
 			switch {
 			case ct != nil && *ct == deprecated.TimestampMillis:
-				t.typ, t.conv = schema.Timestamp, convTimestampMillis
+				t.Type, t.Conv = schema.Timestamp, ConvTimestampMillis
 			case ct != nil && *ct == deprecated.TimestampMicros:
-				t.typ, t.conv = schema.Timestamp, convTimestampMicros
+				t.Type, t.Conv = schema.Timestamp, ConvTimestampMicros
 			default:
-				t.typ, t.conv = schema.Long, convInt64
+				t.Type, t.Conv = schema.Long, ConvInt64
 			}
 		default:
 			return unsupported()
 		}
 	case parquet.Int96:
-		t.typ, t.conv = schema.Timestamp, convInt96
+		t.Type, t.Conv = schema.Timestamp, ConvInt96
 	case parquet.Float:
-		t.typ, t.conv = schema.Float, convFloat
+		t.Type, t.Conv = schema.Float, ConvFloat
 	case parquet.Double:
-		t.typ, t.conv = schema.Double, convDouble
+		t.Type, t.Conv = schema.Double, ConvDouble
 	case parquet.ByteArray:
 		switch lv.(type) {
 		case *format.StringType, *format.EnumType, *format.JsonType:
-			t.typ, t.conv = schema.String, convString
+			t.Type, t.Conv = schema.String, ConvString
 		case nil:
 			if ct != nil && (*ct == deprecated.UTF8 || *ct == deprecated.Enum || *ct == deprecated.Json) {
-				t.typ, t.conv = schema.String, convString
+				t.Type, t.Conv = schema.String, ConvString
 			} else {
-				t.typ, t.conv = schema.Binary, convBinary
+				t.Type, t.Conv = schema.Binary, ConvBinary
 			}
 		default:
-			t.typ, t.conv = schema.Binary, convBinary
+			t.Type, t.Conv = schema.Binary, ConvBinary
 		}
 	case parquet.FixedLenByteArray:
-		t.typ, t.conv = schema.Binary, convBinary
+		t.Type, t.Conv = schema.Binary, ConvBinary
 	default:
 		return unsupported()
 	}
 	return nil
+}
+
+// FromTwosComplement decodes a big-endian two's complement integer.
+func FromTwosComplement(b []byte) *big.Int {
+	u := new(big.Int).SetBytes(b)
+	if len(b) > 0 && b[0]&0x80 != 0 {
+		u.Sub(u, new(big.Int).Lsh(big.NewInt(1), uint(8*len(b))))
+	}
+	return u
 }

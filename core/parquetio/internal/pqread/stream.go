@@ -1,4 +1,4 @@
-package parquetio
+package pqread
 
 import (
 	"errors"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/tributary-io/tributary/core/parquetio/internal/ptree"
 	"github.com/tributary-io/tributary/core/schema"
 )
 
@@ -16,7 +17,7 @@ import (
 // representation.
 type FileReader struct {
 	f      *parquet.File
-	tree   *tnode
+	tree   *ptree.Node
 	a      *assembler
 	groups []parquet.RowGroup
 	g      int          // next row group to open
@@ -39,12 +40,12 @@ func OpenReader(r io.ReaderAt, size int64) (*FileReader, error) {
 	if err := checkCounts(f); err != nil {
 		return nil, err
 	}
-	tree, err := buildTree(f.Schema())
+	tree, err := ptree.BuildTree(f.Schema())
 	if err != nil {
 		return nil, err
 	}
 	return &FileReader{f: f, tree: tree, groups: f.RowGroups(),
-		a: &assembler{tree: tree, cols: make([][]parquet.Value, len(tree.leaves))}}, nil
+		a: &assembler{tree: tree, cols: make([][]parquet.Value, len(tree.Leaves))}}, nil
 }
 
 // FileSchema reads only the footer of the Parquet file r of size bytes and
@@ -59,7 +60,7 @@ func FileSchema(r io.ReaderAt, size int64) (*schema.StructType, error) {
 
 // Schema returns the file's schema as Delta types.
 func (fr *FileReader) Schema() *schema.StructType {
-	st, _ := fr.tree.typ.(*schema.StructType)
+	st, _ := fr.tree.Type.(*schema.StructType)
 	return st
 }
 
@@ -107,12 +108,12 @@ func (fr *FileReader) Next() ([]any, error) {
 			closeRows(fr.rows)
 			fr.rows = nil
 		case err != nil:
-			if !errors.Is(err, ErrCorrupt) {
-				err = fmt.Errorf("%w: reading rows: %w", ErrCorrupt, err)
+			if !errors.Is(err, ptree.ErrCorrupt) {
+				err = fmt.Errorf("%w: reading rows: %w", ptree.ErrCorrupt, err)
 			}
 			fr.tail = err // after the rows read before the failure
 		case n == 0:
-			fr.tail = fmt.Errorf("%w: reader made no progress", ErrCorrupt)
+			fr.tail = fmt.Errorf("%w: reader made no progress", ptree.ErrCorrupt)
 		}
 	}
 	return nil, fr.done
