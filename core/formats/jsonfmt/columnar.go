@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"unsafe"
 
 	"github.com/tributary-io/tributary/core/formats/fileformat"
@@ -328,53 +327,12 @@ func (rd *reader) structBatch(cp *cplan, n, r int, top bool, b *parquetio.Column
 	ok := true
 	for k, pos := n+1, 0; k < int(t.Nodes[n].Next); pos++ {
 		v := k + 1
-		var idx int
-		var found bool
-		if kn := &t.Nodes[k]; !kn.Esc {
-			name := t.B[kn.Start+1 : kn.End-1]
-			if pos < len(p.guess) {
-				if g := p.guess[pos]; g >= 0 && p.names[g] == string(name) {
-					idx, found = g, true
-				}
-			}
-			if !found {
-				idx, found = p.exact[string(name)]
-				if pos < 64 {
-					for len(p.guess) <= pos {
-						p.guess = append(p.guess, -1)
-					}
-					if found {
-						p.guess[pos] = idx
-					}
-				}
-			}
-		} else {
-			idx, found = p.exact[t.Text(k)]
-		}
-		caseOnly := false
-		if !found {
-			if i, f := p.fold[strings.ToLower(t.Text(k))]; f {
-				if rd.foldMatch {
-					idx, found = i, true
-				} else {
-					caseOnly = true
-				}
-			}
-		}
+		idx, found, caseOnly := rd.field(p, k, pos)
 		rd.path = append(rd.path, k)
 		switch {
 		case !found:
-			if !caseOnly {
-				rd.note(rd.seenU, &rd.stats.UnknownFields)
-			}
-			switch {
-			case t.Nodes[v].Kind == jsontape.KNull:
-			case rd.rescueIdx < 0:
-				rd.stats.ValuesDropped++
-			case rd.inColl > 0:
+			if !rd.unknownField(v, caseOnly) {
 				ok = false
-			default:
-				rd.rescue.AddJSON(rd.pathStrings(), t.ValueJSON(v))
 			}
 		default:
 			kid := cp.kids[idx]
@@ -384,17 +342,8 @@ func (rd *reader) structBatch(cp *cplan, n, r int, top bool, b *parquetio.Column
 				b.Cut(kid.n, rd.lens[lo:lo+kid.n.Hi-kid.n.Lo])
 			}
 			cp.seen[idx] = gen
-			if !rd.valBatch(kid, v, r, cp.n.Def, b) {
-				rd.note(rd.seenM, &rd.stats.MismatchedFields)
-				switch {
-				case rd.inColl > 0:
-					ok = false
-				case rd.rescueIdx >= 0:
-					rd.rescue.AddJSON(rd.pathStrings(), t.ValueJSON(v))
-				default:
-					rd.stats.ValuesDropped++
-					rd.noteBad(v, p.fields[idx].t)
-				}
+			if !rd.valBatch(kid, v, r, cp.n.Def, b) && !rd.mismatchedField(v, p.fields[idx].t) {
+				ok = false
 			}
 		}
 		rd.path = rd.path[:len(rd.path)-1]

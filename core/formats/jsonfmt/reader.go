@@ -404,67 +404,17 @@ func (rd *reader) convStruct(p *plan, n int) ([]any, bool) {
 	ok := true
 	for k, pos := n+1, 0; k < int(t.Nodes[n].Next); pos++ {
 		v := k + 1
-		var idx int
-		var found bool
-		if kn := &t.Nodes[k]; !kn.Esc {
-			name := t.B[kn.Start+1 : kn.End-1]
-			if pos < len(p.guess) {
-				if g := p.guess[pos]; g >= 0 && p.names[g] == string(name) {
-					idx, found = g, true
-				}
-			}
-			if !found {
-				idx, found = p.exact[string(name)] // no allocation
-				if pos < 64 {
-					for len(p.guess) <= pos {
-						p.guess = append(p.guess, -1)
-					}
-					if found {
-						p.guess[pos] = idx
-					}
-				}
-			}
-		} else {
-			idx, found = p.exact[t.Text(k)]
-		}
-		caseOnly := false
-		if !found {
-			if i, f := p.fold[strings.ToLower(t.Text(k))]; f {
-				if rd.foldMatch {
-					idx, found = i, true
-				} else {
-					caseOnly = true
-				}
-			}
-		}
+		idx, found, caseOnly := rd.field(p, k, pos)
 		rd.path = append(rd.path, k)
 		switch {
 		case !found:
-			if !caseOnly {
-				rd.note(rd.seenU, &rd.stats.UnknownFields)
-			}
-			switch {
-			case t.Nodes[v].Kind == jsontape.KNull:
-			case rd.rescueIdx < 0:
-				rd.stats.ValuesDropped++
-			case rd.inColl > 0:
+			if !rd.unknownField(v, caseOnly) {
 				ok = false
-			default:
-				rd.rescue.AddJSON(rd.pathStrings(), t.ValueJSON(v))
 			}
 		default:
 			val, good := rd.conv(p.fields[idx], v)
-			if !good {
-				rd.note(rd.seenM, &rd.stats.MismatchedFields)
-				switch {
-				case rd.inColl > 0:
-					ok = false
-				case rd.rescueIdx >= 0:
-					rd.rescue.AddJSON(rd.pathStrings(), t.ValueJSON(v))
-				default:
-					rd.stats.ValuesDropped++
-					rd.noteBad(v, p.fields[idx].t)
-				}
+			if !good && !rd.mismatchedField(v, p.fields[idx].t) {
+				ok = false
 			}
 			row[idx] = val
 		}
@@ -472,6 +422,83 @@ func (rd *reader) convStruct(p *plan, n int) ([]any, bool) {
 		k = int(t.Nodes[v].Next)
 	}
 	return row, ok
+}
+
+// field finds the field of p that object key node k, the record's pos-th
+// key, names: the field the previous record had at pos first, then an
+// exact match, then one differing in case only, which is a match with
+// foldMatch and otherwise reported as caseOnly (not found).
+func (rd *reader) field(p *plan, k, pos int) (idx int, found, caseOnly bool) {
+	t := &rd.tape
+	if kn := &t.Nodes[k]; !kn.Esc {
+		name := t.B[kn.Start+1 : kn.End-1]
+		if pos < len(p.guess) {
+			if g := p.guess[pos]; g >= 0 && p.names[g] == string(name) {
+				return g, true, false
+			}
+		}
+		idx, found = p.exact[string(name)] // no allocation
+		if pos < 64 {
+			for len(p.guess) <= pos {
+				p.guess = append(p.guess, -1)
+			}
+			if found {
+				p.guess[pos] = idx
+			}
+		}
+	} else {
+		idx, found = p.exact[t.Text(k)]
+	}
+	if found {
+		return idx, true, false
+	}
+	if i, f := p.fold[strings.ToLower(t.Text(k))]; f {
+		if rd.foldMatch {
+			return i, true, false
+		}
+		return 0, false, true
+	}
+	return 0, false, false
+}
+
+// unknownField handles value node v of a key that names no field (at
+// rd.path): the path is reported unless the key differs in case only, and
+// a non-null value is rescued, or dropped without a rescued data column.
+// It returns false when the value is inside a collection, which then does
+// not fit as a whole.
+func (rd *reader) unknownField(v int, caseOnly bool) bool {
+	if !caseOnly {
+		rd.note(rd.seenU, &rd.stats.UnknownFields)
+	}
+	switch {
+	case rd.tape.Nodes[v].Kind == jsontape.KNull:
+	case rd.rescueIdx < 0:
+		rd.stats.ValuesDropped++
+	case rd.inColl > 0:
+		return false
+	default:
+		rd.rescue.AddJSON(rd.pathStrings(), rd.tape.ValueJSON(v))
+	}
+	return true
+}
+
+// mismatchedField handles value node v that does not fit its field's type
+// typ (at rd.path): the path is reported and the value rescued, or dropped
+// and noted as a bad record without a rescued data column. It returns
+// false when the value is inside a collection, which then does not fit as
+// a whole.
+func (rd *reader) mismatchedField(v int, typ schema.Type) bool {
+	rd.note(rd.seenM, &rd.stats.MismatchedFields)
+	switch {
+	case rd.inColl > 0:
+		return false
+	case rd.rescueIdx >= 0:
+		rd.rescue.AddJSON(rd.pathStrings(), rd.tape.ValueJSON(v))
+	default:
+		rd.stats.ValuesDropped++
+		rd.noteBad(v, typ)
+	}
+	return true
 }
 
 // conv converts value node n to p's type; ok is false when it does not fit
