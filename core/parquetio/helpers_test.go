@@ -2,7 +2,6 @@ package parquetio
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -14,10 +13,9 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/file"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
+	"github.com/tributary-io/tributary/core/internal/arrowtest"
 	"github.com/tributary-io/tributary/core/parquetio/internal/values"
 	"github.com/tributary-io/tributary/core/schema"
 )
@@ -45,19 +43,7 @@ func writeFile(t testing.TB, s *schema.StructType, rows [][]any, opts WriterOpti
 // too.
 func readArrow(t testing.TB, data []byte, s *schema.StructType) (*arrow.Schema, [][]any) {
 	t.Helper()
-	pf, err := file.NewParquetReader(bytes.NewReader(data))
-	if err != nil {
-		t.Fatalf("arrow NewParquetReader: %v", err)
-	}
-	defer pf.Close()
-	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: 1024}, memory.DefaultAllocator)
-	if err != nil {
-		t.Fatalf("pqarrow.NewFileReader: %v", err)
-	}
-	tbl, err := fr.ReadTable(context.Background())
-	if err != nil {
-		t.Fatalf("pqarrow ReadTable: %v", err)
-	}
+	tbl := arrowtest.ReadTable(t, data)
 	defer tbl.Release()
 	n := int(tbl.NumRows())
 	rows := make([][]any, n)

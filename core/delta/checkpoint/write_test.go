@@ -2,7 +2,6 @@ package checkpoint
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -16,11 +15,10 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/file"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/tributary-io/tributary/core/delta/action"
+	"github.com/tributary-io/tributary/core/internal/arrowtest"
 )
 
 const testdataRoot = "../../../../shared/testdata/delta"
@@ -223,19 +221,7 @@ func readActions(t *testing.T, read func([]byte, func(action.Action) error) erro
 // entries sorted by key.
 func arrowRows(t *testing.T, data []byte) []any {
 	t.Helper()
-	pf, err := file.NewParquetReader(bytes.NewReader(data))
-	if err != nil {
-		t.Fatalf("arrow NewParquetReader: %v", err)
-	}
-	defer pf.Close()
-	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: 4096}, memory.DefaultAllocator)
-	if err != nil {
-		t.Fatalf("pqarrow.NewFileReader: %v", err)
-	}
-	tbl, err := fr.ReadTable(context.Background())
-	if err != nil {
-		t.Fatalf("pqarrow ReadTable: %v", err)
-	}
+	tbl := arrowtest.ReadTable(t, data)
 	defer tbl.Release()
 	tr := array.NewTableReader(tbl, 4096)
 	defer tr.Release()

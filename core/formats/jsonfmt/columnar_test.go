@@ -13,11 +13,9 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/apache/arrow-go/v18/parquet/file"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/tributary-io/tributary/core/formats/fileformat"
+	"github.com/tributary-io/tributary/core/internal/arrowtest"
 	"github.com/tributary-io/tributary/core/parquetio"
 	"github.com/tributary-io/tributary/core/schema"
 )
@@ -312,29 +310,12 @@ func batchPath(t testing.TB, doc string, s *schema.StructType, opts fileformat.R
 // sameParquet compares two files' content as arrow-go reads them.
 func sameParquet(t testing.TB, a, b []byte) {
 	t.Helper()
-	ta, tb := arrowTable(t, a), arrowTable(t, b)
+	ta, tb := arrowtest.ReadTable(t, a), arrowtest.ReadTable(t, b)
 	defer ta.Release()
 	defer tb.Release()
 	if !array.TableApproxEqual(ta, tb, array.WithNaNsEqual(true), array.WithAbsTolerance(0)) {
 		t.Fatalf("Parquet content differs:\nrow path:\n%s\nbatch path:\n%s", tableString(ta), tableString(tb))
 	}
-}
-
-func arrowTable(t testing.TB, data []byte) arrow.Table {
-	t.Helper()
-	pf, err := file.NewParquetReader(bytes.NewReader(data))
-	if err != nil {
-		t.Fatalf("parquet reader: %v", err)
-	}
-	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: 1024}, memory.DefaultAllocator)
-	if err != nil {
-		t.Fatalf("pqarrow.NewFileReader: %v", err)
-	}
-	tbl, err := fr.ReadTable(context.Background())
-	if err != nil {
-		t.Fatalf("pqarrow ReadTable: %v", err)
-	}
-	return tbl
 }
 
 func tableString(tbl arrow.Table) string {
