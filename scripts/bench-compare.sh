@@ -91,14 +91,16 @@ PY
   touch "$shapedir/done"
 fi
 
-bin="$cache/tributary"
-"$go" build -o "$bin" ./cmd/tributary
-
 fmtopts=""
 [ "$format" = csv ] && fmtopts="--option header=true"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/tributary-compare.XXXXXX")
 trap 'rm -rf "$work"' EXIT
+
+# The binary under test goes to this run's work directory, so that runs from
+# several checkouts sharing one TRIBUTARY_BENCH_CACHE never swap binaries.
+bin="$work/tributary"
+"$go" build -o "$bin" ./cmd/tributary
 
 cat > "$work/deltars.py" <<'PY'
 """Writes the NDJSON (or CSV) files of a directory to a new Delta table with delta-rs."""
