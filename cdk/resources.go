@@ -115,6 +115,9 @@ func (s *Stream) functions(r *resolved, roles map[string]awsiam.Role, logs map[s
 		// A message that cannot be parsed fails alone and ends in the DLQ.
 		ReportBatchItemFailures: jsii.Bool(true),
 		MaxConcurrency:          jsii.Number(5),
+		// Notifications None: nothing sends to the queue, so the mapping is
+		// off and Lambda's pollers bill no empty receives.
+		Enabled: jsii.Bool(r.Notifications != NotifyNone),
 	})
 	awslambda.NewEventSourceMapping(s.Construct, jsii.String("CommitFunctionKick"), &awslambda.EventSourceMappingProps{
 		Target:                  s.CommitFunction,

@@ -311,3 +311,34 @@ func TestTemplateListingModeWiresNoEvents(t *testing.T) {
 		}
 	}
 }
+
+// TestTemplateDiscoveryPollsOnlyWithEvents: the discovery function's
+// mapping from the events queue is enabled when events are wired and
+// disabled under Notifications=None, where nothing sends to the queue and
+// Lambda's pollers would bill empty receives for nothing.
+func TestTemplateDiscoveryPollsOnlyWithEvents(t *testing.T) {
+	tpl := loadTemplate(t)
+	for _, c := range []struct {
+		notifications, created string
+		enabled                bool
+	}{
+		{"S3", "true", true},
+		{"EventBridge", "false", true},
+		{"SNS", "false", true},
+		{"None", "false", false},
+		{"None", "true", false},
+	} {
+		params := map[string]string{
+			"StreamId": streamID, "SourceBucketName": "landing", "SourcePrefix": sourcePrefix, "Format": "json",
+			"Notifications": c.notifications, "CreateSourceBucket": c.created,
+		}
+		if c.notifications == "SNS" {
+			params["SourceTopicArn"] = "arn:aws:sns:us-east-1:123456789012:landing"
+		}
+		s := newStack(t, tpl, params, map[string]string{}, map[string]string{"EventsQueue.Arn": "arn:aws:sqs:us-east-1:123456789012:events"})
+		ev := s.resource("DiscoveryFunction")["Properties"].(map[string]any)["Events"].(map[string]any)["ObjectEvents"].(map[string]any)["Properties"].(map[string]any)
+		if got := s.render(ev["Enabled"]); got != c.enabled {
+			t.Errorf("Notifications=%s CreateSourceBucket=%s: the discovery mapping's Enabled is %v, want %v", c.notifications, c.created, got, c.enabled)
+		}
+	}
+}
