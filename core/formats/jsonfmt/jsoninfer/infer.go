@@ -47,6 +47,19 @@ type itype struct {
 type ifield struct {
 	name string
 	t    *itype
+	// plain: name holds no quote, backslash or control character, so
+	// that its JSON text is itself (the type scanner matches it so).
+	plain bool
+}
+
+// plainName reports whether name's JSON text is name between quotes.
+func plainName(name string) bool {
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; c == '"' || c == '\\' || c < 0x20 {
+			return false
+		}
+	}
+	return true
 }
 
 // field returns the field named name (matched case-insensitively: the
@@ -63,7 +76,7 @@ func (it *itype) field(name string) *itype {
 	it.index[key] = len(it.fields)
 	it.exact[name] = len(it.fields)
 	f := &itype{}
-	it.fields = append(it.fields, ifield{name: name, t: f})
+	it.fields = append(it.fields, ifield{name: name, t: f, plain: plainName(name)})
 	return f
 }
 
@@ -131,6 +144,8 @@ type inferrer struct {
 	sampler *fileformat.Sampler
 	// chunk overrides parChunkBytes (tests): > 0 its size, < 0 serial.
 	chunk int
+	// sc is the type scanner's state (scan.go).
+	sc scanState
 }
 
 func newInferrer(opts fileformat.InferOptions) *inferrer {
@@ -202,6 +217,7 @@ func (in *inferrer) Add(ctx context.Context, path string, r io.Reader) error {
 	defer func() { in.sample.Bytes += cr.n }()
 	defer lr.Release()
 	in.sample.Files++
+	in.sc.lines, in.sc.bails = 0, 0
 	var par *parInfer
 	if in.parallel() && !lr.Whole {
 		par = newParInfer(in, path)
@@ -247,6 +263,9 @@ func (in *inferrer) Add(ctx context.Context, path string, r io.Reader) error {
 // line adds one non-blank line: a malformed one per the parse mode. The
 // error is FAILFAST's: the line is malformed.
 func (in *inferrer) line(line []byte) error {
+	if in.scan(line) {
+		return nil
+	}
 	if err := in.record(line); err != nil && !errors.Is(err, jsontape.ErrNoValue) {
 		switch in.mode {
 		case fileformat.FailFast:
@@ -300,7 +319,7 @@ func (in *inferrer) addObject(it *itype, n int, h *hintTrie) {
 			// most often at the same position as in the last object.
 			name := t.B[kn.Start+1 : kn.End-1]
 			if pos < len(it.guess) {
-				if g := it.guess[pos]; g >= 0 && it.fields[g].name == string(name) {
+				if g := it.guess[pos]; g >= 0 && g < len(it.fields) && it.fields[g].name == string(name) {
 					in.add(it.fields[g].t, v, nil)
 					k = int(t.Nodes[v].Next)
 					continue

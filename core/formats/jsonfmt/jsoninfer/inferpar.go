@@ -166,7 +166,7 @@ func (p *parInfer) stop() {
 func (p *parInfer) worker() {
 	defer p.wg.Done()
 	in := p.in
-	w := &inferrer{opts: in.opts, mode: in.mode, corrupt: in.corrupt, max: in.max, tape: jsontape.Tape{Syn: in.tape.Syn}}
+	w := &inferrer{opts: in.opts, mode: in.mode, corrupt: in.corrupt, max: in.max, tape: jsontape.Tape{Syn: in.tape.Syn}, sc: scanState{off: in.sc.off}}
 	for c := range p.work {
 		if !p.abandon.Load() {
 			w.root, w.sample.Records = itype{kind: iStruct}, 0
