@@ -49,6 +49,8 @@ type scanState struct {
 	// current file: a file whose records keep going to the tape path is
 	// left to it (the result is the same; only the time differs).
 	lines, bails int
+	// scanned counts the lines the scanner inferred (tests).
+	scanned int
 }
 
 // maxScan is the largest record scanned (the tape's limit is a bit
@@ -67,7 +69,9 @@ func (in *inferrer) scan(b []byte) bool {
 	s.b = b
 	ok := in.scanTop()
 	s.b = nil
-	if !ok {
+	if ok {
+		s.scanned++
+	} else {
 		s.bails++
 		in.rollback()
 		in.sample.Records = records
