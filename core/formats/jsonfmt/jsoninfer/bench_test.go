@@ -6,8 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
-	"time"
 	"testing"
+	"time"
 
 	"github.com/tributary-io/tributary/core/formats/fileformat"
 )
