@@ -242,7 +242,10 @@ func (p *parBatch) worker() {
 		if !p.abandon.Load() {
 			if w == nil {
 				var err error
-				if w, err = open(p.rd.ctx, bytes.NewReader(nil), p.rd.schema, p.rd.opts); err == nil && !w.BatchReadable() {
+				if w, err = open(p.rd.ctx, bytes.NewReader(nil), p.rd.schema, p.rd.opts); err == nil {
+					w.noFast = p.rd.noFast
+				}
+				if err == nil && !w.BatchReadable() {
 					err = errors.New("jsonfmt: schema not readable into column batches")
 				}
 				if err != nil {

@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"github.com/tributary-io/tributary/core/formats/jsonfmt/jsontape"
 	"io"
 	"math"
 	"strconv"
@@ -15,7 +14,9 @@ import (
 
 	"github.com/tributary-io/tributary/core/formats/datetimefmt"
 	"github.com/tributary-io/tributary/core/formats/fileformat"
+	"github.com/tributary-io/tributary/core/formats/jsonfmt/jsonfast"
 	"github.com/tributary-io/tributary/core/formats/jsonfmt/jsonlines"
+	"github.com/tributary-io/tributary/core/formats/jsonfmt/jsontape"
 	"github.com/tributary-io/tributary/core/schema"
 )
 
@@ -120,6 +121,11 @@ type reader struct {
 	parDecided bool
 	parWorkers int // 0: GOMAXPROCS (tests set it, and parChunk)
 	parChunk   int // 0: jsoninfer.ChunkBytes
+	// fast decodes the common record without the tape (nil: not used);
+	// noFast turns it off (tests).
+	fast                  *jsonfast.Decoder
+	noFast                bool
+	fastTries, fastMisses int
 }
 
 // slabSize is the number of values a slab holds.

@@ -416,7 +416,17 @@ func (t *Tape) Text(n int) string {
 		}
 		return string([]rune(string(s))) // replaces invalid bytes with U+FFFD
 	}
-	out := make([]byte, 0, len(s))
+	out := AppendUnescaped(make([]byte, 0, len(s)), s)
+	if len(out) == 0 {
+		return ""
+	}
+	return unsafe.String(&out[0], len(out)) // out is not used again
+}
+
+// AppendUnescaped appends the decoded text of s, the inside of a
+// validated JSON string with escapes, to out: invalid UTF-8 and unpaired
+// surrogates become U+FFFD, as encoding/json does.
+func AppendUnescaped(out, s []byte) []byte {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c != '\\' {
@@ -467,10 +477,7 @@ func (t *Tape) Text(n int) string {
 		}
 		i += 2
 	}
-	if len(out) == 0 {
-		return ""
-	}
-	return unsafe.String(&out[0], len(out)) // out is not used again
+	return out
 }
 
 func hex4(b []byte) rune {

@@ -1,0 +1,532 @@
+// Package jsonfast decodes the common JSON-lines record straight into a
+// parquetio.ColumnBatch for a known schema, in one pass over its bytes and
+// without a tape: a top-level object in standard JSON whose keys each name
+// a field exactly, once, with values that fit their columns as they are
+// (strings, longs, doubles, booleans, nulls, structs and arrays of them).
+// Anything else (an unknown or repeated key, a value of another type, a
+// column type it does not decode, invalid UTF-8, syntax beyond RFC 8259, a
+// malformed record) makes Decode return false, and the caller drops what was
+// appended and decodes the record with its general (tape) path, which
+// handles every rule. What Decode appends is what that path appends for the
+// same record.
+package jsonfast
+
+import (
+	"encoding/binary"
+	"strconv"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/tributary-io/tributary/core/formats/jsonfmt/jsontape"
+	"github.com/tributary-io/tributary/core/parquetio"
+	"github.com/tributary-io/tributary/core/schema"
+)
+
+// kind is how a node's values are decoded.
+type kind uint8
+
+const (
+	kOther kind = iota // only null is decoded
+	kString
+	kLong
+	kDouble
+	kBool
+	kStruct
+	kList
+)
+
+// maxGuess bounds the member positions whose field is remembered.
+const maxGuess = 64
+
+// node is a schema node compiled for decoding.
+type node struct {
+	kind kind
+	col  *parquetio.ColNode
+	kids []*node // struct: fields; list: [element]
+	// Struct: field names; exact maps a name to its field (the first of
+	// equal names; skipped fields are absent).
+	names []string
+	exact map[string]int
+	// guess is, per member position, the field the last object had there
+	// (-1: none); guessable says a field's name can be compared raw
+	// (no quote, backslash or control character in it).
+	guess     []int
+	guessable []bool
+	// seen[i] == gen when field i was set in the object being decoded.
+	seen []uint32
+	gen  uint32
+}
+
+// Decoder decodes records of one schema into column batches.
+type Decoder struct {
+	root  *node
+	bound *parquetio.ColNode
+}
+
+// New compiles a decoder for rows of schema s into batches whose root is
+// root (NewColumnBatch(s).Root()). Top-level field skip (>= 0) is never
+// matched by a key (the rescued data column): such a key falls back.
+// ok is false when the schema holds a map, which Decode does not cover.
+func New(s *schema.StructType, root *parquetio.ColNode, skip int) (*Decoder, bool) {
+	n, ok := compile(s, root, skip)
+	if !ok {
+		return nil, false
+	}
+	return &Decoder{root: n, bound: root}, true
+}
+
+func compile(t schema.Type, c *parquetio.ColNode, skip int) (*node, bool) {
+	n := &node{col: c}
+	switch c.Kind {
+	case parquetio.ColStruct:
+		st, ok := t.(*schema.StructType)
+		if !ok || len(st.Fields) != len(c.Children) {
+			return nil, false
+		}
+		n.kind = kStruct
+		n.exact = make(map[string]int, len(st.Fields))
+		for i, f := range st.Fields {
+			k, ok := compile(f.Type, c.Children[i], -1)
+			if !ok {
+				return nil, false
+			}
+			n.kids = append(n.kids, k)
+			n.names = append(n.names, f.Name)
+			n.guessable = append(n.guessable, rawName(f.Name))
+			if _, dup := n.exact[f.Name]; !dup && i != skip {
+				n.exact[f.Name] = i
+			}
+		}
+		n.seen = make([]uint32, len(st.Fields))
+	case parquetio.ColList:
+		at, ok := t.(*schema.ArrayType)
+		if !ok || len(c.Children) != 1 {
+			return nil, false
+		}
+		k, ok := compile(at.Element, c.Children[0], -1)
+		if !ok {
+			return nil, false
+		}
+		n.kind, n.kids = kList, []*node{k}
+	case parquetio.ColLeaf:
+		switch t {
+		case schema.String:
+			n.kind = kString
+		case schema.Long:
+			n.kind = kLong
+		case schema.Double:
+			n.kind = kDouble
+		case schema.Boolean:
+			n.kind = kBool
+		}
+	default:
+		return nil, false
+	}
+	return n, true
+}
+
+// rawName reports whether name is written in JSON as its own bytes.
+func rawName(name string) bool {
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; c == '"' || c == '\\' || c < 0x20 {
+			return false
+		}
+	}
+	return true
+}
+
+// rebind points the decoder's column nodes at root's (another batch of
+// the same schema).
+func (d *Decoder) rebind(root *parquetio.ColNode) {
+	var walk func(n *node, c *parquetio.ColNode)
+	walk = func(n *node, c *parquetio.ColNode) {
+		n.col = c
+		for i, k := range n.kids {
+			walk(k, c.Children[i])
+		}
+	}
+	walk(d.root, root)
+	d.bound = root
+}
+
+// state is one Decode call's input.
+type state struct {
+	b    *parquetio.ColumnBatch
+	line []byte
+	// owned says line is never reused: strings may point into it;
+	// otherwise they are copied with tape.Keep.
+	owned bool
+	tape  *jsontape.Tape
+}
+
+// Decode appends line's record to b as one row (EndRow included) and
+// returns true; false means the record is not one it decodes, and b may
+// hold part of it: the caller drops the row being built (b.Drop to a Mark
+// taken before) and decodes the line otherwise. owned says line is never
+// reused or modified (strings then point into it); otherwise strings are
+// copied with tape.Keep.
+func (d *Decoder) Decode(line []byte, b *parquetio.ColumnBatch, owned bool, tape *jsontape.Tape) bool {
+	if r := b.Root(); r != d.bound {
+		d.rebind(r)
+	}
+	s := state{b: b, line: line, owned: owned, tape: tape}
+	i := ws(line, 0)
+	if i >= len(line) || line[i] != '{' {
+		return false
+	}
+	i, ok := s.object(d.root, i, 0)
+	if !ok || ws(line, i) != len(line) {
+		return false
+	}
+	b.EndRow()
+	return true
+}
+
+// ws skips JSON white space.
+func ws(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// object decodes the object at line[i] ('{') as struct n's value at
+// repetition level r and returns the offset after it.
+func (s *state) object(n *node, i, r int) (int, bool) {
+	line := s.line
+	n.gen++
+	if n.gen == 0 {
+		clear(n.seen)
+		n.gen = 1
+	}
+	gen := n.gen
+	if i = ws(line, i+1); i < len(line) && line[i] == '}' {
+		i++
+	} else {
+		for pos := 0; ; pos++ {
+			if i >= len(line) || line[i] != '"' {
+				return i, false
+			}
+			idx := -1
+			if pos < len(n.guess) {
+				if g := n.guess[pos]; g >= 0 {
+					name := n.names[g]
+					if e := i + 1 + len(name); e < len(line) && line[e] == '"' && string(line[i+1:e]) == name {
+						idx, i = g, e+1
+					}
+				}
+			}
+			if idx < 0 {
+				j, esc, _, ok := str(line, i)
+				if !ok || esc {
+					return i, false
+				}
+				f, found := n.exact[string(line[i+1:j-1])]
+				if !found {
+					return i, false
+				}
+				if pos < maxGuess && n.guessable[f] {
+					for len(n.guess) <= pos {
+						n.guess = append(n.guess, -1)
+					}
+					n.guess[pos] = f
+				}
+				idx, i = f, j
+			}
+			if i = ws(line, i); i >= len(line) || line[i] != ':' {
+				return i, false
+			}
+			if n.seen[idx] == gen {
+				return i, false // a repeated key
+			}
+			n.seen[idx] = gen
+			var ok bool
+			if i, ok = s.value(n.kids[idx], ws(line, i+1), r, n.col.Def); !ok {
+				return i, false
+			}
+			if i = ws(line, i); i >= len(line) {
+				return i, false
+			}
+			if line[i] == '}' {
+				i++
+				break
+			}
+			if line[i] != ',' {
+				return i, false
+			}
+			i = ws(line, i+1)
+		}
+	}
+	for k, kid := range n.kids {
+		if n.seen[k] != gen {
+			s.b.Null(kid.col, r, n.col.Def)
+		}
+	}
+	return i, true
+}
+
+// value decodes the value at line[i] as node n's at repetition level r,
+// whose parent is defined at level d, and returns the offset after it.
+func (s *state) value(n *node, i, r, d int) (int, bool) {
+	line := s.line
+	if i >= len(line) {
+		return i, false
+	}
+	c := line[i]
+	if c == 'n' {
+		if !lit(line, i, "null") {
+			return i, false
+		}
+		s.b.Null(n.col, r, d)
+		return i + 4, true
+	}
+	switch n.kind {
+	case kStruct:
+		if c != '{' {
+			return i, false
+		}
+		return s.object(n, i, r)
+	case kList:
+		if c != '[' {
+			return i, false
+		}
+		if i = ws(line, i+1); i < len(line) && line[i] == ']' {
+			s.b.Null(n.col, r, n.col.Def) // empty list
+			return i + 1, true
+		}
+		elem := n.kids[0]
+		for rr := r; ; rr = n.col.ElemRep {
+			var ok bool
+			if i, ok = s.value(elem, i, rr, n.col.ElemDef); !ok {
+				return i, false
+			}
+			if i = ws(line, i); i >= len(line) {
+				return i, false
+			}
+			if line[i] == ']' {
+				return i + 1, true
+			}
+			if line[i] != ',' {
+				return i, false
+			}
+			i = ws(line, i+1)
+		}
+	case kString:
+		switch {
+		case c == '"':
+			j, esc, ascii, ok := str(line, i)
+			if !ok {
+				return i, false
+			}
+			raw := line[i+1 : j-1]
+			switch {
+			case esc:
+				v := jsontape.AppendUnescaped(make([]byte, 0, len(raw)), raw)
+				if len(v) == 0 {
+					v = nil
+				}
+				s.b.ByteArray(n.col, v, r)
+			case !ascii && !utf8.Valid(raw):
+				return i, false
+			default:
+				s.b.ByteArray(n.col, s.keep(raw), r)
+			}
+			return j, true
+		case c == 't' || c == 'f':
+			w := "true"
+			if c == 'f' {
+				w = "false"
+			}
+			if !lit(line, i, w) {
+				return i, false
+			}
+			s.b.ByteArray(n.col, unsafe.Slice(unsafe.StringData(w), len(w)), r)
+			return i + len(w), true
+		case c == '-' || c >= '0' && c <= '9':
+			j, _, ok := number(line, i)
+			if !ok {
+				return i, false
+			}
+			s.b.ByteArray(n.col, s.keep(line[i:j]), r)
+			return j, true
+		}
+	case kLong:
+		if c == '-' || c >= '0' && c <= '9' {
+			j, integral, ok := number(line, i)
+			if !ok || !integral {
+				return i, false
+			}
+			v, ok := parseLong(line[i:j])
+			if !ok {
+				return i, false
+			}
+			s.b.Int64(n.col, v, r)
+			return j, true
+		}
+	case kDouble:
+		if c == '-' || c >= '0' && c <= '9' {
+			j, _, ok := number(line, i)
+			if !ok {
+				return i, false
+			}
+			raw := line[i:j]
+			f, _ := strconv.ParseFloat(unsafe.String(&raw[0], len(raw)), 64) // range errors give ±Inf or 0, as the tape path reads them
+			s.b.Double(n.col, f, r)
+			return j, true
+		}
+	case kBool:
+		switch {
+		case c == 't' && lit(line, i, "true"):
+			s.b.Boolean(n.col, true, r)
+			return i + 4, true
+		case c == 'f' && lit(line, i, "false"):
+			s.b.Boolean(n.col, false, r)
+			return i + 5, true
+		}
+	}
+	return i, false
+}
+
+// keep is raw as the column batch may hold it.
+func (s *state) keep(raw []byte) []byte {
+	if len(raw) == 0 {
+		return []byte{}
+	}
+	if s.owned {
+		return raw
+	}
+	k := s.tape.Keep(raw)
+	return unsafe.Slice(unsafe.StringData(k), len(k))
+}
+
+// lit reports whether line[i:] starts with w.
+func lit(line []byte, i int, w string) bool {
+	return len(line)-i >= len(w) && string(line[i:i+len(w)]) == w
+}
+
+// number scans the standard JSON number at line[i] and returns the offset
+// after it and whether it is written as an integer.
+func number(b []byte, i int) (end int, integral, ok bool) {
+	if b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && b[i] >= '1' && b[i] <= '9':
+		for i++; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+		}
+	default:
+		return i, false, false
+	}
+	integral = true
+	if i < len(b) && b[i] == '.' {
+		integral = false
+		d := i + 1
+		for i = d; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+		}
+		if i == d {
+			return i, false, false
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		integral = false
+		if i++; i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		d := i
+		for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+		}
+		if i == d {
+			return i, false, false
+		}
+	}
+	// What follows (white space, ',', '}' or ']') is the caller's to check.
+	return i, integral, true
+}
+
+// parseLong parses an integral number token of up to 18 digits (the ones
+// that cannot overflow); ok is false otherwise.
+func parseLong(raw []byte) (int64, bool) {
+	neg := raw[0] == '-'
+	digits := raw
+	if neg {
+		digits = raw[1:]
+	}
+	if len(digits) == 0 || len(digits) > 18 {
+		return 0, false
+	}
+	var v int64
+	for _, c := range digits {
+		v = v*10 + int64(c-'0')
+	}
+	if neg {
+		v = -v
+	}
+	return v, true
+}
+
+// SWAR constants: each byte 0x01 and 0x80.
+const (
+	lsb8 = 0x0101010101010101
+	msb8 = 0x8080808080808080
+)
+
+// str scans the double-quoted string at b[i] and returns the offset after
+// its closing quote, whether it holds an escape, and whether it is all
+// ASCII. ok is false for anything standard JSON does not allow in a string.
+func str(b []byte, i int) (end int, esc, ascii, ok bool) {
+	i++
+	var hi uint64
+	for {
+		// 8 bytes at a time while none is a quote, a backslash or a
+		// control character.
+		for i+8 <= len(b) {
+			x := binary.LittleEndian.Uint64(b[i:])
+			q := x ^ (lsb8 * '"')
+			bs := x ^ (lsb8 * '\\')
+			if ((q-lsb8)&^q|(bs-lsb8)&^bs|(x-lsb8*0x20)&^x)&msb8 != 0 {
+				break
+			}
+			hi |= x
+			i += 8
+		}
+		if i >= len(b) {
+			return i, false, false, false
+		}
+		switch c := b[i]; {
+		case c == '"':
+			return i + 1, esc, hi&msb8 == 0, true
+		case c == '\\':
+			esc = true
+			if i+1 >= len(b) {
+				return i, false, false, false
+			}
+			switch b[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+6 > len(b) || !hex4(b[i+2:i+6]) {
+					return i, false, false, false
+				}
+				i += 6
+			default:
+				return i, false, false, false
+			}
+		case c < 0x20:
+			return i, false, false, false
+		default:
+			hi |= uint64(c)
+			i++
+		}
+	}
+}
+
+func hex4(b []byte) bool {
+	for _, c := range b {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
