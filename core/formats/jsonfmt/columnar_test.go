@@ -258,8 +258,9 @@ func hookInto(h func(fileformat.BadRecord), dst *[]fileformat.BadRecord) func(fi
 }
 
 // batchPath reads with ReadBatch: serially (workers 1), or in parallel
-// chunks of chunk bytes.
-func batchPath(t testing.TB, doc string, s *schema.StructType, opts fileformat.ReadOptions, maxRows, workers, chunk int) readResult {
+// chunks of chunk bytes;
+// setup, if given, adjusts the reader before the read.
+func batchPath(t testing.TB, doc string, s *schema.StructType, opts fileformat.ReadOptions, maxRows, workers, chunk int, setup ...func(*reader)) readResult {
 	var res readResult
 	opts.BadRecords = hookInto(opts.BadRecords, &res.bad)
 	rr, err := Format{}.Open(context.Background(), strings.NewReader(doc), s, opts)
@@ -268,6 +269,9 @@ func batchPath(t testing.TB, doc string, s *schema.StructType, opts fileformat.R
 	}
 	defer rr.Close()
 	rr.(*reader).parWorkers, rr.(*reader).parChunk = workers, chunk
+	for _, f := range setup {
+		f(rr.(*reader))
+	}
 	br, ok := rr.(parquetio.BatchReader)
 	if !ok || !br.BatchReadable() {
 		t.Fatalf("schema %s: not batch readable", s)
@@ -370,6 +374,10 @@ func checkSamePaths(t *testing.T, c randomCase, maxRows int) {
 		where := fmt.Sprintf("workers %d, chunk %d, schema %s, options %+v, document:\n%s", par[0], par[1], c.s, c.opts, c.doc)
 		compareResults(t, row, col, where)
 	}
+	// The tape path alone (no fast decoder), which the fast decoder falls
+	// back to.
+	col := batchPath(t, c.doc, c.s, c.opts, maxRows, 1, 0, func(rd *reader) { rd.noFast = true })
+	compareResults(t, row, col, fmt.Sprintf("without the fast decoder, schema %s, options %+v, document:\n%s", c.s, c.opts, c.doc))
 }
 
 func compareResults(t *testing.T, row, col readResult, where string) {
