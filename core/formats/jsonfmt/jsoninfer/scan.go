@@ -130,7 +130,7 @@ func (in *inferrer) scanTop() bool {
 
 // ws skips JSON white space.
 func ws(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+	for i < len(b) && b[i] <= ' ' && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
 		i++
 	}
 	return i
@@ -478,21 +478,15 @@ func scanNumber(b []byte, i int) (int, bool, bool) {
 			return i, false, false
 		}
 	case i < len(b) && b[i] >= '1' && b[i] <= '9':
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
+		i = digits(b, i+1)
 	default:
 		return i, false, false
 	}
 	integral := true
 	if i < len(b) && b[i] == '.' {
 		integral = false
-		i++
-		d := i
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-		if i == d {
+		d := i + 1
+		if i = digits(b, d); i == d {
 			return i, false, false
 		}
 	}
@@ -502,14 +496,30 @@ func scanNumber(b []byte, i int) (int, bool, bool) {
 			i++
 		}
 		d := i
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-		if i == d {
+		if i = digits(b, d); i == d {
 			return i, false, false
 		}
 	}
 	return i, integral, true
+}
+
+// digits returns the offset of the first byte from b[i] on that is not a
+// decimal digit.
+func digits(b []byte, i int) int {
+	for i+8 <= len(b) {
+		x := binary.LittleEndian.Uint64(b[i:])
+		// A byte is flagged when below '0' (the subtraction sets its
+		// top bit), above '9' (the addition does) or not ASCII; the
+		// lowest flag is exact.
+		if m := ((x - lsb8*'0') | (x + lsb8*(0x7f-'9')) | x) & msb8; m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+		i += 8
+	}
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+		i++
+	}
+	return i
 }
 
 // scanString scans the double-quoted string at b[i]: the offset after its

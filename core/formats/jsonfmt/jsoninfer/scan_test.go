@@ -3,8 +3,10 @@ package jsoninfer
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
 	"runtime"
 	"strconv"
@@ -323,4 +325,40 @@ func FuzzScanMatchesTape(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestScanWords checks the 8-byte scans against a byte at a time.
+func TestScanWords(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	alphabet := []byte("0123456789/:.eE+-\"\\ \x00\x1f\x7f\x80\xff\xc3\xa9ab")
+	for range 20000 {
+		b := make([]byte, r.IntN(20))
+		for i := range b {
+			b[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		i := r.IntN(len(b) + 1)
+		want := i
+		for want < len(b) && b[want] >= '0' && b[want] <= '9' {
+			want++
+		}
+		if got := digits(b, i); got != want {
+			t.Fatalf("digits(%q, %d) = %d, want %d", b, i, got, want)
+		}
+		if len(b) >= 8 {
+			want := 8
+			for j, c := range b[:8] {
+				if c == '"' || c == '\\' || c < 0x20 {
+					want = j
+					break
+				}
+			}
+			got := 8
+			if m := special8(binary.LittleEndian.Uint64(b)); m != 0 {
+				got = bits.TrailingZeros64(m) >> 3
+			}
+			if got != want {
+				t.Fatalf("special8(%q): first at %d, want %d", b[:8], got, want)
+			}
+		}
+	}
 }
