@@ -191,3 +191,107 @@ func BenchmarkWriteNested(b *testing.B) {
 func BenchmarkWriteFlatBounded(b *testing.B) {
 	benchWrite(b, flatSchema(), flatRows(1000), 1000, WriterOptions{RowGroupBytes: 16 << 20})
 }
+
+// benchWriteBatch is benchWrite through the column path: each batch is
+// built through the ColumnBatch appenders (the typed ones where a leaf's
+// type has one, as the JSON reader does) and written with WriteBatch, so
+// the appenders and EndRow are measured with the writer.
+func benchWriteBatch(b *testing.B, s *schema.StructType, batch [][]any, batches int, opts WriterOptions) {
+	b.SetBytes(rowBytes(batch) * int64(batches))
+	b.ReportAllocs()
+	cb, err := NewColumnBatch(s)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var put func(n *ColNode, v any, r, d int)
+	put = func(n *ColNode, v any, r, d int) {
+		if v == nil {
+			cb.Null(n, r, d)
+			return
+		}
+		switch n.Kind {
+		case ColLeaf:
+			switch x := v.(type) {
+			case int64:
+				cb.Int64(n, x, r)
+			case float64:
+				cb.Double(n, x, r)
+			case string:
+				cb.ByteArray(n, []byte(x), r)
+			default:
+				if err := cb.Value(n, v, r); err != nil {
+					b.Fatal(err)
+				}
+			}
+		case ColStruct:
+			for i, c := range n.Children {
+				put(c, v.([]any)[i], r, n.Def)
+			}
+		case ColList:
+			elems := v.([]any)
+			if len(elems) == 0 {
+				cb.Null(n, r, n.Def)
+			}
+			for i, e := range elems {
+				put(n.Children[0], e, map[bool]int{true: r, false: n.ElemRep}[i == 0], n.ElemDef)
+			}
+		case ColMap:
+			entries := v.([]schema.MapEntry)
+			if len(entries) == 0 {
+				cb.Null(n, r, n.Def)
+			}
+			for i, me := range entries {
+				rr := map[bool]int{true: r, false: n.ElemRep}[i == 0]
+				put(n.Children[0], me.Key, rr, n.ElemDef)
+				put(n.Children[1], me.Value, rr, n.ElemDef)
+			}
+		}
+	}
+	// The rows' byte slices, made once (a reader's come from its input).
+	for _, row := range batch {
+		for i, v := range row {
+			if x, ok := v.(string); ok {
+				row[i] = string([]byte(x))
+			}
+		}
+	}
+	var peak uint64
+	runtime.GC()
+	for b.Loop() {
+		p := peakHeap(func() {
+			w, err := NewWriter(io.Discard, s, opts)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for range batches {
+				cb.Reset()
+				for _, row := range batch {
+					put(cb.Root(), row, 0, 0)
+					cb.EndRow()
+				}
+				if err := w.WriteBatch(cb, 0, cb.Rows()); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if _, err := w.Close(); err != nil {
+				b.Fatal(err)
+			}
+		})
+		peak = max(peak, p)
+	}
+	rows := float64(len(batch) * batches)
+	b.ReportMetric(rows*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
+}
+
+// BenchmarkWriteBatchFlat is BenchmarkWriteFlat through ColumnBatch and
+// WriteBatch.
+func BenchmarkWriteBatchFlat(b *testing.B) {
+	benchWriteBatch(b, flatSchema(), flatRows(1000), 200, WriterOptions{})
+}
+
+// BenchmarkWriteBatchNested is BenchmarkWriteNested through ColumnBatch and
+// WriteBatch.
+func BenchmarkWriteBatchNested(b *testing.B) {
+	benchWriteBatch(b, benchNestedSchema(), benchNestedRows(1000), 100, WriterOptions{})
+}

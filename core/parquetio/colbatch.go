@@ -32,6 +32,7 @@ type ColumnBatch struct {
 	// reader maintains it (Reset clears it).
 	Rescued int64
 	bytes   int64
+	cur     int64 // estimated size of the values of the row being built
 }
 
 // ColKind is the shape of a ColNode.
@@ -76,7 +77,7 @@ func NewColumnBatch(s *schema.StructType) (*ColumnBatch, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &ColumnBatch{tree: tree, root: colNode(tree), cb: newColBatch(len(tree.Leaves))}, nil
+	return &ColumnBatch{tree: tree, root: colNode(tree), cb: newColBatch(tree)}, nil
 }
 
 func colNode(t *ptree.Node) *ColNode {
@@ -115,7 +116,7 @@ func (b *ColumnBatch) Reset() {
 		b.cb.release(c)
 		b.cb.ends[c] = b.cb.ends[c][:0]
 	}
-	b.cb.sizes, b.cb.rows, b.bytes, b.Rescued = b.cb.sizes[:0], 0, 0, 0
+	b.cb.sizes, b.cb.rows, b.bytes, b.cur, b.Rescued = b.cb.sizes[:0], 0, 0, 0, 0
 }
 
 // Value appends row value v (as Writer.Write takes it: int64 for long,
@@ -128,22 +129,26 @@ func (b *ColumnBatch) Value(n *ColNode, v any, r int) error {
 		return fmt.Errorf("%w: column %s (%s): %v", ErrInvalidValue, n.t.Path, n.t.Type, err)
 	}
 	b.cb.vals[n.Col] = append(b.cb.vals[n.Col], pv.Level(r, n.Def, n.Col))
+	b.cur += valueSize(pv)
 	return nil
 }
 
 // Int64 appends x to long leaf n at repetition level r.
 func (b *ColumnBatch) Int64(n *ColNode, x int64, r int) {
 	b.cb.vals[n.Col] = append(b.cb.vals[n.Col], parquet.Int64Value(x).Level(r, n.Def, n.Col))
+	b.cur += 9
 }
 
 // Double appends x to double leaf n at repetition level r.
 func (b *ColumnBatch) Double(n *ColNode, x float64, r int) {
 	b.cb.vals[n.Col] = append(b.cb.vals[n.Col], parquet.DoubleValue(x).Level(r, n.Def, n.Col))
+	b.cur += 9
 }
 
 // Boolean appends x to boolean leaf n at repetition level r.
 func (b *ColumnBatch) Boolean(n *ColNode, x bool, r int) {
 	b.cb.vals[n.Col] = append(b.cb.vals[n.Col], parquet.BooleanValue(x).Level(r, n.Def, n.Col))
+	b.cur += 2
 }
 
 // ByteArray appends x to string or binary leaf n at repetition level r; x
@@ -153,6 +158,7 @@ func (b *ColumnBatch) ByteArray(n *ColNode, x []byte, r int) {
 		x = []byte{}
 	}
 	b.cb.vals[n.Col] = append(b.cb.vals[n.Col], parquet.ByteArrayValue(x).Level(r, n.Def, n.Col))
+	b.cur += int64(len(x)) + 5
 }
 
 // Null appends one null at levels (r, d) to every leaf column under n: a
@@ -162,6 +168,7 @@ func (b *ColumnBatch) Null(n *ColNode, r, d int) {
 	for c := n.Lo; c < n.Hi; c++ {
 		b.cb.vals[c] = append(b.cb.vals[c], parquet.NullValue().Level(r, d, c))
 	}
+	b.cur += int64(n.Hi - n.Lo)
 }
 
 // Lens appends to dst the number of values in each leaf column under n,
@@ -176,32 +183,26 @@ func (b *ColumnBatch) Lens(n *ColNode, dst []int) []int {
 // Cut drops the values appended under n since Lens returned lens.
 func (b *ColumnBatch) Cut(n *ColNode, lens []int) {
 	for i, c := 0, n.Lo; c < n.Hi; i, c = i+1, c+1 {
+		for _, v := range b.cb.vals[c][lens[i]:] {
+			b.cur -= valueSize(v)
+		}
 		clear(b.cb.vals[c][lens[i]:])
 		b.cb.vals[c] = b.cb.vals[c][:lens[i]]
 	}
 }
 
 // rowStart is where row i's values start in column c.
-func (b *ColumnBatch) rowStart(c, i int) int {
-	if i == 0 {
-		return 0
-	}
-	return int(b.cb.ends[c][i-1])
-}
+func (b *ColumnBatch) rowStart(c, i int) int { return b.cb.start(c, i) }
 
 // EndRow finishes the row being built.
 func (b *ColumnBatch) EndRow() {
-	var size int64
-	row := b.cb.rows
-	for c, vals := range b.cb.vals {
-		for _, v := range vals[b.rowStart(c, row):] {
-			size += valueSize(v)
-		}
-		b.cb.ends[c] = append(b.cb.ends[c], int32(len(vals)))
+	for _, c := range b.cb.reps {
+		b.cb.ends[c] = append(b.cb.ends[c], int32(len(b.cb.vals[c])))
 	}
-	b.cb.sizes = append(b.cb.sizes, size)
+	b.cb.sizes = append(b.cb.sizes, b.cur)
 	b.cb.rows++
-	b.bytes += size
+	b.bytes += b.cur
+	b.cur = 0
 }
 
 // valueSize is Writer.Write's estimate of a shredded value's uncompressed
@@ -235,13 +236,16 @@ func (b *ColumnBatch) Drop(m BatchMark) {
 		start := b.rowStart(c, m.rows)
 		clear(b.cb.vals[c][start:])
 		b.cb.vals[c] = b.cb.vals[c][:start]
-		b.cb.ends[c] = b.cb.ends[c][:m.rows]
+		if b.cb.rep[c] {
+			b.cb.ends[c] = b.cb.ends[c][:m.rows]
+		}
 	}
 	for _, s := range b.cb.sizes[m.rows:] {
 		b.bytes -= s
 	}
 	b.cb.sizes = b.cb.sizes[:m.rows]
 	b.cb.rows = m.rows
+	b.cur = 0
 }
 
 // SetField sets top-level field i, a string or binary leaf, to x in every
@@ -309,6 +313,9 @@ func (w *Writer) WriteBatch(b *ColumnBatch, from, to int) error {
 	if from == to {
 		return nil
 	}
+	if err := b.cb.check(); err != nil {
+		return err
+	}
 	if w.lstats == nil {
 		w.lstats = w.leafStats()
 	}
@@ -341,10 +348,13 @@ func (w *Writer) WriteBatch(b *ColumnBatch, from, to int) error {
 // view is a colBatch of rows [from, to) of b (sharing b's values).
 func (b *ColumnBatch) view(from, to int) colBatch {
 	v := colBatch{vals: make([][]parquet.Value, len(b.cb.vals)), ends: make([][]int32, len(b.cb.vals)),
-		sizes: b.cb.sizes[from:to], rows: to - from}
+		rep: b.cb.rep, reps: b.cb.reps, sizes: b.cb.sizes[from:to], rows: to - from}
 	for c := range b.cb.vals {
 		lo := b.rowStart(c, from)
-		v.vals[c] = b.cb.vals[c][lo:b.cb.ends[c][to-1]]
+		v.vals[c] = b.cb.vals[c][lo:b.rowStart(c, to)]
+		if !b.cb.rep[c] {
+			continue
+		}
 		v.ends[c] = make([]int32, to-from)
 		for i, e := range b.cb.ends[c][from:to] {
 			v.ends[c][i] = e - int32(lo)

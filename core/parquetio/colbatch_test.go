@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/tributary-io/tributary/core/schema"
@@ -14,11 +15,47 @@ import (
 // way a format reader does.
 func batchOf(t *testing.T, s *schema.StructType, rows [][]any) *ColumnBatch {
 	t.Helper()
+	return batchOfRand(t, s, rows, nil)
+}
+
+// batchOfRand is batchOf that, with r, also uses the typed appenders where
+// a leaf's type allows, and undoes work a reader may undo: collections
+// appended and cut again (Lens, Cut), rows finished or half built and
+// dropped again (Mark, Drop).
+func batchOfRand(t *testing.T, s *schema.StructType, rows [][]any, r *rand.Rand) *ColumnBatch {
+	t.Helper()
 	b, err := NewColumnBatch(s)
 	if err != nil {
 		t.Fatal(err)
 	}
+	maybe := func(n int) bool { return r != nil && r.IntN(n) == 0 }
 	var put func(n *ColNode, v any, r, d int)
+	leaf := func(n *ColNode, v any, r int) {
+		if maybe(2) {
+			switch x := v.(type) {
+			case int64:
+				if schema.EqualType(n.Type, schema.Long) {
+					b.Int64(n, x, r)
+					return
+				}
+			case float64:
+				b.Double(n, x, r)
+				return
+			case bool:
+				b.Boolean(n, x, r)
+				return
+			case string:
+				b.ByteArray(n, []byte(x), r)
+				return
+			case []byte:
+				b.ByteArray(n, x, r)
+				return
+			}
+		}
+		if err := b.Value(n, v, r); err != nil {
+			t.Fatal(err)
+		}
+	}
 	put = func(n *ColNode, v any, r, d int) {
 		if v == nil {
 			b.Null(n, r, d)
@@ -26,15 +63,21 @@ func batchOf(t *testing.T, s *schema.StructType, rows [][]any) *ColumnBatch {
 		}
 		switch n.Kind {
 		case ColLeaf:
-			if err := b.Value(n, v, r); err != nil {
-				t.Fatal(err)
-			}
+			leaf(n, v, r)
 		case ColStruct:
 			for i, c := range n.Children {
 				put(c, v.([]any)[i], r, n.Def)
 			}
 		case ColList:
 			elems := v.([]any)
+			if len(elems) > 0 && maybe(4) {
+				// A collection appended, then cut.
+				lens := b.Lens(n, nil)
+				for i, e := range elems {
+					put(n.Children[0], e, map[bool]int{true: r, false: n.ElemRep}[i == 0], n.ElemDef)
+				}
+				b.Cut(n, lens)
+			}
 			if len(elems) == 0 {
 				b.Null(n, r, n.Def)
 			}
@@ -61,6 +104,14 @@ func batchOf(t *testing.T, s *schema.StructType, rows [][]any) *ColumnBatch {
 		}
 	}
 	for _, row := range rows {
+		if maybe(8) {
+			// A finished row, and a half-built one, dropped again.
+			m := b.Mark()
+			put(b.Root(), row, 0, 0)
+			b.EndRow()
+			put(b.Root().Children[0], row[0], 0, 0)
+			b.Drop(m)
+		}
 		put(b.Root(), row, 0, 0)
 		b.EndRow()
 	}
@@ -106,9 +157,16 @@ func TestWriteBatchMatchesWrite(t *testing.T) {
 			rw.workers, rw.minParallel = workers, 0
 			cw.workers, cw.minParallel = workers, 0
 			for _, rows := range batches {
-				b := batchOf(t, s, rows)
+				b := batchOfRand(t, s, rows, g.r)
 				if b.Rows() != len(rows) {
 					t.Fatalf("batch has %d rows, want %d", b.Rows(), len(rows))
+				}
+				var sum int64
+				for _, n := range b.cb.sizes {
+					sum += n
+				}
+				if b.Bytes() != sum {
+					t.Fatalf("batch Bytes %d, its rows' sizes add up to %d", b.Bytes(), sum)
 				}
 				// The same row ranges through both (a call's rows are
 				// cut into runs and pages together).
@@ -116,6 +174,9 @@ func TestWriteBatchMatchesWrite(t *testing.T) {
 					to := min(len(rows), from+1+g.r.IntN(len(rows)))
 					if err := rw.Write(rows[from:to]); err != nil {
 						t.Fatal(err)
+					}
+					if want, got := rw.batch.sizes, b.cb.sizes[from:to]; !slices.Equal(want, got) {
+						t.Fatalf("rows [%d, %d): sizes %v, Write's %v", from, to, got, want)
 					}
 					if err := cw.WriteBatch(b, from, to); err != nil {
 						t.Fatal(err)

@@ -59,7 +59,7 @@ func (p *rowPath) write(rows [][]any) error {
 	}
 	if w.pw == nil && len(rows) > 0 {
 		// The previous dictionary sample: the batch as the new path sees it.
-		b := newColBatch(len(w.tree.Leaves))
+		b := newColBatch(w.tree)
 		for _, v := range p.buf {
 			b.vals[v.Column()] = append(b.vals[v.Column()], v)
 		}

@@ -13,18 +13,37 @@ import (
 )
 
 // colBatch is a batch of rows shredded into columns (Dremel encoding): per
-// leaf column its values with their repetition and definition levels and
-// the end offset of each row's values, and per row its estimated
-// uncompressed size. Every row has at least one value in every column.
+// leaf column its values with their repetition and definition levels, per
+// repeated leaf column (rep) the end offset of each row's values (a column
+// that is not repeated holds exactly one value per row: row i is value i),
+// and per row its estimated uncompressed size.
 type colBatch struct {
 	vals  [][]parquet.Value
-	ends  [][]int32
+	ends  [][]int32 // by leaf column; only repeated columns keep them
+	rep   []bool    // by leaf column: the column is repeated (in a list or map)
+	reps  []int     // the repeated leaf columns
 	sizes []int64
 	rows  int
 }
 
-func newColBatch(cols int) colBatch {
-	return colBatch{vals: make([][]parquet.Value, cols), ends: make([][]int32, cols)}
+func newColBatch(tree *ptree.Node) colBatch {
+	cols := len(tree.Leaves)
+	b := colBatch{vals: make([][]parquet.Value, cols), ends: make([][]int32, cols), rep: make([]bool, cols)}
+	var walk func(t *ptree.Node)
+	walk = func(t *ptree.Node) {
+		if t.Kind == ptree.KindLeaf {
+			if t.Rep > 0 {
+				b.rep[t.Col] = true
+				b.reps = append(b.reps, t.Col)
+			}
+			return
+		}
+		for _, c := range t.Children {
+			walk(c)
+		}
+	}
+	walk(tree)
+	return b
 }
 
 // reset empties the batch for rows rows.
@@ -43,13 +62,32 @@ func (b *colBatch) release(c int) {
 	b.vals[c] = b.vals[c][:0]
 }
 
+// start is where row i's values start in column c (i may be the number of
+// rows: then it is the end of the column's values).
+func (b *colBatch) start(c, i int) int {
+	if !b.rep[c] {
+		return i
+	}
+	if i == 0 {
+		return 0
+	}
+	return int(b.ends[c][i-1])
+}
+
 // rowValues returns the values of rows [from, to) of column c.
 func (b *colBatch) rowValues(c, from, to int) []parquet.Value {
-	lo := 0
-	if from > 0 {
-		lo = int(b.ends[c][from-1])
+	return b.vals[c][b.start(c, from):b.start(c, to)]
+}
+
+// check verifies that every column that is not repeated holds one value
+// per row, and every repeated column one end per row.
+func (b *colBatch) check() error {
+	for c, vals := range b.vals {
+		if !b.rep[c] && len(vals) != b.rows || b.rep[c] && (len(b.ends[c]) != b.rows || b.rows > 0 && int(b.ends[c][b.rows-1]) != len(vals)) {
+			return fmt.Errorf("%w: leaf column %d holds %d values for %d rows", ErrInvalidValue, c, len(vals), b.rows)
+		}
 	}
-	return b.vals[c][lo:b.ends[c][to-1]]
+	return nil
 }
 
 func resetSizes(s []int64, n int) []int64 {
@@ -91,7 +129,9 @@ func (s *shredder) field(f int, rows [][]any, first int64) fieldErr {
 		}
 		s.sizes[i] += s.size
 		for _, c := range t.Leaves {
-			b.ends[c] = append(b.ends[c], int32(len(b.vals[c])))
+			if b.rep[c] {
+				b.ends[c] = append(b.ends[c], int32(len(b.vals[c])))
+			}
 		}
 	}
 	return fieldErr{row: len(rows)}

@@ -229,7 +229,7 @@ func NewWriter(w io.Writer, s *schema.StructType, opts WriterOptions) (*Writer, 
 		trackOf: trackOf,
 		track:   track,
 		stats:   filestats.New(s, filestats.Options{NoStats: opts.NoStats, NumIndexedCols: opts.NumIndexedCols, StringPrefixLength: opts.StringPrefixLength, StatsColumns: opts.StatsColumns}),
-		batch:   newColBatch(len(tree.Leaves)),
+		batch:   newColBatch(tree),
 		ferrs:   make([]fieldErr, len(tree.Children)),
 		workers: runtime.GOMAXPROCS(0),
 
