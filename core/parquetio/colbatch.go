@@ -1,7 +1,9 @@
 package parquetio
 
 import (
+	"bytes"
 	"fmt"
+	"math"
 	"math/big"
 
 	"github.com/parquet-go/parquet-go"
@@ -363,49 +365,152 @@ func (b *ColumnBatch) view(from, to int) colBatch {
 	return v
 }
 
-// columnStats adds leaf column c's values to the file statistics.
+// columnStats adds leaf column c's values to the file statistics: nulls
+// are counted, and the min and max of the values are found in one loop
+// per physical type and added once (Leaf.Int, Leaf.Float keep the first of
+// equal extremes, as adding every value does; strings go through
+// Leaf.BytesSpan).
 func (w *Writer) columnStats(c int, vals []parquet.Value) {
 	ls := &w.lstats[c]
 	if ls.h == nil {
 		return
 	}
+	def := ls.def
+	var nulls int64
 	if ls.coll {
-		for _, v := range vals {
-			if v.RepetitionLevel() == 0 && v.DefinitionLevel() < ls.def {
-				ls.h.Null()
+		for i := range vals {
+			if vals[i].RepetitionLevel() == 0 && vals[i].DefinitionLevel() < def {
+				nulls++
 			}
 		}
+		ls.h.Nulls(nulls)
 		return
 	}
-	var u big.Int
-	for _, v := range vals {
-		if v.DefinitionLevel() < ls.def {
-			ls.h.Null()
-			continue
+	switch ls.t.Conv {
+	case ptree.ConvInt8, ptree.ConvInt16, ptree.ConvInt32, ptree.ConvDate,
+		ptree.ConvInt64, ptree.ConvTimestampMicros:
+		int32s := vals
+		if ls.t.Conv == ptree.ConvInt64 || ls.t.Conv == ptree.ConvTimestampMicros {
+			int32s = nil
 		}
-		switch ls.t.Conv {
-		case ptree.ConvDecimal32:
-			ls.h.Unscaled(u.SetInt64(int64(v.Int32())))
-		case ptree.ConvDecimal64:
-			ls.h.Unscaled(u.SetInt64(v.Int64()))
-		case ptree.ConvDecimalBytes:
-			ls.h.Unscaled(ptree.FromTwosComplement(v.ByteArray()))
-		case ptree.ConvBool, ptree.ConvBinary:
-		default:
-			switch v.Kind() {
-			case parquet.Int32:
-				ls.h.Int(int64(v.Int32()))
-			case parquet.Int64:
-				ls.h.Int(v.Int64())
-			case parquet.Float:
-				ls.h.Float(float64(v.Float()))
-			case parquet.Double:
-				ls.h.Float(v.Double())
-			case parquet.ByteArray:
-				ls.h.Bytes(v.ByteArray())
+		var lo, hi int64
+		has := false
+		for i := range vals {
+			v := &vals[i]
+			if v.DefinitionLevel() < def {
+				nulls++
+				continue
+			}
+			var x int64
+			if int32s != nil {
+				x = int64(v.Int32())
+			} else {
+				x = v.Int64()
+			}
+			if !has {
+				lo, hi, has = x, x, true
+			} else if x < lo {
+				lo = x
+			} else if x > hi {
+				hi = x
+			}
+		}
+		if has {
+			ls.h.Int(lo)
+			ls.h.Int(hi)
+		}
+	case ptree.ConvFloat, ptree.ConvDouble:
+		double := ls.t.Conv == ptree.ConvDouble
+		var lo, hi float64
+		has, nan := false, false
+		for i := range vals {
+			v := &vals[i]
+			if v.DefinitionLevel() < def {
+				nulls++
+				continue
+			}
+			var x float64
+			if double {
+				x = v.Double()
+			} else {
+				x = float64(v.Float())
+			}
+			switch {
+			case x != x:
+				nan = true
+			case !has:
+				lo, hi, has = x, x, true
+			case x < lo:
+				lo = x
+			case x > hi:
+				hi = x
+			}
+		}
+		if nan {
+			ls.h.Float(math.NaN())
+		}
+		if has {
+			ls.h.Float(lo)
+			ls.h.Float(hi)
+		}
+	case ptree.ConvString:
+		var lo, hi []byte
+		has := false
+		for i := range vals {
+			v := &vals[i]
+			if v.DefinitionLevel() < def {
+				nulls++
+				continue
+			}
+			x := v.ByteArray()
+			if !has {
+				lo, hi, has = x, x, true
+			} else if bytes.Compare(x, lo) < 0 {
+				lo = x
+			} else if bytes.Compare(x, hi) > 0 {
+				hi = x
+			}
+		}
+		if has && !ls.h.BytesSpan(lo, hi) {
+			for i := range vals {
+				if vals[i].DefinitionLevel() >= def {
+					ls.h.Bytes(vals[i].ByteArray())
+				}
+			}
+		}
+	default:
+		var u big.Int
+		for i := range vals {
+			v := &vals[i]
+			if v.DefinitionLevel() < def {
+				nulls++
+				continue
+			}
+			switch ls.t.Conv {
+			case ptree.ConvDecimal32:
+				ls.h.Unscaled(u.SetInt64(int64(v.Int32())))
+			case ptree.ConvDecimal64:
+				ls.h.Unscaled(u.SetInt64(v.Int64()))
+			case ptree.ConvDecimalBytes:
+				ls.h.Unscaled(ptree.FromTwosComplement(v.ByteArray()))
+			case ptree.ConvBool, ptree.ConvBinary:
+			default:
+				switch v.Kind() {
+				case parquet.Int32:
+					ls.h.Int(int64(v.Int32()))
+				case parquet.Int64:
+					ls.h.Int(v.Int64())
+				case parquet.Float:
+					ls.h.Float(float64(v.Float()))
+				case parquet.Double:
+					ls.h.Float(v.Double())
+				case parquet.ByteArray:
+					ls.h.Bytes(v.ByteArray())
+				}
 			}
 		}
 	}
+	ls.h.Nulls(nulls)
 }
 
 // BatchReader is implemented by format readers (fileformat.RowReader)

@@ -1,10 +1,12 @@
 package parquetio
 
 import (
+	"bytes"
 	"fmt"
 	"sync"
 	"sync/atomic"
 
+	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/tributary-io/tributary/core/parquetio/internal/chunkstats"
@@ -227,11 +229,7 @@ func (w *Writer) writeColumn(c int, runs []run, base int64, idx []format.OffsetI
 	for _, r := range runs {
 		vals := w.batch.rowValues(c, r.from, r.to)
 		if ct != nil {
-			for _, v := range vals {
-				if !v.IsNull() {
-					ct.Add(v.ByteArray())
-				}
-			}
+			trackRun(ct, vals)
 		}
 		if _, err := cw.WriteRowValues(vals); err != nil {
 			return err
@@ -250,6 +248,36 @@ func (w *Writer) writeColumn(c int, runs []run, base int64, idx []format.OffsetI
 		ct.AfterRun(n, first, done)
 	}
 	return nil
+}
+
+// trackRun adds the non-null values of a run of a byte-array column to its
+// page statistics: their min and max, or each value when those are too long
+// for that (chunkstats.Track.AddSpan).
+func trackRun(ct *chunkstats.Track, vals []parquet.Value) {
+	var lo, hi []byte
+	has := false
+	for i := range vals {
+		v := &vals[i]
+		if v.IsNull() {
+			continue
+		}
+		x := v.ByteArray()
+		if !has {
+			lo, hi, has = x, x, true
+		} else if bytes.Compare(x, lo) < 0 {
+			lo = x
+		} else if bytes.Compare(x, hi) > 0 {
+			hi = x
+		}
+	}
+	if !has || ct.AddSpan(lo, hi) {
+		return
+	}
+	for i := range vals {
+		if !vals[i].IsNull() {
+			ct.Add(vals[i].ByteArray())
+		}
+	}
 }
 
 // forEach calls f(i) for i in [0, n) on up to workers goroutines (the

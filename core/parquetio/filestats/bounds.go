@@ -94,6 +94,24 @@ func (m *MinMax) Add(x []byte) {
 	}
 }
 
+// AddSpan folds in a run of values given by its smallest lo and largest
+// hi (in byte order), as Add of each value of the run would, and reports
+// true; when lo or hi is longer than the bytes m keeps of a value, it adds
+// nothing and reports false: the outcome of Add then depends on the order
+// of the values, which must be added one by one.
+func (m *MinMax) AddSpan(lo, hi []byte) bool {
+	if len(lo) > m.keep || len(hi) > m.keep {
+		return false
+	}
+	// Add orders a value correctly against a bound whenever it calls them
+	// different, so a value no longer than keep that is the run's
+	// smallest (largest) becomes the min (max) exactly when it is below
+	// (above) the current one, and no other value of the run changes it.
+	m.Add(lo)
+	m.Add(hi)
+	return true
+}
+
 // merge folds o into m (both with the same keep).
 func (m *MinMax) Merge(o *MinMax) {
 	if !o.has {

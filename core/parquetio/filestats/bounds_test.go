@@ -164,3 +164,54 @@ func TestDeltaStatsOfLongStrings(t *testing.T) {
 		}
 	}
 }
+
+// TestAddSpanMatchesAdd folds random runs of values (short and long ones
+// sharing prefixes, valid and invalid UTF-8) into a MinMax one by one and
+// by their smallest and largest value: the bounds must be the same, and
+// AddSpan must refuse exactly when a run's min or max is longer than keep.
+func TestAddSpanMatchesAdd(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 7))
+	alphabet := []string{"a", "b", "\xff", "é", "z"}
+	value := func() []byte {
+		var b []byte
+		for range r.IntN(9) {
+			b = append(b, alphabet[r.IntN(len(alphabet))]...)
+		}
+		return b
+	}
+	for seed := range 2000 {
+		keep := 1 + r.IntN(6)
+		each, span := NewMinMax(keep), NewMinMax(keep)
+		for range 1 + r.IntN(4) {
+			run := make([][]byte, 1+r.IntN(6))
+			for i := range run {
+				run[i] = value()
+			}
+			lo, hi := run[0], run[0]
+			for _, x := range run {
+				each.Add(x)
+				if bytes.Compare(x, lo) < 0 {
+					lo = x
+				} else if bytes.Compare(x, hi) > 0 {
+					hi = x
+				}
+			}
+			ok := span.AddSpan(lo, hi)
+			if want := len(lo) <= keep && len(hi) <= keep; ok != want {
+				t.Fatalf("seed %d: AddSpan(%q, %q) with keep %d = %v", seed, lo, hi, keep, ok)
+			}
+			if !ok {
+				for _, x := range run {
+					span.Add(x)
+				}
+			}
+			if each.has != span.has || !sameBound(&each.lo, &span.lo) || !sameBound(&each.hi, &span.hi) {
+				t.Fatalf("seed %d, keep %d, run %q: one by one lo %+v hi %+v, by span lo %+v hi %+v", seed, keep, run, each.lo, each.hi, span.lo, span.hi)
+			}
+		}
+	}
+}
+
+func sameBound(a, b *bound) bool {
+	return bytes.Equal(a.b, b.b) && a.size == b.size && a.valid == b.valid
+}

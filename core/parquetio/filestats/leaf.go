@@ -38,6 +38,9 @@ func (c *Collector) AddRows(n int64) { c.n += n }
 // Null counts a null value.
 func (l *Leaf) Null() { l.sc.nulls++ }
 
+// Nulls counts n null values.
+func (l *Leaf) Nulls(n int64) { l.sc.nulls += n }
+
 // Int adds a non-null integral value: a byte, short, int or long, a date
 // as days since the epoch, a timestamp as microseconds since the epoch.
 func (l *Leaf) Int(x int64) {
@@ -66,6 +69,21 @@ func (l *Leaf) Bytes(b []byte) {
 	}
 	l.sc.has = true
 	l.sc.strs.Add(b)
+}
+
+// BytesSpan adds a run of non-null string values given by its smallest lo
+// and largest hi (byte order), as Bytes of each would, and reports true;
+// it adds nothing and reports false when lo or hi is too long for that
+// (see MinMax.AddSpan): then each value must be added with Bytes.
+func (l *Leaf) BytesSpan(lo, hi []byte) bool {
+	if !l.sc.minmax {
+		return true
+	}
+	if !l.sc.strs.AddSpan(lo, hi) {
+		return false
+	}
+	l.sc.has = true
+	return true
 }
 
 // Unscaled adds a non-null decimal value given as its unscaled integer at

@@ -66,6 +66,11 @@ func (ct *Track) Col() int { return ct.col }
 // Add adds a non-null value of the page being filled.
 func (ct *Track) Add(v []byte) { ct.page.Add(v) }
 
+// AddSpan adds a run of non-null values of the page being filled given by
+// its smallest and largest value, or reports false (adding nothing) when
+// they must be added one by one (filestats.MinMax.AddSpan).
+func (ct *Track) AddSpan(lo, hi []byte) bool { return ct.page.AddSpan(lo, hi) }
+
 // AfterRun checks, after a run of rows ending at row done of the row group
 // was handed to parquet-go, whether the column writer finished a page
 // (pages is how many pages its offset index lists, and first the first row
