@@ -10,6 +10,7 @@ import (
 
 	"github.com/tributary-io/tributary/core/parquetio/filestats"
 	"github.com/tributary-io/tributary/core/parquetio/internal/ptree"
+	"github.com/tributary-io/tributary/core/parquetio/internal/pvalue"
 	"github.com/tributary-io/tributary/core/schema"
 )
 
@@ -79,7 +80,25 @@ func NewColumnBatch(s *schema.StructType) (*ColumnBatch, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := levelsFit(tree); err != nil {
+		return nil, err
+	}
 	return &ColumnBatch{tree: tree, root: colNode(tree), cb: newColBatch(tree)}, nil
+}
+
+// levelsFit checks that the tree's levels and leaf columns are in the
+// ranges pvalue.Level takes.
+func levelsFit(t *ptree.Node) error {
+	if len(t.Leaves) > parquet.MaxColumnIndex+1 || t.Def > parquet.MaxDefinitionLevel || t.Rep > parquet.MaxRepetitionLevel ||
+		t.ElemDef > parquet.MaxDefinitionLevel || t.ElemRep > parquet.MaxRepetitionLevel {
+		return fmt.Errorf("%w: %s is nested too deep or has too many columns", ErrUnsupportedSchema, t.Path)
+	}
+	for _, c := range t.Children {
+		if err := levelsFit(c); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func colNode(t *ptree.Node) *ColNode {
@@ -130,26 +149,26 @@ func (b *ColumnBatch) Value(n *ColNode, v any, r int) error {
 	if err != nil {
 		return fmt.Errorf("%w: column %s (%s): %v", ErrInvalidValue, n.t.Path, n.t.Type, err)
 	}
-	b.cb.vals[n.Col] = append(b.cb.vals[n.Col], pv.Level(r, n.Def, n.Col))
+	b.cb.vals[n.Col] = append(b.cb.vals[n.Col], pvalue.Level(pv, r, n.Def, n.Col))
 	b.cur += valueSize(pv)
 	return nil
 }
 
 // Int64 appends x to long leaf n at repetition level r.
 func (b *ColumnBatch) Int64(n *ColNode, x int64, r int) {
-	b.cb.vals[n.Col] = append(b.cb.vals[n.Col], parquet.Int64Value(x).Level(r, n.Def, n.Col))
+	b.cb.vals[n.Col] = append(b.cb.vals[n.Col], pvalue.Level(parquet.Int64Value(x), r, n.Def, n.Col))
 	b.cur += 9
 }
 
 // Double appends x to double leaf n at repetition level r.
 func (b *ColumnBatch) Double(n *ColNode, x float64, r int) {
-	b.cb.vals[n.Col] = append(b.cb.vals[n.Col], parquet.DoubleValue(x).Level(r, n.Def, n.Col))
+	b.cb.vals[n.Col] = append(b.cb.vals[n.Col], pvalue.Level(parquet.DoubleValue(x), r, n.Def, n.Col))
 	b.cur += 9
 }
 
 // Boolean appends x to boolean leaf n at repetition level r.
 func (b *ColumnBatch) Boolean(n *ColNode, x bool, r int) {
-	b.cb.vals[n.Col] = append(b.cb.vals[n.Col], parquet.BooleanValue(x).Level(r, n.Def, n.Col))
+	b.cb.vals[n.Col] = append(b.cb.vals[n.Col], pvalue.Level(parquet.BooleanValue(x), r, n.Def, n.Col))
 	b.cur += 2
 }
 
@@ -159,7 +178,7 @@ func (b *ColumnBatch) ByteArray(n *ColNode, x []byte, r int) {
 	if x == nil {
 		x = []byte{}
 	}
-	b.cb.vals[n.Col] = append(b.cb.vals[n.Col], parquet.ByteArrayValue(x).Level(r, n.Def, n.Col))
+	b.cb.vals[n.Col] = append(b.cb.vals[n.Col], pvalue.Level(parquet.ByteArrayValue(x), r, n.Def, n.Col))
 	b.cur += int64(len(x)) + 5
 }
 
@@ -168,7 +187,7 @@ func (b *ColumnBatch) ByteArray(n *ColNode, x []byte, r int) {
 // when d is n.Def.
 func (b *ColumnBatch) Null(n *ColNode, r, d int) {
 	for c := n.Lo; c < n.Hi; c++ {
-		b.cb.vals[c] = append(b.cb.vals[c], parquet.NullValue().Level(r, d, c))
+		b.cb.vals[c] = append(b.cb.vals[c], pvalue.Level(parquet.NullValue(), r, d, c))
 	}
 	b.cur += int64(n.Hi - n.Lo)
 }
@@ -258,7 +277,7 @@ func (b *ColumnBatch) SetField(m BatchMark, i int, x []byte) {
 	for row := m.rows; row < b.cb.rows; row++ {
 		k := b.rowStart(c, row) // a top-level leaf has one value per row
 		old := valueSize(b.cb.vals[c][k])
-		b.cb.vals[c][k] = parquet.ByteArrayValue(x).Level(0, n.Def, c)
+		b.cb.vals[c][k] = pvalue.Level(parquet.ByteArrayValue(x), 0, n.Def, c)
 		d := valueSize(b.cb.vals[c][k]) - old
 		b.cb.sizes[row] += d
 		b.bytes += d
