@@ -153,13 +153,13 @@ func (in *inferrer) scanObject(i, depth int, it *itype, h *hintTrie) (int, bool)
 		var ft *itype
 		var fh *hintTrie
 		end := -1
-		if it != nil && h == nil && pos < len(it.guess) {
+		if it != nil && pos < len(it.guess) {
 			// Fast path: the name of the field the last object had at
 			// this position, as plain text.
 			if g := it.guess[pos]; g >= 0 && g < len(it.fields) {
 				f := &it.fields[g]
 				if n := len(f.name); f.plain && i+n+1 < len(b) && b[i+n+1] == '"' && string(b[i+1:i+n+1]) == f.name {
-					end, ft = i+n+2, f.t
+					end, ft, fh = i+n+2, f.t, h.child(f.name)
 				}
 			}
 		}
@@ -199,11 +199,13 @@ func (in *inferrer) scanObject(i, depth int, it *itype, h *hintTrie) (int, bool)
 // name is b[start:end] at position pos of an object merged into it; nil
 // when the member is dropped (an empty name). Mirrors addObject.
 func (in *inferrer) scanField(it *itype, pos, start, end int, esc bool, h *hintTrie) (*itype, *hintTrie) {
-	if !esc && end-start > 2 && h == nil {
+	if !esc && end-start > 2 {
+		// A name as seen before: the field the tape path finds by the
+		// decoded name (the same bytes: stored names are valid UTF-8).
 		name := in.sc.b[start+1 : end-1]
 		if pos < len(it.guess) {
 			if g := it.guess[pos]; g >= 0 && g < len(it.fields) && it.fields[g].name == string(name) {
-				return it.fields[g].t, nil
+				return it.fields[g].t, h.child(it.fields[g].name)
 			}
 		}
 		if i, ok := it.exact[string(name)]; ok {
@@ -213,7 +215,7 @@ func (in *inferrer) scanField(it *itype, pos, start, end int, esc bool, h *hintT
 				}
 				it.guess[pos] = i
 			}
-			return it.fields[i].t, nil
+			return it.fields[i].t, h.child(it.fields[i].name)
 		}
 	}
 	name := in.text(start, end, esc)
