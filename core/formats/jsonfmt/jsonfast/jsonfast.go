@@ -370,7 +370,10 @@ func (s *state) value(n *node, i, r, d int) (int, bool) {
 				return i, false
 			}
 			raw := line[i:j]
-			f, _ := strconv.ParseFloat(unsafe.String(&raw[0], len(raw)), 64) // range errors give ±Inf or 0, as the tape path reads them
+			f, ok := exactFloat(raw)
+			if !ok {
+				f, _ = strconv.ParseFloat(unsafe.String(&raw[0], len(raw)), 64) // range errors give ±Inf or 0, as the tape path reads them
+			}
 			s.b.Double(n.col, f, r)
 			return j, true
 		}
@@ -443,6 +446,50 @@ func number(b []byte, i int) (end int, integral, ok bool) {
 	}
 	// What follows (white space, ',', '}' or ']') is the caller's to check.
 	return i, integral, true
+}
+
+// pow10 are the powers of ten a float64 holds exactly.
+var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+
+// exactFloat converts a standard JSON number token without an exponent
+// whose digits, read as an integer m, are below 2^52 and which has at most
+// 22 digits after the point: m and 10^k are then exact float64s, and one
+// IEEE division rounds m/10^k correctly, which is strconv.ParseFloat's
+// result (its own exact path, under the same bounds). ok is false for any
+// other token.
+func exactFloat(raw []byte) (float64, bool) {
+	i, neg := 0, raw[0] == '-'
+	if neg {
+		i++
+	}
+	var m uint64
+	frac, dot := 0, false
+	for ; i < len(raw); i++ {
+		c := raw[i]
+		switch {
+		case c >= '0' && c <= '9':
+			m = m*10 + uint64(c-'0')
+			if m >= 1<<52 {
+				return 0, false
+			}
+			if dot {
+				frac++
+			}
+		case c == '.':
+			dot = true
+		default:
+			return 0, false // an exponent
+		}
+	}
+	if frac >= len(pow10) {
+		return 0, false
+	}
+	f := float64(m) / pow10[frac]
+	if neg {
+		f = -f
+	}
+	return f, true
 }
 
 // parseLong parses an integral number token of up to 18 digits (the ones
