@@ -16,7 +16,7 @@ import (
 // BenchmarkDatasetReadBatch is the reading side of the columnar path alone:
 // one ~5 MB file of the end-to-end dataset decoded with ReadBatch into a
 // reused ColumnBatch (schema inferred once, outside the loop), serially
-// (one worker), with no Parquet writer.
+// (one worker) or in chunks by two workers, with no Parquet writer.
 func BenchmarkDatasetReadBatch(b *testing.B) {
 	data := benchFile(b)
 	inf := Format{}.NewInferrer(fileformat.InferOptions{InferColumnTypes: true, RescuedDataColumn: "_rescued_data"})
@@ -30,9 +30,10 @@ func BenchmarkDatasetReadBatch(b *testing.B) {
 		b.Fatal(err)
 	}
 	for _, c := range []struct {
-		name   string
-		noFast bool
-	}{{"fast", false}, {"tape", true}} {
+		name    string
+		noFast  bool
+		workers int
+	}{{"fast", false, 1}, {"tape", true, 1}, {"fast-2workers", false, 2}} {
 		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			b.ReportAllocs()
@@ -44,7 +45,7 @@ func BenchmarkDatasetReadBatch(b *testing.B) {
 					b.Fatal(err)
 				}
 				rd := rr.(*reader)
-				rd.parWorkers, rd.noFast = 1, c.noFast
+				rd.parWorkers, rd.noFast = c.workers, c.noFast
 				for {
 					rerr := rd.ReadBatch(cb, 4096, 32<<20)
 					cb.Reset()
@@ -59,7 +60,7 @@ func BenchmarkDatasetReadBatch(b *testing.B) {
 			}
 			// CPU seconds per 100 MB (user+sys of the process, GC included).
 			b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N)*100e6/float64(len(data)), "cpu-s/100MB")
-			if !c.noFast {
+			if !c.noFast && c.workers == 1 {
 				b.ReportMetric(float64(misses)/float64(max(tries, 1)), "fast-miss")
 			}
 		})

@@ -52,6 +52,9 @@ type parBatch struct {
 	eof     bool
 	readErr error
 	abandon atomic.Bool
+	// bufHint and lineHint are the capacities the last chunk's buffer and
+	// line slices reached.
+	bufHint, lineHint int
 }
 
 // parallel reports whether ReadBatch decodes the file in chunks.
@@ -92,8 +95,11 @@ func (p *parBatch) fill() *batchChunk {
 		if c == nil {
 			// A fresh buffer per chunk: decoded strings point into it
 			// (Tape.Owned) and keep it alive while they are.
-			// It grows from a few KiB: a small file does not pay for a chunk.
-			c = &batchChunk{buf: make([]byte, 0, max(min(p.chunk+p.chunk/4, 4<<10), len(line)))}
+			// The first grows from a few KiB: a small file does not pay
+			// for a chunk; the next ones start at the size the previous
+			// one reached (no copies while they grow).
+			c = &batchChunk{buf: make([]byte, 0, max(min(p.chunk+p.chunk/4, max(4<<10, p.bufHint)), len(line))),
+				ends: make([]int, 0, p.lineHint), lines: make([]int64, 0, p.lineHint)}
 		}
 		c.buf = append(c.buf, line...)
 		c.ends = append(c.ends, len(c.buf))
@@ -101,6 +107,9 @@ func (p *parBatch) fill() *batchChunk {
 		if len(c.buf) >= p.chunk {
 			break
 		}
+	}
+	if c != nil {
+		p.bufHint, p.lineHint = cap(c.buf), cap(c.ends)
 	}
 	return c
 }
