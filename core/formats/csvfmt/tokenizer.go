@@ -2,6 +2,7 @@ package csvfmt
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -49,6 +50,9 @@ type tokenizer struct {
 	// stopU and stopQ are the ASCII bytes that end a fast run of plain
 	// bytes in an unquoted and a quoted value.
 	stopU, stopQ [256]bool
+	// lines says that the options allow splitLine: default line ends, a
+	// one-byte ASCII delimiter, an ASCII (or no) quote, no value limit.
+	lines bool
 }
 
 func newTokenizer(r io.Reader, o *Options, lineSep string) *tokenizer {
@@ -67,7 +71,67 @@ func newTokenizer(r io.Reader, o *Options, lineSep string) *tokenizer {
 			t.stopQ[r] = true
 		}
 	}
+	t.lines = t.lineSep == 0 && len(t.sep) == 1 && t.sep[0] < utf8.RuneSelf && t.sep[0] != '\n' && t.sep[0] != '\r' &&
+		o.Quote < utf8.RuneSelf && o.MaxCharsPerColumn <= 0
 	return t
+}
+
+// splitLine is the fast path of next for the common record: a whole line
+// in the read buffer, valid UTF-8, with no quote character and no "\r"
+// but a final "\r\n". Its values are then the text between delimiters,
+// as field reads them (leading and trailing white space dropped as the
+// options say). It reports false, having consumed nothing, for any other
+// record, which the rune-by-rune path reads.
+func (t *tokenizer) splitLine() bool {
+	if !t.lines || t.hasBack {
+		return false
+	}
+	b, _ := t.br.Peek(t.br.Buffered())
+	nl := bytes.IndexByte(b, '\n')
+	if nl < 0 {
+		return false
+	}
+	line := b[:nl]
+	if n := len(line); n > 0 && line[n-1] == '\r' {
+		line = line[:n-1]
+	}
+	if bytes.IndexByte(line, '\r') >= 0 || (t.o.Quote != 0 && bytes.IndexByte(line, byte(t.o.Quote)) >= 0) ||
+		bytes.Count(line, t.sep)+1 > t.o.MaxColumns || !utf8.Valid(line) {
+		return false
+	}
+	sep := t.sep[0]
+	t.raw = append(t.raw, line...)
+	for start := 0; ; {
+		end := bytes.IndexByte(line[start:], sep)
+		last := end < 0
+		if last {
+			end = len(line)
+		} else {
+			end += start
+		}
+		v := line[start:end]
+		if t.o.IgnoreLeadingWhiteSpace {
+			for len(v) > 0 && v[0] <= ' ' {
+				v = v[1:]
+			}
+		}
+		if t.o.IgnoreTrailingWhiteSpace {
+			for len(v) > 0 && v[len(v)-1] <= ' ' {
+				v = v[:len(v)-1]
+			}
+		}
+		tok := token{start: len(t.buf)}
+		t.buf = append(t.buf, v...)
+		tok.end = len(t.buf)
+		t.toks = append(t.toks, tok)
+		if last {
+			break
+		}
+		start = end + 1
+	}
+	_, _ = t.br.Discard(nl + 1)
+	t.cur++
+	return true
 }
 
 // fastRun appends to the value the plain ASCII bytes at the read position
@@ -230,7 +294,7 @@ func (t *tokenizer) next() error {
 				continue
 			}
 		}
-		for {
+		for split := t.splitLine(); !split; {
 			end, err := t.field()
 			if err != nil {
 				return err
