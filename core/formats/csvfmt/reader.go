@@ -43,6 +43,7 @@ type reader struct {
 	seenU  map[string]bool
 	seenM  map[string]bool
 	done   bool
+	col    colState // ReadBatch
 }
 
 func open(ctx context.Context, r io.Reader, s *schema.StructType, opts fileformat.ReadOptions) (*reader, error) {
@@ -212,65 +213,89 @@ func (rd *reader) note(seen map[string]bool, list *[]string, p string) {
 
 // Next returns the next row, or io.EOF.
 func (rd *reader) Next() ([]any, error) {
+	for {
+		if err := rd.advance(); err != nil {
+			return nil, err
+		}
+		row, reason := rd.record()
+		keep, err := rd.decide(row, reason)
+		if err != nil {
+			return nil, err
+		}
+		if keep {
+			return row, nil
+		}
+	}
+}
+
+// advance reads the next record into the tokenizer, taking the header
+// first; io.EOF at the end.
+func (rd *reader) advance() error {
 	tk := rd.tk
 	for {
 		if rd.done {
-			return nil, io.EOF
+			return io.EOF
 		}
 		err := tk.next()
 		if errors.Is(err, io.EOF) {
 			rd.done = true
-			return nil, io.EOF
+			return io.EOF
 		}
 		if err != nil {
-			return nil, fmt.Errorf("csvfmt: read %s line %d: %w", rd.file, tk.line, err)
+			return fmt.Errorf("csvfmt: read %s line %d: %w", rd.file, tk.line, err)
 		}
 		if tk.line%1024 == 0 {
 			if err := rd.ctx.Err(); err != nil {
-				return nil, err
+				return err
 			}
 		}
 		if !rd.started {
 			rd.started = true
 			if rd.o.Header {
 				if err := rd.header(); err != nil {
-					return nil, err
+					return err
 				}
 				continue
 			}
 			rd.expect = len(rd.data)
 		}
-		row, reason := rd.record()
-		if reason == "" {
-			rd.stats.RowsRead++
-			return row, nil
-		}
-		rd.stats.CorruptRecords++
-		text := strings.ToValidUTF8(string(tk.raw), "\uFFFD")
-		switch {
-		case rd.badHook != nil:
-			rd.badHook(fileformat.BadRecord{Line: tk.line, Record: text, Reason: reason})
-			continue
-		case rd.mode == fileformat.FailFast:
-			return nil, fmt.Errorf("csvfmt: %s line %d: %w: %s", rd.file, tk.line, fileformat.ErrMalformedRecord, reason)
-		case rd.mode == fileformat.DropMalformed:
-			continue
-		}
-		switch {
-		case rd.corIdx >= 0:
-			row[rd.corIdx] = text
-		case rd.rescueIdx >= 0:
-			if row[rd.rescueIdx] == nil {
-				rd.stats.RowsRescued++
-			}
-			rd.rescue.AddString([]string{rd.corrupt}, text)
-			row[rd.rescueIdx], _ = rd.rescue.JSON(rd.file)
-		case strings.HasPrefix(reason, "malformed"):
-			rd.stats.ValuesDropped++
-		}
-		rd.stats.RowsRead++
-		return row, nil
+		return nil
 	}
+}
+
+// decide counts the record row made by record and applies the parse mode
+// to a bad one (reason not empty): keep is false when the row is dropped.
+func (rd *reader) decide(row []any, reason string) (keep bool, err error) {
+	tk := rd.tk
+	if reason == "" {
+		rd.stats.RowsRead++
+		return true, nil
+	}
+	rd.stats.CorruptRecords++
+	text := strings.ToValidUTF8(string(tk.raw), "\uFFFD")
+	switch {
+	case rd.badHook != nil:
+		rd.badHook(fileformat.BadRecord{Line: tk.line, Record: text, Reason: reason})
+		return false, nil
+	case rd.mode == fileformat.FailFast:
+		return false, fmt.Errorf("csvfmt: %s line %d: %w: %s", rd.file, tk.line, fileformat.ErrMalformedRecord, reason)
+	case rd.mode == fileformat.DropMalformed:
+		return false, nil
+	}
+	switch {
+	case rd.corIdx >= 0:
+		row[rd.corIdx] = text
+	case rd.rescueIdx >= 0:
+		if row[rd.rescueIdx] == nil {
+			rd.stats.RowsRescued++
+		}
+		rd.rescue.AddString([]string{rd.corrupt}, text)
+		row[rd.rescueIdx], _ = rd.rescue.JSON(rd.file)
+	case strings.HasPrefix(reason, "malformed"):
+		rd.stats.ValuesDropped++
+	}
+	rd.stats.RowsRead++
+	return true, nil
 }
 
 // record converts the tokenizer's record into a row; reason is not empty

@@ -306,19 +306,9 @@ func (o *Options) convert(t schema.Type, s string) (any, bool) {
 		case schema.Integer, schema.Long, schema.Short, schema.Byte:
 			return fileformat.ParseIntegral(tt, s)
 		case schema.Double, schema.Float:
-			var f float64
-			switch s {
-			case o.NaNValue:
-				f = math.NaN()
-			case o.NegativeInf:
-				f = math.Inf(-1)
-			case o.PositiveInf:
-				f = math.Inf(1)
-			default:
-				var ok bool
-				if f, ok = javaDouble(s); !ok {
-					return nil, false
-				}
+			f, ok := o.double(s)
+			if !ok {
+				return nil, false
 			}
 			if tt == schema.Float {
 				return float32(f), true
@@ -349,4 +339,18 @@ func (o *Options) convert(t schema.Type, s string) (any, bool) {
 		}
 	}
 	return nil, false
+}
+
+// double is the conversion of a double or float value: nanValue,
+// negativeInf, positiveInf, else Java's number syntax.
+func (o *Options) double(s string) (float64, bool) {
+	switch s {
+	case o.NaNValue:
+		return math.NaN(), true
+	case o.NegativeInf:
+		return math.Inf(-1), true
+	case o.PositiveInf:
+		return math.Inf(1), true
+	}
+	return javaDouble(s)
 }

@@ -1,0 +1,155 @@
+package csvfmt
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/tributary-io/tributary/core/formats/csvfmt/csvcol"
+	"github.com/tributary-io/tributary/core/parquetio"
+)
+
+// The columnar read (ReadBatch) takes the records the tokenizer gives
+// Next, with the same header, column mapping and parse-mode handling. A
+// record that is plainly good (its values map one to one onto schema
+// columns and all fit) goes straight into the batch through csvcol; any
+// other record is made into a row by record, decided by decide exactly as
+// Next does, and appended with ColumnBatch.Value. So both reads give the
+// same rows, statistics and bad-record decisions.
+
+// colState is the reader's columnar state.
+type colState struct {
+	decided, ok bool
+	plan        *csvcol.Plan
+	// src[f] is the file column of schema field f (-1: none), for the
+	// file's column count expect; srcOK is false when some file column is
+	// unknown or maps twice (every record then goes through record).
+	src        []int
+	srcOK      bool
+	vals       []csvcol.Value
+	emptyValue []byte
+}
+
+// BatchReadable reports whether ReadBatch reads this file: every column
+// of its schema is a nullable primitive or decimal.
+func (rd *reader) BatchReadable() bool {
+	if !rd.col.decided {
+		rd.col.decided = true
+		rd.col.ok = csvcol.Batchable(rd.s)
+	}
+	return rd.col.ok
+}
+
+// ReadBatch reads records into b (made for the reader's schema) until b
+// holds maxRows rows or maxBytes bytes, or the file ends (io.EOF, with the
+// rows read before it in b). On an error, the rows read before the failing
+// record are in b. It may be called only when BatchReadable is true, and
+// not mixed with Next.
+func (rd *reader) ReadBatch(b *parquetio.ColumnBatch, maxRows int, maxBytes int64) error {
+	if !rd.BatchReadable() {
+		return errors.New("csvfmt: schema not readable into column batches")
+	}
+	if len(b.Root().Children) != len(rd.s.Fields) {
+		return errors.New("csvfmt: column batch of another schema")
+	}
+	if rd.col.plan == nil {
+		p, err := csvcol.NewPlan(rd.s, csvcol.Conv{Double: rd.o.double, Other: rd.o.convert})
+		if err != nil {
+			return fmt.Errorf("csvfmt: %s: %w", rd.file, err)
+		}
+		rd.col.plan, rd.col.emptyValue = p, []byte(rd.o.EmptyValue)
+		rd.col.vals = make([]csvcol.Value, len(rd.s.Fields))
+	}
+	for b.Rows() < maxRows && b.Bytes() < maxBytes {
+		if err := rd.advance(); err != nil {
+			return err
+		}
+		if rd.plainRecord() {
+			ok, err := rd.col.plan.Append(b, rd.col.vals)
+			if err != nil {
+				return fmt.Errorf("csvfmt: %s line %d: %w", rd.file, rd.tk.line, err)
+			}
+			if ok {
+				rd.stats.RowsRead++
+				continue
+			}
+		}
+		row, reason := rd.record()
+		keep, err := rd.decide(row, reason)
+		if err != nil {
+			return err
+		}
+		if !keep {
+			continue
+		}
+		for i, v := range row {
+			n := b.Root().Children[i]
+			if v == nil {
+				b.Null(n, 0, 0)
+			} else if err := b.Value(n, v, 0); err != nil {
+				b.Drop(b.Mark())
+				return fmt.Errorf("csvfmt: %s line %d: %w", rd.file, rd.tk.line, err)
+			}
+		}
+		if rd.rescueIdx >= 0 && row[rd.rescueIdx] != nil {
+			b.Rescued++
+		}
+		b.EndRow()
+	}
+	return nil
+}
+
+// plainRecord reports whether the tokenizer's record is well formed with
+// its values mapping one to one onto known schema columns; it then fills
+// col.vals (schema order) with them as record would read them.
+func (rd *reader) plainRecord() bool {
+	tk := rd.tk
+	if tk.bad != "" || len(tk.toks) != rd.expect {
+		return false
+	}
+	if rd.col.src == nil {
+		rd.col.src = make([]int, len(rd.s.Fields))
+		for f := range rd.col.src {
+			rd.col.src[f] = -1
+		}
+		rd.col.srcOK = true
+		for i := 0; i < rd.expect; i++ {
+			idx, _, _ := rd.column(i)
+			if idx < 0 || rd.col.src[idx] >= 0 {
+				rd.col.srcOK = false
+				break
+			}
+			rd.col.src[idx] = i
+		}
+	}
+	if !rd.col.srcOK {
+		return false
+	}
+	for f, i := range rd.col.src {
+		v := csvcol.Value{Null: true}
+		if i >= 0 {
+			v = rd.tokenBytes(i)
+		}
+		rd.col.vals[f] = v
+	}
+	return true
+}
+
+// tokenBytes is tokenValue without a string: value i of the record.
+func (rd *reader) tokenBytes(i int) csvcol.Value {
+	tk := rd.tk
+	t := tk.toks[i]
+	if t.skip {
+		return csvcol.Value{Null: true}
+	}
+	b := tk.buf[t.start:t.end]
+	if len(b) == 0 {
+		if !t.quoted {
+			return csvcol.Value{Null: true}
+		}
+		b = rd.col.emptyValue
+	}
+	if string(b) == rd.o.NullValue {
+		return csvcol.Value{Null: true}
+	}
+	return csvcol.Value{B: b}
+}

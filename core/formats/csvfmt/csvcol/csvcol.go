@@ -1,0 +1,181 @@
+// Package csvcol appends CSV records straight into a parquetio.ColumnBatch:
+// the typed appenders for string, long, integer, double and boolean
+// columns, the reader's own converter (boxed, through ColumnBatch.Value)
+// for the other primitive types. It knows nothing of the CSV syntax: the
+// csvfmt reader tokenizes a record, resolves each value's null-ness and
+// hands the values over in schema order; a record any value of which does
+// not fit its column is refused whole (nothing of it stays in the batch),
+// and the reader then decides about it as its row path does.
+package csvcol
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unsafe"
+
+	"github.com/tributary-io/tributary/core/parquetio"
+	"github.com/tributary-io/tributary/core/schema"
+)
+
+// Value is one CSV value, resolved: Null, or the text B (which Append
+// copies where the batch keeps it).
+type Value struct {
+	B    []byte
+	Null bool
+}
+
+// Conv converts the values the plan does not decode itself, exactly as
+// the row path does. The strings it gets are views of reused memory: they
+// must not be kept.
+type Conv struct {
+	// Double is the double conversion (nanValue, positiveInf,
+	// negativeInf, Java's number syntax).
+	Double func(s string) (float64, bool)
+	// Other converts any other column type to its row value.
+	Other func(t schema.Type, s string) (any, bool)
+}
+
+// kind is how a column is decoded.
+type kind uint8
+
+const (
+	kOther kind = iota
+	kString
+	kLong
+	kInt
+	kDouble
+	kBool
+)
+
+// arenaSize is the size of a block of copied string bytes.
+const arenaSize = 256 << 10
+
+// Plan appends records of one schema. It is not safe for concurrent use.
+type Plan struct {
+	kinds []kind
+	types []schema.Type
+	conv  Conv
+	arena []byte
+}
+
+// Batchable reports whether records of s can be appended: every field a
+// nullable primitive or decimal column.
+func Batchable(s *schema.StructType) bool {
+	if s == nil || len(s.Fields) == 0 {
+		return false
+	}
+	for _, f := range s.Fields {
+		if !f.Nullable {
+			return false
+		}
+		switch f.Type.(type) {
+		case schema.PrimitiveType, schema.DecimalType:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// NewPlan returns a plan for records of s (Batchable), converting with c.
+func NewPlan(s *schema.StructType, c Conv) (*Plan, error) {
+	if !Batchable(s) {
+		return nil, fmt.Errorf("csvcol: schema %s has a nested or non-nullable column", s)
+	}
+	p := &Plan{conv: c}
+	for _, f := range s.Fields {
+		k := kOther
+		switch f.Type {
+		case schema.String:
+			k = kString
+		case schema.Long:
+			k = kLong
+		case schema.Integer:
+			k = kInt
+		case schema.Double:
+			k = kDouble
+		case schema.Boolean:
+			k = kBool
+		}
+		p.kinds = append(p.kinds, k)
+		p.types = append(p.types, f.Type)
+	}
+	return p, nil
+}
+
+// view is b as a string, without a copy: it must not be kept.
+func view(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
+}
+
+// keep copies x into the plan's arena; the copy stays unchanged (a full
+// arena is left to the batches that point into it, never reused).
+func (p *Plan) keep(x []byte) []byte {
+	if len(x) > cap(p.arena)-len(p.arena) {
+		p.arena = make([]byte, 0, max(arenaSize, len(x)))
+	}
+	p.arena = append(p.arena, x...)
+	return p.arena[len(p.arena)-len(x):]
+}
+
+// Append appends the record vals (one per schema field, in order) to b as
+// a row. ok is false when a value does not fit its column: b is then as
+// it was. err reports a value the batch refused (b as it was too).
+func (p *Plan) Append(b *parquetio.ColumnBatch, vals []Value) (ok bool, err error) {
+	if len(vals) != len(p.kinds) {
+		return false, fmt.Errorf("csvcol: record of %d values, schema of %d", len(vals), len(p.kinds))
+	}
+	cols := b.Root().Children
+	m := b.Mark()
+	for i, v := range vals {
+		n := cols[i]
+		if v.Null {
+			b.Null(n, 0, 0)
+			continue
+		}
+		fits := true
+		switch p.kinds[i] {
+		case kString:
+			b.ByteArray(n, p.keep(v.B), 0)
+		case kLong:
+			x, perr := strconv.ParseInt(view(v.B), 10, 64)
+			if fits = perr == nil; fits {
+				b.Int64(n, x, 0)
+			}
+		case kInt:
+			x, perr := strconv.ParseInt(view(v.B), 10, 32)
+			if fits = perr == nil; fits {
+				err = b.Value(n, int32(x), 0)
+			}
+		case kDouble:
+			var x float64
+			if x, fits = p.conv.Double(view(v.B)); fits {
+				b.Double(n, x, 0)
+			}
+		case kBool:
+			switch s := view(v.B); {
+			case strings.EqualFold(s, "true"):
+				b.Boolean(n, true, 0)
+			case strings.EqualFold(s, "false"):
+				b.Boolean(n, false, 0)
+			default:
+				fits = false
+			}
+		default:
+			var x any
+			if x, fits = p.conv.Other(p.types[i], view(v.B)); fits {
+				err = b.Value(n, x, 0)
+			}
+		}
+		if !fits || err != nil {
+			b.Drop(m)
+			return false, err
+		}
+	}
+	b.EndRow()
+	return true, nil
+}
