@@ -2,6 +2,7 @@ package csvfmt
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"reflect"
 	"strings"
@@ -62,6 +63,10 @@ func TestSplitLineMatchesFieldPath(t *testing.T) {
 		"a;b\n1;2\n#c\n4;5",
 		",,\n,\n\n",
 		"é,ü\n\t1\t,\t2\t\n",
+		"\"a\",\"b\"\n\"\",x,\"\"\n\"a\\\"b\",c\n",
+		"\"a\"b,c\n\"a\" ,b\n \"a\",b\n\"a\"\"b\",c\n",
+		"x,\"y\nz\",w\n\"abc\n'q',r\n",
+		"a,\"日本\",\"x;y\"\r\n,\"\",\n",
 	}
 	optsList := []map[string]string{
 		nil,
@@ -71,6 +76,11 @@ func TestSplitLineMatchesFieldPath(t *testing.T) {
 		{"maxColumns": "2"},
 		{"quote": ""},
 		{"skipRows": "1"},
+		{"escape": `"`},
+		{"multiLine": "true", "ignoreLeadingWhiteSpace": "true"},
+		{"quote": "'", "unescapedQuoteHandling": "SKIP_VALUE"},
+		{"unescapedQuoteHandling": "RAISE_ERROR", "ignoreTrailingWhiteSpace": "true"},
+		{"charToEscapeQuoteEscaping": "#", "escape": "#"},
 	}
 	for _, in := range inputs {
 		for _, m := range optsList {
@@ -94,8 +104,13 @@ func FuzzSplitLine(f *testing.F) {
 	f.Add("a,b\n\"c,\"\"d\",e\r\n x ,y\n", ",", `"`, "#", true, false)
 	f.Add("a;b\n;;\n\n", ";", "", "", false, true)
 	f.Add("\uFEFFx\ty\r\n\xff\tz\rq\n", "\t", `'`, "", true, true)
-	f.Fuzz(func(t *testing.T, in, sep, quote, comment string, lead, trail bool) {
-		opts := map[string]string{"sep": sep, "quote": quote, "comment": comment, "maxColumns": "8"}
+	f.Add("\"a\"\"b\",\"\"\n\"x\\\"\",y", ",", `"`, `"`, false, true)
+	f.Fuzz(func(t *testing.T, in, sep, quote, escape string, lead, trail bool) {
+		opts := map[string]string{"sep": sep, "quote": quote, "escape": escape, "maxColumns": "8"}
+		if len(in) > 0 {
+			opts["multiLine"] = fmt.Sprint(in[0]%2 == 0)
+			opts["unescapedQuoteHandling"] = UnescapedQuoteHandlings()[int(in[0])%5]
+		}
 		if lead {
 			opts["ignoreLeadingWhiteSpace"] = "true"
 		}

@@ -51,7 +51,8 @@ type tokenizer struct {
 	// bytes in an unquoted and a quoted value.
 	stopU, stopQ [256]bool
 	// lines says that the options allow splitLine: default line ends, a
-	// one-byte ASCII delimiter, an ASCII (or no) quote, no value limit.
+	// one-byte ASCII delimiter, ASCII (or no) quote and escapes, no value
+	// limit.
 	lines bool
 }
 
@@ -72,16 +73,18 @@ func newTokenizer(r io.Reader, o *Options, lineSep string) *tokenizer {
 		}
 	}
 	t.lines = t.lineSep == 0 && len(t.sep) == 1 && t.sep[0] < utf8.RuneSelf && t.sep[0] != '\n' && t.sep[0] != '\r' &&
-		o.Quote < utf8.RuneSelf && o.MaxCharsPerColumn <= 0
+		o.Quote < utf8.RuneSelf && o.Escape < utf8.RuneSelf && o.CharToEscapeQuoteEscape < utf8.RuneSelf && o.MaxCharsPerColumn <= 0
 	return t
 }
 
 // splitLine is the fast path of next for the common record: a whole line
-// in the read buffer, valid UTF-8, with no quote character and no "\r"
-// but a final "\r\n". Its values are then the text between delimiters,
-// as field reads them (leading and trailing white space dropped as the
-// options say). It reports false, having consumed nothing, for any other
-// record, which the rune-by-rune path reads.
+// in the read buffer, valid UTF-8, with no "\r" but a final "\r\n", whose
+// values are unquoted without a quote character, or quoted without an
+// escape character and closed by a quote right before the delimiter or the
+// line end. Its values are then read as field reads them (leading and
+// trailing white space of unquoted values dropped as the options say). It
+// reports false, having consumed nothing, for any other record, which the
+// rune-by-rune path reads.
 func (t *tokenizer) splitLine() bool {
 	if !t.lines || t.hasBack {
 		return false
@@ -95,43 +98,73 @@ func (t *tokenizer) splitLine() bool {
 	if n := len(line); n > 0 && line[n-1] == '\r' {
 		line = line[:n-1]
 	}
-	if bytes.IndexByte(line, '\r') >= 0 || (t.o.Quote != 0 && bytes.IndexByte(line, byte(t.o.Quote)) >= 0) ||
-		bytes.Count(line, t.sep)+1 > t.o.MaxColumns || !utf8.Valid(line) {
+	if bytes.IndexByte(line, '\r') >= 0 || bytes.Count(line, t.sep)+1 > t.o.MaxColumns || !utf8.Valid(line) {
 		return false
 	}
-	sep := t.sep[0]
-	t.raw = append(t.raw, line...)
-	for start := 0; ; {
-		end := bytes.IndexByte(line[start:], sep)
-		last := end < 0
-		if last {
-			end = len(line)
-		} else {
-			end += start
-		}
-		v := line[start:end]
-		if t.o.IgnoreLeadingWhiteSpace {
-			for len(v) > 0 && v[0] <= ' ' {
-				v = v[1:]
-			}
-		}
-		if t.o.IgnoreTrailingWhiteSpace {
-			for len(v) > 0 && v[len(v)-1] <= ' ' {
-				v = v[:len(v)-1]
-			}
-		}
-		tok := token{start: len(t.buf)}
-		t.buf = append(t.buf, v...)
-		tok.end = len(t.buf)
-		t.toks = append(t.toks, tok)
-		if last {
-			break
-		}
-		start = end + 1
+	if !t.splitFields(line) {
+		t.buf, t.toks = t.buf[:0], t.toks[:0]
+		return false
 	}
+	t.raw = append(t.raw, line...)
 	_, _ = t.br.Discard(nl + 1)
 	t.cur++
 	return true
+}
+
+// splitFields splits line for splitLine into buf and toks; false when a
+// value needs the rune-by-rune path.
+func (t *tokenizer) splitFields(line []byte) bool {
+	o := t.o
+	sep, q := t.sep[0], byte(o.Quote)
+	for pos := 0; ; pos++ {
+		if o.IgnoreLeadingWhiteSpace {
+			for pos < len(line) && line[pos] <= ' ' && line[pos] != sep {
+				pos++
+			}
+		}
+		tok := token{start: len(t.buf)}
+		if q != 0 && pos < len(line) && line[pos] == q {
+			body := line[pos+1:]
+			c := bytes.IndexByte(body, q)
+			if c < 0 {
+				return false
+			}
+			body = body[:c]
+			if (o.Escape != 0 && bytes.IndexByte(body, byte(o.Escape)) >= 0) ||
+				(o.CharToEscapeQuoteEscape != 0 && bytes.IndexByte(body, byte(o.CharToEscapeQuoteEscape)) >= 0) {
+				return false
+			}
+			pos += c + 2
+			if pos < len(line) && line[pos] != sep {
+				return false
+			}
+			t.buf = append(t.buf, body...)
+			tok.quoted = true
+		} else {
+			end := bytes.IndexByte(line[pos:], sep)
+			if end < 0 {
+				end = len(line)
+			} else {
+				end += pos
+			}
+			v := line[pos:end]
+			if q != 0 && bytes.IndexByte(v, q) >= 0 {
+				return false
+			}
+			if o.IgnoreTrailingWhiteSpace {
+				for len(v) > 0 && v[len(v)-1] <= ' ' {
+					v = v[:len(v)-1]
+				}
+			}
+			t.buf = append(t.buf, v...)
+			pos = end
+		}
+		tok.end = len(t.buf)
+		t.toks = append(t.toks, tok)
+		if pos >= len(line) {
+			return true
+		}
+	}
 }
 
 // fastRun appends to the value the plain ASCII bytes at the read position
