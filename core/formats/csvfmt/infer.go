@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/tributary-io/tributary/core/formats/charset"
 	"github.com/tributary-io/tributary/core/formats/fileformat"
@@ -153,11 +154,16 @@ func (in *inferrer) Add(ctx context.Context, path string, r io.Reader) error {
 			continue
 		}
 		for i := 0; i < min(len(cols), len(tk.toks)); i++ {
-			s, null := tokenValue(tk, i, &o)
+			c := &in.cols[cols[i]]
+			if c.t.k == kString {
+				continue // the top of the lattice: nothing widens it
+			}
+			// inferField keeps nothing of the value: a view of the
+			// tokenizer's buffer, no copy.
+			s, null := tokenView(tk, i, &o)
 			if null {
 				continue
 			}
-			c := &in.cols[cols[i]]
 			c.t = o.inferField(c.t, s, in.opts.PrefersDecimal)
 		}
 	}
@@ -177,6 +183,23 @@ func tokenValue(tk *tokenizer, i int, o *Options) (string, bool) {
 			return "", true
 		}
 		s = o.EmptyValue
+	}
+	if s == o.NullValue {
+		return "", true
+	}
+	return s, false
+}
+
+// tokenView is tokenValue as a view of the tokenizer's buffer, valid
+// until the next record: for uses that keep nothing of it.
+func tokenView(tk *tokenizer, i int, o *Options) (string, bool) {
+	t := tk.toks[i]
+	if t.skip || (t.start == t.end && !t.quoted) {
+		return "", true
+	}
+	s := o.EmptyValue
+	if t.start < t.end {
+		s = unsafe.String(&tk.buf[t.start], t.end-t.start)
 	}
 	if s == o.NullValue {
 		return "", true
