@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tributary-io/tributary/core/formats/csvfmt/javanum"
 	"github.com/tributary-io/tributary/core/formats/fileformat"
 	"github.com/tributary-io/tributary/core/schema"
 )
@@ -76,7 +77,7 @@ func (o *Options) tryLong(s string, pd bool) ctype {
 // locale: commas removed) is DECIMAL(precision, 0) when it fits 38 digits;
 // a fraction makes it DOUBLE, or DECIMAL with prefersDecimal.
 func (o *Options) tryDecimal(s string, pd bool) ctype {
-	if p, sc, ok := bigDecimalShape(strings.ReplaceAll(s, ",", "")); ok {
+	if p, sc, ok := javanum.DecimalShape(strings.ReplaceAll(s, ",", "")); ok {
 		switch {
 		case sc == 0 && p <= 38:
 			return ctype{k: kDecimal, prec: p, scale: 0}
@@ -88,7 +89,7 @@ func (o *Options) tryDecimal(s string, pd bool) ctype {
 }
 
 func (o *Options) tryDouble(s string) ctype {
-	if _, ok := javaDouble(s); ok || s == o.NaNValue || s == o.PositiveInf || s == o.NegativeInf {
+	if _, ok := javanum.ParseDouble(s); ok || s == o.NaNValue || s == o.PositiveInf || s == o.NegativeInf {
 		return ctype{k: kDouble}
 	}
 	if !o.PreferDate {
@@ -106,7 +107,7 @@ func (o *Options) tryDate(s string) ctype {
 		}
 		return o.tryTimestamp(s)
 	}
-	if len(s) == 10 && s[4] == '-' && s[7] == '-' && allDigits(s[:4]) && allDigits(s[5:7]) && allDigits(s[8:]) {
+	if len(s) == 10 && s[4] == '-' && s[7] == '-' && javanum.AllDigits(s[:4]) && javanum.AllDigits(s[5:7]) && javanum.AllDigits(s[8:]) {
 		if _, ok := fileformat.ParseDate(s); ok {
 			return ctype{k: kDate}
 		}
@@ -126,15 +127,6 @@ func tryBool(s string) ctype {
 		return ctype{k: kBool}
 	}
 	return ctype{k: kString}
-}
-
-func allDigits(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return s != ""
 }
 
 // merge is Spark's CSVInferSchema.compatibleType; no common type is
@@ -204,94 +196,12 @@ func (t ctype) schemaType() schema.Type {
 	return schema.String
 }
 
-// bigDecimalShape returns the precision and scale Java's BigDecimal gives
-// s ([+-]digits[.digits][(e|E)[+-]digits]); ok is false when s is not
-// such a number.
-func bigDecimalShape(s string) (prec, scale int, ok bool) {
-	if s != "" && (s[0] == '+' || s[0] == '-') {
-		s = s[1:]
-	}
-	exp := 0
-	if i := strings.IndexAny(s, "eE"); i >= 0 {
-		e, err := strconv.Atoi(strings.TrimPrefix(s[i+1:], "+"))
-		if err != nil || s[i+1:] == "" || e > 1<<20 || e < -(1<<20) {
-			return 0, 0, false
-		}
-		exp, s = e, s[:i]
-	}
-	intPart, frac := s, ""
-	if i := strings.IndexByte(s, '.'); i >= 0 {
-		intPart, frac = s[:i], s[i+1:]
-	}
-	if intPart+frac == "" || !allDigitsOrEmpty(intPart) || !allDigitsOrEmpty(frac) {
-		return 0, 0, false
-	}
-	digits := strings.TrimLeft(intPart+frac, "0")
-	return max(len(digits), 1), len(frac) - exp, true
-}
-
-func allDigitsOrEmpty(s string) bool { return s == "" || allDigits(s) }
-
-// javaDouble parses s as Java's Double.parseDouble does: surrounding
-// characters <= ' ' ignored, an optional sign, NaN, Infinity, or a decimal
-// or hexadecimal floating-point literal with an optional f/F/d/D suffix.
-// Magnitudes beyond float64 are infinite, as in Java.
-func javaDouble(s string) (float64, bool) {
-	s = strings.TrimFunc(s, func(r rune) bool { return r <= ' ' })
-	body := s
-	neg := false
-	if body != "" && (body[0] == '+' || body[0] == '-') {
-		neg = body[0] == '-'
-		body = body[1:]
-	}
-	switch body {
-	case "NaN":
-		return math.NaN(), true
-	case "Infinity":
-		if neg {
-			return math.Inf(-1), true
-		}
-		return math.Inf(1), true
-	}
-	hex := len(body) > 1 && body[0] == '0' && (body[1] == 'x' || body[1] == 'X')
-	if n := len(body); n > 0 && strings.IndexByte("fFdD", body[n-1]) >= 0 && (!hex || strings.ContainsAny(body, "pP")) {
-		body = body[:n-1]
-	}
-	if body == "" {
-		return 0, false
-	}
-	for i := 0; i < len(body); i++ {
-		c := body[i]
-		switch {
-		case c >= '0' && c <= '9', c == '.':
-		case !hex && (c == 'e' || c == 'E' || c == '+' || c == '-'):
-		case hex && (i == 1 || c == 'p' || c == 'P' || c == '+' || c == '-' || (c|0x20) >= 'a' && (c|0x20) <= 'f'):
-		default:
-			return 0, false
-		}
-	}
-	if body == "." || strings.HasPrefix(body, "+") || strings.HasPrefix(body, "-") {
-		return 0, false
-	}
-	f, err := strconv.ParseFloat(body, 64)
-	if err != nil {
-		ne, ok := err.(*strconv.NumError)
-		if !ok || ne.Err != strconv.ErrRange {
-			return 0, false
-		}
-	}
-	if neg {
-		f = -f
-	}
-	return f, true
-}
-
 // convert turns one CSV value into a value of type t (Spark's
 // UnivocityParser converters); ok is false when it does not fit.
 func (o *Options) convert(t schema.Type, s string) (any, bool) {
 	switch tt := t.(type) {
 	case schema.DecimalType:
-		if _, _, ok := bigDecimalShape(strings.ReplaceAll(s, ",", "")); !ok {
+		if _, _, ok := javanum.DecimalShape(strings.ReplaceAll(s, ",", "")); !ok {
 			return nil, false
 		}
 		d, ok := fileformat.ParseDecimal(strings.ReplaceAll(s, ",", ""), tt)
@@ -352,5 +262,5 @@ func (o *Options) double(s string) (float64, bool) {
 	case o.PositiveInf:
 		return math.Inf(1), true
 	}
-	return javaDouble(s)
+	return javanum.ParseDouble(s)
 }

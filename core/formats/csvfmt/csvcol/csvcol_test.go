@@ -1,0 +1,93 @@
+package csvcol
+
+import (
+	"strconv"
+	"testing"
+
+	"github.com/tributary-io/tributary/core/parquetio"
+	"github.com/tributary-io/tributary/core/schema"
+)
+
+func TestBatchable(t *testing.T) {
+	tests := []struct {
+		name string
+		s    *schema.StructType
+		want bool
+	}{
+		{"primitives", &schema.StructType{Fields: []schema.Field{{Name: "a", Type: schema.String, Nullable: true}, {Name: "d", Type: schema.DecimalType{Precision: 5, Scale: 1}, Nullable: true}}}, true},
+		{"not nullable", &schema.StructType{Fields: []schema.Field{{Name: "a", Type: schema.Long}}}, false},
+		{"nested", &schema.StructType{Fields: []schema.Field{{Name: "a", Type: &schema.ArrayType{Element: schema.Long, ContainsNull: true}, Nullable: true}}}, false},
+		{"empty", &schema.StructType{}, false},
+	}
+	for _, tt := range tests {
+		if got := Batchable(tt.s); got != tt.want {
+			t.Errorf("%s: Batchable = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestAppend: a record whose values all fit is one row; one that does not
+// fit leaves the batch as it was.
+func TestAppend(t *testing.T) {
+	s := &schema.StructType{Fields: []schema.Field{
+		{Name: "s", Type: schema.String, Nullable: true}, {Name: "l", Type: schema.Long, Nullable: true},
+		{Name: "i", Type: schema.Integer, Nullable: true}, {Name: "d", Type: schema.Double, Nullable: true},
+		{Name: "b", Type: schema.Boolean, Nullable: true}, {Name: "o", Type: schema.Short, Nullable: true},
+	}}
+	conv := Conv{
+		Double: func(s string) (float64, bool) { f, err := strconv.ParseFloat(s, 64); return f, err == nil },
+		Other: func(_ schema.Type, s string) (any, bool) {
+			n, err := strconv.ParseInt(s, 10, 16)
+			return int16(n), err == nil
+		},
+	}
+	p, err := NewPlan(s, conv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := parquetio.NewColumnBatch(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := func(xs ...string) []Value {
+		var out []Value
+		for _, x := range xs {
+			if x == "<null>" {
+				out = append(out, Value{Null: true})
+			} else {
+				out = append(out, Value{B: []byte(x)})
+			}
+		}
+		return out
+	}
+	tests := []struct {
+		name string
+		vals []Value
+		ok   bool
+	}{
+		{"all fit", v("x", "1", "2", "1.5", "TRUE", "7"), true},
+		{"nulls", v("<null>", "<null>", "<null>", "<null>", "<null>", "<null>"), true},
+		{"long", v("x", "1.5", "2", "1.5", "true", "7"), false},
+		{"int range", v("x", "1", "3000000000", "1.5", "true", "7"), false},
+		{"double", v("x", "1", "2", "x", "true", "7"), false},
+		{"bool", v("x", "1", "2", "1", "yes", "7"), false},
+		{"other", v("x", "1", "2", "1", "false", "70000"), false},
+	}
+	rows := 0
+	for _, tt := range tests {
+		bytes := b.Bytes()
+		ok, err := p.Append(b, tt.vals)
+		if err != nil || ok != tt.ok {
+			t.Fatalf("%s: Append = %v, %v; want %v", tt.name, ok, err, tt.ok)
+		}
+		if ok {
+			rows++
+		}
+		if b.Rows() != rows || (!ok && b.Bytes() != bytes) {
+			t.Fatalf("%s: %d rows (%d bytes), want %d rows", tt.name, b.Rows(), b.Bytes(), rows)
+		}
+	}
+	if _, err := p.Append(b, v("x")); err == nil {
+		t.Fatal("a record of the wrong length was taken")
+	}
+}
