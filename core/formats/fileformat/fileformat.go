@@ -203,6 +203,10 @@ type ReadOptions struct {
 	// ModTime is the file's last modification time; the engine sets it
 	// only for RawContent formats (binaryFile's modificationTime column).
 	ModTime time.Time
+	// Workers bounds the goroutines a reader may decode this one file on
+	// (0: GOMAXPROCS). The engine sets 1 when it decodes several files at
+	// once, each on one goroutine.
+	Workers int
 }
 
 // ReadStats counts what a RowReader read. Paths are dotted column paths

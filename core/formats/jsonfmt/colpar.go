@@ -63,6 +63,9 @@ func (rd *reader) parallel() bool {
 		rd.parDecided = true
 		n := rd.parWorkers
 		if n == 0 {
+			n = rd.opts.Workers
+		}
+		if n == 0 {
 			n = runtime.GOMAXPROCS(0)
 		}
 		if n > 1 && !rd.lr.Whole {

@@ -52,8 +52,8 @@ func (pl *pipeline) freeBatch(b *parquetio.ColumnBatch) {
 func (pl *pipeline) runBatches(d *decode, br parquetio.BatchReader) {
 	ctx := pl.ctx
 	finish := func(err error) {
+		d.derr = err
 		close(d.chunks)
-		d.decoded <- err
 	}
 	send := func(b *parquetio.ColumnBatch) bool {
 		d.rows += int64(b.Rows())
@@ -69,7 +69,7 @@ func (pl *pipeline) runBatches(d *decode, br parquetio.BatchReader) {
 		}
 	}
 	for {
-		if err := pl.ahead.wait(ctx); err != nil {
+		if err := pl.wait(d); err != nil {
 			finish(err)
 			return
 		}

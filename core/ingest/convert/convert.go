@@ -171,9 +171,10 @@ func (c *Converter) Write(ctx context.Context, b Batch, failures Failures) (*Out
 			fw.discardAll(ctx)
 		}
 	}()
-	// The files are decoded one after the other in a pipeline that runs
-	// ahead of the encoder: the next file's decoding starts as soon as the
-	// previous file is decoded, while its last rows are still encoded.
+	// The files are decoded in a pipeline that runs ahead of the encoder:
+	// the next file's decoding starts as soon as the previous file is
+	// decoded (with more than one CPU, several files are decoded at once),
+	// while its last rows are still encoded; the encoder takes them in order.
 	pl := c.startPipeline(ctx, bad, data, b.Files, fw.by == nil)
 	defer pl.stop()
 	for _, path := range b.Files {

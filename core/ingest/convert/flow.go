@@ -51,7 +51,20 @@ func (g *aheadGate) done(n int64) {
 
 // wait blocks while maxAheadBytes or more are handed over and unwritten,
 // or until ctx ends.
-func (g *aheadGate) wait(ctx context.Context) error {
+func (g *aheadGate) wait(ctx context.Context) error { return g.waitUnless(ctx, nil) }
+
+// wake makes the waiters check their exemption again (after what it
+// depends on changed).
+func (g *aheadGate) wake() {
+	g.mu.Lock()
+	g.cond.Broadcast()
+	g.mu.Unlock()
+}
+
+// waitUnless is wait that returns at once while exempt (called with the
+// gate's lock held; nil: never) reports true: the decoder of the file the
+// encoder is taking never waits for the decoders of the files after it.
+func (g *aheadGate) waitUnless(ctx context.Context, exempt func() bool) error {
 	stop := context.AfterFunc(ctx, func() {
 		g.mu.Lock()
 		g.cond.Broadcast()
@@ -60,7 +73,7 @@ func (g *aheadGate) wait(ctx context.Context) error {
 	defer stop()
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	for g.n >= maxAheadBytes && ctx.Err() == nil {
+	for g.n >= maxAheadBytes && ctx.Err() == nil && (exempt == nil || !exempt()) {
 		g.cond.Wait()
 	}
 	return ctx.Err()

@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"github.com/tributary-io/tributary/core/ingest/hivepart"
 	"io"
+	"runtime"
+	"sync"
+	"sync/atomic"
 
 	"github.com/tributary-io/tributary/core/formats"
 	"github.com/tributary-io/tributary/core/objstore/prefetch"
@@ -13,12 +16,18 @@ import (
 	"github.com/tributary-io/tributary/core/schema"
 )
 
-// pipeline decodes a batch's files in order, each in a goroutine that
-// hands chunks of rows to the encoder (copyNext); a file's decoder starts
-// the next file's once it has decoded its last row, so that decoding never
-// waits for the encoder to finish a file (small files keep both cores
-// busy). One aheadGate bounds the decoded rows not yet written across all
-// files, so memory stays what one file's pipeline took.
+// pipeline decodes a batch's files in order on a few long-lived decoder
+// goroutines that hand chunks of rows to the encoder (copyNext), which
+// takes the files in order. With one decoder (one CPU, a batch of one
+// file, or badRecordsPath, whose exception files list bad records in file
+// order) a file's decoding starts once the previous file is decoded, so
+// decoding never waits for the encoder to finish a file; with more, up to
+// that many files are decoded at once, each on one goroutine (the readers
+// then decode a file serially: the files are the parallelism). No goroutine
+// is started per file. One aheadGate bounds the decoded rows not yet
+// written across all files, so memory stays what one file's pipeline took;
+// the decoder of the file the encoder is taking is exempt from it (its
+// chunk channel bounds it), so it never waits for the files after it.
 type pipeline struct {
 	c      *Converter
 	ctx    context.Context
@@ -27,29 +36,42 @@ type pipeline struct {
 	sch    *schema.StructType
 	files  []string
 	ahead  *aheadGate
-	rescue int          // index of the rescued data column, -1 if none
-	widens bool         // values that do not fit their type may widen it (addNewColumnsWithTypeWidening)
-	next   chan *decode // the decode of the next file to copy
+	rescue int  // index of the rescued data column, -1 if none
+	widens bool // values that do not fit their type may widen it (addNewColumnsWithTypeWidening)
 	// columnar: files whose reader decodes into column batches are read
 	// so (colpipe.go); free holds written batches for reuse.
 	columnar bool
 	free     chan *parquetio.ColumnBatch
-	taken    int               // decodes received from next
 	src      Source            // c.Source reading through fetch
 	fetch    *prefetch.Fetcher // the files, opened ahead of the decoders
+	serial   bool              // the readers decode a file on one goroutine (several decoders)
+
+	// The decoders take files in order under openMu (so the Fetcher sees
+	// them taken in order) and publish each file's decode in slots.
+	openMu   sync.Mutex
+	claimed  int // files taken by a decoder
+	decoders int
+	workers  sync.WaitGroup
+
+	mu      sync.Mutex
+	ready   *sync.Cond // signalled when a slot is filled
+	slots   []*decode  // by file index, set once opened (or failed)
+	taken   int        // decodes taken by copyNext (or stop)
+	copying atomic.Int64
 }
 
 // decode is one file being decoded.
 type decode struct {
+	i       int
 	path    string
 	part    hivepart.Partition
-	err     error // opening failed (no goroutine runs)
+	err     error // opening failed (not decoded)
 	r       io.Closer
 	rr      formats.RowReader
-	chunks  chan chunk
-	decoded chan error    // the decoder's result, once it has sent every chunk
-	ended   chan struct{} // closed when the decoder goroutine has returned
-	rows    int64         // rows decoded (read after decoded)
+	chunks  chan chunk    // closed once the decoder has sent every chunk
+	derr    error         // the decoder's result (read after chunks is closed)
+	ended   chan struct{} // closed when the decoder is done with the file
+	rows    int64         // rows decoded (read after chunks is closed)
 	rescued int64
 }
 
@@ -61,11 +83,15 @@ type chunk struct {
 	bytes int64
 }
 
-// startPipeline starts decoding files[0].
+// maxDecoders bounds the decoder goroutines of a pipeline.
+const maxDecoders = 4
+
+// startPipeline starts decoding files.
 func (c *Converter) startPipeline(ctx context.Context, bad *BadSink, sch *schema.StructType, files []string, columnar bool) *pipeline {
 	ctx, cancel := context.WithCancel(ctx)
 	pl := &pipeline{columnar: columnar, free: make(chan *parquetio.ColumnBatch, 8), c: c, ctx: ctx, cancel: cancel, bad: bad, sch: sch, files: files, ahead: newAheadGate(),
-		rescue: -1, next: make(chan *decode, 1), widens: c.Widens, src: c.Source}
+		rescue: -1, widens: c.Widens, src: c.Source, slots: make([]*decode, len(files))}
+	pl.ready = sync.NewCond(&pl.mu)
 	// The files are opened ahead of the decoders (a small file is a
 	// round trip to the store otherwise).
 	pl.fetch = prefetch.New(ctx, c.Source.Store, prefetch.Keys(files), prefetch.Options{})
@@ -73,25 +99,55 @@ func (c *Converter) startPipeline(ctx context.Context, bad *BadSink, sch *schema
 	if c.Rescued != "" {
 		pl.rescue = sch.FieldIndex(c.Rescued)
 	}
-	if len(files) > 0 {
-		go pl.start(0) // not in the caller: start may block handing over a decode
+	decoders := 1
+	if bad == nil {
+		decoders = min(runtime.GOMAXPROCS(0), len(files), maxDecoders)
+	}
+	pl.decoders = max(decoders, 1)
+	pl.serial = pl.decoders > 1
+	for range pl.decoders {
+		pl.workers.Add(1)
+		go pl.decoder()
 	}
 	return pl
 }
 
-// start opens files[i] and starts its decoder; the decode is sent on
-// pl.next. When the decoder has ended (decoded the file, failed, or was
-// cancelled) it starts files[i+1], so that every file's decode is sent on
-// pl.next exactly once and in order; once pl.ctx is cancelled the rest are
-// sent without opening their files.
-func (pl *pipeline) start(i int) {
-	path := pl.files[i]
-	d := &decode{path: path, chunks: make(chan chunk, 4), decoded: make(chan error, 1), ended: make(chan struct{})}
-	then := func() {
-		if i+1 < len(pl.files) {
-			pl.start(i + 1)
+// decoder takes the next file (at most pl.decoders past the encoder's),
+// opens it, publishes its decode and decodes it, until no file is left. Once pl.ctx is cancelled the files left are
+// published failed, without opening them, so that every file's slot is
+// filled exactly once.
+func (pl *pipeline) decoder() {
+	defer pl.workers.Done()
+	for {
+		pl.openMu.Lock()
+		i := pl.claimed
+		if i >= len(pl.files) {
+			pl.openMu.Unlock()
+			return
+		}
+		// At most one file per decoder past the one the encoder takes.
+		pl.mu.Lock()
+		for i >= pl.taken+pl.decoders {
+			pl.ready.Wait()
+		}
+		pl.mu.Unlock()
+		pl.claimed++
+		d := pl.open(i)
+		pl.openMu.Unlock()
+		pl.mu.Lock()
+		pl.slots[i] = d
+		pl.ready.Broadcast()
+		pl.mu.Unlock()
+		if d.err == nil {
+			pl.run(d)
 		}
 	}
+}
+
+// open opens files[i] for decoding; a failure is the decode's err.
+func (pl *pipeline) open(i int) *decode {
+	path := pl.files[i]
+	d := &decode{i: i, path: path, chunks: make(chan chunk, 4), ended: make(chan struct{})}
 	if err := pl.ctx.Err(); err != nil {
 		d.err = err
 	} else if d.part, d.err = pl.c.Partitions.Of(path); d.err != nil {
@@ -101,7 +157,7 @@ func (pl *pipeline) start(i int) {
 			d.err = err
 		} else {
 			d.r = sf
-			if d.rr, err = ra.OpenFile(pl.ctx, sf, pl.sch, pl.c.ReadOptions(path, pl.bad.hook(path))); err != nil {
+			if d.rr, err = ra.OpenFile(pl.ctx, sf, pl.sch, pl.readOptions(path)); err != nil {
 				sf.Close()
 				d.r, d.err = nil, fmt.Errorf("opening input file %s: %w", path, err)
 			}
@@ -110,7 +166,7 @@ func (pl *pipeline) start(i int) {
 		d.err = err
 	} else {
 		d.r = r
-		if opts, err := pl.c.Source.withModTime(pl.ctx, path, pl.c.ReadOptions(path, pl.bad.hook(path))); err != nil {
+		if opts, err := pl.c.Source.withModTime(pl.ctx, path, pl.readOptions(path)); err != nil {
 			r.Close()
 			d.r, d.err = nil, err
 		} else if d.rr, err = pl.c.Source.Format.Open(pl.ctx, r, pl.sch, opts); err != nil {
@@ -121,17 +177,41 @@ func (pl *pipeline) start(i int) {
 	if d.err != nil {
 		close(d.chunks)
 		close(d.ended)
-		pl.next <- d
-		then()
-		return
 	}
-	pl.next <- d
-	go pl.run(d, then)
+	return d
 }
 
-// run decodes d into chunks, then calls then.
-func (pl *pipeline) run(d *decode, then func()) {
-	defer then()
+// readOptions are path's read options.
+func (pl *pipeline) readOptions(path string) formats.ReadOptions {
+	opts := pl.c.ReadOptions(path, pl.bad.hook(path))
+	if pl.serial {
+		opts.Workers = 1
+	}
+	return opts
+}
+
+// wait blocks d's decoder while the decoded rows waiting for the encoder
+// are too many, unless the encoder is taking d.
+func (pl *pipeline) wait(d *decode) error {
+	return pl.ahead.waitUnless(pl.ctx, func() bool { return pl.copying.Load() >= int64(d.i) })
+}
+
+// take returns the decode of the next file, once it is published.
+func (pl *pipeline) take() *decode {
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	for pl.slots[pl.taken] == nil {
+		pl.ready.Wait()
+	}
+	d := pl.slots[pl.taken]
+	pl.slots[pl.taken] = nil
+	pl.taken++
+	pl.ready.Broadcast() // a decoder may take one more file
+	return d
+}
+
+// run decodes d into chunks.
+func (pl *pipeline) run(d *decode) {
 	defer close(d.ended)
 	if br, ok := pl.batchReader(d); ok {
 		pl.runBatches(d, br)
@@ -151,11 +231,11 @@ func (pl *pipeline) run(d *decode, then func()) {
 		}
 	}
 	finish := func(err error) {
+		d.derr = err
 		close(d.chunks)
-		d.decoded <- err
 	}
 	for {
-		if err := pl.ahead.wait(ctx); err != nil {
+		if err := pl.wait(d); err != nil {
 			finish(err)
 			return
 		}
@@ -198,8 +278,9 @@ func (pl *pipeline) run(d *decode, then func()) {
 // counting the rows written before the failure: every row the reader
 // returned before it, so the cut point depends only on the bytes read.
 func (pl *pipeline) copyNext(fw *fileWriter, evolve bool) (rows, rescued int64, err error) {
-	d := <-pl.next
-	pl.taken++
+	d := pl.take()
+	pl.copying.Store(int64(d.i))
+	pl.ahead.wake()
 	defer pl.close(d)
 	if d.err != nil {
 		return 0, 0, d.err
@@ -221,7 +302,7 @@ func (pl *pipeline) copyNext(fw *fileWriter, evolve bool) (rows, rescued int64, 
 		}
 		pl.ahead.done(c.bytes)
 	}
-	derr := <-d.decoded
+	derr := d.derr
 	if werr != nil {
 		return 0, 0, werr
 	}
@@ -258,12 +339,13 @@ func (pl *pipeline) close(d *decode) {
 // copy loop returned early) and releases every file it opened.
 func (pl *pipeline) stop() {
 	pl.cancel()
-	for ; pl.taken < len(pl.files); pl.taken++ {
-		d := <-pl.next
+	for pl.taken < len(pl.files) {
+		d := pl.take()
 		for c := range d.chunks {
 			pl.ahead.done(c.bytes)
 		}
 		pl.close(d)
 	}
+	pl.workers.Wait()
 	pl.fetch.Close()
 }
