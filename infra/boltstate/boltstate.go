@@ -43,7 +43,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
@@ -164,14 +163,14 @@ func (b *streamBuckets) get(stream, path string) (*record, error) {
 		return nil, nil
 	}
 	var r record
-	if err := json.Unmarshal(v, &r); err != nil {
+	if err := decodeRecord(v, &r); err != nil {
 		return nil, fmt.Errorf("boltstate: decode %q in stream %q: %w", path, stream, err)
 	}
 	return &r, nil
 }
 
 func (b *streamBuckets) put(stream, path string, r *record) error {
-	v, err := json.Marshal(r)
+	v, err := encodeRecord(r)
 	if err != nil {
 		return fmt.Errorf("boltstate: encode %q in stream %q: %w", path, stream, err)
 	}
@@ -580,7 +579,7 @@ func (s *Store) Entries(ctx context.Context, stream string, states ...state.Inge
 						return nil
 					}
 					var r record
-					if err := json.Unmarshal(v, &r); err != nil {
+					if err := decodeRecord(v, &r); err != nil {
 						return fmt.Errorf("boltstate: decode %q in stream %q: %w", k, stream, err)
 					}
 					e, err := b.entry(string(k), &r)

@@ -1,0 +1,185 @@
+package boltstate
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"time"
+)
+
+// A file's record is JSON (the layout in the package comment). Every
+// registration, claim and plan reads or writes one record per file, so
+// the common record is encoded and decoded here without reflection:
+// encodeRecord writes what json.Marshal writes, and decodeRecord reads the
+// layout it writes, giving json.Unmarshal anything else (records of other
+// writers, escaped strings, non-canonical numbers or times), so that the
+// result is always json.Unmarshal's.
+
+// encodeRecord returns r's JSON, as json.Marshal(r) returns it.
+func encodeRecord(r *record) ([]byte, error) {
+	b := make([]byte, 0, 160+len(r.ETag)+len(r.SkipReason))
+	b = append(b, `{"size":`...)
+	b = strconv.AppendInt(b, r.Size, 10)
+	b = append(b, `,"etag":`...)
+	var ok bool
+	if b, ok = appendPlain(b, r.ETag); !ok {
+		return json.Marshal(r)
+	}
+	b = append(b, `,"mod_time":`...)
+	if b, ok = appendTime(b, r.ModTime); !ok {
+		return json.Marshal(r)
+	}
+	b = append(b, `,"discovery_time":`...)
+	if b, ok = appendTime(b, r.Discovery); !ok {
+		return json.Marshal(r)
+	}
+	b = append(b, `,"batch":`...)
+	b = strconv.AppendInt(b, r.Batch, 10)
+	if !r.ExpiresAt.IsZero() {
+		b = append(b, `,"expires_at":`...)
+		if b, ok = appendTime(b, r.ExpiresAt); !ok {
+			return json.Marshal(r)
+		}
+	}
+	if r.SkipReason != "" {
+		b = append(b, `,"skip_reason":`...)
+		if b, ok = appendPlain(b, r.SkipReason); !ok {
+			return json.Marshal(r)
+		}
+	}
+	return append(b, '}'), nil
+}
+
+// plainByte reports the bytes json.Marshal writes unescaped in a string
+// (printable ASCII but for '"', '\\' and its HTML escapes).
+func plainByte(c byte) bool {
+	return c >= 0x20 && c < 0x7f && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+}
+
+// appendPlain appends s quoted if no byte of it needs escaping.
+func appendPlain(b []byte, s string) ([]byte, bool) {
+	for i := 0; i < len(s); i++ {
+		if !plainByte(s[i]) {
+			return b, false
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"'), true
+}
+
+// appendTime appends t as time.Time.MarshalJSON does, when it can.
+func appendTime(b []byte, t time.Time) ([]byte, bool) {
+	if y := t.Year(); y < 0 || y > 9999 {
+		return b, false
+	}
+	b = append(b, '"')
+	b = t.AppendFormat(b, time.RFC3339Nano)
+	return append(b, '"'), true
+}
+
+// recordScanner reads the fields of encodeRecord's layout in order.
+type recordScanner struct {
+	v  []byte
+	ok bool
+}
+
+// lit consumes s.
+func (s *recordScanner) lit(lit string) {
+	if s.ok && len(s.v) >= len(lit) && string(s.v[:len(lit)]) == lit {
+		s.v = s.v[len(lit):]
+		return
+	}
+	s.ok = false
+}
+
+// has consumes lit if the input continues with it.
+func (s *recordScanner) has(lit string) bool {
+	if s.ok && len(s.v) >= len(lit) && string(s.v[:len(lit)]) == lit {
+		s.v = s.v[len(lit):]
+		return true
+	}
+	return false
+}
+
+// int reads a canonical integer.
+func (s *recordScanner) int() int64 {
+	if !s.ok {
+		return 0
+	}
+	end := 0
+	for end < len(s.v) && (s.v[end] == '-' || s.v[end] >= '0' && s.v[end] <= '9') {
+		end++
+	}
+	n, err := strconv.ParseInt(string(s.v[:end]), 10, 64)
+	if err != nil || !bytes.Equal(strconv.AppendInt(nil, n, 10), s.v[:end]) {
+		s.ok = false
+		return 0
+	}
+	s.v = s.v[end:]
+	return n
+}
+
+// str reads a quoted string of plain bytes.
+func (s *recordScanner) str() string {
+	if !s.ok || len(s.v) == 0 || s.v[0] != '"' {
+		s.ok = false
+		return ""
+	}
+	for i := 1; i < len(s.v); i++ {
+		c := s.v[i]
+		if c == '"' {
+			str := string(s.v[1:i])
+			s.v = s.v[i+1:]
+			return str
+		}
+		if !plainByte(c) {
+			break
+		}
+	}
+	s.ok = false
+	return ""
+}
+
+// time reads a quoted time in the form appendTime writes.
+func (s *recordScanner) time() time.Time {
+	str := s.str()
+	if !s.ok {
+		return time.Time{}
+	}
+	t, err := time.Parse(time.RFC3339Nano, str)
+	if err != nil || t.Year() < 0 || t.Year() > 9999 || t.Format(time.RFC3339Nano) != str {
+		s.ok = false
+		return time.Time{}
+	}
+	return t
+}
+
+// decodeRecord decodes a record as json.Unmarshal does.
+func decodeRecord(v []byte, r *record) error {
+	s := recordScanner{v: v, ok: true}
+	var fast record
+	s.lit(`{"size":`)
+	fast.Size = s.int()
+	s.lit(`,"etag":`)
+	fast.ETag = s.str()
+	s.lit(`,"mod_time":`)
+	fast.ModTime = s.time()
+	s.lit(`,"discovery_time":`)
+	fast.Discovery = s.time()
+	s.lit(`,"batch":`)
+	fast.Batch = s.int()
+	if s.has(`,"expires_at":`) {
+		fast.ExpiresAt = s.time()
+	}
+	if s.has(`,"skip_reason":`) {
+		fast.SkipReason = s.str()
+	}
+	s.lit(`}`)
+	if s.ok && len(s.v) == 0 {
+		*r = fast
+		return nil
+	}
+	*r = record{}
+	return json.Unmarshal(v, r)
+}

@@ -1,0 +1,116 @@
+package boltstate
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+	"time"
+)
+
+// sameRecord compares records as json.Unmarshal fills them (times by
+// instant and zone name).
+func sameRecord(a, b record) bool {
+	sameTime := func(x, y time.Time) bool {
+		return x.Equal(y) && x.Location().String() == y.Location().String() && x.IsZero() == y.IsZero()
+	}
+	if !sameTime(a.ModTime, b.ModTime) || !sameTime(a.Discovery, b.Discovery) || !sameTime(a.ExpiresAt, b.ExpiresAt) {
+		return false
+	}
+	a.ModTime, a.Discovery, a.ExpiresAt = time.Time{}, time.Time{}, time.Time{}
+	b.ModTime, b.Discovery, b.ExpiresAt = time.Time{}, time.Time{}, time.Time{}
+	return reflect.DeepEqual(a, b)
+}
+
+func TestRecordCodecMatchesJSON(t *testing.T) {
+	at := time.Date(2026, 12, 1, 18, 30, 0, 123456789, time.UTC)
+	for _, tc := range []struct {
+		name string
+		r    record
+	}{
+		{"pending", record{Size: 1024, ETag: "1a2b-400-187d", ModTime: at, Discovery: at.Add(time.Second), Batch: -1}},
+		{"claimed", record{Size: 0, ETag: "", ModTime: at.Truncate(time.Second), Discovery: at, Batch: 42}},
+		{"expiring", record{Size: 7, ETag: "e", ModTime: at, Discovery: at, Batch: 3, ExpiresAt: at.Add(time.Hour)}},
+		{"skipped", record{Size: 7, ETag: "e", ModTime: at, Discovery: at, Batch: -1, SkipReason: "corrupt: bad gzip header"}},
+		{"escaped strings", record{Size: 1, ETag: `"quoted" <&>`, ModTime: at, Discovery: at, Batch: 1, SkipReason: "line\nbreak é \u2028"}},
+		{"zoned time", record{ModTime: at.In(time.FixedZone("", 5*3600+1800)), Discovery: at.In(time.FixedZone("X", -7*3600)), Batch: -1}},
+		{"zero times", record{Batch: -1}},
+		{"extreme numbers", record{Size: 1<<63 - 1, Batch: -1 << 63, ModTime: at, Discovery: at}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want, err := json.Marshal(&tc.r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := encodeRecord(&tc.r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != string(want) {
+				t.Errorf("encodeRecord = %s\nwant json.Marshal's %s", got, want)
+			}
+			var fast, slow record
+			if err := decodeRecord(want, &fast); err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(want, &slow); err != nil {
+				t.Fatal(err)
+			}
+			if !sameRecord(fast, slow) {
+				t.Errorf("decodeRecord = %+v\nwant json.Unmarshal's %+v", fast, slow)
+			}
+		})
+	}
+}
+
+func TestDecodeRecordFallsBack(t *testing.T) {
+	for _, in := range []string{
+		`{"batch":3,"size":1,"etag":"x","mod_time":"2026-01-02T03:04:05Z","discovery_time":"2026-01-02T03:04:05Z"}`,
+		`{"size":01,"etag":"x","mod_time":"2026-01-02T03:04:05Z","discovery_time":"2026-01-02T03:04:05Z","batch":3}`,
+		`{"size":1,"etag":"x","mod_time":"2026-01-02T03:04:05.000Z","discovery_time":"2026-01-02T03:04:05Z","batch":3}`,
+		`{"size":1,"etag":"x","mod_time":"2026-01-02T03:04:05Z","discovery_time":"2026-01-02T03:04:05Z","batch":3,"other":true}`,
+		`{"size":1,"etag":"x","mod_time":"2026-01-02T03:04:05Z","discovery_time":"2026-01-02T03:04:05Z","batch":3} `,
+		`{"size":1e3,"etag":"x","mod_time":"2026-01-02T03:04:05Z","discovery_time":"2026-01-02T03:04:05Z","batch":3}`,
+		`{"size":1,"etag":"x","mod_time":"2026-01-02T03:04:05Z","discovery_time":"2026-01-02T03:04:05Z","batch":3`,
+		`not json`,
+	} {
+		var fast, slow record
+		ferr := decodeRecord([]byte(in), &fast)
+		serr := json.Unmarshal([]byte(in), &slow)
+		if (ferr == nil) != (serr == nil) || !sameRecord(fast, slow) {
+			t.Errorf("decodeRecord(%s) = %+v, %v; json.Unmarshal: %+v, %v", in, fast, ferr, slow, serr)
+		}
+	}
+}
+
+// FuzzDecodeRecord checks decodeRecord against json.Unmarshal on any
+// input, and that encodeRecord writes what json.Marshal writes.
+func FuzzDecodeRecord(f *testing.F) {
+	at := time.Date(2026, 12, 1, 18, 30, 0, 123456789, time.UTC)
+	for _, r := range []record{
+		{Size: 1024, ETag: "1a2b-400-187d", ModTime: at, Discovery: at, Batch: -1},
+		{Size: 7, ETag: "e", ModTime: at, Discovery: at, Batch: 3, ExpiresAt: at, SkipReason: "corrupt"},
+	} {
+		b, _ := json.Marshal(&r)
+		f.Add(b)
+	}
+	f.Add([]byte(`{"size":-0,"etag":"","mod_time":"0001-01-01T00:00:00Z","discovery_time":"2026-01-02T03:04:05+01:00","batch":-1}`))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		var fast, slow record
+		ferr := decodeRecord(in, &fast)
+		serr := json.Unmarshal(in, &slow)
+		if (ferr == nil) != (serr == nil) {
+			t.Fatalf("decodeRecord(%q) error %v, json.Unmarshal's %v", in, ferr, serr)
+		}
+		if ferr != nil {
+			return
+		}
+		if !sameRecord(fast, slow) {
+			t.Fatalf("decodeRecord(%q) = %+v, json.Unmarshal's %+v", in, fast, slow)
+		}
+		want, werr := json.Marshal(&fast)
+		got, gerr := encodeRecord(&fast)
+		if (werr == nil) != (gerr == nil) || string(got) != string(want) {
+			t.Fatalf("encodeRecord(%+v) = %s, %v; json.Marshal: %s, %v", fast, got, gerr, want, werr)
+		}
+	})
+}
