@@ -290,6 +290,9 @@ type leafStat struct {
 	coll bool            // the column is the first leaf of an array or map column: count its nulls
 	def  int             // definition level of a non-null value (of the leaf, or of the collection)
 	t    *ptree.Node
+	// inRuns: a string column whose statistics writeColumn feeds from the
+	// min and max it finds for the page statistics, run by run.
+	inRuns bool
 }
 
 // leafStats maps leaf columns to their statistics columns.
@@ -303,7 +306,9 @@ func (w *Writer) leafStats() []leafStat {
 			case ptree.KindStruct:
 				walk(c, p)
 			case ptree.KindLeaf:
-				out[c.Col] = leafStat{h: w.stats.Leaf(p...), def: c.Def, t: c}
+				h := w.stats.Leaf(p...)
+				inRuns := h != nil && c.Conv == ptree.ConvString && w.trackOf[c.Col] >= 0
+				out[c.Col] = leafStat{h: h, def: c.Def, t: c, inRuns: inRuns}
 			default:
 				if len(c.Leaves) > 0 {
 					out[c.Leaves[0]] = leafStat{h: w.stats.Leaf(p...), coll: true, def: c.Def, t: c}
@@ -363,6 +368,8 @@ func (w *Writer) WriteBatch(b *ColumnBatch, from, to int) error {
 			return err
 		}
 	}
+	w.runStats = !w.opts.NoStats
+	defer func() { w.runStats = false }()
 	return w.encodeBatch(workers)
 }
 
@@ -391,7 +398,7 @@ func (b *ColumnBatch) view(from, to int) colBatch {
 // Leaf.BytesSpan).
 func (w *Writer) columnStats(c int, vals []parquet.Value) {
 	ls := &w.lstats[c]
-	if ls.h == nil {
+	if ls.h == nil || ls.inRuns {
 		return
 	}
 	def := ls.def

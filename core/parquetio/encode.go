@@ -9,6 +9,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/format"
 
+	"github.com/tributary-io/tributary/core/parquetio/filestats"
 	"github.com/tributary-io/tributary/core/parquetio/internal/chunkstats"
 )
 
@@ -225,11 +226,15 @@ func (w *Writer) writeColumn(c int, runs []run, base int64, idx []format.OffsetI
 	if k := w.trackOf[c]; k >= 0 {
 		ct = w.track[k]
 	}
+	var fs *filestats.Leaf // the column's file statistics, fed here
+	if w.runStats && w.lstats[c].inRuns {
+		fs = w.lstats[c].h
+	}
 	done := base
 	for _, r := range runs {
 		vals := w.batch.rowValues(c, r.from, r.to)
 		if ct != nil {
-			trackRun(ct, vals)
+			trackRun(ct, fs, vals)
 		}
 		if _, err := cw.WriteRowValues(vals); err != nil {
 			return err
@@ -251,14 +256,17 @@ func (w *Writer) writeColumn(c int, runs []run, base int64, idx []format.OffsetI
 }
 
 // trackRun adds the non-null values of a run of a byte-array column to its
-// page statistics: their min and max, or each value when those are too long
-// for that (chunkstats.Track.AddSpan).
-func trackRun(ct *chunkstats.Track, vals []parquet.Value) {
+// page statistics and, with fs, to the file statistics (nulls counted):
+// their min and max, or each value when those are too long for that
+// (chunkstats.Track.AddSpan, filestats.Leaf.BytesSpan).
+func trackRun(ct *chunkstats.Track, fs *filestats.Leaf, vals []parquet.Value) {
 	var lo, hi []byte
 	has := false
+	var nulls int64
 	for i := range vals {
 		v := &vals[i]
 		if v.IsNull() {
+			nulls++
 			continue
 		}
 		x := v.ByteArray()
@@ -268,6 +276,16 @@ func trackRun(ct *chunkstats.Track, vals []parquet.Value) {
 			lo = x
 		} else if bytes.Compare(x, hi) > 0 {
 			hi = x
+		}
+	}
+	if fs != nil {
+		fs.Nulls(nulls)
+		if has && !fs.BytesSpan(lo, hi) {
+			for i := range vals {
+				if !vals[i].IsNull() {
+					fs.Bytes(vals[i].ByteArray())
+				}
+			}
 		}
 	}
 	if !has || ct.AddSpan(lo, hi) {

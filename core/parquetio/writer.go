@@ -133,9 +133,12 @@ type Writer struct {
 	rgDone  int64               // rows of the current row group handed to parquet-go
 	stats   *filestats.Collector
 	lstats  []leafStat // per leaf column, for WriteBatch (built on first use)
-	row     int64      // rows written so far (the next row's index in the file)
-	rgRows  int64
-	rgBytes int64
+	// runStats: the batch being encoded feeds the file statistics of its
+	// lstats columns marked inRuns (WriteBatch).
+	runStats bool
+	row      int64 // rows written so far (the next row's index in the file)
+	rgRows   int64
+	rgBytes  int64
 	// The encoder: a batch is shredded into columns and its column chunks
 	// are encoded on up to workers goroutines (see encode.go).
 	batch   colBatch
