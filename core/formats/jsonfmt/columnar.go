@@ -138,7 +138,11 @@ func (rd *reader) bindTo(n *parquetio.ColNode) error {
 		}
 		rd.colRoot = cp
 		if !rd.noFast && !rd.lr.Whole {
-			rd.fast, _ = jsonfast.New(rd.schema, n, rd.rescueIdx)
+			if rd.fast, _ = jsonfast.New(rd.schema, n, rd.rescueIdx); rd.fast != nil {
+				rd.leafPlans = make([]*plan, n.Hi)
+				leafPlans(cp, rd.leafPlans)
+				rd.fast.Other = rd.fastOther
+			}
 		}
 		return nil
 	}
@@ -192,6 +196,36 @@ func (rd *reader) ReadBatch(b *parquetio.ColumnBatch, maxRows int, maxBytes int6
 		}
 	}
 	return nil
+}
+
+// leafPlans records the plan of each leaf under cp by leaf column.
+func leafPlans(cp *cplan, dst []*plan) {
+	if cp.n.Kind == parquetio.ColLeaf {
+		dst[cp.n.Col] = cp.p
+	}
+	for _, k := range cp.kids {
+		leafPlans(k, dst)
+	}
+}
+
+// fastOther decodes for the fast decoder a scalar of a type it does not
+// convert itself (raw is standard JSON: a string, number, true or false)
+// as valBatch does: the value parsed on the tape and converted by conv.
+// It returns false, appending nothing, when the value does not fit.
+func (rd *reader) fastOther(b *parquetio.ColumnBatch, col *parquetio.ColNode, raw []byte, r, d int) bool {
+	p := rd.leafPlans[col.Col]
+	if p == nil || rd.tape.Parse(raw) != nil {
+		return false
+	}
+	v, ok := rd.conv(p, 0)
+	switch {
+	case !ok:
+		return false
+	case v == nil:
+		b.Null(col, r, d)
+		return true
+	}
+	return b.Value(col, v, r) == nil
 }
 
 // fastProbe is the number of records after which a file whose records

@@ -23,6 +23,10 @@ func (g cleanGen) typ(depth int) schema.Type {
 	}
 	switch {
 	case k < 6:
+		if g.r.IntN(4) == 0 { // a type converted through Decoder.Other
+			return []schema.Type{schema.Integer, schema.Short, schema.Float, schema.Timestamp, schema.TimestampNTZ,
+				schema.DateType, schema.Binary, schema.DecimalType{Precision: 10, Scale: 2}}[g.r.IntN(8)]
+		}
 		return []schema.Type{schema.String, schema.String, schema.Long, schema.Double, schema.Boolean, schema.Long}[k]
 	case k < 8:
 		return g.structType(depth+1, 1+g.r.IntN(4))
@@ -70,6 +74,20 @@ func (g cleanGen) value(t schema.Type) string {
 			"0.1", "9007199254740993", "3.141592653589793238", fmt.Sprint(g.r.Int64()), "12345678901234567890.5")
 	case schema.Boolean:
 		return g.pick("true", "false")
+	case schema.Integer, schema.Short:
+		return g.pick("0", "-12", "300")
+	case schema.Float:
+		return g.pick("1.5", "-2e3", "7", `"NaN"`, `"-Infinity"`)
+	case schema.Timestamp:
+		return g.pick(`"2024-03-01T00:00:00.037527Z"`, `"2024-03-01 10:11:12"`, "1700000000", `"2024-03-01T00:00:00+02:00"`)
+	case schema.TimestampNTZ:
+		return g.pick(`"2024-03-01T00:00:00.5"`, `"2024-03-01 10:11:12"`)
+	case schema.DateType:
+		return g.pick(`"2024-03-01"`, `"1999-12-31"`)
+	case schema.Binary:
+		return g.pick(`"aGVsbG8="`, `"aGVsbG8"`, `""`)
+	case schema.DecimalType{Precision: 10, Scale: 2}:
+		return g.pick("1.5", "-0.25", `"3.14"`, "12345", "1e3")
 	}
 	return "null"
 }
@@ -153,7 +171,9 @@ func TestFastDecoderFallsBack(t *testing.T) {
 		{"string into bool", `{"b":"true"}`, false},
 		{"object into string", `{"s":{"q":1}}`, false},
 		{"array into string", `{"s":[1]}`, false},
-		{"timestamp column", `{"ts":"2024-01-02T03:04:05Z"}`, false},
+		{"not a timestamp", `{"ts":"yesterday"}`, false},
+		{"fraction into timestamp", `{"ts":1.5}`, false},
+		{"object into timestamp", `{"ts":{"a":1}}`, false},
 		{"number into struct", `{"o":1}`, false},
 		{"string in long array", `{"a":[1,"x"]}`, false},
 		{"invalid UTF-8", "{\"s\":\"\xff\"}", false},

@@ -126,6 +126,7 @@ type reader struct {
 	fast                  *jsonfast.Decoder
 	noFast                bool
 	fastTries, fastMisses int
+	leafPlans             []*plan // by leaf column, for fastOther
 }
 
 // slabSize is the number of values a slab holds.

@@ -26,7 +26,7 @@ import (
 type kind uint8
 
 const (
-	kOther kind = iota // only null is decoded
+	kOther kind = iota // through Decoder.Other
 	kString
 	kLong
 	kDouble
@@ -61,6 +61,13 @@ type node struct {
 type Decoder struct {
 	root  *node
 	bound *parquetio.ColNode
+	// Other, if set, decodes a non-null scalar of a leaf of another type
+	// than string, long, double and boolean: raw is its standard JSON text
+	// (a string with its quotes, a number, true or false), to be appended
+	// to leaf col of b at repetition level r (its parent defined at level
+	// d). It returns false when the value does not fit (nothing appended).
+	// Without it, such values fall back.
+	Other func(b *parquetio.ColumnBatch, col *parquetio.ColNode, raw []byte, r, d int) bool
 }
 
 // New compiles a decoder for rows of schema s into batches whose root is
@@ -157,6 +164,7 @@ type state struct {
 	// otherwise they are copied with tape.Keep.
 	owned bool
 	tape  *jsontape.Tape
+	other func(b *parquetio.ColumnBatch, col *parquetio.ColNode, raw []byte, r, d int) bool
 }
 
 // Decode appends line's record to b as one row (EndRow included) and
@@ -169,7 +177,7 @@ func (d *Decoder) Decode(line []byte, b *parquetio.ColumnBatch, owned bool, tape
 	if r := b.Root(); r != d.bound {
 		d.rebind(r)
 	}
-	s := state{b: b, line: line, owned: owned, tape: tape}
+	s := state{b: b, line: line, owned: owned, tape: tape, other: d.Other}
 	i := ws(line, 0)
 	if i >= len(line) || line[i] != '{' {
 		return false
@@ -377,6 +385,25 @@ func (s *state) value(n *node, i, r, d int) (int, bool) {
 			s.b.Double(n.col, f, r)
 			return j, true
 		}
+	case kOther:
+		if s.other == nil {
+			return i, false
+		}
+		j, ok := i, false
+		switch {
+		case c == '"':
+			j, _, _, ok = str(line, i)
+		case c == '-' || c >= '0' && c <= '9':
+			j, _, ok = number(line, i)
+		case c == 't':
+			j, ok = i+4, lit(line, i, "true")
+		case c == 'f':
+			j, ok = i+5, lit(line, i, "false")
+		}
+		if !ok || !s.other(s.b, n.col, line[i:j], r, d) {
+			return i, false
+		}
+		return j, true
 	case kBool:
 		switch {
 		case c == 't' && lit(line, i, "true"):
