@@ -185,6 +185,8 @@ func scanOptions(t testing.TB, bits uint32) fileformat.InferOptions {
 		opts.Options["inferTimestamp"] = "true"
 		if on(12) {
 			opts.Options["timestampFormat"] = "dd/MM/yyyy HH:mm"
+			opts.Options["dateFormat"] = "dd/MM/yyyy"
+			opts.Options["timeZone"] = "Europe/Oslo"
 		}
 	}
 	for i, name := range []string{"allowComments", "allowUnquotedFieldNames", "allowNumericLeadingZeros",
@@ -207,6 +209,9 @@ func scanOptions(t testing.TB, bits uint32) fileformat.InferOptions {
 	}
 	if on(22) {
 		opts.Text.LineSep = "\r\n"
+	}
+	if on(23) && on(24) {
+		opts.Text.Encoding = []string{"ISO-8859-1", "UTF-16LE"}[(bits>>25)&1]
 	}
 	return opts
 }
@@ -284,7 +289,7 @@ func TestScanMatchesTape(t *testing.T) {
 	for seed := range uint64(400) {
 		r := rand.New(rand.NewPCG(seed, 29))
 		bits := r.Uint32()
-		if seed < 23 {
+		if seed < 24 {
 			bits = 1 << seed // each option alone
 		}
 		opts := scanOptions(t, bits)
