@@ -50,6 +50,20 @@ type ifield struct {
 	// plain: name holds no quote, backslash or control character, so
 	// that its JSON text is itself (the type scanner matches it so).
 	plain bool
+	// hint is the hint trie below this field when the struct's trie is
+	// hintFrom (the scanner's cache of hintFrom.child(name)).
+	hintFrom, hint *hintTrie
+}
+
+// child returns h.child(f.name), cached.
+func (f *ifield) child(h *hintTrie) *hintTrie {
+	if h == nil {
+		return nil
+	}
+	if f.hintFrom != h {
+		f.hintFrom, f.hint = h, h.child(f.name)
+	}
+	return f.hint
 }
 
 // plainName reports whether name's JSON text is name between quotes.

@@ -159,7 +159,7 @@ func (in *inferrer) scanObject(i, depth int, it *itype, h *hintTrie) (int, bool)
 			if g := it.guess[pos]; g >= 0 && g < len(it.fields) {
 				f := &it.fields[g]
 				if n := len(f.name); f.plain && i+n+1 < len(b) && b[i+n+1] == '"' && string(b[i+1:i+n+1]) == f.name {
-					end, ft, fh = i+n+2, f.t, h.child(f.name)
+					end, ft, fh = i+n+2, f.t, f.child(h)
 				}
 			}
 		}
@@ -205,7 +205,7 @@ func (in *inferrer) scanField(it *itype, pos, start, end int, esc bool, h *hintT
 		name := in.sc.b[start+1 : end-1]
 		if pos < len(it.guess) {
 			if g := it.guess[pos]; g >= 0 && g < len(it.fields) && it.fields[g].name == string(name) {
-				return it.fields[g].t, h.child(it.fields[g].name)
+				return it.fields[g].t, it.fields[g].child(h)
 			}
 		}
 		if i, ok := it.exact[string(name)]; ok {
@@ -215,7 +215,7 @@ func (in *inferrer) scanField(it *itype, pos, start, end int, esc bool, h *hintT
 				}
 				it.guess[pos] = i
 			}
-			return it.fields[i].t, h.child(it.fields[i].name)
+			return it.fields[i].t, it.fields[i].child(h)
 		}
 	}
 	name := in.text(start, end, esc)
