@@ -8,6 +8,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/tributary-io/tributary/core/parquetio/internal/ptree"
+	"github.com/tributary-io/tributary/core/parquetio/internal/pvalue"
 	"github.com/tributary-io/tributary/core/parquetio/internal/values"
 	"github.com/tributary-io/tributary/core/schema"
 )
@@ -157,7 +158,7 @@ func (s *shredder) shred(t *ptree.Node, v any, r, d int) error {
 		if err != nil {
 			return s.fail(t, "%v", err)
 		}
-		s.b.vals[t.Col] = append(s.b.vals[t.Col], pv.Level(r, t.Def, t.Col))
+		s.b.vals[t.Col] = append(s.b.vals[t.Col], pvalue.Level(pv, r, t.Def, t.Col))
 		s.size += n + 1
 	case ptree.KindStruct:
 		fields, ok := v.([]any)
@@ -223,7 +224,7 @@ func (s *shredder) shred(t *ptree.Node, v any, r, d int) error {
 // nulls writes one null at levels (r, d) to every leaf column under t.
 func (s *shredder) nulls(t *ptree.Node, r, d int) {
 	for _, c := range t.Leaves {
-		s.b.vals[c] = append(s.b.vals[c], parquet.NullValue().Level(r, d, c))
+		s.b.vals[c] = append(s.b.vals[c], pvalue.Level(parquet.NullValue(), r, d, c))
 	}
 	s.size += int64(len(t.Leaves))
 }

@@ -189,6 +189,9 @@ func NewWriter(w io.Writer, s *schema.StructType, opts WriterOptions) (*Writer, 
 	if err != nil {
 		return nil, err
 	}
+	if err := levelsFit(tree); err != nil {
+		return nil, err
+	}
 	out := newOutWriter(w)
 	pool := spill.NewPool(opts.TempDir, opts.SpillBytes)
 	wopts := []parquet.WriterOption{
