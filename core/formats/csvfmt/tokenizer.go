@@ -54,6 +54,7 @@ type tokenizer struct {
 	// one-byte ASCII delimiter, ASCII (or no) quote and escapes, no value
 	// limit.
 	lines bool
+	cls   [256]uint8 // splitFields' byte classes for an unquoted value
 }
 
 func newTokenizer(r io.Reader, o *Options, lineSep string) *tokenizer {
@@ -74,6 +75,15 @@ func newTokenizer(r io.Reader, o *Options, lineSep string) *tokenizer {
 	}
 	t.lines = t.lineSep == 0 && len(t.sep) == 1 && t.sep[0] < utf8.RuneSelf && t.sep[0] != '\n' && t.sep[0] != '\r' &&
 		o.Quote < utf8.RuneSelf && o.Escape < utf8.RuneSelf && o.CharToEscapeQuoteEscape < utf8.RuneSelf && o.MaxCharsPerColumn <= 0
+	if t.lines {
+		for c := utf8.RuneSelf; c < 256; c++ {
+			t.cls[c] = cHigh
+		}
+		t.cls['\r'], t.cls[t.sep[0]] = cStop, cSep
+		if o.Quote != 0 {
+			t.cls[o.Quote] = cQuote
+		}
+	}
 	return t
 }
 
@@ -98,9 +108,6 @@ func (t *tokenizer) splitLine() bool {
 	if n := len(line); n > 0 && line[n-1] == '\r' {
 		line = line[:n-1]
 	}
-	if bytes.IndexByte(line, '\r') >= 0 || bytes.Count(line, t.sep)+1 > t.o.MaxColumns || !utf8.Valid(line) {
-		return false
-	}
 	if !t.splitFields(line) {
 		t.buf, t.toks = t.buf[:0], t.toks[:0]
 		return false
@@ -111,11 +118,22 @@ func (t *tokenizer) splitLine() bool {
 	return true
 }
 
+// Byte classes of splitFields.
+const (
+	cPlain uint8 = iota
+	cSep
+	cQuote
+	cStop // "\r", and in a quoted value the escapes: not for the fast path
+	cHigh // part of a non-ASCII character
+)
+
 // splitFields splits line for splitLine into buf and toks; false when a
 // value needs the rune-by-rune path.
 func (t *tokenizer) splitFields(line []byte) bool {
 	o := t.o
 	sep, q := t.sep[0], byte(o.Quote)
+	cls := &t.cls
+	high := false
 	for pos := 0; ; pos++ {
 		if o.IgnoreLeadingWhiteSpace {
 			for pos < len(line) && line[pos] <= ' ' && line[pos] != sep {
@@ -124,33 +142,35 @@ func (t *tokenizer) splitFields(line []byte) bool {
 		}
 		tok := token{start: len(t.buf)}
 		if q != 0 && pos < len(line) && line[pos] == q {
-			body := line[pos+1:]
-			c := bytes.IndexByte(body, q)
-			if c < 0 {
+			end := pos + 1
+			for ; end < len(line) && line[end] != q; end++ {
+				switch c := line[end]; {
+				case c >= utf8.RuneSelf:
+					high = true
+				case c == '\r' || (o.Escape != 0 && c == byte(o.Escape)) || (o.CharToEscapeQuoteEscape != 0 && c == byte(o.CharToEscapeQuoteEscape)):
+					return false
+				}
+			}
+			if end == len(line) || (end+1 < len(line) && line[end+1] != sep) {
 				return false
 			}
-			body = body[:c]
-			if (o.Escape != 0 && bytes.IndexByte(body, byte(o.Escape)) >= 0) ||
-				(o.CharToEscapeQuoteEscape != 0 && bytes.IndexByte(body, byte(o.CharToEscapeQuoteEscape)) >= 0) {
-				return false
-			}
-			pos += c + 2
-			if pos < len(line) && line[pos] != sep {
-				return false
-			}
-			t.buf = append(t.buf, body...)
+			t.buf = append(t.buf, line[pos+1:end]...)
 			tok.quoted = true
+			pos = end + 1
 		} else {
-			end := bytes.IndexByte(line[pos:], sep)
-			if end < 0 {
-				end = len(line)
-			} else {
-				end += pos
+			end := pos
+		scan:
+			for ; end < len(line); end++ {
+				switch cls[line[end]] {
+				case cSep:
+					break scan
+				case cQuote, cStop:
+					return false
+				case cHigh:
+					high = true
+				}
 			}
 			v := line[pos:end]
-			if q != 0 && bytes.IndexByte(v, q) >= 0 {
-				return false
-			}
 			if o.IgnoreTrailingWhiteSpace {
 				for len(v) > 0 && v[len(v)-1] <= ' ' {
 					v = v[:len(v)-1]
@@ -161,8 +181,11 @@ func (t *tokenizer) splitFields(line []byte) bool {
 		}
 		tok.end = len(t.buf)
 		t.toks = append(t.toks, tok)
+		if len(t.toks) > o.MaxColumns {
+			return false
+		}
 		if pos >= len(line) {
-			return true
+			return !high || utf8.Valid(line)
 		}
 	}
 }

@@ -56,7 +56,9 @@ func allDigitsOrEmpty(s string) bool { return s == "" || AllDigits(s) }
 // or hexadecimal floating-point literal with an optional f/F/d/D suffix.
 // Magnitudes beyond float64 are infinite, as in Java.
 func ParseDouble(s string) (float64, bool) {
-	s = strings.TrimFunc(s, func(r rune) bool { return r <= ' ' })
+	if s != "" && (s[0] <= ' ' || s[len(s)-1] <= ' ') {
+		s = strings.TrimFunc(s, func(r rune) bool { return r <= ' ' })
+	}
 	body := s
 	neg := false
 	if body != "" && (body[0] == '+' || body[0] == '-') {
