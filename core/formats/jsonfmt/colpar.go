@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -104,6 +105,11 @@ func (p *parBatch) fill() *batchChunk {
 			c = &batchChunk{buf: make([]byte, 0, max(min(p.chunk+p.chunk/4, max(4<<10, p.bufHint)), len(line))),
 				ends: make([]int, 0, p.lineHint), lines: make([]int64, 0, p.lineHint)}
 		}
+		if cap(c.buf)-len(c.buf) < len(line) && cap(c.buf) >= 16<<10 {
+			// Past 16 KiB the file is not small: grow to a whole chunk
+			// at once rather than by doubling.
+			c.buf = slices.Grow(c.buf, max(p.chunk+p.chunk/4, len(c.buf)+len(line))-len(c.buf))
+		}
 		c.buf = append(c.buf, line...)
 		c.ends = append(c.ends, len(c.buf))
 		c.lines = append(c.lines, rd.lr.Line())
@@ -151,6 +157,8 @@ func (rd *reader) readPar(b *parquetio.ColumnBatch) error {
 		if c.b, err = p.batch(); err != nil {
 			return err
 		}
+		c.b.Grow(len(c.ends)) // a fresh batch does not grow step by step
+
 		p.send(c)
 	}
 	if len(p.queue) == 0 {
