@@ -9,14 +9,18 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
+	"runtime/pprof"
 	"strconv"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/tributary-io/tributary/core/ingest"
 	"github.com/tributary-io/tributary/core/ingest/fanout"
 	"github.com/tributary-io/tributary/core/options"
+	"github.com/tributary-io/tributary/infra/gcpace"
 	"github.com/tributary-io/tributary/infra/streams"
 )
 
@@ -41,6 +45,14 @@ func fanoutSpec(tb testing.TB) Spec {
 type shareTime struct {
 	share     int
 	wall, cpu time.Duration
+	// detail (for the log): the order it ran in, its user and system CPU,
+	// the GCs and minor page faults during it, its rows and output
+	// bytes, the bytes and objects it allocated.
+	order, gcs     int
+	user, sys      time.Duration
+	minflt         int64
+	rows, outBytes int64
+	alloc, mallocs uint64
 }
 
 // fanoutRun is one batch of the dataset converted by n converters.
@@ -109,18 +121,69 @@ func runFanout(ctx context.Context, tb testing.TB, ds Dataset, workDir string, n
 			run.gcWall += time.Since(gs)
 			run.gcCPU += cpuTime() - gc0
 		}
+		var prof *os.File
+		if dir := os.Getenv("TRIBUTARY_BENCH_FANOUT_PROFILE"); dir != "" && serial {
+			var err error
+			if prof, err = os.Create(filepath.Join(dir, fmt.Sprintf("n%d-share%d-warm%t-%s.prof", req.Shares, req.Share, warm, filepath.Base(workDir)))); err != nil {
+				return err
+			}
+			if err := pprof.StartCPUProfile(prof); err != nil {
+				return err
+			}
+		}
+		var ms0 runtime.MemStats
+		runtime.ReadMemStats(&ms0)
+		ru0 := rusage()
 		start, cpu0 := time.Now(), cpuTime()
-		_, err := s.Engine.ConvertShare(ctx, req)
-		if serial {
-			run.shares = append(run.shares, shareTime{share: req.Share, wall: time.Since(start), cpu: cpuTime() - cpu0})
+		rep, err := s.Engine.ConvertShare(ctx, req)
+		wall, cpu := time.Since(start), cpuTime()-cpu0
+		ru1 := rusage()
+		if prof != nil {
+			pprof.StopCPUProfile()
+			prof.Close()
+		}
+		if serial && err == nil {
+			var ms1 runtime.MemStats
+			runtime.ReadMemStats(&ms1)
+			st := shareTime{share: req.Share, wall: wall, cpu: cpu, order: len(run.shares), gcs: int(ms1.NumGC - ms0.NumGC),
+				user: time.Duration(ru1.Utime.Nano() - ru0.Utime.Nano()), sys: time.Duration(ru1.Stime.Nano() - ru0.Stime.Nano()),
+				minflt: ru1.Minflt - ru0.Minflt, rows: rep.Rows, alloc: ms1.TotalAlloc - ms0.TotalAlloc, mallocs: ms1.Mallocs - ms0.Mallocs}
+			for _, a := range rep.Adds {
+				st.outBytes += a.Size
+			}
+			run.shares = append(run.shares, st)
 		}
 		return err
 	})
 	s.Engine.Fanout = &fanout.Config{Runner: conv, MaxConverters: n, BytesPerConverter: 1}
 	runtime.GC()
+	var whole *os.File
+	if dir := os.Getenv("TRIBUTARY_BENCH_FANOUT_PROFILE"); dir != "" && n == 1 {
+		if whole, err = os.Create(filepath.Join(dir, fmt.Sprintf("n1-warm%t-%s.prof", warm, filepath.Base(workDir)))); err != nil {
+			tb.Fatal(err)
+		}
+		if err := pprof.StartCPUProfile(whole); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	var ms0 runtime.MemStats
+	runtime.ReadMemStats(&ms0)
+	ru0 := rusage()
 	start, cpu0 := time.Now(), cpuTime()
 	sum, err := s.Engine.RunAvailableNow(ctx, nil)
 	run.wall, run.cpu = time.Since(start)-run.gcWall, cpuTime()-cpu0-run.gcCPU
+	if whole != nil {
+		pprof.StopCPUProfile()
+		whole.Close()
+	}
+	if n == 1 {
+		ru1 := rusage()
+		var ms1 runtime.MemStats
+		runtime.ReadMemStats(&ms1)
+		tb.Logf("unsplit batch: cpu %.1f ms (user %.1f sys %.1f), %d GCs, %d minflt, %.1f MB in %d allocations", ms(run.cpu),
+			ms(time.Duration(ru1.Utime.Nano()-ru0.Utime.Nano())), ms(time.Duration(ru1.Stime.Nano()-ru0.Stime.Nano())),
+			ms1.NumGC-ms0.NumGC, ru1.Minflt-ru0.Minflt, float64(ms1.TotalAlloc-ms0.TotalAlloc)/1e6, ms1.Mallocs-ms0.Mallocs)
+	}
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -131,6 +194,7 @@ func runFanout(ctx context.Context, tb testing.TB, ds Dataset, workDir string, n
 		tb.Fatalf("%d shares converted, want %d", len(run.shares), n)
 	}
 	run.rows, run.outputFiles, run.tableVersion = sum.Rows(), sum.Batches[0].NumOutputFiles, sum.Batches[0].TableVersion
+	tb.Logf("N=%d batch: %d rows, %d output files, %d output bytes", n, run.rows, run.outputFiles, sum.Batches[0].NumOutputBytes)
 	return run
 }
 
@@ -185,6 +249,13 @@ func (r fanoutRun) serial(cpu bool) time.Duration {
 // first); "model-first" is the stream's first batch, whose schema inference
 // runs on the committer before the shares. out/fanout.json keeps the
 // figures (README's table).
+//
+// Every run uses the garbage collector pacing of the deployed commit
+// function (infra/gcpace, for a 2 GB function; GOGC=100 in the environment
+// measures the runtime's default instead). The log has each share's CPU
+// (user, system), GCs, page faults and allocations;
+// TRIBUTARY_BENCH_FANOUT_PROFILE=<dir> writes a CPU profile of each share
+// and of each unsplit batch there.
 func BenchmarkFanout(b *testing.B) {
 	ds := ensure(b, fanoutSpec(b))
 	ctx := context.Background()
@@ -220,6 +291,7 @@ func BenchmarkFanout(b *testing.B) {
 					procs = 1
 				}
 				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+				defer paceAsCommitFunction(b)()
 				// With -benchtime Nx, each figure is the fastest of the
 				// runs (the committer's serial work, and each share by its
 				// index): CPU time on a shared machine only errs upwards.
@@ -227,6 +299,10 @@ func BenchmarkFanout(b *testing.B) {
 				for i := 0; i < b.N; i++ {
 					work := filepath.Join(b.TempDir(), strconv.Itoa(i))
 					r := runFanout(ctx, b, ds, work, n, modelled, mode != "model-first")
+					for _, s := range r.shares {
+						b.Logf("%s N=%d run %d share %d (ran %d.): cpu %.1f ms (user %.1f sys %.1f), %d GCs, %d minflt, %d rows, %d output bytes, %.1f MB in %d allocations",
+							mode, n, i, s.share, s.order, ms(s.cpu), ms(s.user), ms(s.sys), s.gcs, s.minflt, s.rows, s.outBytes, float64(s.alloc)/1e6, s.mallocs)
+					}
 					if i == 0 {
 						last = r
 						continue
@@ -300,6 +376,35 @@ func BenchmarkFanout(b *testing.B) {
 		}
 		writeFanoutReport(b, ds, list)
 	}
+}
+
+// paceAsCommitFunction sets the garbage collector's pacing that the
+// deployed commit function (and so every converter) runs with, for a 2 GB
+// function (infra/gcpace; GOGC or GOMEMLIMIT in the environment win, as
+// they do in the function: GOGC=100 measures the runtime's default), and
+// returns the function that restores the previous pacing.
+func paceAsCommitFunction(tb testing.TB) func() {
+	percent := debug.SetGCPercent(-1) // reads it (and turns the GC off for a moment)
+	debug.SetGCPercent(percent)
+	limit := debug.SetMemoryLimit(-1) // reads it
+	s := gcpace.Apply(func(k string) string {
+		if k == "AWS_LAMBDA_FUNCTION_MEMORY_SIZE" {
+			return "2048"
+		}
+		return os.Getenv(k)
+	})
+	tb.Logf("GC pacing of the commit function: %+v (GOGC=%q GOMEMLIMIT=%q)", s, os.Getenv("GOGC"), os.Getenv("GOMEMLIMIT"))
+	return func() {
+		debug.SetGCPercent(percent)
+		debug.SetMemoryLimit(limit)
+	}
+}
+
+// rusage is the process's resource usage so far.
+func rusage() syscall.Rusage {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return ru
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
