@@ -260,25 +260,30 @@ func BenchmarkFanout(b *testing.B) {
 	ds := ensure(b, fanoutSpec(b))
 	ctx := context.Background()
 	type row struct {
-		N               int     `json:"n"`
-		Mode            string  `json:"mode"`
-		MBps            float64 `json:"mbPerSec"`
-		WallMBps        float64 `json:"wallMbPerSec"`
-		Scaling         float64 `json:"scaling"`
-		ScalingPerN     float64 `json:"scalingPerN"`
-		SerialWorkMs    float64 `json:"serialWorkMs,omitempty"`
-		SlowestShareMs  float64 `json:"slowestShareMs,omitempty"`
-		ShareMBperCPUs  float64 `json:"shareMbPerCpuSec,omitempty"`
-		OutputFiles     int     `json:"outputFiles"`
-		BatchWallMs     float64 `json:"batchWallMs"`
-		BatchCPUMs      float64 `json:"batchCpuMs"`
-		ConverterShares []int64 `json:"shareCpuMs,omitempty"`
+		N              int     `json:"n"`
+		Mode           string  `json:"mode"`
+		MBps           float64 `json:"mbPerSec"`
+		WallMBps       float64 `json:"wallMbPerSec"`
+		Scaling        float64 `json:"scaling"`
+		ScalingPerN    float64 `json:"scalingPerN"`
+		SerialWorkMs   float64 `json:"serialWorkMs,omitempty"`
+		SlowestShareMs float64 `json:"slowestShareMs,omitempty"`
+		ShareMBperCPUs float64 `json:"shareMbPerCpuSec,omitempty"`
+		// SharesOverUnsplit is the shares' CPU summed over the unsplit
+		// batch's (N = 1 of the same mode): the cost of splitting, less
+		// noisy than the slowest share.
+		SharesOverUnsplit float64 `json:"sharesCpuOverUnsplit,omitempty"`
+		OutputFiles       int     `json:"outputFiles"`
+		BatchWallMs       float64 `json:"batchWallMs"`
+		BatchCPUMs        float64 `json:"batchCpuMs"`
+		ConverterShares   []int64 `json:"shareCpuMs,omitempty"`
 	}
 	// A sub-benchmark runs more than once (b.N = 1 first): the last run
 	// of each (mode, N) is kept.
 	rows := map[string]row{}
 	var order []string
 	base := map[string]float64{}
+	baseCPU := map[string]time.Duration{}
 	for _, mode := range []string{"model", "cores2", "model-first"} {
 		for _, n := range []int{1, 2, 4, 8} {
 			if mode == "model-first" && n != 1 && n != 8 {
@@ -340,13 +345,16 @@ func BenchmarkFanout(b *testing.B) {
 						r.SerialWorkMs = ms(last.cpu - sum)
 						r.SlowestShareMs = ms(slowest)
 						r.ShareMBperCPUs = float64(last.bytes) / sum.Seconds() / 1e6
+						if baseCPU[mode] > 0 {
+							r.SharesOverUnsplit = float64(sum) / float64(baseCPU[mode])
+						}
 					}
 				} else {
 					r.MBps = float64(last.bytes) / last.wall.Seconds() / 1e6
 					r.WallMBps = r.MBps
 				}
 				if n == 1 {
-					base[mode] = r.MBps
+					base[mode], baseCPU[mode] = r.MBps, last.cpu
 				}
 				if base[mode] > 0 {
 					r.Scaling = r.MBps / base[mode]
@@ -359,6 +367,9 @@ func BenchmarkFanout(b *testing.B) {
 					b.ReportMetric(r.WallMBps, "model-wall-MB/s")
 					b.ReportMetric(r.SerialWorkMs, "serial-ms")
 					b.ReportMetric(r.SlowestShareMs, "slowest-share-ms")
+					if r.SharesOverUnsplit > 0 {
+						b.ReportMetric(r.SharesOverUnsplit, "shares-cpu/unsplit")
+					}
 				}
 				b.Logf("%s N=%d: %+v", mode, n, r)
 				key := fmt.Sprintf("%s/%d", mode, n)
