@@ -46,6 +46,8 @@ type (
 	InferOptions = fileformat.InferOptions
 	// ReadOptions configure reading one file.
 	ReadOptions = fileformat.ReadOptions
+	// Reuse carries what closed readers leave to later ones.
+	Reuse = fileformat.Reuse
 	// ReadStats counts what a RowReader read.
 	ReadStats = fileformat.ReadStats
 	// Sample counts what an Inferrer has read.

@@ -17,6 +17,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tributary-io/tributary/core/schema"
@@ -207,7 +208,22 @@ type ReadOptions struct {
 	// (0: GOMAXPROCS). The engine sets 1 when it decodes several files at
 	// once, each on one goroutine.
 	Workers int
+	// Reuse, when set, receives the reader's reusable state when it is
+	// closed and offers it to the next reader opened with it (nil: none).
+	Reuse *Reuse
 }
+
+// Reuse carries what closed readers can hand to later readers of the same
+// schema and options (a format's compiled decoding plan), so that many
+// small files do not each pay for it (ReadOptions.Reuse). It is safe for
+// concurrent use; what a reader leaves is taken by at most one reader.
+type Reuse struct {
+	mu   sync.Mutex
+	left []any
+}
+
+// maxReused bounds what a Reuse holds.
+const maxReused = 8
 
 // ReadStats counts what a RowReader read. Paths are dotted column paths
 // ("user.dob"; "element"/"key"/"value" step into collections); each list
@@ -297,4 +313,35 @@ type RawContent interface {
 	// Raw reports whether the file's stored bytes are read without
 	// decompression.
 	Raw() bool
+}
+
+// Take returns state a closed reader left, removing it (nil if none, or
+// on a nil Reuse).
+func (r *Reuse) Take() any {
+	if r == nil {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := len(r.left)
+	if n == 0 {
+		return nil
+	}
+	v := r.left[n-1]
+	r.left[n-1] = nil
+	r.left = r.left[:n-1]
+	return v
+}
+
+// Leave stores v, which its reader no longer uses, for a later reader (a
+// nil Reuse, or a full one, drops it).
+func (r *Reuse) Leave(v any) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.left) < maxReused {
+		r.left = append(r.left, v)
+	}
 }

@@ -262,7 +262,9 @@ func (p *parBatch) worker() {
 		if !p.abandon.Load() {
 			if w == nil {
 				var err error
-				if w, err = open(p.rd.ctx, bytes.NewReader(nil), p.rd.schema, p.rd.opts); err == nil {
+				opts := p.rd.opts
+				opts.Reuse = nil // the file's reader's alone
+				if w, err = open(p.rd.ctx, bytes.NewReader(nil), p.rd.schema, opts); err == nil {
 					w.noFast = p.rd.noFast
 				}
 				if err == nil && !w.BatchReadable() {

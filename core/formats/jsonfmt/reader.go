@@ -74,6 +74,15 @@ func compile(t schema.Type, skip map[int]bool) *plan {
 	return p
 }
 
+// reusedPlan is what a closed reader leaves in ReadOptions.Reuse: its
+// compiled plan, for the next reader of the same schema and rescued data
+// column (a plan's guesses are hints, valid for any file).
+type reusedPlan struct {
+	schema    *schema.StructType
+	rescueIdx int
+	root      *plan
+}
+
 // reader implements fileformat.RowReader for JSON lines.
 type reader struct {
 	ctx       context.Context
@@ -124,6 +133,7 @@ type reader struct {
 	// fast decodes the common record without the tape (nil: not used);
 	// noFast turns it off (tests).
 	fast                  *jsonfast.Decoder
+	left                  bool // the plan was left in opts.Reuse (Close)
 	noFast                bool
 	fastTries, fastMisses int
 	leafPlans             []*plan // by leaf column, for fastOther
@@ -181,7 +191,11 @@ func open(ctx context.Context, r io.Reader, s *schema.StructType, opts fileforma
 		rd.corIdx = i
 	}
 	rd.foldMatch = opts.CaseInsensitive || rd.rescueIdx < 0
-	rd.root = compile(s, skip)
+	if rp, ok := opts.Reuse.Take().(*reusedPlan); ok && rp.schema == s && rp.rescueIdx == rd.rescueIdx {
+		rd.root = rp.root
+	} else {
+		rd.root = compile(s, skip)
+	}
 	if rd.tape.Syn, err = jsontape.ParseSyntax(opts.Options); err != nil {
 		return nil, fmt.Errorf("jsonfmt: %s: %w", opts.FilePath, err)
 	}
@@ -205,6 +219,10 @@ func (rd *reader) Stats() fileformat.ReadStats {
 
 // Close ends the read; it does not close the source reader.
 func (rd *reader) Close() error {
+	if rd.root != nil && !rd.left {
+		rd.left = true // once: a plan is handed to one reader
+		rd.opts.Reuse.Leave(&reusedPlan{schema: rd.schema, rescueIdx: rd.rescueIdx, root: rd.root})
+	}
 	rd.done = true
 	if rd.par != nil {
 		rd.par.stop()

@@ -65,6 +65,12 @@ func (g *aheadGate) wake() {
 // gate's lock held; nil: never) reports true: the decoder of the file the
 // encoder is taking never waits for the decoders of the files after it.
 func (g *aheadGate) waitUnless(ctx context.Context, exempt func() bool) error {
+	g.mu.Lock()
+	open := g.n < maxAheadBytes
+	g.mu.Unlock()
+	if open {
+		return ctx.Err() // the common case, without arming a wake-up on ctx
+	}
 	stop := context.AfterFunc(ctx, func() {
 		g.mu.Lock()
 		g.cond.Broadcast()

@@ -45,6 +45,7 @@ type pipeline struct {
 	src      Source            // c.Source reading through fetch
 	fetch    *prefetch.Fetcher // the files, opened ahead of the decoders
 	serial   bool              // the readers decode a file on one goroutine (several decoders)
+	reuse    formats.Reuse     // what closed readers leave to the next ones (a compiled plan)
 
 	// The decoders take files in order under openMu (so the Fetcher sees
 	// them taken in order) and publish each file's decode in slots.
@@ -184,6 +185,7 @@ func (pl *pipeline) open(i int) *decode {
 // readOptions are path's read options.
 func (pl *pipeline) readOptions(path string) formats.ReadOptions {
 	opts := pl.c.ReadOptions(path, pl.bad.hook(path))
+	opts.Reuse = &pl.reuse
 	if pl.serial {
 		opts.Workers = 1
 	}
