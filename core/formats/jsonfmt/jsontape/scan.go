@@ -44,6 +44,7 @@ type Node struct {
 	Kind       Kind
 	Esc        bool  // string node contains a backslash escape (or is bare)
 	Bare       bool  // an unquoted field name (allowUnquotedFieldNames)
+	ascii      bool  // string node holds only ASCII bytes
 	Start, End int32 // byte span in the record (strings include the quotes)
 	Next       int32
 }
@@ -145,6 +146,12 @@ func skipWS(b []byte, i int) int {
 	return i
 }
 
+// leaf appends a finished leaf node.
+func (t *Tape) leaf(k Kind, start, end int, esc, ascii bool) {
+	n := int32(len(t.Nodes))
+	t.Nodes = append(t.Nodes, Node{Kind: k, Esc: esc, ascii: ascii, Start: int32(start), End: int32(end), Next: n + 1})
+}
+
 func (t *Tape) push(k Kind, start int) int {
 	t.Nodes = append(t.Nodes, Node{Kind: k, Start: int32(start)})
 	return len(t.Nodes) - 1
@@ -194,9 +201,7 @@ func (t *Tape) literal(i int, lit string, k Kind) (int, error) {
 	if len(t.B)-i < len(lit) || string(t.B[i:i+len(lit)]) != lit {
 		return i, &syntaxError{i, "invalid literal, want " + strconv.Quote(lit)}
 	}
-	n := t.push(k, i)
-	t.Nodes[n].End = int32(i + len(lit))
-	t.Nodes[n].Next = int32(n + 1)
+	t.leaf(k, i, i+len(lit), false, false)
 	return i + len(lit), nil
 }
 
@@ -244,9 +249,7 @@ func (t *Tape) number(i int) (int, error) {
 			return i, &syntaxError{i, "invalid number: no digits in the exponent"}
 		}
 	}
-	n := t.push(KNumber, start)
-	t.Nodes[n].End = int32(i)
-	t.Nodes[n].Next = int32(n + 1)
+	t.leaf(KNumber, start, i, false, false)
 	return i, nil
 }
 
@@ -255,10 +258,16 @@ func (t *Tape) str(i int) (int, error) {
 	quote := b[i]
 	i++
 	esc := false
+	var hi uint64 // the bytes seen, or-ed: bit 7 set when one is not ASCII
 	for {
 		// Skip 8 plain bytes at a time (no quote, backslash or control
 		// character among them).
-		for i+8 <= len(b) && plain8(binary.LittleEndian.Uint64(b[i:]), quote) {
+		for i+8 <= len(b) {
+			x := binary.LittleEndian.Uint64(b[i:])
+			if !plain8(x, quote) {
+				break
+			}
+			hi |= x
 			i += 8
 		}
 		if i >= len(b) {
@@ -267,10 +276,7 @@ func (t *Tape) str(i int) (int, error) {
 		c := b[i]
 		switch {
 		case c == quote:
-			n := t.push(KString, start)
-			t.Nodes[n].End = int32(i + 1)
-			t.Nodes[n].Esc = esc
-			t.Nodes[n].Next = int32(n + 1)
+			t.leaf(KString, start, i+1, esc, hi&msb8 == 0)
 			return i + 1, nil
 		case c == '\\':
 			esc = true
@@ -299,6 +305,7 @@ func (t *Tape) str(i int) (int, error) {
 			t.Odd = true
 			i++
 		default:
+			hi |= uint64(c)
 			i++
 		}
 	}
@@ -408,7 +415,7 @@ func (t *Tape) Text(n int) string {
 	}
 	s := t.B[nd.Start+1 : nd.End-1]
 	if !nd.Esc {
-		if utf8.Valid(s) {
+		if nd.ascii || utf8.Valid(s) {
 			if t.Owned && len(s) > 0 {
 				return unsafe.String(&s[0], len(s))
 			}
