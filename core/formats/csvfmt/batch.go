@@ -81,19 +81,9 @@ func (rd *reader) ReadBatch(b *parquetio.ColumnBatch, maxRows int, maxBytes int6
 		if !keep {
 			continue
 		}
-		for i, v := range row {
-			n := b.Root().Children[i]
-			if v == nil {
-				b.Null(n, 0, 0)
-			} else if err := b.Value(n, v, 0); err != nil {
-				b.Drop(b.Mark())
-				return fmt.Errorf("csvfmt: %s line %d: %w", rd.file, rd.tk.line, err)
-			}
+		if err := csvcol.AppendRow(b, row, rd.rescueIdx); err != nil {
+			return fmt.Errorf("csvfmt: %s line %d: %w", rd.file, rd.tk.line, err)
 		}
-		if rd.rescueIdx >= 0 && row[rd.rescueIdx] != nil {
-			b.Rescued++
-		}
-		b.EndRow()
 	}
 	return nil
 }

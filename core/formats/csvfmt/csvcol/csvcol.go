@@ -179,3 +179,27 @@ func (p *Plan) Append(b *parquetio.ColumnBatch, vals []Value) (ok bool, err erro
 	b.EndRow()
 	return true, nil
 }
+
+// AppendRow appends row (a row as the CSV row reader gives it: one Go
+// value or nil per schema field) to b, counting it in b.Rescued when its
+// rescued data column (index rescue, -1: none) is set. On an error b is as
+// it was.
+func AppendRow(b *parquetio.ColumnBatch, row []any, rescue int) error {
+	cols := b.Root().Children
+	if len(row) != len(cols) {
+		return fmt.Errorf("csvcol: row of %d values, schema of %d", len(row), len(cols))
+	}
+	for i, v := range row {
+		if v == nil {
+			b.Null(cols[i], 0, 0)
+		} else if err := b.Value(cols[i], v, 0); err != nil {
+			b.Drop(b.Mark())
+			return err
+		}
+	}
+	if rescue >= 0 && row[rescue] != nil {
+		b.Rescued++
+	}
+	b.EndRow()
+	return nil
+}

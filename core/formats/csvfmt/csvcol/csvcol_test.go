@@ -91,3 +91,31 @@ func TestAppend(t *testing.T) {
 		t.Fatal("a record of the wrong length was taken")
 	}
 }
+
+// TestAppendRow: a row is appended (and counted as rescued when its
+// rescue column is set); a value of the wrong Go type leaves b as it was.
+func TestAppendRow(t *testing.T) {
+	s := &schema.StructType{Fields: []schema.Field{
+		{Name: "l", Type: schema.Long, Nullable: true}, {Name: "_rescued_data", Type: schema.String, Nullable: true},
+	}}
+	b, err := parquetio.NewColumnBatch(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		row           []any
+		ok            bool
+		rows, rescued int
+	}{
+		{[]any{int64(1), nil}, true, 1, 0},
+		{[]any{nil, `{"x":"y"}`}, true, 2, 1},
+		{[]any{"not a long", nil}, false, 2, 1},
+		{[]any{int64(1)}, false, 2, 1},
+	}
+	for i, tt := range tests {
+		err := AppendRow(b, tt.row, 1)
+		if (err == nil) != tt.ok || b.Rows() != tt.rows || int(b.Rescued) != tt.rescued {
+			t.Fatalf("case %d: err %v, %d rows, %d rescued; want ok %v, %d, %d", i, err, b.Rows(), b.Rescued, tt.ok, tt.rows, tt.rescued)
+		}
+	}
+}
