@@ -139,6 +139,7 @@ func (rd *reader) bindTo(n *parquetio.ColNode) error {
 		rd.colRoot = cp
 		if !rd.noFast && !rd.lr.Whole {
 			if rd.fast, _ = jsonfast.New(rd.schema, n, rd.rescueIdx); rd.fast != nil {
+				rd.fastDec = rd.fast
 				rd.leafPlans = make([]*plan, n.Hi)
 				leafPlans(cp, rd.leafPlans)
 				rd.fast.Other = rd.fastOther

@@ -75,12 +75,19 @@ func compile(t schema.Type, skip map[int]bool) *plan {
 }
 
 // reusedPlan is what a closed reader leaves in ReadOptions.Reuse: its
-// compiled plan, for the next reader of the same schema and rescued data
+// compiled plans, for the next reader of the same schema and rescued data
 // column (a plan's guesses are hints, valid for any file).
 type reusedPlan struct {
 	schema    *schema.StructType
 	rescueIdx int
 	root      *plan
+	// The column plan bound on the first batch (nil: not read in batches),
+	// with the fast decoder made for it (nil: none) and the multiLine
+	// setting it was made for.
+	colRoot   *cplan
+	leafPlans []*plan
+	fast      *jsonfast.Decoder
+	whole     bool
 }
 
 // reader implements fileformat.RowReader for JSON lines.
@@ -136,7 +143,8 @@ type reader struct {
 	left                  bool // the plan was left in opts.Reuse (Close)
 	noFast                bool
 	fastTries, fastMisses int
-	leafPlans             []*plan // by leaf column, for fastOther
+	leafPlans             []*plan           // by leaf column, for fastOther
+	fastDec               *jsonfast.Decoder // the fast decoder made, kept for Reuse when fast gives up
 }
 
 // slabSize is the number of values a slab holds.
@@ -191,8 +199,12 @@ func open(ctx context.Context, r io.Reader, s *schema.StructType, opts fileforma
 		rd.corIdx = i
 	}
 	rd.foldMatch = opts.CaseInsensitive || rd.rescueIdx < 0
-	if rp, ok := opts.Reuse.Take().(*reusedPlan); ok && rp.schema == s && rp.rescueIdx == rd.rescueIdx {
-		rd.root = rp.root
+	reused, _ := opts.Reuse.Take().(*reusedPlan)
+	if reused != nil && (reused.schema != s || reused.rescueIdx != rd.rescueIdx) {
+		reused = nil
+	}
+	if reused != nil {
+		rd.root = reused.root
 	} else {
 		rd.root = compile(s, skip)
 	}
@@ -209,6 +221,13 @@ func open(ctx context.Context, r io.Reader, s *schema.StructType, opts fileforma
 		return nil, fmt.Errorf("jsonfmt: %s: %w", opts.FilePath, err)
 	}
 	rd.tape.First = rd.lr.Whole
+	if reused != nil && reused.colRoot != nil && reused.whole == rd.lr.Whole {
+		// The column plan too (bindTo rebinds it to the batch it is given).
+		rd.colRoot, rd.leafPlans, rd.fastDec = reused.colRoot, reused.leafPlans, reused.fast
+		if rd.fast = reused.fast; rd.fast != nil {
+			rd.fast.Other = rd.fastOther
+		}
+	}
 	return rd, nil
 }
 
@@ -221,7 +240,11 @@ func (rd *reader) Stats() fileformat.ReadStats {
 func (rd *reader) Close() error {
 	if rd.root != nil && !rd.left {
 		rd.left = true // once: a plan is handed to one reader
-		rd.opts.Reuse.Leave(&reusedPlan{schema: rd.schema, rescueIdx: rd.rescueIdx, root: rd.root})
+		rp := &reusedPlan{schema: rd.schema, rescueIdx: rd.rescueIdx, root: rd.root}
+		if rd.colRoot != nil && rd.lr != nil && !rd.noFast {
+			rp.colRoot, rp.leafPlans, rp.fast, rp.whole = rd.colRoot, rd.leafPlans, rd.fastDec, rd.lr.Whole
+		}
+		rd.opts.Reuse.Leave(rp)
 	}
 	rd.done = true
 	if rd.par != nil {

@@ -3,6 +3,8 @@ package jsonfmt
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"io"
 	"reflect"
 	"strings"
@@ -71,5 +73,29 @@ func TestReusedPlanReadsAsFresh(t *testing.T) {
 	}
 	if reuse.Take() == nil || reuse.Take() != nil {
 		t.Errorf("reuse should hold exactly one plan after sequential reads (each taken once, left once)")
+	}
+}
+
+// TestReusedPlanBatchPath reads random documents in column batches three
+// times with one Reuse (so the second and third readers run on the plans,
+// column plan and fast decoder the previous one left) and checks the
+// Parquet content, statistics, read stats and bad records against a
+// reader without Reuse.
+func TestReusedPlanBatchPath(t *testing.T) {
+	g := docGen{rand.New(rand.NewPCG(5, 2026))}
+	for i := range 150 {
+		c := g.randomCase()
+		want := batchPath(t, c.doc, c.s, c.opts, 3, 1, 0)
+		reuse := &fileformat.Reuse{}
+		for round := range 3 {
+			opts := c.opts
+			opts.Reuse = reuse
+			got := batchPath(t, c.doc, c.s, opts, 3, 1, 0)
+			where := fmt.Sprintf("case %d, read %d with a reused plan\nschema %s\ndoc:\n%s", i, round, c.s, c.doc)
+			compareResults(t, want, got, where)
+			if want.err == "" {
+				sameParquet(t, want.file, got.file)
+			}
+		}
 	}
 }
