@@ -136,7 +136,7 @@ func (t *tokenizer) splitFields(line []byte) bool {
 	high := false
 	for pos := 0; ; pos++ {
 		if o.IgnoreLeadingWhiteSpace {
-			for pos < len(line) && line[pos] <= ' ' && line[pos] != sep {
+			for pos < len(line) && line[pos] <= ' ' && line[pos] != sep && line[pos] != '\r' { // a lone "\r" ends the record
 				pos++
 			}
 		}
