@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
@@ -16,6 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/tributary-io/tributary/core/ingest/fanout"
+	"github.com/tributary-io/tributary/infra/awsclient"
 	"github.com/tributary-io/tributary/infra/lambdafn"
 )
 
@@ -32,6 +34,12 @@ type fakeLambda struct {
 	shares []int
 	fail   func(share int) string
 	wg     sync.WaitGroup
+	// newApp, when set, builds each converter's App (default f.newApp).
+	newApp func() *lambdafn.App
+	// one, when set, runs the converters one at a time; busy then sums
+	// their wall time.
+	one  *sync.Mutex
+	busy time.Duration
 }
 
 func (fl *fakeLambda) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -68,6 +76,14 @@ func (fl *fakeLambda) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	fl.wg.Add(1)
 	defer fl.wg.Done()
 	app := fl.f.newApp()
+	if fl.newApp != nil {
+		app = fl.newApp()
+	}
+	if fl.one != nil {
+		fl.one.Lock()
+		start := time.Now()
+		defer func() { fl.busy += time.Since(start); fl.one.Unlock() }()
+	}
 	res, err := app.HandleCommitInvoke(context.WithoutCancel(r.Context()), body)
 	if err != nil {
 		functionError(err.Error())
@@ -184,4 +200,83 @@ func (f *fixture) reports() int {
 		f.t.Fatal(err)
 	}
 	return len(out.Contents)
+}
+
+// TestFanoutCommitterSerialWork measures the committer's own work in a
+// fan-out batch of a warm stream on the emulator (the s of the README's
+// model: plan, claims, report reads, log commit): after a first batch of
+// one file (unsplit; it infers the schema), one commit run of 20 files in
+// 4 shares, the converters run one at a time through the Invoke API with
+// their AWS calls counted apart. It checks the batch (one version, every
+// row once, 4 reports) and logs one line that scripts can read:
+// FANOUT-SERIAL committer_wall=… converters_wall=… committer_calls=N {op:count} ….
+// Wall times on moto are the emulator's, not AWS's: the calls carry over.
+func TestFanoutCommitterSerialWork(t *testing.T) {
+	f := newFixture(t)
+	convCalls := awsclient.NewCallCounter()
+	fl := &fakeLambda{f: f, newApp: func() *lambdafn.App { return f.newAppCounting(convCalls) }, one: &sync.Mutex{}}
+	srv := httptest.NewServer(fl)
+	t.Cleanup(srv.Close)
+	client := lambda.New(lambda.Options{
+		Region:       "us-east-1",
+		BaseEndpoint: aws.String(srv.URL),
+		Credentials:  credentials.NewStaticCredentialsProvider("test", "test", ""),
+	})
+	f.app.Fanout = &fanout.Config{Runner: lambdafn.InvokeRunner{Client: client, Function: "tributary-events-commit"}, MaxConverters: 4, BytesPerConverter: 1}
+	// run uploads files, delivers their events and runs the commit
+	// function on the kick; it returns the run's wall time and the calls
+	// of the committer and of the converters.
+	run := func(files []inputFile) (time.Duration, time.Duration, map[string]int, map[string]int) {
+		f.upload(files)
+		for {
+			msgs := f.receive(f.eventsURL, 10)
+			if len(msgs) == 0 {
+				break
+			}
+			if resp := f.deliverEvents(msgs); len(resp.BatchItemFailures) > 0 {
+				t.Fatalf("discovery failed %+v", resp.BatchItemFailures)
+			}
+		}
+		kicks := f.receive(f.kickURL, 1)
+		if len(kicks) != 1 {
+			t.Fatalf("want a kick after discovery, got %d", len(kicks))
+		}
+		f.calls.Reset()
+		convCalls.Reset()
+		fl.busy = 0
+		start := time.Now()
+		resp, err := f.app.HandleCommit(t.Context(), sqsEvent(f.kickARN, kicks))
+		wall := time.Since(start)
+		fl.wg.Wait()
+		if err != nil || len(resp.BatchItemFailures) != 0 {
+			t.Fatalf("commit run: %+v %v", resp, err)
+		}
+		f.deleteMessages(f.kickURL, kicks, nil)
+		return wall, fl.busy, f.calls.Snapshot(), convCalls.Snapshot()
+	}
+	warm := makeInputs("warm", 1)
+	run(warm)
+	if len(fl.shares) != 0 {
+		t.Fatalf("the one-file batch fanned out to %v", fl.shares)
+	}
+	files := makeInputs("serial", 20)
+	wall, busy, committer, converters := run(files)
+	if len(fl.shares) != 4 || f.reports() != 4 {
+		t.Fatalf("%d converter invocations (%v), %d reports; want 4 of each", len(fl.shares), fl.shares, f.reports())
+	}
+	f.drain()
+	snap := f.readTable()
+	if snap.Version != 1 {
+		t.Fatalf("table at version %d, want the warm batch and the fanned-out batch in one version each (0, 1)", snap.Version)
+	}
+	checkRows(t, snap, append(warm, files...))
+	f.checkCommitted(append(warm, files...))
+	total := func(m map[string]int) (n int) {
+		for _, c := range m {
+			n += c
+		}
+		return n
+	}
+	t.Logf("FANOUT-SERIAL committer_wall=%s converters_wall=%s committer_calls=%d %v converter_calls=%d %v",
+		(wall - busy).Round(time.Millisecond), busy.Round(time.Millisecond), total(committer), committer, total(converters), converters)
 }

@@ -210,7 +210,10 @@ func (f *fixture) reconfigure(extra map[string]any) {
 }
 
 // newApp builds the App as lambdafn.Boot does, with counting middleware.
-func (f *fixture) newApp() *lambdafn.App {
+func (f *fixture) newApp() *lambdafn.App { return f.newAppCounting(f.calls) }
+
+// newAppCounting is newApp with its AWS calls counted by calls.
+func (f *fixture) newAppCounting(calls *awsclient.CallCounter) *lambdafn.App {
 	t := f.t
 	cfg, err := options.LoadConfig(strings.NewReader(f.configJSON))
 	if err != nil {
@@ -220,7 +223,7 @@ func (f *fixture) newApp() *lambdafn.App {
 		awsclient.WithEndpoint(f.endpoint),
 		awsclient.WithRegion("us-east-1"),
 		awsclient.WithLoadOptions(config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("test", "test", ""))),
-		awsclient.WithAPIOptions(f.calls.AddTo, f.gets.AddTo, f.meter.AddTo))
+		awsclient.WithAPIOptions(calls.AddTo, f.gets.AddTo, f.meter.AddTo))
 	if err != nil {
 		t.Fatal(err)
 	}
