@@ -208,7 +208,7 @@ func (s *Store) Head(ctx context.Context, key string) (objstore.ObjectInfo, erro
 // (WithFollowLinks) wherever they lead.
 func (s *Store) open(key string) (*os.File, error) {
 	if s.follow {
-		return os.Open(filepath.Join(s.dir, name(key)))
+		return openFile(filepath.Join(s.dir, name(key)))
 	}
 	return s.root.Open(name(key))
 }

@@ -6,6 +6,9 @@
 // connection is released at once); larger ones are opened ahead and
 // streamed when taken.
 //
+// Local files (a Get that returns a file with Stat) gain nothing from
+// being opened ahead: once one is seen, no more fetches start.
+//
 // A Fetcher does not change what a reader sees, nor how often an object
 // is requested: an object is fetched at most once ahead, a key taken
 // again (a file read a second time) or out of order is read directly, a
@@ -93,6 +96,10 @@ type Fetcher struct {
 	next   int              // the next slot to start
 	taken  int              // slots before this one are taken or given up
 	closed bool
+	// local is set once a fetch opened a local file: opening ahead gains
+	// nothing there (no round trip) and costs a goroutine per file, so no
+	// more fetches start; later Gets read directly.
+	local bool
 }
 
 type slotState int
@@ -137,7 +144,7 @@ func New(ctx context.Context, src Getter, objs []Object, opts Options) *Fetcher 
 // fill starts fetches until ahead of them are in flight past the reader.
 // Called with f.mu held.
 func (f *Fetcher) fill() {
-	if f.closed || f.ahead < 0 {
+	if f.closed || f.ahead < 0 || f.local {
 		return
 	}
 	for f.next < len(f.slots) && f.next < f.taken+f.ahead {
@@ -161,8 +168,15 @@ func (f *Fetcher) fetch(s *slot) {
 		s.err = err
 		return
 	}
-	if _, local := rc.(interface{ Stat() (fs.FileInfo, error) }); local || s.obj.Size > f.small {
-		s.rc = rc // a local file, or streamed when taken
+	if _, local := rc.(interface{ Stat() (fs.FileInfo, error) }); local {
+		s.rc = rc
+		f.mu.Lock()
+		f.local = true
+		f.mu.Unlock()
+		return
+	}
+	if s.obj.Size > f.small {
+		s.rc = rc // streamed when taken
 		return
 	}
 	b, err := io.ReadAll(io.LimitReader(rc, f.small))

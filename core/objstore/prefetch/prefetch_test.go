@@ -361,3 +361,55 @@ func TestUnknownSizes(t *testing.T) {
 		t.Fatalf("open %d, gets %v: want each object fetched once and closed", s.open, s.gets)
 	}
 }
+
+// TestLocalFilesNotFetchedAhead checks that once a fetch ahead opened a
+// local file no more fetches start (each Get then opens its file
+// directly), and that every file is still read, once, in order.
+func TestLocalFilesNotFetchedAhead(t *testing.T) {
+	dir := t.TempDir()
+	var objs []Object
+	for i := range 20 {
+		p := filepath.Join(dir, fmt.Sprintf("f%02d", i))
+		if err := os.WriteFile(p, []byte(p), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		objs = append(objs, Object{Key: p})
+	}
+	g := &countingFiles{}
+	f := New(context.Background(), g, objs, Options{Ahead: 4})
+	defer f.Close()
+	for _, o := range objs {
+		rc, err := f.Get(context.Background(), o.Key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(rc)
+		rc.Close()
+		if err != nil || string(b) != o.Key {
+			t.Fatalf("%s: read %q, %v", o.Key, b, err)
+		}
+	}
+	f.Close()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.gets != len(objs) {
+		t.Errorf("%d opens for %d files, want one each", g.gets, len(objs))
+	}
+	// The first Get may start one more before the first fetch is done.
+	if f.next > 4+1 {
+		t.Errorf("%d fetches started ahead, want at most the first %d (before a local file was seen)", f.next, 4+1)
+	}
+}
+
+// countingFiles opens local files, counting the opens.
+type countingFiles struct {
+	mu   sync.Mutex
+	gets int
+}
+
+func (c *countingFiles) Get(_ context.Context, key string) (io.ReadCloser, error) {
+	c.mu.Lock()
+	c.gets++
+	c.mu.Unlock()
+	return os.Open(key)
+}
