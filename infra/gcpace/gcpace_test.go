@@ -2,6 +2,7 @@ package gcpace
 
 import (
 	"runtime/debug"
+	"strings"
 	"testing"
 )
 
@@ -46,4 +47,25 @@ func TestApply(t *testing.T) {
 	if got := debug.SetGCPercent(123); got != 123 {
 		t.Errorf("GC percent with GOGC=123 set = %d, want it kept", got)
 	}
+}
+
+func FuzzChoose(f *testing.F) {
+	for _, s := range []string{"2048", "0", "-1", "", " 512 ", "9223372036854775807", "1e3", "2 GB"} {
+		f.Add(s, "", "")
+	}
+	f.Add("1024", "100", "")
+	f.Add("1024", "", "1GiB")
+	f.Fuzz(func(t *testing.T, mem, gogc, limit string) {
+		env := map[string]string{"AWS_LAMBDA_FUNCTION_MEMORY_SIZE": mem, "GOGC": gogc, "GOMEMLIMIT": limit}
+		s := Choose(func(k string) string { return env[k] })
+		if s.Percent != DefaultPercent && s.Percent != -1 {
+			t.Fatalf("Percent %d", s.Percent)
+		}
+		if s.Limit < 0 {
+			t.Fatalf("negative limit %d for memory %q", s.Limit, mem)
+		}
+		if s.Limit > 0 && strings.TrimSpace(limit) != "" {
+			t.Fatalf("limit %d chosen although GOMEMLIMIT=%q", s.Limit, limit)
+		}
+	})
 }
