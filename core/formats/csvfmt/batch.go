@@ -8,25 +8,21 @@ import (
 	"github.com/tributary-io/tributary/core/parquetio"
 )
 
-// The columnar read (ReadBatch) takes the records the tokenizer gives
-// Next, with the same header, column mapping and parse-mode handling. A
-// record that is plainly good (its values map one to one onto schema
-// columns and all fit) goes straight into the batch through csvcol; any
-// other record is made into a row by record, decided by decide exactly as
-// Next does, and appended with ColumnBatch.Value. So both reads give the
-// same rows, statistics and bad-record decisions.
+// ReadBatch reads Next's records: a plainly good one (values one to one
+// onto schema columns, all fitting) goes into the batch through csvcol,
+// any other through record and decide as in Next, then csvcol.AppendRow.
 
 // colState is the reader's columnar state.
 type colState struct {
 	decided, ok bool
 	plan        *csvcol.Plan
-	// src[f] is the file column of schema field f (-1: none), for the
-	// file's column count expect; srcOK is false when some file column is
-	// unknown or maps twice (every record then goes through record).
+	// src[f] is the file column of schema field f (-1: none); srcOK is
+	// false when a file column is unknown or maps twice.
 	src        []int
 	srcOK      bool
 	vals       []csvcol.Value
 	emptyValue []byte
+	anySize    bool // tests: read small files in batches too
 }
 
 // BatchReadable reports whether ReadBatch reads this file: every column
@@ -34,7 +30,7 @@ type colState struct {
 func (rd *reader) BatchReadable() bool {
 	if !rd.col.decided {
 		rd.col.decided = true
-		rd.col.ok = csvcol.Batchable(rd.s)
+		rd.col.ok = csvcol.Batchable(rd.s) && !rd.small()
 	}
 	return rd.col.ok
 }
@@ -142,4 +138,16 @@ func (rd *reader) tokenBytes(i int) csvcol.Value {
 		return csvcol.Value{Null: true}
 	}
 	return csvcol.Value{B: b}
+}
+
+// small reports whether the whole file is in the tokenizer's first read
+// buffer (64 KiB): such a file is read in rows, cheaper than setting up a
+// column batch for a few records.
+func (rd *reader) small() bool {
+	if rd.col.anySize {
+		return false
+	}
+	var whole bool
+	whole, rd.tk.br = csvcol.Whole(rd.tk.br)
+	return whole
 }

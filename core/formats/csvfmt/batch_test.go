@@ -55,6 +55,7 @@ func readPath(t testing.TB, doc string, s *schema.StructType, opts fileformat.Re
 		t.Fatal(err)
 	}
 	if batch {
+		rr.(*reader).col.anySize = true
 		br, ok := rr.(parquetio.BatchReader)
 		if !ok || !br.BatchReadable() {
 			t.Fatalf("schema %s: not batch readable", s)
@@ -278,4 +279,57 @@ func FuzzBatchRead(f *testing.F) {
 		opts.Options["header"] = fmt.Sprint(header)
 		checkSame(t, doc, s, opts, 1+r.Intn(8))
 	})
+}
+
+// failAfter gives data, then fails with err.
+type failAfter struct {
+	data []byte
+	err  error
+}
+
+func (f *failAfter) Read(p []byte) (int, error) {
+	if len(f.data) == 0 {
+		return 0, f.err
+	}
+	n := copy(p, f.data)
+	f.data = f.data[n:]
+	return n, nil
+}
+
+// TestSmallFilesReadInRows: a file within the first read buffer is read
+// in rows (BatchReadable false), a larger one in batches; a read error met
+// while deciding still fails the read.
+func TestSmallFilesReadInRows(t *testing.T) {
+	s := strSchema("a", "b")
+	big := strings.Repeat("x,y\n", 20000)
+	boom := errors.New("boom")
+	tests := []struct {
+		name    string
+		r       io.Reader
+		batch   bool
+		wantErr error
+	}{
+		{"small", strings.NewReader("x,y\n"), false, nil},
+		{"big", strings.NewReader(big), true, nil},
+		{"read error", &failAfter{data: []byte("x,y\n"), err: boom}, true, boom},
+	}
+	for _, tt := range tests {
+		rr, err := Format{}.Open(context.Background(), tt.r, s, fileformat.ReadOptions{FilePath: "f.csv"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := rr.(parquetio.BatchReader).BatchReadable(); got != tt.batch {
+			t.Errorf("%s: BatchReadable = %v, want %v", tt.name, got, tt.batch)
+		}
+		var rerr error
+		for rerr == nil {
+			_, rerr = rr.Next()
+		}
+		if tt.wantErr != nil && !errors.Is(rerr, tt.wantErr) {
+			t.Errorf("%s: read error %v, want %v", tt.name, rerr, tt.wantErr)
+		}
+		if tt.wantErr == nil && !errors.Is(rerr, io.EOF) {
+			t.Errorf("%s: read error %v", tt.name, rerr)
+		}
+	}
 }

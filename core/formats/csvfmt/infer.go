@@ -173,21 +173,8 @@ func (in *inferrer) Add(ctx context.Context, path string, r io.Reader) error {
 // value, a skipped one (SKIP_VALUE) and the nullValue; a quoted empty value
 // is the emptyValue.
 func tokenValue(tk *tokenizer, i int, o *Options) (string, bool) {
-	t := tk.toks[i]
-	if t.skip {
-		return "", true
-	}
-	s := tk.value(i)
-	if s == "" {
-		if !t.quoted {
-			return "", true
-		}
-		s = o.EmptyValue
-	}
-	if s == o.NullValue {
-		return "", true
-	}
-	return s, false
+	s, null := tokenView(tk, i, o)
+	return strings.Clone(s), null
 }
 
 // tokenView is tokenValue as a view of the tokenizer's buffer, valid

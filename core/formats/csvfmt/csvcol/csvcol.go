@@ -9,7 +9,11 @@
 package csvcol
 
 import (
+	"bufio"
+	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -203,3 +207,22 @@ func AppendRow(b *parquetio.ColumnBatch, row []any, rescue int) error {
 	b.EndRow()
 	return nil
 }
+
+// Whole reports whether br's source ends within br's buffer (a file too
+// small to be worth a column batch), filling the buffer to find out. It
+// returns the reader to go on with: br, or when filling met a read error
+// (which bufio hands over only once) a reader that gives the bytes read
+// and then that error.
+func Whole(br *bufio.Reader) (bool, *bufio.Reader) {
+	b, err := br.Peek(br.Size())
+	if err == nil || errors.Is(err, io.EOF) {
+		return err != nil, br
+	}
+	rest := append([]byte(nil), b...)
+	return false, bufio.NewReaderSize(io.MultiReader(bytes.NewReader(rest), errReader{err}), br.Size())
+}
+
+// errReader fails every read with err.
+type errReader struct{ err error }
+
+func (r errReader) Read([]byte) (int, error) { return 0, r.err }

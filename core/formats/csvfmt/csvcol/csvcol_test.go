@@ -1,7 +1,11 @@
 package csvcol
 
 import (
+	"bufio"
+	"errors"
+	"io"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/tributary-io/tributary/core/parquetio"
@@ -116,6 +120,30 @@ func TestAppendRow(t *testing.T) {
 		err := AppendRow(b, tt.row, 1)
 		if (err == nil) != tt.ok || b.Rows() != tt.rows || int(b.Rescued) != tt.rescued {
 			t.Fatalf("case %d: err %v, %d rows, %d rescued; want ok %v, %d, %d", i, err, b.Rows(), b.Rescued, tt.ok, tt.rows, tt.rescued)
+		}
+	}
+}
+
+// TestWhole: a source within the buffer is whole; a larger one is not; a
+// read error met while filling is kept for the reader.
+func TestWhole(t *testing.T) {
+	boom := errors.New("boom")
+	tests := []struct {
+		name  string
+		r     io.Reader
+		whole bool
+		data  string
+		err   error
+	}{
+		{"small", strings.NewReader("abc"), true, "abc", nil},
+		{"large", strings.NewReader(strings.Repeat("x", 100)), false, strings.Repeat("x", 100), nil},
+		{"error", io.MultiReader(strings.NewReader("ab"), errReader{boom}), false, "ab", boom},
+	}
+	for _, tt := range tests {
+		whole, br := Whole(bufio.NewReaderSize(tt.r, 16))
+		got, err := io.ReadAll(br)
+		if whole != tt.whole || string(got) != tt.data || !errors.Is(err, tt.err) {
+			t.Errorf("%s: whole %v, read %q, %v; want %v, %q, %v", tt.name, whole, got, err, tt.whole, tt.data, tt.err)
 		}
 	}
 }
