@@ -62,7 +62,7 @@ func (rd *reader) ReadBatch(b *parquetio.ColumnBatch, maxRows int, maxBytes int6
 		if rd.plainRecord() {
 			ok, err := rd.col.plan.Append(b, rd.col.vals)
 			if err != nil {
-				return fmt.Errorf("csvfmt: %s line %d: %w", rd.file, rd.tk.line, err)
+				return fmt.Errorf("csvfmt: %s line %d: %w", rd.file, rd.tk.Line(), err)
 			}
 			if ok {
 				rd.stats.RowsRead++
@@ -78,7 +78,7 @@ func (rd *reader) ReadBatch(b *parquetio.ColumnBatch, maxRows int, maxBytes int6
 			continue
 		}
 		if err := csvcol.AppendRow(b, row, rd.rescueIdx); err != nil {
-			return fmt.Errorf("csvfmt: %s line %d: %w", rd.file, rd.tk.line, err)
+			return fmt.Errorf("csvfmt: %s line %d: %w", rd.file, rd.tk.Line(), err)
 		}
 	}
 	return nil
@@ -89,7 +89,7 @@ func (rd *reader) ReadBatch(b *parquetio.ColumnBatch, maxRows int, maxBytes int6
 // col.vals (schema order) with them as record would read them.
 func (rd *reader) plainRecord() bool {
 	tk := rd.tk
-	if tk.bad != "" || len(tk.toks) != rd.expect {
+	if tk.Bad() != "" || tk.Len() != rd.expect {
 		return false
 	}
 	if rd.col.src == nil {
@@ -123,13 +123,13 @@ func (rd *reader) plainRecord() bool {
 // tokenBytes is tokenValue without a string: value i of the record.
 func (rd *reader) tokenBytes(i int) csvcol.Value {
 	tk := rd.tk
-	t := tk.toks[i]
-	if t.skip {
+	t := tk.Token(i)
+	if t.Skip {
 		return csvcol.Value{Null: true}
 	}
-	b := tk.buf[t.start:t.end]
+	b := tk.Bytes(i)
 	if len(b) == 0 {
-		if !t.quoted {
+		if !t.Quoted {
 			return csvcol.Value{Null: true}
 		}
 		b = rd.col.emptyValue
@@ -147,7 +147,7 @@ func (rd *reader) small() bool {
 	if rd.col.anySize {
 		return false
 	}
-	var whole bool
-	whole, rd.tk.br = csvcol.Whole(rd.tk.br)
+	whole, br := csvcol.Whole(rd.tk.Buffered())
+	rd.tk.SetBuffered(br)
 	return whole
 }

@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/tributary-io/tributary/core/formats/charset"
+	"github.com/tributary-io/tributary/core/formats/csvfmt/csvtok"
 	"github.com/tributary-io/tributary/core/formats/fileformat"
 	"github.com/tributary-io/tributary/core/schema"
 )
@@ -106,12 +107,12 @@ func (in *inferrer) Add(ctx context.Context, path string, r io.Reader) error {
 	tk := newTokenizer(cs.NewReader(cr), &o, in.opts.Text.LineSep)
 	var cols []int // file column -> inferred column
 	for n := 0; ; n++ {
-		err := tk.next()
+		err := tk.Next()
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("csvfmt: read %s line %d: %w", path, tk.line, err)
+			return fmt.Errorf("csvfmt: read %s line %d: %w", path, tk.Line(), err)
 		}
 		if n%1024 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -119,11 +120,11 @@ func (in *inferrer) Add(ctx context.Context, path string, r io.Reader) error {
 			}
 		}
 		if cols == nil {
-			names := make([]string, len(tk.toks))
+			names := make([]string, tk.Len())
 			if o.Header {
-				raw := make([]string, len(tk.toks))
-				for i := range tk.toks {
-					raw[i] = tk.value(i)
+				raw := make([]string, tk.Len())
+				for i := range tk.Len() {
+					raw[i] = tk.Value(i)
 				}
 				names = safeHeader(raw, o.NullValue)
 			} else {
@@ -142,10 +143,10 @@ func (in *inferrer) Add(ctx context.Context, path string, r io.Reader) error {
 		if !in.sampler.Take() {
 			continue
 		}
-		if tk.bad != "" {
+		if tk.Bad() != "" {
 			switch in.mode {
 			case fileformat.FailFast:
-				return fmt.Errorf("csvfmt: %s line %d: %w: %s", path, tk.line, fileformat.ErrMalformedRecord, tk.bad)
+				return fmt.Errorf("csvfmt: %s line %d: %w: %s", path, tk.Line(), fileformat.ErrMalformedRecord, tk.Bad())
 			}
 			continue
 		}
@@ -153,7 +154,7 @@ func (in *inferrer) Add(ctx context.Context, path string, r io.Reader) error {
 		if !in.opts.InferColumnTypes {
 			continue
 		}
-		for i := 0; i < min(len(cols), len(tk.toks)); i++ {
+		for i := 0; i < min(len(cols), tk.Len()); i++ {
 			c := &in.cols[cols[i]]
 			if c.t.k == kString {
 				continue // the top of the lattice: nothing widens it
@@ -172,21 +173,21 @@ func (in *inferrer) Add(ctx context.Context, path string, r io.Reader) error {
 // tokenValue returns value i of the record: null for an empty unquoted
 // value, a skipped one (SKIP_VALUE) and the nullValue; a quoted empty value
 // is the emptyValue.
-func tokenValue(tk *tokenizer, i int, o *Options) (string, bool) {
+func tokenValue(tk *csvtok.Tokenizer, i int, o *Options) (string, bool) {
 	s, null := tokenView(tk, i, o)
 	return strings.Clone(s), null
 }
 
 // tokenView is tokenValue as a view of the tokenizer's buffer, valid
 // until the next record: for uses that keep nothing of it.
-func tokenView(tk *tokenizer, i int, o *Options) (string, bool) {
-	t := tk.toks[i]
-	if t.skip || (t.start == t.end && !t.quoted) {
+func tokenView(tk *csvtok.Tokenizer, i int, o *Options) (string, bool) {
+	t := tk.Token(i)
+	if t.Skip || (t.Start == t.End && !t.Quoted) {
 		return "", true
 	}
 	s := o.EmptyValue
-	if t.start < t.end {
-		s = unsafe.String(&tk.buf[t.start], t.end-t.start)
+	if b := tk.Bytes(i); len(b) > 0 {
+		s = unsafe.String(&b[0], len(b))
 	}
 	if s == o.NullValue {
 		return "", true

@@ -2,22 +2,47 @@ package csvfmt
 
 import (
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/tributary-io/tributary/core/formats/csvfmt/csvtok"
 	"github.com/tributary-io/tributary/core/formats/datetimefmt"
 	"github.com/tributary-io/tributary/core/formats/fileformat"
 )
 
 // UnescapedQuoteHandling values (Spark's unescapedQuoteHandling).
 const (
-	StopAtDelimiter    = "STOP_AT_DELIMITER"
-	BackToDelimiter    = "BACK_TO_DELIMITER"
-	StopAtClosingQuote = "STOP_AT_CLOSING_QUOTE"
-	SkipValue          = "SKIP_VALUE"
-	RaiseError         = "RAISE_ERROR"
+	StopAtDelimiter    = csvtok.StopAtDelimiter
+	BackToDelimiter    = csvtok.BackToDelimiter
+	StopAtClosingQuote = csvtok.StopAtClosingQuote
+	SkipValue          = csvtok.SkipValue
+	RaiseError         = csvtok.RaiseError
 )
+
+// ErrLimit is wrapped when a record exceeds maxColumns or a value
+// exceeds maxCharsPerColumn: Spark's parser fails the file then (whatever
+// the mode), and so does Tributary, naming the file, the line and the
+// option.
+var ErrLimit = csvtok.ErrLimit
+
+// newTokenizer returns a tokenizer of o's syntax reading r (lineSep: the
+// lineSep option, "" for any line end).
+func newTokenizer(r io.Reader, o *Options, lineSep string) *csvtok.Tokenizer {
+	return csvtok.New(r, o.tokConfig(lineSep))
+}
+
+// tokConfig is the tokenizer's part of o.
+func (o *Options) tokConfig(lineSep string) *csvtok.Config {
+	return &csvtok.Config{
+		Sep: o.Sep, LineSep: lineSep, Quote: o.Quote, Escape: o.Escape,
+		CharToEscapeQuoteEscape: o.CharToEscapeQuoteEscape, Comment: o.Comment,
+		MultiLine: o.MultiLine, IgnoreLeadingWhiteSpace: o.IgnoreLeadingWhiteSpace,
+		IgnoreTrailingWhiteSpace: o.IgnoreTrailingWhiteSpace, UnescapedQuoteHandling: o.UnescapedQuoteHandling,
+		MaxColumns: o.MaxColumns, MaxCharsPerColumn: o.MaxCharsPerColumn, SkipRows: o.SkipRows,
+	}
+}
 
 // UnescapedQuoteHandlings lists the unescapedQuoteHandling values.
 func UnescapedQuoteHandlings() []string {

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tributary-io/tributary/core/formats/csvfmt/csvtok"
 	"github.com/tributary-io/tributary/core/formats/fileformat"
 	"github.com/tributary-io/tributary/core/schema"
 )
@@ -22,7 +23,7 @@ type reader struct {
 	ctx       context.Context
 	file      string
 	o         Options
-	tk        *tokenizer
+	tk        *csvtok.Tokenizer
 	s         *schema.StructType
 	data      []int // schema indices of the data columns, in order
 	rescueIdx int   // -1: rescue disabled
@@ -114,9 +115,9 @@ func (rd *reader) Close() error {
 // header maps the file's columns to the schema from its header row.
 func (rd *reader) header() error {
 	tk := rd.tk
-	raw := make([]string, len(tk.toks))
-	for i := range tk.toks {
-		raw[i] = tk.value(i)
+	raw := make([]string, tk.Len())
+	for i := range tk.Len() {
+		raw[i] = tk.Value(i)
 	}
 	names := safeHeader(raw, rd.o.NullValue)
 	rd.expect = len(names)
@@ -236,15 +237,15 @@ func (rd *reader) advance() error {
 		if rd.done {
 			return io.EOF
 		}
-		err := tk.next()
+		err := tk.Next()
 		if errors.Is(err, io.EOF) {
 			rd.done = true
 			return io.EOF
 		}
 		if err != nil {
-			return fmt.Errorf("csvfmt: read %s line %d: %w", rd.file, tk.line, err)
+			return fmt.Errorf("csvfmt: read %s line %d: %w", rd.file, tk.Line(), err)
 		}
-		if tk.line%1024 == 0 {
+		if tk.Line()%1024 == 0 {
 			if err := rd.ctx.Err(); err != nil {
 				return err
 			}
@@ -272,13 +273,13 @@ func (rd *reader) decide(row []any, reason string) (keep bool, err error) {
 		return true, nil
 	}
 	rd.stats.CorruptRecords++
-	text := strings.ToValidUTF8(string(tk.raw), "\uFFFD")
+	text := strings.ToValidUTF8(string(tk.Raw()), "\uFFFD")
 	switch {
 	case rd.badHook != nil:
-		rd.badHook(fileformat.BadRecord{Line: tk.line, Record: text, Reason: reason})
+		rd.badHook(fileformat.BadRecord{Line: tk.Line(), Record: text, Reason: reason})
 		return false, nil
 	case rd.mode == fileformat.FailFast:
-		return false, fmt.Errorf("csvfmt: %s line %d: %w: %s", rd.file, tk.line, fileformat.ErrMalformedRecord, reason)
+		return false, fmt.Errorf("csvfmt: %s line %d: %w: %s", rd.file, tk.Line(), fileformat.ErrMalformedRecord, reason)
 	case rd.mode == fileformat.DropMalformed:
 		return false, nil
 	}
@@ -306,11 +307,11 @@ func (rd *reader) record() ([]any, string) {
 	tk := rd.tk
 	row := make([]any, len(rd.s.Fields))
 	rd.rescue.Reset()
-	if tk.bad != "" {
-		return row, "malformed CSV record: " + tk.bad
+	if tk.Bad() != "" {
+		return row, "malformed CSV record: " + tk.Bad()
 	}
 	reason := ""
-	n := len(tk.toks)
+	n := tk.Len()
 	if n < rd.expect || (n > rd.expect && (rd.o.Header || rd.rescueIdx < 0)) {
 		reason = fmt.Sprintf("malformed CSV record: %d values, want %d", n, rd.expect)
 		n = min(n, rd.expect)

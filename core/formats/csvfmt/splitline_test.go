@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"github.com/tributary-io/tributary/core/formats/csvfmt/csvtok"
 )
 
 // tokState is what one tokenizer step leaves behind.
@@ -27,23 +29,25 @@ func tokenizeAll(t testing.TB, in string, o *Options, lines, oneByte bool) []tok
 	if oneByte {
 		r = iotest.OneByteReader(r)
 	}
-	tk := newTokenizer(r, o, "")
-	tk.lines = tk.lines && lines
+	c := o.tokConfig("")
+	c.Slow = !lines
+	tk := csvtok.New(r, c)
 	var out []tokState
 	for n := 0; n <= len(in)+1; n++ {
-		err := tk.next()
+		err := tk.Next()
 		if errors.Is(err, io.EOF) {
 			return out
 		}
-		st := tokState{Raw: string(tk.raw), Bad: tk.bad, Line: tk.line, Cur: tk.cur}
+		st := tokState{Raw: string(tk.Raw()), Bad: tk.Bad(), Line: tk.Line(), Cur: tk.Cur()}
 		if err != nil {
 			st.Err = err.Error()
 			return append(out, st)
 		}
-		for i, k := range tk.toks {
-			st.Vals = append(st.Vals, tk.value(i))
-			st.Quoted = append(st.Quoted, k.quoted)
-			st.Skip = append(st.Skip, k.skip)
+		for i := range tk.Len() {
+			k := tk.Token(i)
+			st.Vals = append(st.Vals, tk.Value(i))
+			st.Quoted = append(st.Quoted, k.Quoted)
+			st.Skip = append(st.Skip, k.Skip)
 		}
 		out = append(out, st)
 	}

@@ -20,7 +20,7 @@ func records(t testing.TB, in string, opts map[string]string, lineSep string) ([
 	var out [][]string
 	var bad []string
 	for {
-		err := tk.next()
+		err := tk.Next()
 		if errors.Is(err, io.EOF) {
 			return out, bad, nil
 		}
@@ -28,7 +28,7 @@ func records(t testing.TB, in string, opts map[string]string, lineSep string) ([
 			return out, bad, err
 		}
 		var rec []string
-		for i := range tk.toks {
+		for i := range tk.Len() {
 			s, null := tokenValue(tk, i, &o)
 			if null {
 				s = "<null>"
@@ -36,7 +36,7 @@ func records(t testing.TB, in string, opts map[string]string, lineSep string) ([
 			rec = append(rec, s)
 		}
 		out = append(out, rec)
-		bad = append(bad, tk.bad)
+		bad = append(bad, tk.Bad())
 	}
 }
 
@@ -153,16 +153,16 @@ func FuzzTokenizer(f *testing.F) {
 		}
 		tk := newTokenizer(strings.NewReader(in), &o, "")
 		for n := 0; ; n++ {
-			err := tk.next()
+			err := tk.Next()
 			if err != nil {
 				break
 			}
 			if n > len(in)+1 {
 				t.Fatalf("more records than input bytes")
 			}
-			for i := range tk.toks {
-				if !utf8.ValidString(tk.value(i)) {
-					t.Fatalf("invalid UTF-8 value %q", tk.value(i))
+			for i := range tk.Len() {
+				if !utf8.ValidString(tk.Value(i)) {
+					t.Fatalf("invalid UTF-8 value %q", tk.Value(i))
 				}
 			}
 		}

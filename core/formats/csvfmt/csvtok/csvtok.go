@@ -1,4 +1,8 @@
-package csvfmt
+// Package csvtok splits decoded (UTF-8) CSV text into records of values
+// the way Spark's CSV parser (univocity) does, streaming, one record at a
+// time: the rules are in the csvfmt package doc. It knows nothing of
+// types, schemas or null values: csvfmt resolves those.
+package csvtok
 
 import (
 	"bufio"
@@ -15,26 +19,56 @@ import (
 // option.
 var ErrLimit = errors.New("CSV parser limit exceeded")
 
-// token is one parsed value: buf[start:end].
-type token struct {
-	start, end int
-	quoted     bool // the value was quoted ("" is then emptyValue, not null)
-	skip       bool // SKIP_VALUE dropped it: null
+// UnescapedQuoteHandling values (Spark's unescapedQuoteHandling).
+const (
+	StopAtDelimiter    = "STOP_AT_DELIMITER"
+	BackToDelimiter    = "BACK_TO_DELIMITER"
+	StopAtClosingQuote = "STOP_AT_CLOSING_QUOTE"
+	SkipValue          = "SKIP_VALUE"
+	RaiseError         = "RAISE_ERROR"
+)
+
+// Config is what the tokenizer needs of Spark's CSV options (csvfmt
+// resolves them).
+type Config struct {
+	Sep                      string // the delimiter, one or more characters
+	LineSep                  string // "": "\n", "\r\n" or "\r"
+	Quote                    rune   // 0: quoting off
+	Escape                   rune   // 0: no escape
+	CharToEscapeQuoteEscape  rune   // 0: none
+	Comment                  rune   // 0: no comment lines
+	MultiLine                bool
+	IgnoreLeadingWhiteSpace  bool
+	IgnoreTrailingWhiteSpace bool
+	UnescapedQuoteHandling   string
+	MaxColumns               int
+	MaxCharsPerColumn        int // <= 0: unlimited
+	SkipRows                 int
+	// Slow makes every record take the rune-by-rune path: tests use it as
+	// the oracle of the fast paths.
+	Slow bool
 }
 
-// tokenizer splits decoded (UTF-8) CSV text into records of values,
-// streaming: it holds one record at a time. See the package doc for the
-// rules it follows.
-type tokenizer struct {
+// Token is one parsed value: its text is Tokenizer.Bytes.
+type Token struct {
+	Start, End int
+	Quoted     bool // the value was quoted ("" is then emptyValue, not null)
+	Skip       bool // SKIP_VALUE dropped it: null
+}
+
+// Tokenizer splits decoded (UTF-8) CSV text into records of values,
+// streaming: it holds one record at a time. See the csvfmt package doc
+// for the rules it follows.
+type Tokenizer struct {
 	br      *bufio.Reader
-	o       *Options
+	o       *Config
 	sep     []byte
 	sepR    rune // first rune of sep
 	lineSep rune // 0: "\n", "\r\n" or "\r"
 
 	buf   []byte  // the values of the record
 	raw   []byte  // the record's text, without its line end
-	toks  []token // the record's values
+	toks  []Token // the record's values
 	bad   string  // why the record is malformed ("" when it is not)
 	line  int64   // line the current record starts on, from 1
 	cur   int64   // line the reader is on, from 1
@@ -57,8 +91,11 @@ type tokenizer struct {
 	cls   [256]uint8 // splitFields' byte classes for an unquoted value
 }
 
-func newTokenizer(r io.Reader, o *Options, lineSep string) *tokenizer {
-	t := &tokenizer{br: bufio.NewReaderSize(r, 64<<10), o: o, sep: []byte(o.Sep), cur: 1, first: true}
+// New returns a tokenizer reading r with c (which it keeps: c must not
+// change while it is in use).
+func New(r io.Reader, c *Config) *Tokenizer {
+	o, lineSep := c, c.LineSep
+	t := &Tokenizer{br: bufio.NewReaderSize(r, 64<<10), o: o, sep: []byte(o.Sep), cur: 1, first: true}
 	t.sepR, _ = utf8.DecodeRuneInString(o.Sep)
 	if lineSep != "" {
 		t.lineSep, _ = utf8.DecodeRuneInString(lineSep)
@@ -74,7 +111,7 @@ func newTokenizer(r io.Reader, o *Options, lineSep string) *tokenizer {
 		}
 	}
 	t.lines = t.lineSep == 0 && len(t.sep) == 1 && t.sep[0] < utf8.RuneSelf && t.sep[0] != '\n' && t.sep[0] != '\r' &&
-		o.Quote < utf8.RuneSelf && o.Escape < utf8.RuneSelf && o.CharToEscapeQuoteEscape < utf8.RuneSelf && o.MaxCharsPerColumn <= 0
+		o.Quote < utf8.RuneSelf && o.Escape < utf8.RuneSelf && o.CharToEscapeQuoteEscape < utf8.RuneSelf && o.MaxCharsPerColumn <= 0 && !o.Slow
 	if t.lines {
 		for c := utf8.RuneSelf; c < 256; c++ {
 			t.cls[c] = cHigh
@@ -95,7 +132,7 @@ func newTokenizer(r io.Reader, o *Options, lineSep string) *tokenizer {
 // trailing white space of unquoted values dropped as the options say). It
 // reports false, having consumed nothing, for any other record, which the
 // rune-by-rune path reads.
-func (t *tokenizer) splitLine() bool {
+func (t *Tokenizer) splitLine() bool {
 	if !t.lines || t.hasBack {
 		return false
 	}
@@ -129,7 +166,7 @@ const (
 
 // splitFields splits line for splitLine into buf and toks; false when a
 // value needs the rune-by-rune path.
-func (t *tokenizer) splitFields(line []byte) bool {
+func (t *Tokenizer) splitFields(line []byte) bool {
 	o := t.o
 	sep, q := t.sep[0], byte(o.Quote)
 	cls := &t.cls
@@ -140,7 +177,7 @@ func (t *tokenizer) splitFields(line []byte) bool {
 				pos++
 			}
 		}
-		tok := token{start: len(t.buf)}
+		tok := Token{Start: len(t.buf)}
 		if q != 0 && pos < len(line) && line[pos] == q {
 			end := pos + 1
 			for ; end < len(line) && line[end] != q; end++ {
@@ -155,7 +192,7 @@ func (t *tokenizer) splitFields(line []byte) bool {
 				return false
 			}
 			t.buf = append(t.buf, line[pos+1:end]...)
-			tok.quoted = true
+			tok.Quoted = true
 			pos = end + 1
 		} else {
 			end := pos
@@ -179,7 +216,7 @@ func (t *tokenizer) splitFields(line []byte) bool {
 			t.buf = append(t.buf, v...)
 			pos = end
 		}
-		tok.end = len(t.buf)
+		tok.End = len(t.buf)
 		t.toks = append(t.toks, tok)
 		if len(t.toks) > o.MaxColumns {
 			return false
@@ -193,7 +230,7 @@ func (t *tokenizer) splitFields(line []byte) bool {
 // fastRun appends to the value the plain ASCII bytes at the read position
 // up to the first byte in stop (or the first non-ASCII byte): the common
 // case, without decoding runes one by one.
-func (t *tokenizer) fastRun(stop *[256]bool) error {
+func (t *Tokenizer) fastRun(stop *[256]bool) error {
 	if t.hasBack {
 		return nil
 	}
@@ -217,7 +254,7 @@ func (t *tokenizer) fastRun(stop *[256]bool) error {
 
 // read consumes one rune and appends it to raw. ok is false at the end of
 // the input.
-func (t *tokenizer) read() (rune, bool, error) {
+func (t *Tokenizer) read() (rune, bool, error) {
 	if t.hasBack {
 		t.hasBack = false
 		t.raw = utf8.AppendRune(t.raw, t.back)
@@ -236,13 +273,13 @@ func (t *tokenizer) read() (rune, bool, error) {
 }
 
 // unread takes back the rune last read (and its raw text).
-func (t *tokenizer) unread(r rune) {
+func (t *Tokenizer) unread(r rune) {
 	t.back, t.hasBack = r, true
 	t.raw = t.raw[:len(t.raw)-utf8.RuneLen(r)]
 }
 
 // peek returns the next rune without consuming it (ok false at the end).
-func (t *tokenizer) peek() (rune, bool) {
+func (t *Tokenizer) peek() (rune, bool) {
 	if t.hasBack {
 		return t.back, true
 	}
@@ -255,7 +292,7 @@ func (t *tokenizer) peek() (rune, bool) {
 }
 
 // peek2 returns the rune after the next one.
-func (t *tokenizer) peek2() (rune, bool) {
+func (t *Tokenizer) peek2() (rune, bool) {
 	if _, ok := t.peek(); !ok {
 		return 0, false
 	}
@@ -267,7 +304,7 @@ func (t *tokenizer) peek2() (rune, bool) {
 	return r, true
 }
 
-func (t *tokenizer) isLineEnd(r rune) bool {
+func (t *Tokenizer) isLineEnd(r rune) bool {
 	if t.lineSep != 0 {
 		return r == t.lineSep
 	}
@@ -276,7 +313,7 @@ func (t *tokenizer) isLineEnd(r rune) bool {
 
 // endLine is called after reading line end r: it drops it from raw, takes
 // the "\n" of a "\r\n" and counts the line.
-func (t *tokenizer) endLine(r rune) {
+func (t *Tokenizer) endLine(r rune) {
 	t.raw = t.raw[:len(t.raw)-utf8.RuneLen(r)]
 	if r == '\r' && t.lineSep == 0 {
 		if b, _ := t.br.Peek(1); len(b) == 1 && b[0] == '\n' {
@@ -288,7 +325,7 @@ func (t *tokenizer) endLine(r rune) {
 
 // isSep reports whether r, just read, begins the delimiter; when it does
 // the rest of the delimiter is consumed.
-func (t *tokenizer) isSep(r rune) bool {
+func (t *Tokenizer) isSep(r rune) bool {
 	if r != t.sepR {
 		return false
 	}
@@ -306,7 +343,7 @@ func (t *tokenizer) isSep(r rune) bool {
 	return true
 }
 
-func (t *tokenizer) emit(r rune) error {
+func (t *Tokenizer) emit(r rune) error {
 	t.buf = utf8.AppendRune(t.buf, r)
 	t.chars++
 	if m := t.o.MaxCharsPerColumn; m > 0 && t.chars > m {
@@ -317,9 +354,9 @@ func (t *tokenizer) emit(r rune) error {
 
 func isSpace(r rune) bool { return r <= ' ' }
 
-// next reads the next record into toks (and raw); io.EOF at the end.
+// Next reads the next record into toks (and raw); io.EOF at the end.
 // Blank lines and comment lines are skipped, as Spark skips them.
-func (t *tokenizer) next() error {
+func (t *Tokenizer) Next() error {
 	for {
 		if t.eof {
 			return io.EOF
@@ -380,7 +417,7 @@ func (t *tokenizer) next() error {
 }
 
 // skipLine consumes a comment line (quotes in it mean nothing).
-func (t *tokenizer) skipLine() error {
+func (t *Tokenizer) skipLine() error {
 	for {
 		r, ok, err := t.read()
 		if err != nil {
@@ -397,11 +434,11 @@ func (t *tokenizer) skipLine() error {
 }
 
 // field reads one value; end reports that it ended the record.
-func (t *tokenizer) field() (end bool, err error) {
+func (t *Tokenizer) field() (end bool, err error) {
 	t.chars = 0
-	tok := token{start: len(t.buf)}
+	tok := Token{Start: len(t.buf)}
 	defer func() {
-		tok.end = len(t.buf)
+		tok.End = len(t.buf)
 		t.toks = append(t.toks, tok)
 	}()
 	if t.o.IgnoreLeadingWhiteSpace {
@@ -415,23 +452,23 @@ func (t *tokenizer) field() (end bool, err error) {
 	}
 	if r, ok := t.peek(); ok && t.o.Quote != 0 && r == t.o.Quote {
 		_, _, _ = t.read()
-		tok.quoted = true
+		tok.Quoted = true
 		return t.quoted(&tok)
 	}
 	return t.unquoted(&tok)
 }
 
 // unquoted reads the rest of an unquoted value.
-func (t *tokenizer) unquoted(tok *token) (bool, error) {
+func (t *Tokenizer) unquoted(tok *Token) (bool, error) {
 	defer func() {
-		if t.o.IgnoreTrailingWhiteSpace && !tok.quoted {
-			for len(t.buf) > tok.start && isSpace(rune(t.buf[len(t.buf)-1])) {
+		if t.o.IgnoreTrailingWhiteSpace && !tok.Quoted {
+			for len(t.buf) > tok.Start && isSpace(rune(t.buf[len(t.buf)-1])) {
 				t.buf = t.buf[:len(t.buf)-1]
 			}
 		}
 	}()
 	for {
-		if !tok.skip {
+		if !tok.Skip {
 			if err := t.fastRun(&t.stopU); err != nil {
 				return true, err
 			}
@@ -457,10 +494,10 @@ func (t *tokenizer) unquoted(tok *token) (bool, error) {
 					t.bad = "unescaped quote character in an unquoted value (unescapedQuoteHandling=RAISE_ERROR)"
 				}
 			case SkipValue:
-				tok.skip = true
+				tok.Skip = true
 			}
 		}
-		if tok.skip {
+		if tok.Skip {
 			continue
 		}
 		if err := t.emit(r); err != nil {
@@ -470,7 +507,7 @@ func (t *tokenizer) unquoted(tok *token) (bool, error) {
 }
 
 // quoted reads the rest of a quoted value (the opening quote is read).
-func (t *tokenizer) quoted(tok *token) (bool, error) {
+func (t *Tokenizer) quoted(tok *Token) (bool, error) {
 	o := t.o
 	for {
 		if err := t.fastRun(&t.stopQ); err != nil {
@@ -551,7 +588,7 @@ func (t *tokenizer) quoted(tok *token) (bool, error) {
 // afterQuote handles what follows a closing quote: whitespace, then the
 // delimiter or the line end. Anything else means the quote was an
 // unescaped quote inside the value: unescapedQuoteHandling decides.
-func (t *tokenizer) afterQuote(tok *token) (bool, error) {
+func (t *Tokenizer) afterQuote(tok *Token) (bool, error) {
 	var ws []rune
 	for {
 		r, ok, err := t.read()
@@ -584,32 +621,62 @@ func (t *tokenizer) afterQuote(tok *token) (bool, error) {
 		}
 		return t.quoted(tok)
 	case SkipValue:
-		tok.skip = true
+		tok.Skip = true
 	case RaiseError:
 		if t.bad == "" {
 			t.bad = "unescaped quote character inside a quoted value (unescapedQuoteHandling=RAISE_ERROR)"
 		}
 	case BackToDelimiter:
-		v := append([]byte(nil), t.buf[tok.start:]...)
-		t.buf = utf8.AppendRune(t.buf[:tok.start], t.o.Quote)
+		v := append([]byte(nil), t.buf[tok.Start:]...)
+		t.buf = utf8.AppendRune(t.buf[:tok.Start], t.o.Quote)
 		t.buf = append(t.buf, v...)
 	}
-	if !tok.skip {
+	if !tok.Skip {
 		for _, c := range append([]rune{t.o.Quote}, ws...) {
 			if err := t.emit(c); err != nil {
 				return true, err
 			}
 		}
 	}
-	tok.quoted = false // the rest is read as an unquoted value
+	tok.Quoted = false // the rest is read as an unquoted value
 	t.literal = true   // quotes from here on are characters
 	end, err := t.unquoted(tok)
 	t.literal = false
 	return end, err
 }
 
-// value returns token i's text.
-func (t *tokenizer) value(i int) string {
+// Len is the number of values in the record.
+func (t *Tokenizer) Len() int { return len(t.toks) }
+
+// Token returns value i of the record.
+func (t *Tokenizer) Token(i int) Token { return t.toks[i] }
+
+// Bytes returns value i's text, a view valid until the next call of Next.
+func (t *Tokenizer) Bytes(i int) []byte {
 	tk := t.toks[i]
-	return string(t.buf[tk.start:tk.end])
+	return t.buf[tk.Start:tk.End]
 }
+
+// Value returns a copy of value i's text.
+func (t *Tokenizer) Value(i int) string { return string(t.Bytes(i)) }
+
+// Raw is the record's text without its line end, a view valid until the
+// next call of Next.
+func (t *Tokenizer) Raw() []byte { return t.raw }
+
+// Bad says why the record is malformed ("" when it is not).
+func (t *Tokenizer) Bad() string { return t.bad }
+
+// Line is the line the record starts on, from 1.
+func (t *Tokenizer) Line() int64 { return t.line }
+
+// Cur is the line the tokenizer is on, from 1.
+func (t *Tokenizer) Cur() int64 { return t.cur }
+
+// Buffered returns the tokenizer's buffered reader (to look ahead before
+// the first record).
+func (t *Tokenizer) Buffered() *bufio.Reader { return t.br }
+
+// SetBuffered replaces the buffered reader with br, which must give the
+// same bytes from the same position (before the first record).
+func (t *Tokenizer) SetBuffered(br *bufio.Reader) { t.br = br }
