@@ -160,6 +160,9 @@ type inferrer struct {
 	chunk int
 	// sc is the type scanner's state (scan.go).
 	sc scanState
+	// parFree are parallel inference's chunk buffers, kept from one
+	// file to the next (inferpar.go).
+	parFree []*inferChunk
 }
 
 func newInferrer(opts fileformat.InferOptions) *inferrer {

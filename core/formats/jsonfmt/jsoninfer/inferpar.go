@@ -58,7 +58,9 @@ type parInfer struct {
 }
 
 func newParInfer(in *inferrer, path string) *parInfer {
-	return &parInfer{in: in, path: path, workers: runtime.GOMAXPROCS(0)}
+	p := &parInfer{in: in, path: path, workers: runtime.GOMAXPROCS(0), free: in.parFree}
+	in.parFree = nil
+	return p
 }
 
 // add appends one non-blank line (number no) to the current chunk.
@@ -118,10 +120,15 @@ func (p *parInfer) mergeHead() error {
 	if c.err != nil {
 		return fmt.Errorf("jsonfmt: %s line %d: %w: %v", p.path, c.errLine, fileformat.ErrMalformedRecord, c.err)
 	}
-	if cap(c.buf) <= 2*ChunkBytes { // reuse the buffers (not a huge line's)
+	p.recycle(c)
+	return nil
+}
+
+// recycle keeps c's buffers for the next chunks (not a huge line's).
+func (p *parInfer) recycle(c *inferChunk) {
+	if cap(c.buf) <= 2*ChunkBytes {
 		p.free = append(p.free, &inferChunk{buf: c.buf[:0], ends: c.ends[:0], lines: c.lines[:0]})
 	}
-	return nil
 }
 
 // finish infers what is left: the last chunk (in the caller when no
@@ -137,6 +144,7 @@ func (p *parInfer) finish() error {
 				}
 				start = end
 			}
+			p.recycle(c)
 			return nil
 		}
 		if err := p.send(c); err != nil {
@@ -151,14 +159,17 @@ func (p *parInfer) finish() error {
 	return nil
 }
 
-// stop ends the workers; chunks still in flight are dropped.
+// stop ends the workers; chunks still in flight are dropped. The free
+// chunks go back to the inferrer for the next file: a file smaller than a
+// chunk (many small files) then reuses one buffer instead of allocating
+// a chunk's (160 KiB, zeroed) per file.
 func (p *parInfer) stop() {
-	if !p.started {
-		return
+	if p.started {
+		p.abandon.Store(true)
+		close(p.work)
+		p.wg.Wait()
 	}
-	p.abandon.Store(true)
-	close(p.work)
-	p.wg.Wait()
+	p.in.parFree = p.free
 	p.queue, p.cur, p.free = nil, nil, nil
 }
 

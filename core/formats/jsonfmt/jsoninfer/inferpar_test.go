@@ -165,3 +165,79 @@ func FuzzParallelInference(f *testing.F) {
 		}
 	})
 }
+
+// TestParallelInferenceManyFiles: a document cut into many files, some
+// smaller than a chunk (inferred in the caller) and some larger (inferred
+// by workers), infers as serially, the chunk buffers passing from file to
+// file; a run of small files reuses one buffer.
+func TestParallelInferenceManyFiles(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	}
+	for _, c := range []struct {
+		name string
+		opts fileformat.InferOptions
+	}{
+		{"typed", fileformat.InferOptions{InferColumnTypes: true}},
+		{"strings", fileformat.InferOptions{}},
+		{"failFast", fileformat.InferOptions{InferColumnTypes: true, Mode: "FAILFAST"}},
+		{"dropMalformed", fileformat.InferOptions{InferColumnTypes: true, Mode: "DROPMALFORMED"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			for seed := range uint64(20) {
+				r := rand.New(rand.NewPCG(seed, 17))
+				data := randomDoc(r, 200+r.IntN(600))
+				var parts [][]byte
+				for len(data) > 0 {
+					n := min(len(data), 1+r.IntN(3000))
+					if i := bytes.IndexByte(data[n-1:], '\n'); i >= 0 {
+						n += i
+					} else {
+						n = len(data)
+					}
+					parts, data = append(parts, data[:n]), data[n:]
+				}
+				for _, chunk := range []int{256, 1 << 10} {
+					run := func(chunk int) string {
+						in := newInferrer(c.opts)
+						in.chunk = chunk
+						var errs []string
+						for i, p := range parts {
+							if err := in.Add(context.Background(), fmt.Sprintf("f%d.json", i), bytes.NewReader(p)); err != nil {
+								errs = append(errs, err.Error())
+								if errors.Is(err, fileformat.ErrMalformedRecord) {
+									break
+								}
+							}
+						}
+						return fmt.Sprintf("%s %+v %v", in.Schema(), in.Sampled(), errs)
+					}
+					if serial, par := run(-1), run(chunk); serial != par {
+						t.Fatalf("seed %d chunk %d, %d files:\nserial   %s\nparallel %s", seed, chunk, len(parts), serial, par)
+					}
+				}
+			}
+		})
+	}
+	t.Run("reuse", func(t *testing.T) {
+		in := newInferrer(fileformat.InferOptions{InferColumnTypes: true})
+		var first *byte
+		for i := range 5 {
+			if err := in.Add(context.Background(), fmt.Sprintf("f%d.json", i), strings.NewReader("{\"a\":1}\n{\"b\":\"x\"}\n")); err != nil {
+				t.Fatal(err)
+			}
+			if len(in.parFree) != 1 {
+				t.Fatalf("file %d: %d free chunk buffers, want 1", i, len(in.parFree))
+			}
+			b := in.parFree[0].buf[:1]
+			if i == 0 {
+				first = &b[0]
+			} else if &b[0] != first {
+				t.Fatalf("file %d: a new chunk buffer, want the first file's", i)
+			}
+		}
+		if got := in.Schema().String(); !strings.Contains(got, "a") || !strings.Contains(got, "b") {
+			t.Fatalf("schema %s, want a and b", got)
+		}
+	})
+}
