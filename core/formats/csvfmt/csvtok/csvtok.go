@@ -88,7 +88,13 @@ type Tokenizer struct {
 	// one-byte ASCII delimiter, ASCII (or no) quote and escapes, no value
 	// limit.
 	lines bool
-	cls   [256]uint8 // splitFields' byte classes for an unquoted value
+	// esc are the bytes that send a quoted value to the rune-by-rune path
+	// (escape, charToEscapeQuoteEscaping; 0: none), esc[0] set first.
+	esc [2]byte
+	// view says that toks index raw, which is then the line in the read
+	// buffer (splitLine), not buf; own keeps raw's memory meanwhile.
+	own  []byte
+	view bool
 }
 
 // New returns a tokenizer reading r with c (which it keeps: c must not
@@ -112,13 +118,17 @@ func New(r io.Reader, c *Config) *Tokenizer {
 	}
 	t.lines = t.lineSep == 0 && len(t.sep) == 1 && t.sep[0] < utf8.RuneSelf && t.sep[0] != '\n' && t.sep[0] != '\r' &&
 		o.Quote < utf8.RuneSelf && o.Escape < utf8.RuneSelf && o.CharToEscapeQuoteEscape < utf8.RuneSelf && o.MaxCharsPerColumn <= 0 && !o.Slow
-	if t.lines {
-		for c := utf8.RuneSelf; c < 256; c++ {
-			t.cls[c] = cHigh
-		}
-		t.cls['\r'], t.cls[t.sep[0]] = cStop, cSep
-		if o.Quote != 0 {
-			t.cls[o.Quote] = cQuote
+	// A quote that is the delimiter is left to the rune-by-rune path.
+	t.lines = t.lines && (o.Quote == 0 || byte(o.Quote) != t.sep[0])
+	for _, r := range []rune{o.Escape, o.CharToEscapeQuoteEscape} {
+		// An escape equal to the quote is never met inside a quoted value
+		// (the quote ends it first).
+		switch {
+		case r == 0 || r == o.Quote:
+		case t.esc[0] == 0:
+			t.esc[0] = byte(r)
+		case t.esc[0] != byte(r):
+			t.esc[1] = byte(r)
 		}
 	}
 	return t
@@ -129,9 +139,10 @@ func New(r io.Reader, c *Config) *Tokenizer {
 // values are unquoted without a quote character, or quoted without an
 // escape character and closed by a quote right before the delimiter or the
 // line end. Its values are then read as field reads them (leading and
-// trailing white space of unquoted values dropped as the options say). It
-// reports false, having consumed nothing, for any other record, which the
-// rune-by-rune path reads.
+// trailing white space of unquoted values dropped as the options say), as
+// views of the line in the read buffer (src, and raw, are the line: no
+// copy). It reports false, having consumed nothing, for any other record,
+// which the rune-by-rune path reads.
 func (t *Tokenizer) splitLine() bool {
 	if !t.lines || t.hasBack {
 		return false
@@ -146,83 +157,95 @@ func (t *Tokenizer) splitLine() bool {
 		line = line[:n-1]
 	}
 	if !t.splitFields(line) {
-		t.buf, t.toks = t.buf[:0], t.toks[:0]
+		t.toks = t.toks[:0]
 		return false
 	}
-	t.raw = append(t.raw, line...)
+	// raw is empty here (nothing of the record was read): keep its memory
+	// for the rune-by-rune path and let it be the line.
+	t.own, t.raw, t.view = t.raw[:0], line, true
 	_, _ = t.br.Discard(nl + 1)
 	t.cur++
 	return true
 }
 
-// Byte classes of splitFields.
-const (
-	cPlain uint8 = iota
-	cSep
-	cQuote
-	cStop // "\r", and in a quoted value the escapes: not for the fast path
-	cHigh // part of a non-ASCII character
-)
+// indexFrom is the index of the first c in line at or after from
+// (len(line) when none).
+func indexFrom(line []byte, from int, c byte) int {
+	if i := bytes.IndexByte(line[from:], c); i >= 0 {
+		return from + i
+	}
+	return len(line)
+}
 
-// splitFields splits line for splitLine into buf and toks; false when a
-// value needs the rune-by-rune path.
+// splitFields splits line for splitLine into toks (views of line); false
+// when a value needs the rune-by-rune path. It finds delimiters, quotes
+// and escapes with bytes.IndexByte rather than byte by byte: qAt and
+// escAt are the first quote and escape at or after the value being read
+// (recomputed when passed).
 func (t *Tokenizer) splitFields(line []byte) bool {
 	o := t.o
+	if bytes.IndexByte(line, '\r') >= 0 {
+		return false // a lone "\r" ends a record
+	}
 	sep, q := t.sep[0], byte(o.Quote)
-	cls := &t.cls
-	high := false
+	qAt, escAt := len(line), len(line)
+	if q != 0 {
+		qAt = indexFrom(line, 0, q)
+	}
+	esc1, esc2 := t.esc[0], t.esc[1]
+	if esc1 != 0 {
+		escAt = indexFrom(line, 0, esc1)
+		if esc2 != 0 {
+			escAt = min(escAt, indexFrom(line, 0, esc2))
+		}
+	}
 	for pos := 0; ; pos++ {
 		if o.IgnoreLeadingWhiteSpace {
-			for pos < len(line) && line[pos] <= ' ' && line[pos] != sep && line[pos] != '\r' { // a lone "\r" ends the record
+			for pos < len(line) && line[pos] <= ' ' && line[pos] != sep {
 				pos++
 			}
 		}
-		tok := Token{Start: len(t.buf)}
+		var tok Token
+		if qAt < pos && q != 0 {
+			qAt = indexFrom(line, pos, q)
+		}
 		if q != 0 && pos < len(line) && line[pos] == q {
-			end := pos + 1
-			for ; end < len(line) && line[end] != q; end++ {
-				switch c := line[end]; {
-				case c >= utf8.RuneSelf:
-					high = true
-				case c == '\r' || (o.Escape != 0 && c == byte(o.Escape)) || (o.CharToEscapeQuoteEscape != 0 && c == byte(o.CharToEscapeQuoteEscape)):
-					return false
-				}
-			}
+			end := indexFrom(line, pos+1, q)
 			if end == len(line) || (end+1 < len(line) && line[end+1] != sep) {
 				return false
 			}
-			t.buf = append(t.buf, line[pos+1:end]...)
-			tok.Quoted = true
+			if escAt <= pos && esc1 != 0 {
+				escAt = indexFrom(line, pos+1, esc1)
+				if esc2 != 0 {
+					escAt = min(escAt, indexFrom(line, pos+1, esc2))
+				}
+			}
+			if escAt < end {
+				return false
+			}
+			tok = Token{Start: pos + 1, End: end, Quoted: true}
 			pos = end + 1
+			qAt = -1 // the next quote is not known: look again
 		} else {
-			end := pos
-		scan:
-			for ; end < len(line); end++ {
-				switch cls[line[end]] {
-				case cSep:
-					break scan
-				case cQuote, cStop:
-					return false
-				case cHigh:
-					high = true
-				}
+			end := indexFrom(line, pos, sep)
+			if qAt < end {
+				return false // a quote in an unquoted value
 			}
-			v := line[pos:end]
+			v := end
 			if o.IgnoreTrailingWhiteSpace {
-				for len(v) > 0 && v[len(v)-1] <= ' ' {
-					v = v[:len(v)-1]
+				for v > pos && line[v-1] <= ' ' {
+					v--
 				}
 			}
-			t.buf = append(t.buf, v...)
+			tok = Token{Start: pos, End: v}
 			pos = end
 		}
-		tok.End = len(t.buf)
 		t.toks = append(t.toks, tok)
 		if len(t.toks) > o.MaxColumns {
 			return false
 		}
 		if pos >= len(line) {
-			return !high || utf8.Valid(line)
+			return utf8.Valid(line)
 		}
 	}
 }
@@ -360,6 +383,9 @@ func (t *Tokenizer) Next() error {
 	for {
 		if t.eof {
 			return io.EOF
+		}
+		if t.view {
+			t.raw, t.view = t.own, false
 		}
 		t.buf, t.raw, t.toks, t.bad = t.buf[:0], t.raw[:0], t.toks[:0], ""
 		t.line = t.cur
@@ -654,6 +680,9 @@ func (t *Tokenizer) Token(i int) Token { return t.toks[i] }
 // Bytes returns value i's text, a view valid until the next call of Next.
 func (t *Tokenizer) Bytes(i int) []byte {
 	tk := t.toks[i]
+	if t.view {
+		return t.raw[tk.Start:tk.End]
+	}
 	return t.buf[tk.Start:tk.End]
 }
 
