@@ -157,7 +157,7 @@ func checkSame(t *testing.T, doc string, s *schema.StructType, opts fileformat.R
 
 var csvTypes = []schema.Type{
 	schema.String, schema.Long, schema.Integer, schema.Double, schema.Boolean, schema.DateType,
-	schema.Timestamp, schema.Float, schema.Short, schema.Binary, schema.DecimalType{Precision: 10, Scale: 2},
+	schema.Timestamp, schema.TimestampNTZ, schema.Float, schema.Short, schema.Binary, schema.DecimalType{Precision: 10, Scale: 2},
 }
 
 // randValue is a value for a column of type t, or a value that does not
@@ -178,8 +178,8 @@ func randValue(r *rand.Rand, t schema.Type) string {
 		return []string{"true", "FALSE", "True"}[r.Intn(3)]
 	case schema.DateType:
 		return fmt.Sprintf("2024-%02d-%02d", 1+r.Intn(12), 1+r.Intn(28))
-	case schema.Timestamp:
-		return fmt.Sprintf("2024-03-%02dT10:%02d:00Z", 1+r.Intn(28), r.Intn(60))
+	case schema.Timestamp, schema.TimestampNTZ:
+		return fmt.Sprintf("2024-03-%02dT10:%02d:00%s", 1+r.Intn(28), r.Intn(60), []string{"Z", "", ".123456", "+02:00"}[r.Intn(4)])
 	}
 	if _, ok := t.(schema.DecimalType); ok {
 		return fmt.Sprintf("%d.%02d", r.Intn(1000), r.Intn(100))

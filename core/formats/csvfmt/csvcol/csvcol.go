@@ -16,6 +16,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 	"unsafe"
 
 	"github.com/tributary-io/tributary/core/parquetio"
@@ -36,6 +37,9 @@ type Conv struct {
 	// Double is the double conversion (nanValue, positiveInf,
 	// negativeInf, Java's number syntax).
 	Double func(s string) (float64, bool)
+	// Timestamp is the timestamp (ntz false) and timestamp_ntz
+	// conversion; nil: Other converts them.
+	Timestamp func(s string, ntz bool) (time.Time, bool)
 	// Other converts any other column type to its row value.
 	Other func(t schema.Type, s string) (any, bool)
 }
@@ -50,6 +54,8 @@ const (
 	kInt
 	kDouble
 	kBool
+	kTimestamp
+	kTimestampNTZ
 )
 
 // arenaSize is the size of a block of copied string bytes.
@@ -101,6 +107,13 @@ func NewPlan(s *schema.StructType, c Conv) (*Plan, error) {
 			k = kDouble
 		case schema.Boolean:
 			k = kBool
+		case schema.Timestamp, schema.TimestampNTZ:
+			if c.Timestamp != nil {
+				k = kTimestamp
+				if f.Type == schema.TimestampNTZ {
+					k = kTimestampNTZ
+				}
+			}
 		}
 		p.kinds = append(p.kinds, k)
 		p.types = append(p.types, f.Type)
@@ -168,6 +181,13 @@ func (p *Plan) Append(b *parquetio.ColumnBatch, vals []Value) (ok bool, err erro
 				b.Boolean(n, false, 0)
 			default:
 				fits = false
+			}
+		case kTimestamp, kTimestampNTZ:
+			// A batch's timestamp columns are INT64 microseconds (as
+			// ColumnBatch.Value writes a time.Time): no boxing.
+			var x time.Time
+			if x, fits = p.conv.Timestamp(view(v.B), p.kinds[i] == kTimestampNTZ); fits {
+				b.Int64(n, x.UnixMicro(), 0)
 			}
 		default:
 			var x any
