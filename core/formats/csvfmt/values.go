@@ -60,6 +60,12 @@ func (o *Options) inferField(soFar ctype, s string, prefersDecimal bool) ctype {
 }
 
 func (o *Options) tryInt(s string, pd bool) ctype {
+	if v, ok := javanum.SmallInt(s); ok {
+		if v == int64(int32(v)) {
+			return ctype{k: kInt}
+		}
+		return ctype{k: kLong}
+	}
 	if _, err := strconv.ParseInt(s, 10, 32); err == nil {
 		return ctype{k: kInt}
 	}
@@ -67,6 +73,9 @@ func (o *Options) tryInt(s string, pd bool) ctype {
 }
 
 func (o *Options) tryLong(s string, pd bool) ctype {
+	if _, ok := javanum.SmallInt(s); ok {
+		return ctype{k: kLong}
+	}
 	if _, err := strconv.ParseInt(s, 10, 64); err == nil {
 		return ctype{k: kLong}
 	}

@@ -19,6 +19,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/tributary-io/tributary/core/formats/csvfmt/javanum"
 	"github.com/tributary-io/tributary/core/parquetio"
 	"github.com/tributary-io/tributary/core/schema"
 )
@@ -159,13 +160,23 @@ func (p *Plan) Append(b *parquetio.ColumnBatch, vals []Value) (ok bool, err erro
 		case kString:
 			b.ByteArray(n, p.keep(v.B), 0)
 		case kLong:
-			x, perr := strconv.ParseInt(view(v.B), 10, 64)
-			if fits = perr == nil; fits {
+			x, small := javanum.SmallInt(view(v.B))
+			if !small {
+				var perr error
+				x, perr = strconv.ParseInt(view(v.B), 10, 64)
+				fits = perr == nil
+			}
+			if fits {
 				b.Int64(n, x, 0)
 			}
 		case kInt:
-			x, perr := strconv.ParseInt(view(v.B), 10, 32)
-			if fits = perr == nil; fits {
+			x, small := javanum.SmallInt(view(v.B))
+			if !small || x != int64(int32(x)) {
+				var perr error
+				x, perr = strconv.ParseInt(view(v.B), 10, 32)
+				fits = perr == nil
+			}
+			if fits {
 				err = b.Value(n, int32(x), 0)
 			}
 		case kDouble:

@@ -56,6 +56,55 @@ func allDigitsOrEmpty(s string) bool { return s == "" || AllDigits(s) }
 // or hexadecimal floating-point literal with an optional f/F/d/D suffix.
 // Magnitudes beyond float64 are infinite, as in Java.
 func ParseDouble(s string) (float64, bool) {
+	if f, ok := fastDouble(s); ok {
+		return f, true
+	}
+	return parseDouble(s)
+}
+
+// pow10 are the powers of ten a float64 holds exactly.
+var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+
+// fastDouble reads the common number, [-]digits[.digits] with at most 15
+// digits, exactly as strconv.ParseFloat does (Clinger's fast path, as
+// strconv's own: the digits are an exact float64 below 2^53, and divided
+// by an exact power of ten the quotient is correctly rounded); ok is false
+// for anything else, which parseDouble reads.
+func fastDouble(s string) (float64, bool) {
+	i, neg := 0, false
+	if s != "" && s[0] == '-' {
+		i, neg = 1, true
+	}
+	var m uint64
+	digits, frac, dot := 0, 0, false
+	for ; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= '0' && c <= '9':
+			m = m*10 + uint64(c-'0')
+			digits++
+			if dot {
+				frac++
+			}
+		case c == '.' && !dot && digits > 0:
+			dot = true
+		default:
+			return 0, false
+		}
+	}
+	if digits == 0 || digits > 15 || (dot && frac == 0) {
+		return 0, false
+	}
+	f := float64(m) / pow10[frac]
+	if neg {
+		f = -f
+	}
+	return f, true
+}
+
+// parseDouble is ParseDouble for any input.
+func parseDouble(s string) (float64, bool) {
 	if s != "" && (s[0] <= ' ' || s[len(s)-1] <= ' ') {
 		s = strings.TrimFunc(s, func(r rune) bool { return r <= ' ' })
 	}
@@ -105,4 +154,29 @@ func ParseDouble(s string) (float64, bool) {
 		f = -f
 	}
 	return f, true
+}
+
+// SmallInt reads the common integer, [+-]digits with at most 18 digits
+// (always an int64), as strconv.ParseInt(s, 10, 64) does; ok is false for
+// anything else (which strconv then reads).
+func SmallInt(s string) (int64, bool) {
+	i, neg := 0, false
+	if s != "" && (s[0] == '-' || s[0] == '+') {
+		i, neg = 1, s[0] == '-'
+	}
+	if n := len(s) - i; n == 0 || n > 18 {
+		return 0, false
+	}
+	var v int64
+	for ; i < len(s); i++ {
+		c := s[i] - '0'
+		if c > 9 {
+			return 0, false
+		}
+		v = v*10 + int64(c)
+	}
+	if neg {
+		v = -v
+	}
+	return v, true
 }

@@ -2,7 +2,9 @@ package javanum
 
 import (
 	"math"
+	"math/rand/v2"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -77,6 +79,75 @@ func FuzzParseDouble(f *testing.F) {
 		}
 		if want, err := strconv.ParseFloat(s, 64); err == nil && ok && got != want && !math.IsNaN(want) {
 			t.Fatalf("ParseDouble(%q) = %v, strconv %v", s, got, want)
+		}
+	})
+}
+
+// FuzzFastDouble: the fast path reads what it takes to the value the
+// general path gives, bit for bit (the sign of zero too).
+func FuzzFastDouble(f *testing.F) {
+	for _, s := range []string{"1.5", "-0.0", "123456789012345", "0.000000000000001", "9007199254740993", "-12.", ".5", "1.2.3", "-", "99999.99999", "0.1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, ok := fastDouble(s)
+		if !ok {
+			return
+		}
+		want, wok := parseDouble(s)
+		if !wok || math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("fastDouble(%q) = %v; parseDouble %v, %v", s, got, want, wok)
+		}
+	})
+}
+
+// TestFastDoubleRandom: random decimal numbers of up to 15 digits, each
+// with any number of them after the point, read the same both ways.
+func TestFastDoubleRandom(t *testing.T) {
+	r := rand.New(rand.NewPCG(6, 11))
+	taken := 0
+	for i := 0; i < 200000; i++ {
+		n := 1 + r.IntN(16)
+		b := make([]byte, 0, n+2)
+		if r.IntN(2) == 0 {
+			b = append(b, '-')
+		}
+		point := r.IntN(n + 1)
+		for k := 0; k < n; k++ {
+			if k == point && k > 0 {
+				b = append(b, '.')
+			}
+			b = append(b, byte('0'+r.IntN(10)))
+		}
+		s := string(b)
+		got, ok := fastDouble(s)
+		want, wok := parseDouble(s)
+		if ok {
+			taken++
+			if !wok || math.Float64bits(got) != math.Float64bits(want) {
+				t.Fatalf("fastDouble(%q) = %v; parseDouble %v, %v", s, got, want, wok)
+			}
+		}
+	}
+	if taken < 100000 {
+		t.Fatalf("the fast path took %d of 200000 numbers", taken)
+	}
+}
+
+// FuzzSmallInt: what SmallInt reads, strconv.ParseInt reads to the same
+// value; an integer of up to 18 digits it always reads.
+func FuzzSmallInt(f *testing.F) {
+	for _, s := range []string{"0", "-0", "+7", "123456789012345678", "1234567890123456789", "-", "+", "1a", "00012", "-999999999999999999", " 1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, ok := SmallInt(s)
+		want, err := strconv.ParseInt(s, 10, 64)
+		if ok && (err != nil || got != want) {
+			t.Fatalf("SmallInt(%q) = %d; strconv %d, %v", s, got, want, err)
+		}
+		if !ok && err == nil && len(strings.TrimLeft(s, "+-")) <= 18 {
+			t.Fatalf("SmallInt(%q) refused what strconv reads (%d)", s, want)
 		}
 	})
 }
