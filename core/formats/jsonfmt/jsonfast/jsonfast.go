@@ -329,11 +329,8 @@ func (s *state) value(n *node, i, r, d int) (int, bool) {
 			raw := line[i+1 : j-1]
 			switch {
 			case esc:
-				v := jsontape.AppendUnescaped(make([]byte, 0, len(raw)), raw)
-				if len(v) == 0 {
-					v = nil
-				}
-				s.b.ByteArray(n.col, v, r)
+				v := s.tape.KeepUnescaped(raw)
+				s.b.ByteArray(n.col, unsafe.Slice(unsafe.StringData(v), len(v)), r)
 			case !ascii && !utf8.Valid(raw):
 				return i, false
 			default:

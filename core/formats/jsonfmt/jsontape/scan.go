@@ -5,6 +5,7 @@
 package jsontape
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -93,6 +94,30 @@ func (t *Tape) Keep(b []byte) string {
 	l := len(t.arena)
 	t.arena = append(t.arena, b...)
 	return unsafe.String(&t.arena[l], len(b)) // never written again
+}
+
+// KeepUnescaped is Keep of AppendUnescaped(nil, s) (s the inside of a
+// validated JSON string with escapes), decoded straight into the arena.
+func (t *Tape) KeepUnescaped(s []byte) string {
+	// The text is at most 3 bytes per byte of s (an invalid byte becomes
+	// U+FFFD); were it longer, append would move the block, which only
+	// costs a copy.
+	if 3*len(s) > arenaMaxString {
+		out := AppendUnescaped(make([]byte, 0, len(s)), s)
+		if len(out) == 0 {
+			return ""
+		}
+		return unsafe.String(&out[0], len(out)) // out is not used again
+	}
+	if cap(t.arena)-len(t.arena) < 3*len(s) {
+		t.arena = make([]byte, 0, min(max(2*cap(t.arena), 2<<10), arenaBlock))
+	}
+	l := len(t.arena)
+	t.arena = AppendUnescaped(t.arena, s)
+	if len(t.arena) == l {
+		return ""
+	}
+	return unsafe.String(&t.arena[l], len(t.arena)-l) // never written again
 }
 
 // syntaxError is a malformed-JSON error at a byte offset of the record.
@@ -435,16 +460,31 @@ func (t *Tape) Text(n int) string {
 // surrogates become U+FFFD, as encoding/json does.
 func AppendUnescaped(out, s []byte) []byte {
 	for i := 0; i < len(s); {
-		c := s[i]
-		if c != '\\' {
-			if c < utf8.RuneSelf {
-				out = append(out, c)
-				i++
+		if s[i] != '\\' {
+			// The text up to the next backslash: as it is when valid
+			// UTF-8 (what decoding it rune by rune gives), else rune by
+			// rune (no multi-byte character holds a backslash byte).
+			j := bytes.IndexByte(s[i:], '\\')
+			if j < 0 {
+				j = len(s)
+			} else {
+				j += i
+			}
+			if run := s[i:j]; utf8.Valid(run) {
+				out = append(out, run...)
+				i = j
 				continue
 			}
-			r, size := utf8.DecodeRune(s[i:])
-			out = utf8.AppendRune(out, r)
-			i += size
+			for i < j {
+				if c := s[i]; c < utf8.RuneSelf {
+					out = append(out, c)
+					i++
+					continue
+				}
+				r, size := utf8.DecodeRune(s[i:j])
+				out = utf8.AppendRune(out, r)
+				i += size
+			}
 			continue
 		}
 		switch s[i+1] {
