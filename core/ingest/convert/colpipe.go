@@ -97,9 +97,57 @@ func (pl *pipeline) runBatches(d *decode, br parquetio.BatchReader) {
 	}
 }
 
-// writeBatch writes a column batch of one partition, rolling files at the
-// target row count as writeRows does.
+// writeBatch writes a column batch of one partition. A batch of fewer
+// than chunkRows rows (a small file's, or a file's last) is gathered with
+// the small batches that follow it in the same partition, up to chunkRows
+// rows or chunkBytes: a write of a few rows costs about what a write of
+// hundreds does (every leaf column's writer is called), and a gathered
+// write is large enough to be encoded on several goroutines. The rows
+// reach the file in the same order either way; anything else written
+// (a large batch, rows, another partition, the end) writes the gathered
+// rows first.
 func (fw *fileWriter) writeBatch(ctx context.Context, part hivepart.Partition, b *parquetio.ColumnBatch) error {
+	if b.Rows() >= chunkRows || b.Bytes() >= chunkBytes {
+		if err := fw.flushGathered(ctx); err != nil {
+			return err
+		}
+		return fw.writeBatchNow(ctx, part, b)
+	}
+	if fw.gathered != nil && fw.gathered.Rows() > 0 && fw.gatheredPart.Dir != part.Dir {
+		if err := fw.flushGathered(ctx); err != nil {
+			return err
+		}
+	}
+	if fw.gathered == nil {
+		g, err := parquetio.NewColumnBatch(fw.sch)
+		if err != nil {
+			return err
+		}
+		fw.gathered = g
+	}
+	if err := fw.gathered.Append(b); err != nil {
+		return fmt.Errorf("writing Parquet: %w", err)
+	}
+	fw.gatheredPart = part
+	if fw.gathered.Rows() >= chunkRows || fw.gathered.Bytes() >= chunkBytes {
+		return fw.flushGathered(ctx)
+	}
+	return nil
+}
+
+// flushGathered writes the gathered small batches.
+func (fw *fileWriter) flushGathered(ctx context.Context) error {
+	if fw.gathered == nil || fw.gathered.Rows() == 0 {
+		return nil
+	}
+	err := fw.writeBatchNow(ctx, fw.gatheredPart, fw.gathered)
+	fw.gathered.Reset()
+	return err
+}
+
+// writeBatchNow writes a column batch of one partition, rolling files at
+// the target row count as writeRows does.
+func (fw *fileWriter) writeBatchNow(ctx context.Context, part hivepart.Partition, b *parquetio.ColumnBatch) error {
 	for from := 0; from < b.Rows(); {
 		pf := fw.parts[part.Dir]
 		if pf == nil {

@@ -40,6 +40,10 @@ type fileWriter struct {
 	// NoStats, StatsColumns).
 	stats parquetio.WriterOptions
 	by    *hivepart.By // the sink's partitionBy (nil: none)
+	// gathered holds small column batches not written yet, of partition
+	// gatheredPart (writeBatch).
+	gathered     *parquetio.ColumnBatch
+	gatheredPart hivepart.Partition
 }
 
 // partFile is the Parquet file being written for one partition.
@@ -58,6 +62,9 @@ func (fw *fileWriter) target() int {
 }
 
 func (fw *fileWriter) write(ctx context.Context, part hivepart.Partition, rows [][]any) error {
+	if err := fw.flushGathered(ctx); err != nil {
+		return err
+	}
 	if fw.by != nil {
 		return fw.writeSplit(ctx, part, rows)
 	}
@@ -169,6 +176,9 @@ func (fw *fileWriter) closeAll(ctx context.Context) error {
 }
 
 func (fw *fileWriter) finish(ctx context.Context) ([]delta.Add, error) {
+	if err := fw.flushGathered(ctx); err != nil {
+		return nil, err
+	}
 	if err := fw.closeAll(ctx); err != nil {
 		return nil, err
 	}

@@ -1,0 +1,74 @@
+package parquetio
+
+import (
+	"fmt"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/tributary-io/tributary/core/parquetio/internal/pvalue"
+	"github.com/tributary-io/tributary/core/schema"
+)
+
+// Append appends the finished rows of src (a batch of the same schema) to
+// b's finished rows, copying the bytes of src's string and binary values:
+// src may be reset or reused afterwards, and the reader that filled it
+// closed. Writing b then writes the rows Writer.WriteBatch would have
+// written from b and src one after the other (a writer gathers the small
+// batches of many small files into one, so that each write is worth its
+// fixed cost). b must have no row being built.
+func (b *ColumnBatch) Append(src *ColumnBatch) error {
+	if len(b.tree.Leaves) != len(src.tree.Leaves) || !schema.EqualType(b.tree.Type, src.tree.Type) {
+		return fmt.Errorf("%w: column batch of schema %s appended to one of schema %s", ErrInvalidValue, src.tree.Type, b.tree.Type)
+	}
+	if b.cur != 0 || src.cur != 0 {
+		return fmt.Errorf("%w: appending column batches with a row being built", ErrInvalidValue)
+	}
+	if err := src.cb.check(); err != nil {
+		return err
+	}
+	if src.cb.rows == 0 {
+		return nil
+	}
+	// One buffer holds the bytes of every string and binary value of src.
+	n := 0
+	for _, vals := range src.cb.vals {
+		for _, v := range vals {
+			if k := v.Kind(); !v.IsNull() && (k == parquet.ByteArray || k == parquet.FixedLenByteArray) {
+				n += len(v.ByteArray())
+			}
+		}
+	}
+	buf := make([]byte, 0, n)
+	for c, vals := range src.cb.vals {
+		base := int32(len(b.cb.vals[c]))
+		dst := b.cb.vals[c]
+		for _, v := range vals {
+			if v.IsNull() {
+				dst = append(dst, v)
+				continue
+			}
+			switch v.Kind() {
+			case parquet.ByteArray:
+				at := len(buf)
+				buf = append(buf, v.ByteArray()...)
+				v = pvalue.Level(parquet.ByteArrayValue(buf[at:len(buf):len(buf)]), v.RepetitionLevel(), v.DefinitionLevel(), c)
+			case parquet.FixedLenByteArray:
+				at := len(buf)
+				buf = append(buf, v.ByteArray()...)
+				v = pvalue.Level(parquet.FixedLenByteArrayValue(buf[at:len(buf):len(buf)]), v.RepetitionLevel(), v.DefinitionLevel(), c)
+			}
+			dst = append(dst, v)
+		}
+		b.cb.vals[c] = dst
+		if b.cb.rep[c] {
+			for _, e := range src.cb.ends[c][:src.cb.rows] {
+				b.cb.ends[c] = append(b.cb.ends[c], base+e)
+			}
+		}
+	}
+	b.cb.sizes = append(b.cb.sizes, src.cb.sizes[:src.cb.rows]...)
+	b.cb.rows += src.cb.rows
+	b.bytes += src.bytes
+	b.Rescued += src.Rescued
+	return nil
+}

@@ -1,0 +1,168 @@
+package parquetio
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/tributary-io/tributary/core/schema"
+)
+
+// TestAppendMatchesWrite gathers random small batches with Append (each
+// source batch's bytes overwritten and the batch reset afterwards, as a
+// reused batch is) and writes the gathered batch in one call: the file
+// must be the one Write makes of all the rows in one call, byte for byte,
+// with equal statistics.
+func TestAppendMatchesWrite(t *testing.T) {
+	for seed := range uint64(60) {
+		g := gen{rand.New(rand.NewPCG(seed, 23))}
+		s := g.structType(0, 1+g.r.IntN(10))
+		var parts [][][]any
+		for range 1 + g.r.IntN(8) {
+			b := make([][]any, g.r.IntN(6))
+			for i := range b {
+				b[i] = g.value(s, false).([]any)
+			}
+			parts = append(parts, b)
+		}
+		opts := WriterOptions{PageBytes: 64 + g.r.IntN(8192)}
+		if g.r.IntN(4) == 0 {
+			opts.NumIndexedCols = 1 + g.r.IntN(3)
+		}
+		workers := 1 + 2*g.r.IntN(2)
+		t.Run(fmt.Sprintf("seed%d", seed), func(t *testing.T) {
+			gathered, err := NewColumnBatch(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var all [][]any
+			var rescued, size int64
+			for i, rows := range parts {
+				b := batchOfRand(t, s, cloneRows(rows), g.r)
+				b.Rescued = int64(i * len(rows))
+				rescued += b.Rescued
+				size += b.Bytes()
+				if err := gathered.Append(b); err != nil {
+					t.Fatal(err)
+				}
+				// The source's bytes change and it is reset: the gathered
+				// batch keeps copies.
+				for _, vals := range b.cb.vals {
+					for _, v := range vals {
+						if k := v.Kind(); !v.IsNull() && (k == parquet.ByteArray || k == parquet.FixedLenByteArray) {
+							for j := range v.ByteArray() {
+								v.ByteArray()[j] ^= 0x5a
+							}
+						}
+					}
+				}
+				b.Reset()
+				all = append(all, rows...)
+			}
+			if gathered.Rows() != len(all) || gathered.Rescued != rescued || gathered.Bytes() != size {
+				t.Fatalf("gathered %d rows, %d rescued, %d bytes; want %d, %d, %d", gathered.Rows(), gathered.Rescued, gathered.Bytes(), len(all), rescued, size)
+			}
+			var rb, cb bytes.Buffer
+			rw, err := NewWriter(&rb, s, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cw, err := NewWriter(&cb, s, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rw.workers, rw.minParallel = workers, 0
+			cw.workers, cw.minParallel = workers, 0
+			if len(all) > 0 {
+				if err := rw.Write(all); err != nil {
+					t.Fatal(err)
+				}
+				if err := cw.WriteBatch(gathered, 0, gathered.Rows()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			rst, err := rw.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			cst, err := cw.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(rb.Bytes(), cb.Bytes()) {
+				t.Fatalf("files differ (%d vs %d bytes); schema %s", rb.Len(), cb.Len(), s)
+			}
+			rj, _ := json.Marshal(rst)
+			cj, _ := json.Marshal(cst)
+			if !bytes.Equal(rj, cj) {
+				t.Fatalf("stats differ:\n  Write  %s\n  Append %s", rj, cj)
+			}
+		})
+	}
+}
+
+// cloneRows deep-copies rows (their strings and byte slices too), so that a batch
+// built from the copy shares no bytes with rows.
+func cloneRows(rows [][]any) [][]any {
+	var clone func(v any) any
+	clone = func(v any) any {
+		switch x := v.(type) {
+		case []byte:
+			return bytes.Clone(x)
+		case string:
+			return strings.Clone(x)
+		case []any:
+			out := make([]any, len(x))
+			for i, e := range x {
+				out[i] = clone(e)
+			}
+			return out
+		case []schema.MapEntry:
+			out := make([]schema.MapEntry, len(x))
+			for i, e := range x {
+				out[i] = schema.MapEntry{Key: clone(e.Key), Value: clone(e.Value)}
+			}
+			return out
+		}
+		return v
+	}
+	out := make([][]any, len(rows))
+	for i, r := range rows {
+		out[i] = clone(r).([]any)
+	}
+	return out
+}
+
+// TestAppendRefuses: another schema, or a row being built.
+func TestAppendRefuses(t *testing.T) {
+	s1 := &schema.StructType{Fields: []schema.Field{{Name: "a", Type: schema.Long, Nullable: true}}}
+	s2 := &schema.StructType{Fields: []schema.Field{{Name: "a", Type: schema.String, Nullable: true}}}
+	for _, c := range []struct {
+		name string
+		dst  func() *ColumnBatch
+		src  func() *ColumnBatch
+	}{
+		{"otherSchema", func() *ColumnBatch { return batchOf(t, s1, [][]any{{int64(1)}}) }, func() *ColumnBatch { return batchOf(t, s2, [][]any{{"x"}}) }},
+		{"srcRowBuilding", func() *ColumnBatch { return batchOf(t, s1, nil) }, func() *ColumnBatch {
+			b := batchOf(t, s1, [][]any{{int64(1)}})
+			b.Int64(b.Root().Children[0], 2, 0)
+			return b
+		}},
+		{"dstRowBuilding", func() *ColumnBatch {
+			b := batchOf(t, s1, nil)
+			b.Int64(b.Root().Children[0], 2, 0)
+			return b
+		}, func() *ColumnBatch { return batchOf(t, s1, [][]any{{int64(1)}}) }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if err := c.dst().Append(c.src()); err == nil {
+				t.Fatal("Append succeeded")
+			}
+		})
+	}
+}
