@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/tributary-io/tributary/core/formats/fileformat"
@@ -67,6 +69,25 @@ func BenchmarkInfer(b *testing.B) {
 		inf := Format{}.NewInferrer(fileformat.InferOptions{InferColumnTypes: true, Options: map[string]string{"header": "true"}})
 		if err := inf.Add(context.Background(), "b.csv", bytes.NewReader(data)); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkTokenize tokenizes the benchmark dataset's first CSV file
+// (TRIBUTARY_BENCH_CACHE; skipped without it) or benchCSV: the tokenizer
+// alone, MB/s of CSV text.
+func BenchmarkTokenize(b *testing.B) {
+	data := benchCSV()
+	if dir := os.Getenv("TRIBUTARY_BENCH_CACHE"); dir != "" {
+		if d, err := os.ReadFile(filepath.Join(dir, "csv-v1-20x5242880-seed20240301-csv", "part-00000.csv")); err == nil {
+			data = d
+		}
+	}
+	o := Defaults()
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		tk := newTokenizer(bytes.NewReader(data), &o, "")
+		for tk.Next() == nil {
 		}
 	}
 }
