@@ -3,7 +3,6 @@ package csvfmt
 import (
 	"math"
 
-	"strconv"
 	"strings"
 
 	"github.com/tributary-io/tributary/core/formats/csvfmt/javanum"
@@ -59,24 +58,22 @@ func (o *Options) inferField(soFar ctype, s string, prefersDecimal bool) ctype {
 	return merge(soFar, t)
 }
 
+// tryInt, tryLong and tryDecimal read s as Java's Long.parseLong and
+// BigDecimal do, Unicode digits included (javanum.ASCIIDigits); what
+// they pass on to tryDouble is s as it is (Double.parseDouble reads
+// ASCII digits only).
 func (o *Options) tryInt(s string, pd bool) ctype {
-	if v, ok := javanum.SmallInt(s); ok {
+	if v, ok := javanum.ParseLong(s); ok {
 		if v == int64(int32(v)) {
 			return ctype{k: kInt}
 		}
 		return ctype{k: kLong}
 	}
-	if _, err := strconv.ParseInt(s, 10, 32); err == nil {
-		return ctype{k: kInt}
-	}
-	return o.tryLong(s, pd)
+	return o.tryDecimal(s, pd)
 }
 
 func (o *Options) tryLong(s string, pd bool) ctype {
-	if _, ok := javanum.SmallInt(s); ok {
-		return ctype{k: kLong}
-	}
-	if _, err := strconv.ParseInt(s, 10, 64); err == nil {
+	if _, ok := javanum.ParseLong(s); ok {
 		return ctype{k: kLong}
 	}
 	return o.tryDecimal(s, pd)
@@ -86,7 +83,13 @@ func (o *Options) tryLong(s string, pd bool) ctype {
 // locale: commas removed) is DECIMAL(precision, 0) when it fits 38 digits;
 // a fraction makes it DOUBLE, or DECIMAL with prefersDecimal.
 func (o *Options) tryDecimal(s string, pd bool) ctype {
-	if p, sc, ok := javanum.DecimalShape(strings.ReplaceAll(s, ",", "")); ok {
+	p, sc, ok := javanum.DecimalShape(strings.ReplaceAll(s, ",", ""))
+	if !ok {
+		if a, uni := javanum.ASCIIDigits(s); uni {
+			p, sc, ok = javanum.DecimalShape(strings.ReplaceAll(a, ",", ""))
+		}
+	}
+	if ok {
 		switch {
 		case sc == 0 && p <= 38:
 			return ctype{k: kDecimal, prec: p, scale: 0}
@@ -210,6 +213,7 @@ func (t ctype) schemaType() schema.Type {
 func (o *Options) convert(t schema.Type, s string) (any, bool) {
 	switch tt := t.(type) {
 	case schema.DecimalType:
+		s, _ = javanum.ASCIIDigits(s) // as BigDecimal reads them
 		if _, _, ok := javanum.DecimalShape(strings.ReplaceAll(s, ",", "")); !ok {
 			return nil, false
 		}
@@ -223,6 +227,7 @@ func (o *Options) convert(t schema.Type, s string) (any, bool) {
 		case schema.String:
 			return s, true
 		case schema.Integer, schema.Long, schema.Short, schema.Byte:
+			s, _ = javanum.ASCIIDigits(s) // as Integer.parseInt reads them
 			return fileformat.ParseIntegral(tt, s)
 		case schema.Double, schema.Float:
 			f, ok := o.double(s)

@@ -7,6 +7,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // AllDigits reports whether s is one or more ASCII digits.
@@ -47,6 +49,58 @@ func DecimalShape(s string) (prec, scale int, ok bool) {
 	}
 	digits := strings.TrimLeft(intPart+frac, "0")
 	return max(len(digits), 1), len(frac) - exp, true
+}
+
+// ASCIIDigits returns s with every non-ASCII Unicode decimal digit
+// (general category Nd: what Java's Character.digit reads in radix 10, as
+// Integer/Long/Short/Byte.parseXxx and new BigDecimal(String) do, so that
+// Spark reads the CSV value "١٢٣" as 123) replaced by its ASCII digit, and
+// whether there was one. Anything else, invalid UTF-8 included, is kept.
+func ASCIIDigits(s string) (string, bool) {
+	i := 0
+	for i < len(s) && s[i] < utf8.RuneSelf {
+		i++
+	}
+	if i == len(s) {
+		return s, false
+	}
+	var b []byte
+	for j := i; j < len(s); {
+		r, n := utf8.DecodeRuneInString(s[j:])
+		if d, ok := digitValue(r); ok && r >= utf8.RuneSelf {
+			if b == nil {
+				b = append(make([]byte, 0, len(s)), s[:j]...)
+			}
+			b = append(b, byte('0'+d))
+		} else if b != nil {
+			b = append(b, s[j:j+n]...)
+		}
+		j += n
+	}
+	if b == nil {
+		return s, false
+	}
+	return string(b), true
+}
+
+// digitValue is the value of decimal digit r. Unicode's Nd characters
+// come in runs of ten from a zero (every range of unicode.Nd is a
+// stride-1 run of a multiple of ten), which is what Character.digit reads.
+func digitValue(r rune) (int, bool) {
+	if !unicode.Is(unicode.Nd, r) {
+		return 0, false
+	}
+	for _, rg := range unicode.Nd.R16 {
+		if lo, hi := rune(rg.Lo), rune(rg.Hi); r >= lo && r <= hi {
+			return int(r-lo) % 10, true
+		}
+	}
+	for _, rg := range unicode.Nd.R32 {
+		if lo, hi := rune(rg.Lo), rune(rg.Hi); r >= lo && r <= hi {
+			return int(r-lo) % 10, true
+		}
+	}
+	return 0, false
 }
 
 func allDigitsOrEmpty(s string) bool { return s == "" || AllDigits(s) }
@@ -154,6 +208,23 @@ func parseDouble(s string) (float64, bool) {
 		f = -f
 	}
 	return f, true
+}
+
+// ParseLong parses s as Java's Long.parseLong does: an optional ASCII
+// sign and decimal digits, Unicode digits included (ASCIIDigits); ok is
+// false for anything else and for values beyond int64.
+func ParseLong(s string) (int64, bool) {
+	if v, ok := SmallInt(s); ok {
+		return v, true
+	}
+	if a, uni := ASCIIDigits(s); uni {
+		s = a
+	}
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return 0, false
+	}
+	return v, true
 }
 
 // SmallInt reads the common integer, [+-]digits with at most 18 digits

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 func TestParseDouble(t *testing.T) {
@@ -148,6 +149,75 @@ func FuzzSmallInt(f *testing.F) {
 		}
 		if !ok && err == nil && len(strings.TrimLeft(s, "+-")) <= 18 {
 			t.Fatalf("SmallInt(%q) refused what strconv reads (%d)", s, want)
+		}
+	})
+}
+
+// TestASCIIDigits: Unicode decimal digits (Nd) become ASCII digits as
+// Java's Character.digit reads them; other characters (superscripts are
+// No, not Nd), invalid UTF-8 and ASCII are kept; ParseLong reads them as
+// Long.parseLong does.
+func TestASCIIDigits(t *testing.T) {
+	tests := []struct {
+		in, want string
+		changed  bool
+	}{
+		{"123", "123", false},
+		{"", "", false},
+		{"١٢٣", "123", true},
+		{"-٤٥", "-45", true},
+		{"０９", "09", true},
+		{"४२", "42", true},
+		{"\U0001D7D8\U0001D7D7\U0001D7CE", "090", true}, // mathematical digits: several runs of ten in one range
+		{"²", "²", false},
+		{"x١\xff", "x1\xff", true},
+		{"é", "é", false},
+	}
+	for _, tc := range tests {
+		got, changed := ASCIIDigits(tc.in)
+		if got != tc.want || changed != tc.changed {
+			t.Errorf("ASCIIDigits(%q) = %q, %v; want %q, %v", tc.in, got, changed, tc.want, tc.changed)
+		}
+	}
+	for _, tc := range []struct {
+		in   string
+		want int64
+		ok   bool
+	}{
+		{"١٢٣", 123, true}, {"+٧", 7, true}, {"-٩٢٢٣٣٧٢٠٣٦٨٥٤٧٧٥٨٠٨", math.MinInt64, true},
+		{"٩٢٢٣٣٧٢٠٣٦٨٥٤٧٧٥٨٠٨", 0, false}, {"١.٥", 0, false}, {"", 0, false}, {"-", 0, false}, {"²", 0, false},
+	} {
+		if got, ok := ParseLong(tc.in); got != tc.want || ok != tc.ok {
+			t.Errorf("ParseLong(%q) = %d, %v; want %d, %v", tc.in, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+// FuzzASCIIDigits: ASCIIDigits keeps every rune but Unicode digits
+// (one rune each, replaced by an ASCII digit) and leaves ASCII text
+// alone; ParseLong is strconv.ParseInt of its result.
+func FuzzASCIIDigits(f *testing.F) {
+	for _, s := range []string{"123", "١٢٣", "-٤٥", "x\xff٣", "²", "+０"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, changed := ASCIIDigits(s)
+		if !changed && got != s {
+			t.Fatalf("ASCIIDigits(%q) = %q unchanged", s, got)
+		}
+		a, b := []rune(s), []rune(got)
+		if len(a) != len(b) {
+			t.Fatalf("ASCIIDigits(%q) = %q: %d runes, want %d", s, got, len(b), len(a))
+		}
+		for i := range a {
+			if a[i] != b[i] && !(unicode.IsDigit(a[i]) && b[i] >= '0' && b[i] <= '9') {
+				t.Fatalf("ASCIIDigits(%q) = %q: rune %d %q became %q", s, got, i, a[i], b[i])
+			}
+		}
+		v, ok := ParseLong(s)
+		w, err := strconv.ParseInt(got, 10, 64)
+		if ok != (err == nil) || (ok && v != w) {
+			t.Fatalf("ParseLong(%q) = %d, %v; strconv of %q: %d, %v", s, v, ok, got, w, err)
 		}
 	})
 }
