@@ -190,9 +190,9 @@ func (d *Decoder) Decode(line []byte, b *parquetio.ColumnBatch, owned bool, tape
 	return true
 }
 
-// ws skips JSON white space.
+// ws skips JSON white space (one comparison rejects the bytes above ' ').
 func ws(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+	for i < len(b) && b[i] <= ' ' && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
 		i++
 	}
 	return i
