@@ -13,6 +13,7 @@ package jsonfast
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"strconv"
 	"unicode/utf8"
 	"unsafe"
@@ -556,7 +557,12 @@ func str(b []byte, i int) (end int, esc, ascii, ok bool) {
 			x := binary.LittleEndian.Uint64(b[i:])
 			q := x ^ (lsb8 * '"')
 			bs := x ^ (lsb8 * '\\')
-			if ((q-lsb8)&^q|(bs-lsb8)&^bs|(x-lsb8*0x20)&^x)&msb8 != 0 {
+			if m := ((q-lsb8)&^q | (bs-lsb8)&^bs | (x-lsb8*0x20)&^x) & msb8; m != 0 {
+				// The lowest flag is exact (a borrow only moves up): the
+				// k bytes below it are plain; go to the flagged one.
+				k := bits.TrailingZeros64(m) >> 3
+				hi |= x & (1<<(8*k) - 1)
+				i += k
 				break
 			}
 			hi |= x
