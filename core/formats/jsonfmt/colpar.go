@@ -186,13 +186,25 @@ func (p *parBatch) last(err error) error {
 }
 
 // hand moves chunk c's rows into b (nil: they are there) and merges its statistics and bad
-// records; c's error (FAILFAST) ends the read.
+// records; c's error (FAILFAST) ends the read. A b that already holds rows
+// (ReadBatch appends) gets a copy of c's rows after them.
 func (p *parBatch) hand(c *batchChunk, b *parquetio.ColumnBatch) error {
 	rd := p.rd
 	if b != nil {
-		b.Swap(c.b)
+		var err error
+		if b.Rows() == 0 {
+			b.Swap(c.b)
+		} else {
+			err = b.Append(c.b)
+		}
 		c.b.Reset()
 		p.free = append(p.free, c.b)
+		if err != nil {
+			p.stop()
+			p.eof, p.queue = true, nil
+			rd.done = true
+			return fmt.Errorf("jsonfmt: %s: %w", rd.file, err)
+		}
 	}
 	st := &rd.stats
 	st.RowsRead += c.stats.RowsRead
