@@ -358,26 +358,31 @@ func (s *state) value(n *node, i, r, d int) (int, bool) {
 		}
 	case kLong:
 		if c == '-' || c >= '0' && c <= '9' {
-			j, integral, ok := number(line, i)
-			if !ok || !integral {
-				return i, false
+			j, nm, ok := numberDigits(line, i)
+			if !ok || nm.frac > 0 || nm.exp || nm.digits > 18 {
+				return i, false // not an integer, or one parseLong refuses
 			}
-			v, ok := parseLong(line[i:j])
-			if !ok {
-				return i, false
+			v := int64(nm.m)
+			if c == '-' {
+				v = -v
 			}
 			s.b.Int64(n.col, v, r)
 			return j, true
 		}
 	case kDouble:
 		if c == '-' || c >= '0' && c <= '9' {
-			j, _, ok := number(line, i)
+			j, nm, ok := numberDigits(line, i)
 			if !ok {
 				return i, false
 			}
-			raw := line[i:j]
-			f, ok := exactFloat(raw)
-			if !ok {
+			var f float64
+			if !nm.exp && nm.m < 1<<52 && nm.frac < len(pow10) {
+				f = float64(nm.m) / pow10[nm.frac] // exactFloat's result
+				if c == '-' {
+					f = -f
+				}
+			} else {
+				raw := line[i:j]
 				f, _ = strconv.ParseFloat(unsafe.String(&raw[0], len(raw)), 64) // range errors give ±Inf or 0, as the tape path reads them
 			}
 			s.b.Double(n.col, f, r)
@@ -473,70 +478,70 @@ func number(b []byte, i int) (end int, integral, ok bool) {
 	return i, integral, true
 }
 
+// digitsOf is what numberDigits reads of a number token.
+type digitsOf struct {
+	// m is the token's digits (integer and fraction parts) read as one
+	// integer: exact below 2^60, at least 2^60 otherwise (it stops
+	// growing there).
+	m uint64
+	// digits counts the integer part's digits, frac the fraction's.
+	digits, frac int
+	exp          bool // an exponent follows
+}
+
+// numberDigits is number that also reads the digits, in the same pass:
+// an integral token of up to 18 digits is m (parseLong's value), and one
+// without an exponent, m below 2^52 and frac below len(pow10) converts
+// as float64(m)/pow10[frac] (exactFloat's condition and result).
+func numberDigits(b []byte, i int) (end int, nm digitsOf, ok bool) {
+	if b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+		nm.digits = 1
+	case i < len(b) && b[i] >= '1' && b[i] <= '9':
+		d := i
+		for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+			if nm.m < 1<<60 {
+				nm.m = nm.m*10 + uint64(b[i]-'0')
+			}
+		}
+		nm.digits = i - d
+	default:
+		return i, nm, false
+	}
+	if i < len(b) && b[i] == '.' {
+		d := i + 1
+		for i = d; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+			if nm.m < 1<<60 {
+				nm.m = nm.m*10 + uint64(b[i]-'0')
+			}
+		}
+		if i == d {
+			return i, nm, false
+		}
+		nm.frac = i - d
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		nm.exp = true
+		if i++; i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		d := i
+		for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+		}
+		if i == d {
+			return i, nm, false
+		}
+	}
+	return i, nm, true
+}
+
 // pow10 are the powers of ten a float64 holds exactly.
 var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
 	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
-
-// exactFloat converts a standard JSON number token without an exponent
-// whose digits, read as an integer m, are below 2^52 and which has at most
-// 22 digits after the point: m and 10^k are then exact float64s, and one
-// IEEE division rounds m/10^k correctly, which is strconv.ParseFloat's
-// result (its own exact path, under the same bounds). ok is false for any
-// other token.
-func exactFloat(raw []byte) (float64, bool) {
-	i, neg := 0, raw[0] == '-'
-	if neg {
-		i++
-	}
-	var m uint64
-	frac, dot := 0, false
-	for ; i < len(raw); i++ {
-		c := raw[i]
-		switch {
-		case c >= '0' && c <= '9':
-			m = m*10 + uint64(c-'0')
-			if m >= 1<<52 {
-				return 0, false
-			}
-			if dot {
-				frac++
-			}
-		case c == '.':
-			dot = true
-		default:
-			return 0, false // an exponent
-		}
-	}
-	if frac >= len(pow10) {
-		return 0, false
-	}
-	f := float64(m) / pow10[frac]
-	if neg {
-		f = -f
-	}
-	return f, true
-}
-
-// parseLong parses an integral number token of up to 18 digits (the ones
-// that cannot overflow); ok is false otherwise.
-func parseLong(raw []byte) (int64, bool) {
-	neg := raw[0] == '-'
-	digits := raw
-	if neg {
-		digits = raw[1:]
-	}
-	if len(digits) == 0 || len(digits) > 18 {
-		return 0, false
-	}
-	var v int64
-	for _, c := range digits {
-		v = v*10 + int64(c-'0')
-	}
-	if neg {
-		v = -v
-	}
-	return v, true
-}
 
 // SWAR constants: each byte 0x01 and 0x80.
 const (
