@@ -49,6 +49,13 @@ func (g *aheadGate) done(n int64) {
 	g.mu.Unlock()
 }
 
+// below reports whether fewer than n bytes are handed over and unwritten.
+func (g *aheadGate) below(n int64) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.n < n
+}
+
 // wait blocks while maxAheadBytes or more are handed over and unwritten,
 // or until ctx ends.
 func (g *aheadGate) wait(ctx context.Context) error { return g.waitUnless(ctx, nil) }

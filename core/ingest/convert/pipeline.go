@@ -68,6 +68,8 @@ type decode struct {
 	part    hivepart.Partition
 	err     error // opening failed (not decoded)
 	r       io.Closer
+	sf      *File         // r, when the format reads at random offsets
+	rc      io.ReadCloser // r, when the format reads a stream
 	rr      formats.RowReader
 	chunks  chan chunk    // closed once the decoder has sent every chunk
 	derr    error         // the decoder's result (read after chunks is closed)
@@ -87,10 +89,24 @@ type chunk struct {
 // maxDecoders bounds the decoder goroutines of a pipeline.
 const maxDecoders = 4
 
+// filesAhead bounds the files each decoder may take past the file the
+// encoder takes; past the first, only while the decoded rows waiting for
+// the encoder hold less than filesAheadBytes (small files: larger ones
+// keep one file per decoder, and their memory). A small file is decoded
+// in less time than a hand-off between goroutines takes: with one file
+// per decoder the decoders waited for the encoder after every file, and
+// every file cost futex wake-ups both ways. The files open at once stay
+// within what a formats.Reuse keeps (8), so that their readers' compiled
+// plans are reused rather than compiled again.
+const (
+	filesAhead      = 3
+	filesAheadBytes = 1 << 20
+)
+
 // startPipeline starts decoding files.
 func (c *Converter) startPipeline(ctx context.Context, bad *BadSink, sch *schema.StructType, files []string, columnar bool) *pipeline {
 	ctx, cancel := context.WithCancel(ctx)
-	pl := &pipeline{columnar: columnar, free: make(chan *parquetio.ColumnBatch, 8), c: c, ctx: ctx, cancel: cancel, bad: bad, sch: sch, files: files, ahead: newAheadGate(),
+	pl := &pipeline{columnar: columnar, free: make(chan *parquetio.ColumnBatch, maxDecoders*filesAhead+4), c: c, ctx: ctx, cancel: cancel, bad: bad, sch: sch, files: files, ahead: newAheadGate(),
 		rescue: -1, widens: c.Widens, src: c.Source, slots: make([]*decode, len(files))}
 	pl.ready = sync.NewCond(&pl.mu)
 	// The files are opened ahead of the decoders (a small file is a
@@ -126,15 +142,17 @@ func (pl *pipeline) decoder() {
 			pl.openMu.Unlock()
 			return
 		}
-		// At most one file per decoder past the one the encoder takes.
+		// One file per decoder past the one the encoder takes, up to
+		// filesAhead while the rows waiting for the encoder are few.
 		pl.mu.Lock()
-		for i >= pl.taken+pl.decoders {
+		for i >= pl.taken+pl.decoders && (i >= pl.taken+pl.decoders*filesAhead || !pl.ahead.below(filesAheadBytes)) {
 			pl.ready.Wait()
 		}
 		pl.mu.Unlock()
 		pl.claimed++
-		d := pl.open(i)
+		d := pl.openSource(i)
 		pl.openMu.Unlock()
+		pl.openReader(d)
 		pl.mu.Lock()
 		pl.slots[i] = d
 		pl.ready.Broadcast()
@@ -145,41 +163,58 @@ func (pl *pipeline) decoder() {
 	}
 }
 
-// open opens files[i] for decoding; a failure is the decode's err.
-func (pl *pipeline) open(i int) *decode {
+// openSource opens files[i]'s source (under openMu: the Fetcher sees the
+// files taken in order); a failure is the decode's err. openReader then
+// opens the format's reader on it, outside openMu, so that the decoders
+// open their files' readers at once.
+func (pl *pipeline) openSource(i int) *decode {
 	path := pl.files[i]
 	d := &decode{i: i, path: path, chunks: make(chan chunk, 4), ended: make(chan struct{})}
 	if err := pl.ctx.Err(); err != nil {
 		d.err = err
 	} else if d.part, d.err = pl.c.Partitions.Of(path); d.err != nil {
 		d.err = &FileError{Path: path, Fault: FaultUnusable, Err: d.err}
-	} else if ra, ok := pl.c.Source.RandomAccess(); ok {
+	} else if _, ok := pl.c.Source.RandomAccess(); ok {
 		if sf, err := pl.src.OpenFile(pl.ctx, path); err != nil {
 			d.err = err
 		} else {
-			d.r = sf
-			if d.rr, err = ra.OpenFile(pl.ctx, sf, pl.sch, pl.readOptions(path)); err != nil {
-				sf.Close()
-				d.r, d.err = nil, fmt.Errorf("opening input file %s: %w", path, err)
-			}
+			d.r, d.sf = sf, sf
 		}
 	} else if r, err := pl.src.Open(pl.ctx, path); err != nil {
 		d.err = err
 	} else {
-		d.r = r
-		if opts, err := pl.c.Source.withModTime(pl.ctx, path, pl.readOptions(path)); err != nil {
-			r.Close()
-			d.r, d.err = nil, err
-		} else if d.rr, err = pl.c.Source.Format.Open(pl.ctx, r, pl.sch, opts); err != nil {
-			r.Close()
-			d.r, d.err = nil, fmt.Errorf("opening input file %s: %w", path, err)
-		}
+		d.r, d.rc = r, r
 	}
 	if d.err != nil {
 		close(d.chunks)
 		close(d.ended)
 	}
 	return d
+}
+
+// openReader opens the format's reader of d's source (opened by
+// openSource); a failure is the decode's err.
+func (pl *pipeline) openReader(d *decode) {
+	if d.err != nil {
+		return
+	}
+	path := d.path
+	var err error
+	if ra, ok := pl.c.Source.RandomAccess(); ok {
+		if d.rr, err = ra.OpenFile(pl.ctx, d.sf, pl.sch, pl.readOptions(path)); err != nil {
+			d.err = fmt.Errorf("opening input file %s: %w", path, err)
+		}
+	} else if opts, oerr := pl.c.Source.withModTime(pl.ctx, path, pl.readOptions(path)); oerr != nil {
+		d.err = oerr
+	} else if d.rr, err = pl.c.Source.Format.Open(pl.ctx, d.rc, pl.sch, opts); err != nil {
+		d.err = fmt.Errorf("opening input file %s: %w", path, err)
+	}
+	if d.err != nil {
+		d.r.Close()
+		d.r, d.sf, d.rc, d.rr = nil, nil, nil, nil
+		close(d.chunks)
+		close(d.ended)
+	}
 }
 
 // readOptions are path's read options.
