@@ -83,11 +83,18 @@ func BenchmarkTokenize(b *testing.B) {
 			data = d
 		}
 	}
-	o := Defaults()
-	b.SetBytes(int64(len(data)))
-	for b.Loop() {
-		tk := newTokenizer(bytes.NewReader(data), &o, "")
-		for tk.Next() == nil {
+	for _, m := range []map[string]string{nil, {"comment": "#"}} {
+		o, err := ParseOptions(m)
+		if err != nil {
+			b.Fatal(err)
 		}
+		b.Run(fmt.Sprint(m), func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				tk := newTokenizer(bytes.NewReader(data), &o, "")
+				for tk.Next() == nil {
+				}
+			}
+		})
 	}
 }

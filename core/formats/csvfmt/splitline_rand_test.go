@@ -38,6 +38,9 @@ func TestSplitLineRandom(t *testing.T) {
 			b.WriteString(pieces[rng.IntN(len(pieces))])
 		}
 		in := b.String()
+		if rng.IntN(4) == 0 {
+			in += "<ERR>"
+		}
 		m := optsList[rng.IntN(len(optsList))]
 		o, err := ParseOptions(m)
 		if err != nil {

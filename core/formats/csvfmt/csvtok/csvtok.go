@@ -342,6 +342,14 @@ func (t *Tokenizer) peek() (rune, bool) {
 	return r, true
 }
 
+// unpeek gives a rune peek read (fresh: it was not read ahead before)
+// back to the read buffer, so that splitLine may take the line.
+func (t *Tokenizer) unpeek(fresh bool) {
+	if fresh && t.hasBack && t.br.UnreadRune() == nil {
+		t.hasBack = false
+	}
+}
+
 // peek2 returns the rune after the next one.
 func (t *Tokenizer) peek2() (rune, bool) {
 	if _, ok := t.peek(); !ok {
@@ -419,9 +427,11 @@ func (t *Tokenizer) Next() error {
 		t.line = t.cur
 		if t.first {
 			t.first = false
+			fresh := !t.hasBack
 			if r, ok := t.peek(); ok && r == '\uFEFF' {
 				t.hasBack = false
 			}
+			t.unpeek(fresh)
 			// skipRows: the first lines go, whatever they hold.
 			for i := 0; i < t.o.SkipRows && !t.eof; i++ {
 				if err := t.skipLine(); err != nil {
@@ -434,12 +444,14 @@ func (t *Tokenizer) Next() error {
 			t.raw, t.line = t.raw[:0], t.cur
 		}
 		if t.o.Comment != 0 {
+			fresh := !t.hasBack
 			if r, ok := t.peek(); ok && r == t.o.Comment {
 				if err := t.skipLine(); err != nil {
 					return err
 				}
 				continue
 			}
+			t.unpeek(fresh)
 		}
 		for split := t.splitLine(); !split; {
 			end, err := t.field()
