@@ -32,7 +32,11 @@ type batchChunk struct {
 	buf   []byte
 	ends  []int   // end offset in buf of each line
 	lines []int64 // line number of each line
-	done  chan struct{}
+	// block: buf is a run of whole lines read with jsonlines.Block (ends
+	// and lines unused), the first numbered first+1; n is how many.
+	block    bool
+	first, n int64
+	done     chan struct{}
 
 	b     *parquetio.ColumnBatch
 	stats fileformat.ReadStats
@@ -82,6 +86,9 @@ func (rd *reader) parallel() bool {
 // fill reads the next chunk of lines; nil at the end of the file.
 func (p *parBatch) fill() *batchChunk {
 	rd := p.rd
+	if rd.lr.Blocks() {
+		return p.fillBlock()
+	}
 	var c *batchChunk
 	for !p.eof {
 		line, err := rd.lr.Next()
@@ -123,6 +130,26 @@ func (p *parBatch) fill() *batchChunk {
 	return c
 }
 
+// fillBlock reads the next chunk as a block of lines, straight from the
+// file into the chunk's buffer: the workers split the lines. The buffer
+// is a fresh one, sized as fill sizes it.
+func (p *parBatch) fillBlock() *batchChunk {
+	rd := p.rd
+	buf := make([]byte, 0, min(p.chunk+p.chunk/4, max(4<<10, p.bufHint)))
+	b, first, err := rd.lr.Block(buf, p.chunk)
+	if errors.Is(err, io.EOF) {
+		p.eof = true
+		return nil
+	}
+	if err != nil {
+		p.eof, p.readErr = true, fmt.Errorf("jsonfmt: read %s: %w", rd.file, err)
+		return nil
+	}
+	p.eof = rd.lr.Exhausted()
+	p.bufHint = cap(b)
+	return &batchChunk{buf: b, block: true, first: first, n: rd.lr.Line() - first}
+}
+
 // batch returns an empty batch for a chunk.
 func (p *parBatch) batch() (*parquetio.ColumnBatch, error) {
 	if n := len(p.free); n > 0 {
@@ -157,7 +184,7 @@ func (rd *reader) readPar(b *parquetio.ColumnBatch) error {
 		if c.b, err = p.batch(); err != nil {
 			return err
 		}
-		c.b.Grow(len(c.ends)) // a fresh batch does not grow step by step
+		c.b.Grow(len(c.ends) + int(c.n)) // a fresh batch does not grow step by step
 
 		p.send(c)
 	}
@@ -309,6 +336,22 @@ func (rd *reader) decodeChunk(c *batchChunk) {
 	saved, savedU, savedM := rd.stats, rd.seenU, rd.seenM
 	rd.stats, rd.seenU, rd.seenM = fileformat.ReadStats{}, map[string]bool{}, map[string]bool{}
 	rd.tape.Owned = true
+	if c.block {
+		no := c.first
+		for rest := c.buf; len(rest) > 0; {
+			var line []byte
+			line, rest = jsonlines.Cut(rest)
+			no++
+			if jsonlines.IsBlank(line) {
+				continue
+			}
+			rd.lineNo = no
+			if err := rd.batchLine(line[:len(line):len(line)], c.b); err != nil {
+				c.err = err
+				break
+			}
+		}
+	}
 	start := 0
 	for i, end := range c.ends {
 		rd.lineNo = c.lines[i]

@@ -239,6 +239,9 @@ func (in *inferrer) Add(ctx context.Context, path string, r io.Reader) error {
 	if in.parallel() && !lr.Whole {
 		par = newParInfer(in, path)
 		defer par.stop()
+		if lr.Blocks() {
+			return par.addBlocks(ctx, lr)
+		}
 	}
 	for {
 		in.tape.B = nil // the last line may be huge: do not hold it while reading the next

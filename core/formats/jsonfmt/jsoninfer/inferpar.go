@@ -1,13 +1,17 @@
 package jsoninfer
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"github.com/tributary-io/tributary/core/formats/jsonfmt/jsontape"
+	"io"
 	"runtime"
 	"sync"
 	"sync/atomic"
 
 	"github.com/tributary-io/tributary/core/formats/fileformat"
+	"github.com/tributary-io/tributary/core/formats/jsonfmt/jsonlines"
 )
 
 // Parallel inference. A file's lines are cut into chunks of about
@@ -35,6 +39,10 @@ type inferChunk struct {
 	buf   []byte
 	ends  []int   // end offset in buf of each line
 	lines []int64 // line number of each line
+	// block: buf is a run of whole lines read with jsonlines.Block (ends
+	// and lines unused), the first numbered first+1.
+	block bool
+	first int64
 	done  chan struct{}
 
 	root    itype
@@ -87,6 +95,75 @@ func (p *parInfer) add(line []byte, no int64) error {
 	return p.send(c)
 }
 
+// addBlocks reads the rest of lr's file in blocks of lines (straight into
+// the chunks' buffers: the workers split the lines) and infers them, a
+// file of one block in the caller.
+func (p *parInfer) addBlocks(ctx context.Context, lr *jsonlines.Reader) error {
+	size := ChunkBytes
+	if p.in.chunk > 0 {
+		size = p.in.chunk
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		c := &inferChunk{block: true}
+		if n := len(p.free); n > 0 {
+			c.buf, p.free = p.free[n-1].buf, p.free[:n-1]
+		} else {
+			c.buf = make([]byte, 0, size+size/4)
+		}
+		var err error
+		c.buf, c.first, err = lr.Block(c.buf, size)
+		if errors.Is(err, io.EOF) {
+			p.recycle(c)
+			return p.finish()
+		}
+		if err != nil {
+			p.recycle(c)
+			if perr := p.finish(); perr != nil {
+				return perr
+			}
+			return fmt.Errorf("jsonfmt: read %s: %w", p.path, err)
+		}
+		if !p.started && lr.Exhausted() {
+			p.cur = c // the whole file: finish infers it here
+			return p.finish()
+		}
+		if err := p.send(c); err != nil {
+			return err
+		}
+	}
+}
+
+// each calls f with every non-blank line of c and its number, until f
+// fails.
+func (c *inferChunk) each(f func(line []byte, no int64) error) error {
+	if c.block {
+		no := c.first
+		for rest := c.buf; len(rest) > 0; {
+			var line []byte
+			line, rest = jsonlines.Cut(rest)
+			no++
+			if jsonlines.IsBlank(line) {
+				continue
+			}
+			if err := f(line, no); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	start := 0
+	for i, end := range c.ends {
+		if err := f(c.buf[start:end], c.lines[i]); err != nil {
+			return err
+		}
+		start = end
+	}
+	return nil
+}
+
 // send hands c to the workers, merging finished chunks so that at most
 // two per worker are in flight.
 func (p *parInfer) send(c *inferChunk) error {
@@ -137,12 +214,13 @@ func (p *parInfer) finish() error {
 	if c := p.cur; c != nil {
 		p.cur = nil
 		if !p.started {
-			start := 0
-			for i, end := range c.ends {
-				if err := p.in.line(c.buf[start:end]); err != nil {
-					return fmt.Errorf("jsonfmt: %s line %d: %w: %v", p.path, c.lines[i], fileformat.ErrMalformedRecord, err)
+			if err := c.each(func(line []byte, no int64) error {
+				if err := p.in.line(line); err != nil {
+					return fmt.Errorf("jsonfmt: %s line %d: %w: %v", p.path, no, fileformat.ErrMalformedRecord, err)
 				}
-				start = end
+				return nil
+			}); err != nil {
+				return err
 			}
 			p.recycle(c)
 			return nil
@@ -181,14 +259,13 @@ func (p *parInfer) worker() {
 	for c := range p.work {
 		if !p.abandon.Load() {
 			w.root, w.sample.Records = itype{kind: iStruct}, 0
-			start := 0
-			for i, end := range c.ends {
-				if err := w.line(c.buf[start:end]); err != nil {
-					c.err, c.errLine = err, c.lines[i]
-					break
+			_ = c.each(func(line []byte, no int64) error {
+				if err := w.line(line); err != nil {
+					c.err, c.errLine = err, no
+					return err
 				}
-				start = end
-			}
+				return nil
+			})
 			c.root, c.records = w.root, w.sample.Records
 			w.root = itype{}
 			w.tape.B = nil
