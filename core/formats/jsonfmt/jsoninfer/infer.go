@@ -50,20 +50,43 @@ type ifield struct {
 	// plain: name holds no quote, backslash or control character, so
 	// that its JSON text is itself (the type scanner matches it so).
 	plain bool
+	// word8 is a plain name of up to 8 bytes as a little-endian integer
+	// (the bytes of mask8): the scanner compares it with one load.
+	word8, mask8 uint64
 	// hint is the hint trie below this field when the struct's trie is
 	// hintFrom (the scanner's cache of hintFrom.child(name)).
 	hintFrom, hint *hintTrie
 }
 
-// child returns h.child(f.name), cached.
+// child returns h.child(f.name), cached (inlined: without hints, the
+// common case, it costs no call).
 func (f *ifield) child(h *hintTrie) *hintTrie {
 	if h == nil {
 		return nil
 	}
+	return f.childOf(h)
+}
+
+// childOf is child for a non-nil h (not inlined, which keeps child small).
+//
+//go:noinline
+func (f *ifield) childOf(h *hintTrie) *hintTrie {
 	if f.hintFrom != h {
 		f.hintFrom, f.hint = h, h.child(f.name)
 	}
 	return f.hint
+}
+
+// word8 returns name as a little-endian integer and the mask of its bytes
+// when it holds 1 to 8 bytes (0, 0 otherwise).
+func word8(name string) (w, mask uint64) {
+	if len(name) == 0 || len(name) > 8 {
+		return 0, 0
+	}
+	for i := len(name) - 1; i >= 0; i-- {
+		w = w<<8 | uint64(name[i])
+	}
+	return w, 1<<(8*len(name)) - 1
 }
 
 // plainName reports whether name's JSON text is name between quotes.
@@ -90,7 +113,8 @@ func (it *itype) field(name string) *itype {
 	it.index[key] = len(it.fields)
 	it.exact[name] = len(it.fields)
 	f := &itype{}
-	it.fields = append(it.fields, ifield{name: name, t: f, plain: plainName(name)})
+	w, m := word8(name)
+	it.fields = append(it.fields, ifield{name: name, t: f, plain: plainName(name), word8: w, mask8: m})
 	return f
 }
 

@@ -158,8 +158,17 @@ func (in *inferrer) scanObject(i, depth int, it *itype, h *hintTrie) (int, bool)
 			// this position, as plain text.
 			if g := it.guess[pos]; g >= 0 && g < len(it.fields) {
 				f := &it.fields[g]
-				if n := len(f.name); f.plain && i+n+1 < len(b) && b[i+n+1] == '"' && string(b[i+1:i+n+1]) == f.name {
-					end, ft, fh = i+n+2, f.t, f.child(h)
+				if n := len(f.name); f.plain && i+n+1 < len(b) && b[i+n+1] == '"' {
+					var same bool
+					if f.mask8 != 0 && i+9 <= len(b) {
+						// A name of up to 8 bytes: one masked load.
+						same = binary.LittleEndian.Uint64(b[i+1:])&f.mask8 == f.word8
+					} else {
+						same = string(b[i+1:i+n+1]) == f.name
+					}
+					if same {
+						end, ft, fh = i+n+2, f.t, f.child(h)
+					}
 				}
 			}
 		}
