@@ -202,22 +202,62 @@ type Registrar struct {
 // before, which a store may check with reads instead of failed writes); entries with Skip set are recorded as SKIPPED (RegisterSkipped) and
 // logged the first time.
 func (r *Registrar) RegisterAll(ctx context.Context, files iter.Seq2[Found, error]) (Result, error) {
-	return r.registerAll(ctx, files, true, nil)
+	return r.registerAll(ctx, files, true, false, nil)
 }
 
 // registerAll is RegisterAll; mostlyKnown is passed to the store
 // (state.RegisterOptions.MostlyKnown), and flushed, when set, is called
 // after each chunk is registered (every entry the sequence yielded so far
-// is recorded).
-func (r *Registrar) registerAll(ctx context.Context, files iter.Seq2[Found, error], mostlyKnown bool, flushed func() error) (Result, error) {
-	var res Result
+// is recorded). With overlap, a full chunk is registered on another
+// goroutine while the sequence yields the next one (the store's write and
+// its sync overlap the listing); flushed is then called once a chunk's
+// registration is done, when entries of the next chunk may have been
+// yielded already, so a caller that records a listing position in
+// flushed must not overlap.
+func (r *Registrar) registerAll(ctx context.Context, files iter.Seq2[Found, error], mostlyKnown, overlap bool, flushed func() error) (res Result, err error) {
 	size := r.ChunkSize
 	if size <= 0 {
 		size = 500
 	}
 	chunk := make([]state.File, 0, size)
+	type registered struct {
+		n     int
+		bytes int64
+		err   error
+	}
+	var inflight chan registered // the chunk being registered (overlap)
+	wait := func() error {
+		if inflight == nil {
+			return nil
+		}
+		d := <-inflight
+		inflight = nil
+		res.New += d.n
+		res.Bytes += d.bytes
+		if d.err == nil && flushed != nil {
+			return flushed()
+		}
+		return d.err
+	}
+	defer func() {
+		if werr := wait(); err == nil {
+			err = werr
+		}
+	}()
 	flush := func() error {
 		if len(chunk) == 0 {
+			return nil
+		}
+		if overlap {
+			if err := wait(); err != nil {
+				return err
+			}
+			c, done := chunk, make(chan registered, 1)
+			chunk, inflight = make([]state.File, 0, size), done
+			go func() {
+				n, bytes, err := r.register(ctx, c, mostlyKnown)
+				done <- registered{n, bytes, err}
+			}()
 			return nil
 		}
 		n, bytes, err := r.register(ctx, chunk, mostlyKnown)

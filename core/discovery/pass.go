@@ -308,7 +308,10 @@ func (p *passRun) listPart(ctx context.Context, i int) error {
 	// with reads; an incremental one after a LastKey sees new files,
 	// written straight away.
 	mostlyKnown := !(p.pass.Incremental && p.cur.LastKey != "")
-	res, err := p.r.registerAll(ctx, iter.Seq2[Found, error](files), mostlyKnown, func() error { return progress(false) })
+	// A pass without a time budget stores no position until it is done:
+	// its chunks are registered while the next ones are listed.
+	overlap := p.o.StopAt.IsZero()
+	res, err := p.r.registerAll(ctx, iter.Seq2[Found, error](files), mostlyKnown, overlap, func() error { return progress(false) })
 	p.mu.Lock()
 	p.res.add(res)
 	p.mu.Unlock()
