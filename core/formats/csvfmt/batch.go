@@ -48,7 +48,7 @@ func (rd *reader) ReadBatch(b *parquetio.ColumnBatch, maxRows int, maxBytes int6
 		return errors.New("csvfmt: column batch of another schema")
 	}
 	if rd.col.plan == nil {
-		p, err := csvcol.NewPlan(rd.s, csvcol.Conv{Double: rd.o.double, Timestamp: rd.o.Datetime.ParseTimestamp, Other: rd.o.convert})
+		p, err := csvcol.NewPlan(rd.s, csvcol.Conv{Double: rd.o.double, Timestamp: rd.o.timestampMicros, Other: rd.o.convert})
 		if err != nil {
 			return fmt.Errorf("csvfmt: %s: %w", rd.file, err)
 		}

@@ -128,6 +128,11 @@ func (o *Options) tryDate(s string) ctype {
 }
 
 func (o *Options) tryTimestamp(s string) ctype {
+	if o.defaultTimestamps() {
+		if _, ok := isoMicros(s); ok {
+			return ctype{k: kTimestamp}
+		}
+	}
 	if _, ok := o.Datetime.ParseTimestamp(s, false); ok && s == strings.TrimSpace(s) {
 		return ctype{k: kTimestamp}
 	}

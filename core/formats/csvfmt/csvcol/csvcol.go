@@ -16,7 +16,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"time"
 	"unsafe"
 
 	"github.com/tributary-io/tributary/core/formats/csvfmt/javanum"
@@ -39,8 +38,9 @@ type Conv struct {
 	// negativeInf, Java's number syntax).
 	Double func(s string) (float64, bool)
 	// Timestamp is the timestamp (ntz false) and timestamp_ntz
-	// conversion; nil: Other converts them.
-	Timestamp func(s string, ntz bool) (time.Time, bool)
+	// conversion, to microseconds since the epoch; nil: Other converts
+	// them.
+	Timestamp func(s string, ntz bool) (int64, bool)
 	// Other converts any other column type to its row value.
 	Other func(t schema.Type, s string) (any, bool)
 }
@@ -196,9 +196,9 @@ func (p *Plan) Append(b *parquetio.ColumnBatch, vals []Value) (ok bool, err erro
 		case kTimestamp, kTimestampNTZ:
 			// A batch's timestamp columns are INT64 microseconds (as
 			// ColumnBatch.Value writes a time.Time): no boxing.
-			var x time.Time
+			var x int64
 			if x, fits = p.conv.Timestamp(view(v.B), p.kinds[i] == kTimestampNTZ); fits {
-				b.Int64(n, x.UnixMicro(), 0)
+				b.Int64(n, x, 0)
 			}
 		default:
 			var x any
