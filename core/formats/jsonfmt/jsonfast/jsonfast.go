@@ -47,6 +47,10 @@ type node struct {
 	// Struct: field names; exact maps a name to its field (the first of
 	// equal names; skipped fields are absent).
 	names []string
+	// words are the names of up to 8 bytes as little-endian integers,
+	// with the mask of their bytes (0: longer or empty), compared with
+	// one load.
+	words []nameWord
 	exact map[string]int
 	// guess is, per member position, the field the last object had there
 	// (-1: none); guessable says a field's name can be compared raw
@@ -100,6 +104,7 @@ func compile(t schema.Type, c *parquetio.ColNode, skip int) (*node, bool) {
 			}
 			n.kids = append(n.kids, k)
 			n.names = append(n.names, f.Name)
+			n.words = append(n.words, newNameWord(f.Name))
 			n.guessable = append(n.guessable, rawName(f.Name))
 			if _, dup := n.exact[f.Name]; !dup && i != skip {
 				n.exact[f.Name] = i
@@ -131,6 +136,21 @@ func compile(t schema.Type, c *parquetio.ColNode, skip int) (*node, bool) {
 		return nil, false
 	}
 	return n, true
+}
+
+// nameWord is a name of 1 to 8 bytes as a little-endian integer w, its
+// bytes those of mask (mask 0: another length).
+type nameWord struct{ w, mask uint64 }
+
+func newNameWord(name string) nameWord {
+	if len(name) == 0 || len(name) > 8 {
+		return nameWord{}
+	}
+	var w uint64
+	for i := len(name) - 1; i >= 0; i-- {
+		w = w<<8 | uint64(name[i])
+	}
+	return nameWord{w: w, mask: 1<<(8*len(name)) - 1}
 }
 
 // rawName reports whether name is written in JSON as its own bytes.
@@ -220,8 +240,16 @@ func (s *state) object(n *node, i, r int) (int, bool) {
 			if pos < len(n.guess) {
 				if g := n.guess[pos]; g >= 0 {
 					name := n.names[g]
-					if e := i + 1 + len(name); e < len(line) && line[e] == '"' && string(line[i+1:e]) == name {
-						idx, i = g, e+1
+					if e := i + 1 + len(name); e < len(line) && line[e] == '"' {
+						var same bool
+						if w := n.words[g]; w.mask != 0 && i+9 <= len(line) {
+							same = binary.LittleEndian.Uint64(line[i+1:])&w.mask == w.w
+						} else {
+							same = string(line[i+1:e]) == name
+						}
+						if same {
+							idx, i = g, e+1
+						}
 					}
 				}
 			}
