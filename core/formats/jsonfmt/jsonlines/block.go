@@ -25,7 +25,8 @@ const maxCarry = 64 << 10
 
 // Block appends to dst the next run of whole lines, with their line ends:
 // the stream's next bytes up to the last "\n" once at least size of them
-// are read (or up to the end of the stream), a UTF-8 byte order mark
+// are read (up to the last lone "\r" when there is no "\n" to cut after;
+// or up to the end of the stream), a UTF-8 byte order mark
 // opening the stream dropped. It returns the extended buffer and the
 // number of the line before the block's first; the block's lines are Cut
 // from dst[len(dst) on entry:]. At the end of the stream it returns dst
@@ -43,11 +44,16 @@ func (l *Reader) Block(dst []byte, size int) ([]byte, int64, error) {
 	var cut int                                              // the block is dst[start:cut]
 	lastLF := start + bytes.LastIndexByte(dst[start:], '\n') // of dst[:searched]
 	searched := len(dst)
+	// lastCR is the last lone "\r" line end found past lastLF (of
+	// dst[:crSearched]): looked for only when there is no "\n" to cut
+	// after, so that lines ended by "\r" alone are cut into blocks too.
+	lastCR, crSearched := -1, start
 	for {
 		if l.skipLF && len(dst) > start {
 			if dst[start] == '\n' {
 				dst = append(dst[:start], dst[start+1:]...)
 				lastLF, searched = start+bytes.LastIndexByte(dst[start:], '\n'), len(dst)
+				lastCR, crSearched = -1, start
 			}
 			l.skipLF = false
 		}
@@ -68,9 +74,24 @@ func (l *Reader) Block(dst []byte, size int) ([]byte, int64, error) {
 			lastLF = searched + i
 		}
 		searched = len(dst)
-		if len(dst)-start >= size && lastLF >= start && len(dst)-(lastLF+1) <= min(maxCarry, len(l.buf)) {
-			cut = lastLF + 1
-			break
+		if len(dst)-start >= size {
+			carry := min(maxCarry, len(l.buf))
+			if lastLF >= start && len(dst)-(lastLF+1) <= carry {
+				cut = lastLF + 1
+				break
+			}
+			// A "\r" with a byte after it that is not "\n" (that would be
+			// lastLF) ends a line: the block may end after it.
+			if from := max(crSearched, lastLF+1); from < len(dst)-1 {
+				if i := bytes.LastIndexByte(dst[from:len(dst)-1], '\r'); i >= 0 {
+					lastCR = from + i
+				}
+				crSearched = len(dst) - 1
+			}
+			if lastCR > lastLF && len(dst)-(lastCR+1) <= carry {
+				cut = lastCR + 1
+				break
+			}
 		}
 		if len(dst) == cap(dst) {
 			// Double a small buffer; past 16 KiB the stream is not small:
@@ -104,8 +125,9 @@ func (l *Reader) Block(dst []byte, size int) ([]byte, int64, error) {
 		l.Release()
 		return dst, first, io.EOF
 	}
-	// A block ends after "\n" or at the end of the stream (or before a
-	// read error): never between the "\r" and "\n" of one line end.
+	// A block ends after "\n", after a "\r" followed by another byte, or
+	// at the end of the stream (or before a read error): never between
+	// the "\r" and "\n" of one line end.
 	l.line += CountLines(dst[start:])
 	if first == 0 && bytes.HasPrefix(dst[start:], bom) {
 		dst = append(dst[:start], dst[start+3:]...)
