@@ -97,8 +97,14 @@ func (pl *pipeline) runBatches(d *decode, br parquetio.BatchReader) {
 	}
 }
 
+// gatherRows: a column batch of fewer rows is gathered before it is
+// written (writeBatch). A batch of the parallel JSON reader (a chunk of
+// 128 KiB of lines: a few hundred rows) is written as it comes: gathering
+// copied every one of them (one 100 MB file at 2 threads: +18 % CPU).
+const gatherRows = 64
+
 // writeBatch writes a column batch of one partition. A batch of fewer
-// than chunkRows rows (a small file's, or a file's last) is gathered with
+// than gatherRows rows (a small file's, or a file's last) is gathered with
 // the small batches that follow it in the same partition, up to chunkRows
 // rows or chunkBytes: a write of a few rows costs about what a write of
 // hundreds does (every leaf column's writer is called), and a gathered
@@ -107,7 +113,7 @@ func (pl *pipeline) runBatches(d *decode, br parquetio.BatchReader) {
 // (a large batch, rows, another partition, the end) writes the gathered
 // rows first.
 func (fw *fileWriter) writeBatch(ctx context.Context, part hivepart.Partition, b *parquetio.ColumnBatch) error {
-	if b.Rows() >= chunkRows || b.Bytes() >= chunkBytes {
+	if b.Rows() >= gatherRows || b.Bytes() >= chunkBytes {
 		if err := fw.flushGathered(ctx); err != nil {
 			return err
 		}
