@@ -243,6 +243,12 @@ func (rd *reader) Close() error {
 		rp := &reusedPlan{schema: rd.schema, rescueIdx: rd.rescueIdx, root: rd.root}
 		if rd.colRoot != nil && rd.lr != nil && !rd.noFast {
 			rp.colRoot, rp.leafPlans, rp.fast, rp.whole = rd.colRoot, rd.leafPlans, rd.fastDec, rd.lr.Whole
+			if rp.fast != nil {
+				// Its hook points at this reader: the plan must not keep
+				// the reader (tape, buffers) alive while it waits in
+				// Reuse. The next reader sets its own (open).
+				rp.fast.Other = nil
+			}
 		}
 		rd.opts.Reuse.Leave(rp)
 	}
