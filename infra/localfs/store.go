@@ -722,7 +722,8 @@ func (s *Store) walk(ctx context.Context, d *walkDir, opts objstore.ListOptions,
 	}
 	slices.SortFunc(entries, func(a, b dirEntry) int { return strings.Compare(a.sortKey, b.sortKey) })
 
-	for _, e := range entries {
+	ahead := newStatAhead(entries, d.key, opts)
+	for i, e := range entries {
 		key := d.key + e.sortKey // directories end in '/'
 		inPrefix := strings.HasPrefix(key, opts.Prefix)
 		if !inPrefix {
@@ -778,7 +779,7 @@ func (s *Store) walk(ctx context.Context, d *walkDir, opts objstore.ListOptions,
 		fi := e.info
 		if fi == nil {
 			if e.entry != nil {
-				fi, err = e.entry.Info()
+				fi, err = ahead.info(i)
 			} else {
 				fi, err = s.stat(key)
 			}
