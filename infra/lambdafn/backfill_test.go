@@ -170,8 +170,13 @@ func TestBackfillContinuesItself(t *testing.T) {
 			t.Fatalf("continuation %d = %+v; want only %v", k+1, res, stopped)
 		}
 	}
-	if runs["big"] < 3 || runs["small"] > 2 {
-		t.Fatalf("runs per stream %v; the budget should need several for big only", runs)
+	// The two streams list side by side on one clock, as they share an
+	// invocation's deadline: when the scheduler runs big's listing first
+	// (seen at load ~14), big can spend a run's budget before small
+	// reads its first key, and small then stops and continues too. Small
+	// still never needs a run beyond the one after big's last.
+	if runs["big"] < 3 || runs["small"] > runs["big"]+1 {
+		t.Fatalf("runs per stream %v; the budget should need several for big, and small at most one run past big's last", runs)
 	}
 	if found["big"] != n || found["small"] != 2 {
 		t.Fatalf("the chain registered %v new files, want big %d, small 2", found, n)
