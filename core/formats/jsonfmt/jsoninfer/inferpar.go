@@ -165,11 +165,15 @@ func (c *inferChunk) each(f func(line []byte, no int64) error) error {
 }
 
 // send hands c to the workers, merging finished chunks so that at most
-// two per worker are in flight.
+// eight per worker are in flight. A deep queue lets the reading goroutine
+// read several chunks each time it gets a core (at two threads it shares
+// the cores with the workers): with two per worker in flight the workers
+// waited on it, the inference of one 100 MB file ran on ~1.6 of 2 cores.
+// Eight chunks per worker are 1.25 MiB of buffers each.
 func (p *parInfer) send(c *inferChunk) error {
 	if !p.started {
 		p.started = true
-		p.work = make(chan *inferChunk, p.workers)
+		p.work = make(chan *inferChunk, 4*p.workers)
 		for range p.workers {
 			p.wg.Add(1)
 			go p.worker()
@@ -178,7 +182,7 @@ func (p *parInfer) send(c *inferChunk) error {
 	c.done = make(chan struct{})
 	p.queue = append(p.queue, c)
 	p.work <- c
-	for len(p.queue) > 2*p.workers {
+	for len(p.queue) > 8*p.workers {
 		if err := p.mergeHead(); err != nil {
 			return err
 		}
