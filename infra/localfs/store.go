@@ -357,7 +357,11 @@ func (s *Store) writeTemp(ctx context.Context, key string, r io.Reader) (string,
 		s.root.Remove(tmp)
 		return "", err
 	}
-	if _, err := ctxio.Copy(ctx, f, r, copyBufSize); err != nil {
+	var w io.Writer = f
+	if s.sync {
+		w = &writeback{f: f}
+	}
+	if _, err := ctxio.Copy(ctx, w, r, copyBufSize); err != nil {
 		return fail(err)
 	}
 	if s.sync {
