@@ -233,6 +233,16 @@ func (s *Store) PutIfAbsent(ctx context.Context, key string, r io.Reader) error 
 	if err := checkKey(key); err != nil {
 		return err
 	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("localfs: put-if-absent %q: %w", key, err)
+	}
+	// An object already there fails at once, before a temporary file is
+	// written and synced for nothing (a stream's checkpoint metadata is put
+	// if absent on every run). One that appears after this still fails at
+	// the link below; a directory goes on to the link's error.
+	if fi, err := s.root.Lstat(name(key)); err == nil && !fi.IsDir() {
+		return fmt.Errorf("localfs: put-if-absent %q: %w", key, objstore.ErrExists)
+	}
 	tmp, err := s.writeTemp(ctx, key, r)
 	if err != nil {
 		return fmt.Errorf("localfs: put-if-absent %q: %w", key, err)

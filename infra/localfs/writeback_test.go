@@ -3,11 +3,13 @@ package localfs_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"math/rand/v2"
 	"os"
 	"testing"
 
+	"github.com/tributary-io/tributary/core/objstore"
 	"github.com/tributary-io/tributary/infra/localfs"
 )
 
@@ -64,6 +66,25 @@ func TestPutWriteback(t *testing.T) {
 				}
 			}
 			f.Close()
+		}
+	}
+}
+
+// BenchmarkPutIfAbsentExists puts an object that exists (with sync): it
+// fails without writing a temporary file.
+func BenchmarkPutIfAbsentExists(b *testing.B) {
+	s, err := localfs.New(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	if err := s.PutIfAbsent(ctx, "d/meta", bytes.NewReader([]byte("{}"))); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if err := s.PutIfAbsent(ctx, "d/meta", bytes.NewReader([]byte("{}"))); !errors.Is(err, objstore.ErrExists) {
+			b.Fatalf("put-if-absent of an existing object: %v", err)
 		}
 	}
 }
