@@ -160,6 +160,13 @@ func (b *ColumnBatch) Int64(n *ColNode, x int64, r int) {
 	b.cur += 9
 }
 
+// Int32 appends x to an int leaf n (Spark INTEGER: a plain INT32 column)
+// at repetition level r; what Value writes for an int32, without boxing.
+func (b *ColumnBatch) Int32(n *ColNode, x int32, r int) {
+	b.cb.vals[n.Col] = append(b.cb.vals[n.Col], pvalue.Level(parquet.Int32Value(x), r, n.Def, n.Col))
+	b.cur += 5
+}
+
 // Double appends x to double leaf n at repetition level r.
 func (b *ColumnBatch) Double(n *ColNode, x float64, r int) {
 	b.cb.vals[n.Col] = append(b.cb.vals[n.Col], pvalue.Level(parquet.DoubleValue(x), r, n.Def, n.Col))

@@ -38,6 +38,11 @@ func batchOfRand(t *testing.T, s *schema.StructType, rows [][]any, r *rand.Rand)
 					b.Int64(n, x, r)
 					return
 				}
+			case int32:
+				if schema.EqualType(n.Type, schema.Integer) {
+					b.Int32(n, x, r)
+					return
+				}
 			case float64:
 				b.Double(n, x, r)
 				return

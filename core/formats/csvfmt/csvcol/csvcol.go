@@ -177,7 +177,7 @@ func (p *Plan) Append(b *parquetio.ColumnBatch, vals []Value) (ok bool, err erro
 				fits = perr == nil
 			}
 			if fits {
-				err = b.Value(n, int32(x), 0)
+				b.Int32(n, int32(x), 0)
 			}
 		case kDouble:
 			var x float64
