@@ -71,10 +71,24 @@ func newTable(t testing.TB) (*dynamodb.Client, string, *opCounter) {
 	client := dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
 		o.APIOptions = append(o.APIOptions, counter.middleware)
 	})
-	name := fmt.Sprintf("tributary-state-%d-%d", time.Now().UnixNano(), tableSeq.Add(1))
 	ctx := context.Background()
-	if err := CreateTable(ctx, client, name); err != nil {
-		t.Fatal(err)
+	var name string
+	for attempt := 1; ; attempt++ {
+		name = fmt.Sprintf("tributary-state-%d-%d", time.Now().UnixNano(), tableSeq.Add(1))
+		err := CreateTable(ctx, client, name)
+		// The SDK retries a CreateTable whose response it could not read
+		// (the emulator sometimes closes the connection mid-body); the
+		// retry then finds the table its first attempt created, and
+		// CreateTable fails before enabling TTL. A fresh name again.
+		var inUse *types.ResourceInUseException
+		if err != nil && errors.As(err, &inUse) && attempt < 3 {
+			t.Logf("attempt %d: %v; creating a table under another name", attempt, err)
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		break
 	}
 	t.Cleanup(func() {
 		_, err := client.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(name)})
