@@ -104,8 +104,9 @@ func compile(t schema.Type, c *parquetio.ColNode, skip int) (*node, bool) {
 			}
 			n.kids = append(n.kids, k)
 			n.names = append(n.names, f.Name)
-			n.words = append(n.words, newNameWord(f.Name))
-			n.guessable = append(n.guessable, rawName(f.Name))
+			w, mask := jsontape.NameWord(f.Name)
+			n.words = append(n.words, nameWord{w: w, mask: mask})
+			n.guessable = append(n.guessable, jsontape.RawName(f.Name))
 			if _, dup := n.exact[f.Name]; !dup && i != skip {
 				n.exact[f.Name] = i
 			}
@@ -139,29 +140,8 @@ func compile(t schema.Type, c *parquetio.ColNode, skip int) (*node, bool) {
 }
 
 // nameWord is a name of 1 to 8 bytes as a little-endian integer w, its
-// bytes those of mask (mask 0: another length).
+// bytes those of mask (mask 0: another length); see jsontape.NameWord.
 type nameWord struct{ w, mask uint64 }
-
-func newNameWord(name string) nameWord {
-	if len(name) == 0 || len(name) > 8 {
-		return nameWord{}
-	}
-	var w uint64
-	for i := len(name) - 1; i >= 0; i-- {
-		w = w<<8 | uint64(name[i])
-	}
-	return nameWord{w: w, mask: 1<<(8*len(name)) - 1}
-}
-
-// rawName reports whether name is written in JSON as its own bytes.
-func rawName(name string) bool {
-	for i := 0; i < len(name); i++ {
-		if c := name[i]; c == '"' || c == '\\' || c < 0x20 {
-			return false
-		}
-	}
-	return true
-}
 
 // rebind points the decoder's column nodes at root's (another batch of
 // the same schema).

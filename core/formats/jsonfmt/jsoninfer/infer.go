@@ -77,28 +77,6 @@ func (f *ifield) childOf(h *hintTrie) *hintTrie {
 	return f.hint
 }
 
-// word8 returns name as a little-endian integer and the mask of its bytes
-// when it holds 1 to 8 bytes (0, 0 otherwise).
-func word8(name string) (w, mask uint64) {
-	if len(name) == 0 || len(name) > 8 {
-		return 0, 0
-	}
-	for i := len(name) - 1; i >= 0; i-- {
-		w = w<<8 | uint64(name[i])
-	}
-	return w, 1<<(8*len(name)) - 1
-}
-
-// plainName reports whether name's JSON text is name between quotes.
-func plainName(name string) bool {
-	for i := 0; i < len(name); i++ {
-		if c := name[i]; c == '"' || c == '\\' || c < 0x20 {
-			return false
-		}
-	}
-	return true
-}
-
 // field returns the field named name (matched case-insensitively: the
 // first-seen spelling wins), adding it when new.
 func (it *itype) field(name string) *itype {
@@ -113,8 +91,8 @@ func (it *itype) field(name string) *itype {
 	it.index[key] = len(it.fields)
 	it.exact[name] = len(it.fields)
 	f := &itype{}
-	w, m := word8(name)
-	it.fields = append(it.fields, ifield{name: name, t: f, plain: plainName(name), word8: w, mask8: m})
+	w, m := jsontape.NameWord(name)
+	it.fields = append(it.fields, ifield{name: name, t: f, plain: jsontape.RawName(name), word8: w, mask8: m})
 	return f
 }
 

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/tributary-io/tributary/core/formats/fileformat"
+	"github.com/tributary-io/tributary/core/formats/jsonfmt/jsontape"
 	"github.com/tributary-io/tributary/core/schema"
 )
 
@@ -229,7 +230,7 @@ func dumpType(b *strings.Builder, it *itype) {
 		}
 		b.WriteByte('{')
 		for i, f := range it.fields {
-			if it.index[strings.ToLower(f.name)] != i || it.exact[f.name] != i || f.plain != plainName(f.name) {
+			if it.index[strings.ToLower(f.name)] != i || it.exact[f.name] != i || f.plain != jsontape.RawName(f.name) {
 				b.WriteString("!index ")
 			}
 			fmt.Fprintf(b, "%q:", f.name)
