@@ -129,7 +129,7 @@ func (o *Options) tryDate(s string) ctype {
 
 func (o *Options) tryTimestamp(s string) ctype {
 	if o.defaultTimestamps() {
-		if _, ok := isoMicros(s); ok {
+		if _, ok := fileformat.ISOMicros(s); ok {
 			return ctype{k: kTimestamp}
 		}
 	}

@@ -79,12 +79,75 @@ func digits(s string) (int, bool) {
 	return n, s != ""
 }
 
+// daysIn is the number of days of month m (1 to 12) of year y.
 func daysIn(y, m int) int {
-	return time.Date(y, time.Month(m)+1, 0, 0, 0, 0, 0, time.UTC).Day()
+	switch m {
+	case 2:
+		if y%4 == 0 && (y%100 != 0 || y%400 == 0) {
+			return 29
+		}
+		return 28
+	case 4, 6, 9, 11:
+		return 30
+	}
+	return 31
 }
 
+// daysSinceEpoch is the number of days from 1970-01-01 to y-m-d of the
+// proleptic Gregorian calendar (Howard Hinnant's days_from_civil), as
+// time.Date counts them, without building a time.Time.
 func daysSinceEpoch(y, m, d int) int64 {
-	return time.Date(y, time.Month(m), d, 0, 0, 0, 0, time.UTC).Unix() / 86400
+	if m <= 2 {
+		y--
+	}
+	era := y / 400
+	if y < 0 && y%400 != 0 {
+		era--
+	}
+	yoe := y - era*400
+	mp := (m + 9) % 12
+	doy := (153*mp+2)/5 + d - 1
+	doe := yoe*365 + yoe/4 - yoe/100 + doy
+	return int64(era*146097 + doe - 719468)
+}
+
+// ISOMicros reads the common timestamp, yyyy-MM-ddTHH:mm:ss[.fraction]Z
+// (one to nine fraction digits), as microseconds since the epoch, exactly
+// as ParseTimestamp(s, false) reads it (the fraction truncated to
+// microseconds), without building a time.Time; ok is false for anything
+// else, which ParseTimestamp reads.
+func ISOMicros(s string) (int64, bool) {
+	n := len(s)
+	if n < 20 || n > 30 || s[n-1] != 'Z' || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' {
+		return 0, false
+	}
+	y, ok1 := digits(s[0:4])
+	mo, ok2 := digits(s[5:7])
+	d, ok3 := digits(s[8:10])
+	h, ok4 := digits(s[11:13])
+	mi, ok5 := digits(s[14:16])
+	sec, ok6 := digits(s[17:19])
+	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) || mo < 1 || mo > 12 || d < 1 || d > daysIn(y, mo) || h > 23 || mi > 59 || sec > 59 {
+		return 0, false
+	}
+	var micros int64
+	if n > 20 {
+		frac := s[20 : n-1]
+		if s[19] != '.' || len(frac) < 1 || len(frac) > 9 {
+			return 0, false
+		}
+		v, ok := digits(frac)
+		if !ok {
+			return 0, false
+		}
+		for k := len(frac); k < 9; k++ {
+			v *= 10
+		}
+		micros = int64(v / 1000)
+	} else if s[19] != 'Z' {
+		return 0, false
+	}
+	return (daysSinceEpoch(y, mo, d)*86400+int64(h*3600+mi*60+sec))*1_000_000 + micros, true
 }
 
 // ParseTimestamp parses an ISO-8601-like timestamp as Spark's default
