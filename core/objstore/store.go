@@ -80,6 +80,42 @@ type PrefixLister interface {
 	ListPrefixes(ctx context.Context, prefix string, maxEntries int) ([]string, error)
 }
 
+// Creator is an optional capability of a Store: writing an object through
+// a writer whose bytes the store keeps where the object will live, so that
+// a large object produced once (a Parquet data file) is published without
+// being copied again (a local directory renames its temporary file). A
+// store without it (S3) is written with Put, from a temporary file.
+//
+// Contract (checked by objstoretest.RunConformanceTests when the store has
+// it):
+//   - Create refuses an invalid key as Put does (ErrInvalidKey). Until
+//     Commit, nothing at the key changes: Get, Head and List see the
+//     previous object, or none.
+//   - Commit publishes the bytes written as the object at the key with
+//     Put's guarantees: it replaces any object there atomically, and is as
+//     durable as a Put of the same store once it returns. A Commit that
+//     fails, or whose context is cancelled, leaves the previous object (or
+//     none) and nothing of the new one.
+//   - Abort discards the bytes written and leaves the key untouched; after
+//     Commit it does nothing, so a deferred Abort is always safe.
+//   - Writes after Commit or Abort fail. A PendingObject is for one
+//     goroutine; several may be pending at once, also for one key (the
+//     last Commit wins, as with Put).
+type Creator interface {
+	// Create starts writing the object at key.
+	Create(ctx context.Context, key string) (PendingObject, error)
+}
+
+// PendingObject is an object being written (Creator.Create): its bytes
+// become the object at Commit.
+type PendingObject interface {
+	io.Writer
+	// Commit publishes the bytes written as the object (see Creator).
+	Commit(ctx context.Context) error
+	// Abort discards the bytes written; it does nothing after Commit.
+	Abort()
+}
+
 // Store is the object-store port.
 //
 // Contract (checked by objstoretest.RunConformanceTests):

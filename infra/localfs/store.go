@@ -333,38 +333,8 @@ func (s *Store) writeTemp(ctx context.Context, key string, r io.Reader) (string,
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
-	dir := path.Dir(key)
-	var (
-		f   *os.File
-		tmp string
-	)
-	for attempt := 0; ; attempt++ {
-		var suffix [12]byte
-		_, _ = rand.Read(suffix[:])
-		tmp = name(path.Join(dir, TempPrefix+hex.EncodeToString(suffix[:])))
-		var err error
-		if dir != "." {
-			err = s.root.MkdirAll(name(dir), 0o755)
-		}
-		if err == nil {
-			f, err = s.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-		}
-		if err == nil {
-			break
-		}
-		// A concurrent Delete may prune the directory between MkdirAll and
-		// OpenFile; try again a few times.
-		if errors.Is(err, fs.ErrNotExist) && attempt < 10 {
-			continue
-		}
-		if errors.Is(err, syscall.ENOTDIR) || errors.Is(err, fs.ErrExist) {
-			return "", fmt.Errorf("a parent of the key is an object, not a directory: %w", err)
-		}
-		return "", fmt.Errorf("creating temporary file: %w", err)
-	}
-	fail := func(err error) (string, error) {
-		f.Close()
-		s.root.Remove(tmp)
+	f, tmp, err := s.createTemp(key)
+	if err != nil {
 		return "", err
 	}
 	var w io.Writer = f
@@ -372,24 +342,68 @@ func (s *Store) writeTemp(ctx context.Context, key string, r io.Reader) (string,
 		w = &writeback{f: f}
 	}
 	if _, err := ctxio.Copy(ctx, w, r, copyBufSize); err != nil {
-		return fail(err)
+		f.Close()
+		s.root.Remove(tmp)
+		return "", err
 	}
+	if err := s.finishTemp(f, tmp); err != nil {
+		return "", err
+	}
+	return tmp, nil
+}
+
+// createTemp creates a new temporary file next to key (and the key's
+// directory, if needed) and returns it with its root-relative name.
+func (s *Store) createTemp(key string) (*os.File, string, error) {
+	dir := path.Dir(key)
+	for attempt := 0; ; attempt++ {
+		var suffix [12]byte
+		_, _ = rand.Read(suffix[:])
+		tmp := name(path.Join(dir, TempPrefix+hex.EncodeToString(suffix[:])))
+		var err error
+		if dir != "." {
+			err = s.root.MkdirAll(name(dir), 0o755)
+		}
+		var f *os.File
+		if err == nil {
+			f, err = s.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		}
+		if err == nil {
+			return f, tmp, nil
+		}
+		// A concurrent Delete may prune the directory between MkdirAll and
+		// OpenFile; try again a few times.
+		if errors.Is(err, fs.ErrNotExist) && attempt < 10 {
+			continue
+		}
+		if errors.Is(err, syscall.ENOTDIR) || errors.Is(err, fs.ErrExist) {
+			return nil, "", fmt.Errorf("a parent of the key is an object, not a directory: %w", err)
+		}
+		return nil, "", fmt.Errorf("creating temporary file: %w", err)
+	}
+}
+
+// finishTemp syncs (WithSync) and closes the written temporary file f,
+// named tmp, and stamps its modification time. On error it removes it.
+func (s *Store) finishTemp(f *os.File, tmp string) error {
 	if s.sync {
 		if err := f.Sync(); err != nil {
-			return fail(fmt.Errorf("syncing temporary file: %w", err))
+			f.Close()
+			s.root.Remove(tmp)
+			return fmt.Errorf("syncing temporary file: %w", err)
 		}
 	}
 	if err := f.Close(); err != nil {
 		s.root.Remove(tmp)
-		return "", fmt.Errorf("closing temporary file: %w", err)
+		return fmt.Errorf("closing temporary file: %w", err)
 	}
 	// Stamp the file with a nanosecond-precision time; see the ETag notes.
 	now := time.Now()
 	if err := s.root.Chtimes(tmp, now, now); err != nil {
 		s.root.Remove(tmp)
-		return "", fmt.Errorf("setting modification time: %w", err)
+		return fmt.Errorf("setting modification time: %w", err)
 	}
-	return tmp, nil
+	return nil
 }
 
 // publish renames the temporary file over key (removing it on failure).

@@ -163,7 +163,7 @@ func (fw *fileWriter) writeBatchNow(ctx context.Context, part hivepart.Partition
 				}
 			}
 			var err error
-			if pf, err = fw.open(part); err != nil {
+			if pf, err = fw.open(ctx, part); err != nil {
 				return err
 			}
 			fw.parts[part.Dir] = pf

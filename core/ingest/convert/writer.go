@@ -11,6 +11,7 @@ import (
 
 	"github.com/tributary-io/tributary/core/delta"
 	"github.com/tributary-io/tributary/core/ingest/hivepart"
+	"github.com/tributary-io/tributary/core/objstore"
 	"github.com/tributary-io/tributary/core/parquetio"
 	"github.com/tributary-io/tributary/core/schema"
 )
@@ -46,12 +47,41 @@ type fileWriter struct {
 	gatheredPart hivepart.Partition
 }
 
-// partFile is the Parquet file being written for one partition.
+// partFile is the Parquet file being written for one partition: in place
+// in the table when its store is an objstore.Creator (a local directory:
+// committing the file renames it), else to a temporary file that close
+// uploads with Put (S3).
 type partFile struct {
 	part hivepart.Partition
-	tmp  *os.File
+	key  string                 // the data file's table key
+	obj  objstore.PendingObject // the file in the table (Creator), or nil
+	tmp  *os.File               // the temporary file (no Creator), or nil
+	out  *countWriter           // obj or tmp, counting the bytes written
 	pw   *parquetio.Writer
 	rows int
+}
+
+// countWriter counts the bytes written through it (a data file's size).
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// discard drops the file being written (on error paths).
+func (pf *partFile) discard() {
+	if pf.obj != nil {
+		pf.obj.Abort()
+	}
+	if pf.tmp != nil {
+		pf.tmp.Close()
+		os.Remove(pf.tmp.Name())
+	}
 }
 
 func (fw *fileWriter) target() int {
@@ -82,7 +112,7 @@ func (fw *fileWriter) writeRows(ctx context.Context, part hivepart.Partition, ro
 				}
 			}
 			var err error
-			if pf, err = fw.open(part); err != nil {
+			if pf, err = fw.open(ctx, part); err != nil {
 				return err
 			}
 			fw.parts[part.Dir] = pf
@@ -102,44 +132,54 @@ func (fw *fileWriter) writeRows(ctx context.Context, part hivepart.Partition, ro
 	return nil
 }
 
-func (fw *fileWriter) open(part hivepart.Partition) (*partFile, error) {
-	tmp, err := os.CreateTemp(fw.c.Source.TempDir, "tributary-*.parquet")
-	if err != nil {
-		return nil, fmt.Errorf("creating temporary Parquet file: %w", err)
+func (fw *fileWriter) open(ctx context.Context, part hivepart.Partition) (*partFile, error) {
+	key := fmt.Sprintf("%spart-%05d-%s-c000%s.parquet", part.Dir, fw.seq, uuid.NewString(), parquetio.CodecInfix(fw.c.Codec))
+	fw.seq++
+	pf := &partFile{part: part, key: key}
+	if cr, ok := fw.c.Table.(objstore.Creator); ok {
+		obj, err := cr.Create(ctx, key)
+		if err != nil {
+			return nil, fmt.Errorf("creating data file %s: %w", key, err)
+		}
+		pf.obj, pf.out = obj, &countWriter{w: obj}
+	} else {
+		tmp, err := os.CreateTemp(fw.c.Source.TempDir, "tributary-*.parquet")
+		if err != nil {
+			return nil, fmt.Errorf("creating temporary Parquet file: %w", err)
+		}
+		pf.tmp, pf.out = tmp, &countWriter{w: tmp}
 	}
-	pw, err := parquetio.NewWriter(tmp, fw.sch, parquetio.WriterOptions{TempDir: fw.c.Source.TempDir, Compression: fw.c.Codec,
+	pw, err := parquetio.NewWriter(pf.out, fw.sch, parquetio.WriterOptions{TempDir: fw.c.Source.TempDir, Compression: fw.c.Codec,
 		NumIndexedCols: fw.stats.NumIndexedCols, NoStats: fw.stats.NoStats, StatsColumns: fw.stats.StatsColumns})
 	if err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
+		pf.discard()
 		return nil, fmt.Errorf("creating Parquet writer: %w", err)
 	}
-	return &partFile{part: part, tmp: tmp, pw: pw}, nil
+	pf.pw = pw
+	return pf, nil
 }
 
-// close finishes one partition's file and uploads it under an
-// attempt-unique name.
+// close finishes one partition's file and publishes it under its
+// attempt-unique name: commits it in place, or uploads the temporary file.
 func (fw *fileWriter) close(ctx context.Context, pf *partFile) error {
 	delete(fw.parts, pf.part.Dir)
-	defer func() {
-		pf.tmp.Close()
-		os.Remove(pf.tmp.Name())
-	}()
+	defer pf.discard() // after a Commit, Abort does nothing
 	stats, err := pf.pw.Close()
 	if err != nil {
 		return fmt.Errorf("finishing Parquet file: %w", err)
 	}
-	size, err := pf.tmp.Seek(0, io.SeekCurrent)
-	if err != nil {
-		return err
-	}
-	if _, err := pf.tmp.Seek(0, io.SeekStart); err != nil {
-		return err
-	}
-	key := fmt.Sprintf("%spart-%05d-%s-c000%s.parquet", pf.part.Dir, fw.seq, uuid.NewString(), parquetio.CodecInfix(fw.c.Codec))
-	fw.seq++
-	if err := fw.c.Table.Put(ctx, key, pf.tmp); err != nil {
-		return fmt.Errorf("uploading data file %s: %w", key, err)
+	size, key := pf.out.n, pf.key
+	if pf.obj != nil {
+		if err := pf.obj.Commit(ctx); err != nil {
+			return fmt.Errorf("committing data file %s: %w", key, err)
+		}
+	} else {
+		if _, err := pf.tmp.Seek(0, io.SeekStart); err != nil {
+			return err
+		}
+		if err := fw.c.Table.Put(ctx, key, pf.tmp); err != nil {
+			return fmt.Errorf("uploading data file %s: %w", key, err)
+		}
 	}
 	fw.written = append(fw.written, key)
 	// tightBounds is only meaningful with deletion vectors; Spark leaves
@@ -188,8 +228,7 @@ func (fw *fileWriter) finish(ctx context.Context) ([]delta.Add, error) {
 // abort drops the files still being written (on error paths).
 func (fw *fileWriter) abort() {
 	for d, pf := range fw.parts {
-		pf.tmp.Close()
-		os.Remove(pf.tmp.Name())
+		pf.discard()
 		delete(fw.parts, d)
 	}
 }

@@ -77,6 +77,8 @@ func RunConformanceTests(t *testing.T, newHarness func(t *testing.T) Harness) {
 		{"WeirdKeys", testWeirdKeys},
 		{"InvalidKeys", testInvalidKeys},
 		{"FolderMarkers", testFolderMarkers},
+		{"Create", testCreate},
+		{"CreateKeys", testCreateKeys},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
