@@ -486,22 +486,7 @@ func (rd *reader) valBatch(cp *cplan, n, r, d int, b *parquetio.ColumnBatch) boo
 	}
 	switch cp.fast {
 	case leafString:
-		var s string
-		switch nd.Kind {
-		case jsontape.KString:
-			s = t.Text(n)
-		case jsontape.KObject, jsontape.KArray:
-			b.ByteArray(cp.n, t.JSONText(nil, n), r)
-			return true
-		case jsontape.KNumber:
-			if t.Odd {
-				s = t.Keep(jsontape.TrimLeadingZeros(t.Raw(n)))
-			} else {
-				s = t.Keep(t.Raw(n))
-			}
-		default:
-			s = t.Keep(t.Raw(n))
-		}
+		s := t.SourceText(n)
 		b.ByteArray(cp.n, unsafe.Slice(unsafe.StringData(s), len(s)), r)
 		return true
 	case leafLong:

@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unsafe"
 
 	"github.com/tributary-io/tributary/core/formats/datetimefmt"
 	"github.com/tributary-io/tributary/core/formats/fileformat"
@@ -698,23 +697,10 @@ func (rd *reader) prim(pt schema.PrimitiveType, n int) (any, bool) {
 	nd := &t.Nodes[n]
 	switch pt {
 	case schema.String:
-		switch nd.Kind {
-		case jsontape.KString:
+		if nd.Kind == jsontape.KString {
 			return rd.box.str(t.Text(n)), true
-		case jsontape.KObject, jsontape.KArray:
-			js := t.JSONText(nil, n) // a fresh buffer, not used again
-			if len(js) == 0 {
-				return "", true
-			}
-			return unsafe.String(&js[0], len(js)), true
-		case jsontape.KNumber:
-			if t.Odd {
-				return t.Keep(jsontape.TrimLeadingZeros(t.Raw(n))), true
-			}
-			return t.Keep(t.Raw(n)), true
-		default:
-			return t.Keep(t.Raw(n)), true
 		}
+		return t.SourceText(n), true
 	case schema.Long, schema.Integer, schema.Short, schema.Byte:
 		if nd.Kind != jsontape.KNumber || !t.IsIntegral(n) {
 			return nil, false

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/tributary-io/tributary/core/formats/fileformat"
 )
@@ -182,6 +183,22 @@ func TrimLeadingZeros(raw []byte) []byte {
 		return append([]byte{'-'}, digits[i:]...)
 	}
 	return digits[i:]
+}
+
+// SourceText is node n as a string column reads it: a string's decoded
+// text (Text), anything else (a number, an object, an array, true or false)
+// exactly as the record wrote it, white space, comments, quotes and leading
+// zeros included, as Spark 4 does (spark.sql.json.enableExactStringParsing,
+// on by default). Invalid UTF-8 becomes U+FFFD, as in Text.
+func (t *Tape) SourceText(n int) string {
+	if t.Nodes[n].Kind == KString {
+		return t.Text(n)
+	}
+	raw := t.Raw(n)
+	if !utf8.Valid(raw) {
+		return strings.ToValidUTF8(string(raw), "\uFFFD")
+	}
+	return t.Keep(raw)
 }
 
 // ValueJSON is node n's text for the rescued data column: its raw text
