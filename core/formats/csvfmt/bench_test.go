@@ -98,3 +98,24 @@ func BenchmarkTokenize(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkInferFile infers the schema of the benchmark dataset's first
+// CSV file (TRIBUTARY_BENCH_CACHE; benchCSV without it), as the converter
+// samples it: MB/s of CSV text (with -cpu 2 and more, in blocks on
+// workers).
+func BenchmarkInferFile(b *testing.B) {
+	data := benchCSV()
+	if dir := os.Getenv("TRIBUTARY_BENCH_CACHE"); dir != "" {
+		if d, err := os.ReadFile(filepath.Join(dir, "csv-v1-20x5242880-seed20240301-csv", "part-00000.csv")); err == nil {
+			data = d
+		}
+	}
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		inf := Format{}.NewInferrer(fileformat.InferOptions{InferColumnTypes: true, Options: map[string]string{"header": "true"}})
+		if err := inf.Add(context.Background(), "b.csv", bytes.NewReader(data)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

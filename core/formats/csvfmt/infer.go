@@ -34,6 +34,7 @@ type inferrer struct {
 	max    int64
 	// sampler is samplingRatio (nil: every record).
 	sampler *fileformat.Sampler
+	par     parConfig
 }
 
 func newInferrer(opts fileformat.InferOptions) *inferrer {
@@ -105,8 +106,7 @@ func (in *inferrer) Add(ctx context.Context, path string, r io.Reader) error {
 	in.sample.Files++
 	o := in.o
 	tk := newTokenizer(cs.NewReader(cr), &o, in.opts.Text.LineSep)
-	var cols []int // file column -> inferred column
-	for n := 0; ; n++ {
+	for {
 		err := tk.Next()
 		if errors.Is(err, io.EOF) {
 			return nil
@@ -114,58 +114,118 @@ func (in *inferrer) Add(ctx context.Context, path string, r io.Reader) error {
 		if err != nil {
 			return fmt.Errorf("csvfmt: read %s line %d: %w", path, tk.Line(), err)
 		}
+		names := make([]string, tk.Len())
+		if o.Header {
+			raw := make([]string, tk.Len())
+			for i := range tk.Len() {
+				raw[i] = tk.Value(i)
+			}
+			names = safeHeader(raw, o.NullValue)
+		} else {
+			for i := range names {
+				names[i] = "_c" + strconv.Itoa(i)
+			}
+		}
+		cols := make([]int, len(names)) // file column -> inferred column
+		for i, name := range names {
+			cols[i] = in.column(name)
+		}
+		f := in.newFolder(cols, in.cols)
+		if !o.Header {
+			if err := in.record(f, tk, path, 1); err != nil {
+				return err
+			}
+		}
+		if in.parallel() {
+			if br, ok := tk.Rest(); ok {
+				return in.parInfer(ctx, path, br, f, tk.Cur())
+			}
+		}
+		return in.records(ctx, f, tk, path, 1)
+	}
+}
+
+// folder folds the values of records into column types.
+type folder struct {
+	o     *Options
+	infer bool // inferColumnTypes
+	pd    bool // prefersDecimal
+	cols  []int
+	types []icol // indexed as inferrer.cols
+	// records counts the records folded (not malformed, sampled).
+	records int64
+	// last (when not nil) is, for each column, the index of the last
+	// record (counted in records, from 0) that changed its type (-1:
+	// none).
+	last []int64
+}
+
+func (in *inferrer) newFolder(cols []int, types []icol) *folder {
+	return &folder{o: &in.o, infer: in.opts.InferColumnTypes, pd: in.opts.PrefersDecimal, cols: cols, types: types}
+}
+
+// fold widens the types with the values of tk's record.
+func (f *folder) fold(tk *csvtok.Tokenizer) {
+	for i := 0; i < min(len(f.cols), tk.Len()); i++ {
+		j := f.cols[i]
+		c := &f.types[j]
+		if c.t.k == kString {
+			continue // the top of the lattice: nothing widens it
+		}
+		// inferField keeps nothing of the value: a view of the
+		// tokenizer's buffer, no copy.
+		s, null := tokenView(tk, i, f.o)
+		if null {
+			continue
+		}
+		t := f.o.inferField(c.t, s, f.pd)
+		if t != c.t {
+			c.t = t
+			if f.last != nil {
+				f.last[j] = f.records
+			}
+		}
+	}
+}
+
+// record samples tk's record (its lines numbered from base on): a
+// malformed one fails FAILFAST and is skipped otherwise.
+func (in *inferrer) record(f *folder, tk *csvtok.Tokenizer, path string, base int64) error {
+	if !in.sampler.Take() {
+		return nil
+	}
+	if tk.Bad() != "" {
+		if in.mode == fileformat.FailFast {
+			return fmt.Errorf("csvfmt: %s line %d: %w: %s", path, base+tk.Line()-1, fileformat.ErrMalformedRecord, tk.Bad())
+		}
+		return nil
+	}
+	in.sample.Records++
+	if f.infer {
+		f.fold(tk)
+	}
+	f.records++
+	return nil
+}
+
+// records samples the rest of tk's records, its lines numbered from base
+// on.
+func (in *inferrer) records(ctx context.Context, f *folder, tk *csvtok.Tokenizer, path string, base int64) error {
+	for n := 1; ; n++ {
+		err := tk.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("csvfmt: read %s line %d: %w", path, base+tk.Line()-1, err)
+		}
 		if n%1024 == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 		}
-		if cols == nil {
-			names := make([]string, tk.Len())
-			if o.Header {
-				raw := make([]string, tk.Len())
-				for i := range tk.Len() {
-					raw[i] = tk.Value(i)
-				}
-				names = safeHeader(raw, o.NullValue)
-			} else {
-				for i := range names {
-					names[i] = "_c" + strconv.Itoa(i)
-				}
-			}
-			cols = make([]int, len(names))
-			for i, name := range names {
-				cols[i] = in.column(name)
-			}
-			if o.Header {
-				continue
-			}
-		}
-		if !in.sampler.Take() {
-			continue
-		}
-		if tk.Bad() != "" {
-			switch in.mode {
-			case fileformat.FailFast:
-				return fmt.Errorf("csvfmt: %s line %d: %w: %s", path, tk.Line(), fileformat.ErrMalformedRecord, tk.Bad())
-			}
-			continue
-		}
-		in.sample.Records++
-		if !in.opts.InferColumnTypes {
-			continue
-		}
-		for i := 0; i < min(len(cols), tk.Len()); i++ {
-			c := &in.cols[cols[i]]
-			if c.t.k == kString {
-				continue // the top of the lattice: nothing widens it
-			}
-			// inferField keeps nothing of the value: a view of the
-			// tokenizer's buffer, no copy.
-			s, null := tokenView(tk, i, &o)
-			if null {
-				continue
-			}
-			c.t = o.inferField(c.t, s, in.opts.PrefersDecimal)
+		if err := in.record(f, tk, path, base); err != nil {
+			return err
 		}
 	}
 }

@@ -711,6 +711,32 @@ func (t *Tokenizer) afterQuote(tok *Token) (bool, error) {
 	return end, err
 }
 
+// Rest returns the buffered reader positioned right after the last
+// record Next returned (after its line end): the rest of the input, for a
+// caller that reads on in blocks of lines. ok is false when the tokenizer
+// holds a rune read ahead, which the reader no longer has. The tokenizer
+// must not be used afterwards.
+func (t *Tokenizer) Rest() (br *bufio.Reader, ok bool) {
+	if t.hasBack {
+		return nil, false
+	}
+	return t.br, true
+}
+
+// Resume makes t read r as the part of a file that follows a line end:
+// no byte order mark is dropped and no skipRows lines are skipped; the
+// lines are numbered from 1 (the caller adds where r begins). The read
+// buffer and the record memory are reused.
+func (t *Tokenizer) Resume(r io.Reader) {
+	if t.view {
+		t.raw, t.view = t.own, false
+	}
+	t.br.Reset(r)
+	t.buf, t.raw, t.toks, t.bad = t.buf[:0], t.raw[:0], t.toks[:0], ""
+	t.line, t.cur, t.eof, t.first, t.chars = 0, 1, false, false, 0
+	t.hasBack, t.literal = false, false
+}
+
 // Len is the number of values in the record.
 func (t *Tokenizer) Len() int { return len(t.toks) }
 
