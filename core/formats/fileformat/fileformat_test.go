@@ -260,6 +260,8 @@ func TestParseDecimal(t *testing.T) {
 		{"abc", 5, 2, ""},
 		{"1e", 5, 2, ""},
 		{"1e1234567", 5, 2, ""},
+		{"0e0000000", 1, 0, "0"}, // BigDecimal reads leading zeros of an exponent
+		{"1e-0000002", 5, 2, "1"},
 		{"NaN", 5, 2, ""},
 		{"--1", 5, 2, ""},
 	}

@@ -306,7 +306,7 @@ func ParseDecimal(s string, t schema.DecimalType) (schema.Decimal, bool) {
 			}
 			e = e[1:]
 		}
-		if e == "" || len(e) > 6 {
+		if e == "" || len(strings.TrimLeft(e, "0")) > 6 { // BigDecimal reads 1e0000002
 			return schema.Decimal{}, false
 		}
 		v, ok := digits(e)

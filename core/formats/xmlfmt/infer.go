@@ -5,10 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/tributary-io/tributary/core/formats/charset"
@@ -53,15 +51,15 @@ func (in *inferrer) primitive(s string) *xtype {
 		return &xtype{kind: xString}
 	}
 	t := strings.TrimSpace(s)
-	if _, err := strconv.ParseInt(strings.TrimPrefix(t, "+"), 10, 64); err == nil {
+	if inferLong(t) {
 		return &xtype{kind: xLong}
 	}
 	if in.opts.PrefersDecimal {
-		if d, ok := decimalOf(t); ok {
+		if d, ok := inferDecimal(t); ok {
 			return &xtype{kind: xDecimal, dec: d}
 		}
 	}
-	if isDouble(t) {
+	if inferDouble(t) {
 		return &xtype{kind: xDouble}
 	}
 	if strings.EqualFold(t, "true") || strings.EqualFold(t, "false") {
@@ -76,44 +74,6 @@ func (in *inferrer) primitive(s string) *xtype {
 		return &xtype{kind: xTimestamp}
 	}
 	return &xtype{kind: xString}
-}
-
-// isDouble accepts Java's decimal floating-point syntax and NaN/Infinity.
-func isDouble(t string) bool {
-	switch t {
-	case "NaN", "Infinity", "+Infinity", "-Infinity":
-		return true
-	}
-	for _, c := range t {
-		if !(c >= '0' && c <= '9' || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-') {
-			return false
-		}
-	}
-	f, err := strconv.ParseFloat(t, 64)
-	return err == nil && !math.IsInf(f, 0)
-}
-
-// decimalOf infers DECIMAL(p,s) for a plain number with a fraction.
-func decimalOf(t string) (schema.DecimalType, bool) {
-	u := strings.TrimLeft(t, "+-")
-	i := strings.IndexByte(u, '.')
-	if i < 0 || u == "." {
-		return schema.DecimalType{}, false
-	}
-	intPart, frac := strings.TrimLeft(u[:i], "0"), u[i+1:]
-	for _, c := range intPart + frac {
-		if c < '0' || c > '9' {
-			return schema.DecimalType{}, false
-		}
-	}
-	p, s := len(intPart)+len(frac), len(frac)
-	if p == 0 {
-		p = 1
-	}
-	if p > 38 || p < s {
-		return schema.DecimalType{}, false
-	}
-	return schema.DecimalType{Precision: max(p, s), Scale: s}, true
 }
 
 // element infers the type of a child element.

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
-	"strconv"
 	"strings"
 
 	"github.com/tributary-io/tributary/core/formats/datetimefmt"
@@ -297,60 +295,36 @@ func (rd *reader) text(v string, t schema.Type, p []string) any {
 	return rd.mismatch(p, fileformat.AppendJSONString(nil, v), t)
 }
 
-// parseValue reads a text value as a primitive or decimal type, dates and
-// timestamps with dt.
+// parseValue reads a text value as a primitive or decimal type (numbers
+// and booleans as numbers.go describes), dates and timestamps with dt.
 func parseValue(v string, t schema.Type, dt *datetimefmt.Parser) (any, bool) {
-	s := strings.TrimSpace(v)
 	switch tt := t.(type) {
 	case schema.DecimalType:
-		d, ok := fileformat.ParseDecimal(s, tt)
-		return d, ok
+		return xmlDecimal(v, tt)
 	case schema.PrimitiveType:
 		switch tt {
 		case schema.String:
 			return v, true
 		case schema.Long, schema.Integer, schema.Short, schema.Byte:
-			return fileformat.ParseIntegral(tt, s)
+			return xmlIntegral(tt, v)
 		case schema.Double:
-			f, ok := parseFloat(s, 64)
-			return f, ok
+			return xmlDouble(v)
 		case schema.Float:
-			f, ok := parseFloat(s, 32)
+			f, ok := xmlDouble(v)
 			return float32(f), ok
 		case schema.Boolean:
-			switch strings.ToLower(s) {
-			case "true":
-				return true, true
-			case "false":
-				return false, true
-			}
+			return xmlBool(v)
 		case schema.Binary:
 			return []byte(v), true
 		case schema.DateType:
-			d, ok := dt.ParseDate(s)
+			d, ok := dt.ParseDate(strings.TrimSpace(v))
 			return d, ok
 		case schema.Timestamp, schema.TimestampNTZ:
-			ts, ok := dt.ParseTimestamp(s, tt == schema.TimestampNTZ)
+			ts, ok := dt.ParseTimestamp(strings.TrimSpace(v), tt == schema.TimestampNTZ)
 			return ts, ok
 		}
 	}
 	return nil, false
-}
-
-func parseFloat(s string, bits int) (float64, bool) {
-	switch s {
-	case "NaN":
-		return math.NaN(), true
-	case "Infinity", "+Infinity":
-		return math.Inf(1), true
-	case "-Infinity":
-		return math.Inf(-1), true
-	}
-	if !isDouble(s) {
-		return 0, false
-	}
-	f, err := strconv.ParseFloat(s, bits)
-	return f, err == nil
 }
 
 // jsonElement renders an element for the rescued data column: its text as
