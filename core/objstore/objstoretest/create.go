@@ -179,4 +179,3 @@ func testCreateKeys(t *testing.T, h Harness) {
 		t.Errorf("List =\n %q\nwant\n %q", got, keys)
 	}
 }
-
