@@ -97,6 +97,45 @@ type Tokenizer struct {
 	// buffer (splitLine), not buf; own keeps raw's memory meanwhile.
 	own  []byte
 	view bool
+	// ahead is what splitLine found searching the read buffer beyond
+	// the line it took, for the lines after it.
+	ahead ahead
+}
+
+// ahead holds, for the bytes buffered from the read position on, where
+// the next "\r" and escape bytes are and whether the lines are valid
+// UTF-8: found once per read buffer rather than once per line. Offsets
+// are from the read position; splitLine moves them as it consumes lines,
+// and anything else that consumes input forgets them (forget).
+type ahead struct {
+	ok bool
+	// buffered is the number of bytes buffered from the read position
+	// (the buffer does not grow while ok: it fills on the rune-by-rune
+	// path only).
+	buffered int
+	// cr, esc1 and esc2 are the offsets of the next "\r" and escape
+	// bytes (buffered when there is none); -1: to be searched for.
+	cr, esc1, esc2 int
+	// utf is the number of bytes (whole lines) whose UTF-8 validity
+	// utfOK tells: true when they are all valid, false when each line
+	// must be checked.
+	utf   int
+	utfOK bool
+}
+
+// forget drops what splitLine found ahead.
+func (t *Tokenizer) forget() { t.ahead.ok = false }
+
+// next returns the offset of the next c from the read position in b (the
+// buffered bytes), searching when *at is not known.
+func next(at *int, b []byte, c byte) int {
+	if *at < 0 {
+		*at = bytes.IndexByte(b, c)
+		if *at < 0 {
+			*at = len(b)
+		}
+	}
+	return *at
 }
 
 // New returns a tokenizer reading r with c (which it keeps: c must not
@@ -158,9 +197,36 @@ func (t *Tokenizer) splitLine() bool {
 	if n := len(line); n > 0 && line[n-1] == '\r' {
 		line = line[:n-1]
 	}
-	if !t.splitFields(line) {
+	a := &t.ahead
+	if !a.ok || a.buffered != len(b) {
+		*a = ahead{ok: true, buffered: len(b), cr: -1, esc1: -1, esc2: -1}
+	}
+	if a.utf <= nl {
+		// The buffered whole lines: valid as a whole, each line is.
+		k := bytes.LastIndexByte(b, '\n') + 1
+		a.utf, a.utfOK = k, utf8.Valid(b[:k])
+	}
+	escAt := len(line)
+	if t.esc[0] != 0 {
+		escAt = min(escAt, next(&a.esc1, b, t.esc[0]))
+		if t.esc[1] != 0 {
+			escAt = min(escAt, next(&a.esc2, b, t.esc[1]))
+		}
+	}
+	// A "\r" but the line's last byte ends a record: the slow path.
+	if next(&a.cr, b, '\r') < len(line) || !t.splitFields(line, escAt, a.utfOK) {
 		t.toks = t.toks[:0]
 		return false
+	}
+	n := nl + 1
+	a.buffered -= n
+	a.utf -= n
+	for _, at := range []*int{&a.cr, &a.esc1, &a.esc2} {
+		if *at >= 0 {
+			if *at -= n; *at < 0 {
+				*at = -1
+			}
+		}
 	}
 	// raw is empty here (nothing of the record was read): keep its memory
 	// for the rune-by-rune path and let it be the line.
@@ -210,23 +276,14 @@ func sepFrom(line []byte, from int, c byte) int {
 // and escapes with bytes.IndexByte rather than byte by byte: qAt and
 // escAt are the first quote and escape at or after the value being read
 // (recomputed when passed).
-func (t *Tokenizer) splitFields(line []byte) bool {
+func (t *Tokenizer) splitFields(line []byte, escAt int, valid bool) bool {
 	o := t.o
-	if bytes.IndexByte(line, '\r') >= 0 {
-		return false // a lone "\r" ends a record
-	}
 	sep, q := t.sep[0], byte(o.Quote)
-	qAt, escAt := len(line), len(line)
+	qAt := len(line)
 	if q != 0 {
 		qAt = indexFrom(line, 0, q)
 	}
 	esc1, esc2 := t.esc[0], t.esc[1]
-	if esc1 != 0 {
-		escAt = indexFrom(line, 0, esc1)
-		if esc2 != 0 {
-			escAt = min(escAt, indexFrom(line, 0, esc2))
-		}
-	}
 	for pos := 0; ; pos++ {
 		if o.IgnoreLeadingWhiteSpace {
 			for pos < len(line) && line[pos] <= ' ' && line[pos] != sep {
@@ -273,7 +330,7 @@ func (t *Tokenizer) splitFields(line []byte) bool {
 			return false
 		}
 		if pos >= len(line) {
-			return utf8.Valid(line)
+			return valid || utf8.Valid(line)
 		}
 	}
 }
@@ -427,6 +484,7 @@ func (t *Tokenizer) Next() error {
 		t.line = t.cur
 		if t.first {
 			t.first = false
+			t.forget()
 			fresh := !t.hasBack
 			if r, ok := t.peek(); ok && r == '\uFEFF' {
 				t.hasBack = false
@@ -484,6 +542,7 @@ func (t *Tokenizer) Next() error {
 
 // skipLine consumes a comment line (quotes in it mean nothing).
 func (t *Tokenizer) skipLine() error {
+	t.forget()
 	for {
 		r, ok, err := t.read()
 		if err != nil {
@@ -501,6 +560,7 @@ func (t *Tokenizer) skipLine() error {
 
 // field reads one value; end reports that it ended the record.
 func (t *Tokenizer) field() (end bool, err error) {
+	t.forget()
 	t.chars = 0
 	tok := Token{Start: len(t.buf)}
 	defer func() {
@@ -732,6 +792,7 @@ func (t *Tokenizer) Resume(r io.Reader) {
 		t.raw, t.view = t.own, false
 	}
 	t.br.Reset(r)
+	t.forget()
 	t.buf, t.raw, t.toks, t.bad = t.buf[:0], t.raw[:0], t.toks[:0], ""
 	t.line, t.cur, t.eof, t.first, t.chars = 0, 1, false, false, 0
 	t.hasBack, t.literal = false, false
@@ -774,4 +835,7 @@ func (t *Tokenizer) Buffered() *bufio.Reader { return t.br }
 
 // SetBuffered replaces the buffered reader with br, which must give the
 // same bytes from the same position (before the first record).
-func (t *Tokenizer) SetBuffered(br *bufio.Reader) { t.br = br }
+func (t *Tokenizer) SetBuffered(br *bufio.Reader) {
+	t.br = br
+	t.forget()
+}
