@@ -156,7 +156,9 @@ func etag(fi fs.FileInfo) string {
 	return fmt.Sprintf("%x-%x-%x", inode(fi), fi.Size(), fi.ModTime().UnixNano())
 }
 
-// Get opens the object for streaming reads.
+// Get opens the object for streaming reads: an *os.File, or one that can
+// also be read in place (fileformat.Mapper; files of 256 KiB or more, on
+// Unix), which the line readers map a window at a time.
 func (s *Store) Get(ctx context.Context, key string) (io.ReadCloser, error) {
 	if err := checkKey(key); err != nil {
 		return nil, err
@@ -180,7 +182,7 @@ func (s *Store) Get(ctx context.Context, key string) (io.ReadCloser, error) {
 		f.Close()
 		return nil, fmt.Errorf("localfs: get %q: %w", key, objstore.ErrNotFound)
 	}
-	return f, nil
+	return newObjectFile(f, fi.Size()), nil
 }
 
 // Head returns the object's metadata.

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/tributary-io/tributary/core/formats"
+	"github.com/tributary-io/tributary/core/formats/fileformat"
 	"github.com/tributary-io/tributary/core/objstore"
 )
 
@@ -53,6 +54,10 @@ func (s Source) Open(ctx context.Context, path string) (io.ReadCloser, error) {
 		rc.Close()
 		return nil, &FileError{Path: path, Fault: FaultCorrupt, Err: err}
 	}
+	if m, ok := r.(fileformat.Mapper); ok {
+		// A plain local file: the format may read it in place.
+		return &mappedSource{Mapper: m, sourceReader: sourceReader{ReadCloser: r, body: rc}}, nil
+	}
 	return &sourceReader{ReadCloser: r, body: rc}, nil
 }
 
@@ -70,6 +75,19 @@ type sourceReader struct {
 func (s *sourceReader) Close() error {
 	return errors.Join(s.ReadCloser.Close(), s.body.Close())
 }
+
+// mappedSource is the sourceReader of a plain file that can be read in
+// place (fileformat.Mapper).
+type mappedSource struct {
+	fileformat.Mapper
+	sourceReader
+}
+
+// Read reads the file.
+func (s *mappedSource) Read(p []byte) (int, error) { return s.Mapper.Read(p) }
+
+// Close closes the file.
+func (s *mappedSource) Close() error { return s.sourceReader.Close() }
 
 // File is a source file opened for random access (columnar formats):
 // the local file itself when the store serves one, else the object

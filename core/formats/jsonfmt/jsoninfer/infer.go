@@ -224,7 +224,10 @@ func (in *inferrer) Add(ctx context.Context, path string, r io.Reader) error {
 	if in.Full() {
 		return fmt.Errorf("jsonfmt: %s: %w (%d bytes)", path, fileformat.ErrSampleFull, in.max)
 	}
-	cr := &countingReader{r: r}
+	var cr counter = &countingReader{r: r}
+	if m, ok := r.(fileformat.Mapper); ok {
+		cr = &countingMapper{Mapper: m}
+	}
 	lr, err := jsonlines.New(cr, in.opts.Text)
 	if err != nil {
 		return fmt.Errorf("jsonfmt: %s: %w", path, err)
@@ -233,7 +236,7 @@ func (in *inferrer) Add(ctx context.Context, path string, r io.Reader) error {
 		return fmt.Errorf("jsonfmt: %s: %w", path, err)
 	}
 	in.tape.First = lr.Whole
-	defer func() { in.sample.Bytes += cr.n }()
+	defer func() { in.sample.Bytes += cr.count() }()
 	defer lr.Release()
 	in.sample.Files++
 	in.sc.lines, in.sc.bails = 0, 0
@@ -637,4 +640,51 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n += int64(n)
 	return n, err
+}
+
+func (c *countingReader) count() int64 { return c.n }
+
+// counter is an io.Reader that counts the bytes read through it.
+type counter interface {
+	io.Reader
+	count() int64
+}
+
+// countingMapper counts the bytes of a file read in place
+// (fileformat.Mapper): up to the end of the furthest window mapped, plus
+// what is read after mapping stops (from where Seek places it), as
+// countingReader counts them.
+type countingMapper struct {
+	fileformat.Mapper
+	mapped int64 // the end of the furthest window mapped
+	pos    int64 // the read position (after Seek)
+	read   int64 // bytes read with Read
+}
+
+func (c *countingMapper) MapAt(off int64, n int) ([]byte, error) {
+	b, err := c.Mapper.MapAt(off, n)
+	c.mapped = max(c.mapped, off+int64(len(b)))
+	return b, err
+}
+
+func (c *countingMapper) Seek(off int64, whence int) (int64, error) {
+	p, err := c.Mapper.Seek(off, whence)
+	if err == nil {
+		c.pos = p
+	}
+	return p, err
+}
+
+func (c *countingMapper) Read(p []byte) (int, error) {
+	n, err := c.Mapper.Read(p)
+	c.read += int64(n)
+	return n, err
+}
+
+// count is the bytes of the file read: mapped, and read after them.
+func (c *countingMapper) count() int64 {
+	if c.read == 0 {
+		return c.mapped
+	}
+	return max(c.mapped, c.pos+c.read)
 }

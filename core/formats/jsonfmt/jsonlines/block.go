@@ -36,6 +36,7 @@ const maxCarry = 64 << 10
 // (a copy) when it lacks room; give it cap(dst)-len(dst) > size to avoid
 // that.
 func (l *Reader) Block(dst []byte, size int) ([]byte, int64, error) {
+	l.leaveMapped()
 	start := len(dst)
 	first := l.line
 	// Input read ahead by Next (or the partial line a Block left).

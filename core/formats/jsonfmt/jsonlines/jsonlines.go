@@ -59,6 +59,14 @@ type Reader struct {
 	line     int64              // number of the line last returned, from 1
 	owned    bool               // the line last returned is a fresh buffer (see above)
 	pooled   *[readBufSize]byte // buf's array when it came from readBufs
+	// mapper is the source read in place (fileformat.Mapper), until the
+	// first Block or a failed first MapAt; buf is then a window of it
+	// (mapped) starting at the source's byte mapOff, mapWin bytes long
+	// unless it reaches the end of the source.
+	mapper fileformat.Mapper
+	mapped bool
+	mapOff int64
+	mapWin int
 	// Whole makes the stream one record (multiLine): Next returns all of
 	// it once.
 	Whole bool
@@ -81,6 +89,11 @@ func New(r io.Reader, opts fileformat.TextOptions) (*Reader, error) {
 		l.sep = []byte(opts.LineSep)
 		size = max(size, 4*len(l.sep))
 	}
+	if m, ok := l.src.(fileformat.Mapper); ok && size == readBufSize {
+		// Read in place (fill maps the first window); no read buffer.
+		l.mapper, l.mapWin = m, mapWindow
+		return l, nil
+	}
 	if size == readBufSize {
 		l.pooled = readBufs.Get().(*[readBufSize]byte)
 		l.buf = l.pooled[:]
@@ -94,6 +107,15 @@ func New(r io.Reader, opts fileformat.TextOptions) (*Reader, error) {
 // at io.EOF and when the reader is closed. A line returned before must not
 // be used after release unless it was owned.
 func (l *Reader) Release() {
+	if l.mapper != nil {
+		l.mapper.Unmap()
+		l.mapper, l.mapped, l.buf = nil, false, nil
+		l.pos, l.end, l.from = 0, 0, 0
+		if l.err == nil {
+			l.err = io.EOF
+		}
+		return
+	}
 	if l.pooled == nil {
 		return
 	}
@@ -174,6 +196,10 @@ func (l *Reader) find() (int, int) {
 func (l *Reader) fill() {
 	// The search resumes where a separator could still start.
 	l.from = max(l.pos, l.end-max(len(l.sep)-1, 0))
+	if l.mapper != nil {
+		l.fillMapped()
+		return
+	}
 	if l.pos > 0 {
 		n := copy(l.buf, l.buf[l.pos:l.end])
 		l.from -= l.pos
@@ -197,6 +223,62 @@ func (l *Reader) fill() {
 		}
 	}
 	l.err = io.ErrNoProgress
+}
+
+// mapWindow is the bytes of the source a reader in place maps at a time
+// (more for a longer line): 1 MiB reads 100 MB with 100 mappings, and
+// adds at most that to resident memory.
+var mapWindow = 1 << 20 // a variable for the tests
+
+// fillMapped maps the next window of a source read in place: from the
+// first unread byte, so that the line being searched stays whole in it
+// (doubled when that line fills the window already). The window reaching
+// the source's end sets io.EOF. A first mapping that fails (the source
+// was read from already) falls back to reading with a buffer.
+func (l *Reader) fillMapped() {
+	off := l.mapOff + int64(l.pos)
+	if l.mapped && l.pos == 0 {
+		l.mapWin *= 2 // the line fills the window
+	}
+	b, err := l.mapper.MapAt(off, l.mapWin)
+	if err != nil {
+		if !l.mapped {
+			l.leaveMapped()
+			l.fill()
+			return
+		}
+		l.err = err
+		return
+	}
+	l.from -= l.pos
+	l.buf, l.mapped, l.mapOff, l.pos, l.end = b, true, off, 0, len(b)
+	if len(b) < l.mapWin {
+		l.err = io.EOF
+	}
+}
+
+// leaveMapped goes on reading a source read in place with Read and a read
+// buffer, from its first unread byte (Block, multiLine).
+func (l *Reader) leaveMapped() {
+	m := l.mapper
+	if m == nil {
+		return
+	}
+	l.mapper = nil
+	if l.mapped {
+		off := l.mapOff + int64(l.pos)
+		m.Unmap()
+		l.mapped = false
+		if errors.Is(l.err, io.EOF) {
+			l.err = nil // Read finds the end again
+		}
+		if _, err := m.Seek(off, io.SeekStart); err != nil && l.err == nil {
+			l.err = err
+		}
+	}
+	l.pooled = readBufs.Get().(*[readBufSize]byte)
+	l.buf = l.pooled[:]
+	l.pos, l.end, l.from = 0, 0, 0
 }
 
 // gather appends b to the parts of a long line.
@@ -263,6 +345,7 @@ func IsBlank(b []byte) bool {
 // UTF-8 byte order mark), then io.EOF: multiLine JSON, the one case where
 // a file is held whole.
 func (l *Reader) all() ([]byte, error) {
+	l.leaveMapped()
 	if l.line > 0 {
 		l.Release()
 		return nil, io.EOF
