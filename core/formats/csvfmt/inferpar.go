@@ -62,6 +62,8 @@ func (in *inferrer) parallel() bool {
 type parConfig struct {
 	workers int // 0: GOMAXPROCS; 1: serial
 	block   int // bytes per block; 0: inferBlockBytes
+	// free are block buffers kept from one file to the next.
+	free [][]byte
 }
 
 // inferBlock is a block of whole lines and, once done is closed, what
@@ -85,7 +87,7 @@ type inferBlock struct {
 // parInfer infers the records after a file's header in blocks: br is the
 // rest of the file, whose first line is line base.
 func (in *inferrer) parInfer(ctx context.Context, path string, br *bufio.Reader, f *folder, base int64) error {
-	p := &parRun{in: in, path: path, f: f, workers: in.par.workers}
+	p := &parRun{in: in, path: path, f: f, workers: in.par.workers, free: in.par.free}
 	size := in.par.block
 	defer p.stop()
 	var carry []byte
@@ -281,6 +283,7 @@ func (p *parRun) stop() {
 		close(p.work)
 		p.wg.Wait()
 	}
+	p.in.par.free, p.free = p.free, nil
 }
 
 // worker folds blocks with a tokenizer of its own.
