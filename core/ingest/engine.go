@@ -202,6 +202,10 @@ type Engine struct {
 	// that this engine checked and adopted (sinkmode.go).
 	adopted map[string]bool
 
+	// claiming is the claim of the batch being written, while it runs
+	// (claimsAhead): reads of the pending files wait for it.
+	claiming *batchplan.Claiming
+
 	// fault, when set (tests only), is called after each step; a non-nil
 	// error aborts the run there as a crash would.
 	fault func(Step, int64) error
@@ -403,6 +407,16 @@ func (e *Engine) plan(ctx context.Context, id int64) (*Plan, *backlog, error) {
 	return p, &bl, nil
 }
 
+// claimsAhead reports whether a batch's files are claimed while it is
+// written rather than before: not with a store that may hand a file over
+// twice (state.FileClaimer, whose claim may drop files from the batch,
+// which changes what it writes, its inference sample included), nor when
+// the batch fans out (its shares are told the files the claim dropped).
+func (e *Engine) claimsAhead() bool {
+	_, mayDrop := e.State.(state.FileClaimer)
+	return !mayDrop && !e.fansOut()
+}
+
 // maxPlanFetch bounds the pending files one plan considers (Trigger.Once
 // or no maxFilesPerTrigger).
 const maxPlanFetch = 10000
@@ -523,15 +537,38 @@ func (e *Engine) runBatch(ctx context.Context) (Progress, error) {
 	if err != nil {
 		return Progress{}, err
 	}
-	if p, err = batchplan.Claim(ctx, e.State, e.Config.StreamID, p, e.log()); err != nil {
+	// The files are claimed while the batch is written, when the claim
+	// cannot drop any (claimsAhead); it is waited for below, before the
+	// commit and every later step. A claim that fails stops the write.
+	wctx, stopWrite := context.WithCancel(ctx)
+	defer stopWrite()
+	var claiming *batchplan.Claiming
+	if e.claimsAhead() {
+		claiming = batchplan.StartClaim(ctx, e.State, e.Config.StreamID, p, e.log(), stopWrite)
+	} else if p, err = batchplan.Claim(ctx, e.State, e.Config.StreamID, p, e.log()); err != nil {
 		return Progress{}, err
 	}
 	if err := e.injected(StepPlanned, id); err != nil {
+		claiming.Wait() // the claim is done or failed, as a crash would leave it
 		return Progress{}, err
 	}
 	planned := e.now()
 
-	out, err := e.writeBatch(ctx, snap, p)
+	e.claiming = claiming
+	out, err := e.writeBatch(wctx, snap, p)
+	e.claiming = nil
+	if claiming != nil {
+		owned, cerr := claiming.Wait()
+		if cerr != nil {
+			return Progress{}, cerr // nothing committed: the data files written are orphans
+		}
+		if err == nil && owned != p {
+			// Not for a store claimsAhead admits; were it so, the batch
+			// is written again with the files it owns.
+			p = owned
+			out, err = e.writeBatch(ctx, snap, p)
+		}
+	}
 	if err != nil {
 		return Progress{}, fmt.Errorf("batch %d: %w", id, err)
 	}

@@ -2,12 +2,14 @@ package ingest
 
 import (
 	"context"
+	"github.com/tributary-io/tributary/core/ingest/batchplan"
 	"github.com/tributary-io/tributary/core/ingest/evolve"
 	"github.com/tributary-io/tributary/core/ingest/schemalog"
 
 	"github.com/tributary-io/tributary/core/delta"
 	"github.com/tributary-io/tributary/core/options"
 	"github.com/tributary-io/tributary/core/schema"
+	"github.com/tributary-io/tributary/core/state"
 )
 
 // SchemaConfig holds the schema options of a stream.
@@ -78,7 +80,7 @@ func (e *Engine) schemas() *evolve.Schemas {
 		User: c.Schema.User, Hints: c.Schema.Hints, Rescued: c.Schema.rescuedColumn(), Mode: c.Schema.EvolutionMode,
 		SampleFiles: c.Schema.SampleFiles, SampleBytes: c.Schema.SampleBytes,
 		Partitions: e.sourceParts(), NoMergeSchema: c.NoMergeSchema, TableProperties: c.TableProperties,
-		History: e.schemaStore(), Checkpoint: e.Checkpoint, State: e.State, Table: e.snap,
+		History: e.schemaStore(), Checkpoint: e.Checkpoint, State: e.pendingAfterClaim(), Table: e.snap,
 		Recorded: e.recorded, InferOptions: e.inferOptions, Sample: e.converter().Sample, Logger: e.log(),
 	}
 }
@@ -124,4 +126,29 @@ func (e *Engine) checkSchemaChanges(ctx context.Context) error {
 // properties are applied (snap nil: a table not created yet).
 func (e *Engine) tableConfig(snap *delta.Snapshot) map[string]string {
 	return e.schemas().TableConfig(snap)
+}
+
+// pendingAfterClaim is the state store as schema inference sees it: while
+// the batch's claim runs (claimsAhead), its Pending waits for the claim,
+// so that the files it adds to the sample are those after the batch, as
+// when the claim ran before the write.
+func (e *Engine) pendingAfterClaim() state.Store {
+	if e.claiming == nil {
+		return e.State
+	}
+	return claimedFirst{e.State, e.claiming}
+}
+
+// claimedFirst is a state store whose Pending waits for a claim.
+type claimedFirst struct {
+	state.Store
+	claim *batchplan.Claiming
+}
+
+// Pending implements state.Store once the claim is done.
+func (s claimedFirst) Pending(ctx context.Context, stream string, limit int) ([]state.Entry, error) {
+	if _, err := s.claim.Wait(); err != nil {
+		return nil, err
+	}
+	return s.Store.Pending(ctx, stream, limit)
 }

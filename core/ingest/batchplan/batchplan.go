@@ -206,6 +206,42 @@ func Claim(ctx context.Context, st state.Store, stream string, p *Plan, log *slo
 	return &q, nil
 }
 
+// Claiming is a Claim running on its own goroutine (StartClaim).
+type Claiming struct {
+	done  chan struct{}
+	owned *Plan
+	err   error
+}
+
+// StartClaim starts Claim(ctx, st, stream, p, log) on its own goroutine
+// and returns at once, so that the batch's files are read and written
+// while the state store claims them. The exactly-once order stays: the
+// plan is sealed before, and the caller Waits for the claim, durable in
+// the store, before anything that depends on it — the Delta commit that
+// names the files above all, and every read of the pending files. A
+// claim that fails calls stop (to cancel the write it overlaps) before
+// Wait returns its error.
+func StartClaim(ctx context.Context, st state.Store, stream string, p *Plan, log *slog.Logger, stop func()) *Claiming {
+	c := &Claiming{done: make(chan struct{})}
+	go func() {
+		defer close(c.done)
+		if c.owned, c.err = Claim(ctx, st, stream, p, log); c.err != nil {
+			stop()
+		}
+	}()
+	return c
+}
+
+// Wait returns the plan of the files the batch owns (Claim's result) once
+// the claim is done; a nil Claiming has nothing to wait for.
+func (c *Claiming) Wait() (*Plan, error) {
+	if c == nil {
+		return nil, nil
+	}
+	<-c.done
+	return c.owned, c.err
+}
+
 // IDs lists the batch ids of the checkpoint's sealed plans, ascending.
 func IDs(ctx context.Context, cp objstore.Store) ([]int64, error) {
 	var ids []int64
