@@ -205,10 +205,19 @@ func (r *Registrar) RegisterAll(ctx context.Context, files iter.Seq2[Found, erro
 	return r.registerAll(ctx, files, true, false, nil)
 }
 
+// overlapGrowth is how many times ChunkSize the chunks after the first
+// hold when registration overlaps the listing: the first is registered
+// early, the later ones commit the state store a quarter as often (each
+// boltstate commit is two fdatasyncs, and its own B+tree spill). Measured
+// registering 9,000 files into boltstate (one thread): 500-file chunks
+// 50-56 ms CPU, 2,000-file chunks 43-49 ms, one chunk 63-86 ms.
+const overlapGrowth = 4
+
 // registerAll is RegisterAll; mostlyKnown is passed to the store
 // (state.RegisterOptions.MostlyKnown), and flushed, when set, is called
 // after each chunk is registered (every entry the sequence yielded so far
-// is recorded). With overlap, a full chunk is registered on another
+// is recorded). With overlap, the chunks after the first are overlapGrowth
+// times larger, and a full chunk is registered on another
 // goroutine while the sequence yields the next one (the store's write and
 // its sync overlap the listing); flushed is then called once a chunk's
 // registration is done, when entries of the next chunk may have been
@@ -218,6 +227,10 @@ func (r *Registrar) registerAll(ctx context.Context, files iter.Seq2[Found, erro
 	size := r.ChunkSize
 	if size <= 0 {
 		size = 500
+	}
+	later := size // the size of the chunks after the first
+	if overlap {
+		later *= overlapGrowth
 	}
 	chunk := make([]state.File, 0, size)
 	type registered struct {
@@ -252,6 +265,7 @@ func (r *Registrar) registerAll(ctx context.Context, files iter.Seq2[Found, erro
 			if err := wait(); err != nil {
 				return err
 			}
+			size = later
 			c, done := chunk, make(chan registered, 1)
 			chunk, inflight = make([]state.File, 0, size), done
 			go func() {

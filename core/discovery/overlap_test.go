@@ -10,8 +10,9 @@ import (
 )
 
 // TestRegisterAllOverlap: registering chunks while the next ones are
-// listed (overlap) registers what the serial registration does, counts
-// the same, calls flushed once per registered chunk, and returns the
+// listed (overlap, in chunks overlapGrowth times larger after the first)
+// registers what the serial registration does, counts the same, calls
+// flushed once per registered chunk, and returns the
 // store's or the listing's error after the chunk in flight is done.
 func TestRegisterAllOverlap(t *testing.T) {
 	errList := errors.New("listing failed")
@@ -56,7 +57,11 @@ func TestRegisterAllOverlap(t *testing.T) {
 					t.Fatalf("err %v, want %v", err, c.wantErr)
 				}
 				registered := len(st.seen)
-				if res.New != registered || flushes != (registered+4)/5 {
+				later := 5
+				if overlap {
+					later = 5 * overlapGrowth
+				}
+				if res.New != registered || flushes != chunksOf(registered, 5, later) {
 					t.Fatalf("%+v, %d flushes; the store registered %d files", res, flushes, registered)
 				}
 				var bytes int64
@@ -74,4 +79,16 @@ func TestRegisterAllOverlap(t *testing.T) {
 			})
 		}
 	}
+}
+
+// chunksOf is the number of chunks n files fill: the first of first
+// files, the others of later.
+func chunksOf(n, first, later int) int {
+	if n <= 0 {
+		return 0
+	}
+	if n <= first {
+		return 1
+	}
+	return 1 + (n-first+later-1)/later
 }
