@@ -158,7 +158,21 @@ func openStream(tx *bolt.Tx, stream string, create bool) (*streamBuckets, error)
 }
 
 func (b *streamBuckets) get(stream, path string) (*record, error) {
-	v := b.files.Get([]byte(path))
+	return decodeIn(stream, path, b.files.Get([]byte(path)))
+}
+
+// getAt is get through c, a cursor of the files bucket that one caller
+// reuses for many lookups (Bucket.Get allocates a cursor per call).
+func (b *streamBuckets) getAt(c *bolt.Cursor, stream, path string) (*record, error) {
+	k, v := c.Seek([]byte(path))
+	if string(k) != path {
+		v = nil
+	}
+	return decodeIn(stream, path, v)
+}
+
+// decodeIn decodes path's record v (nil: no record).
+func decodeIn(stream, path string, v []byte) (*record, error) {
 	if v == nil {
 		return nil, nil
 	}
@@ -240,11 +254,12 @@ func (s *Store) Register(ctx context.Context, stream string, files []state.File,
 		if err != nil {
 			return fmt.Errorf("boltstate: record discovery time: %w", err)
 		}
+		fc := b.files.Cursor()
 		for i, f := range files {
 			if f.Path == "" {
 				return fmt.Errorf("boltstate: register in stream %q: empty path", stream)
 			}
-			old, err := b.get(stream, f.Path)
+			old, err := b.getAt(fc, stream, f.Path)
 			if err != nil {
 				return err
 			}
@@ -327,12 +342,19 @@ func (s *Store) Pending(ctx context.Context, stream string, limit int) ([]state.
 			return err
 		}
 		c := b.pending.Cursor()
+		// Counted first (keys only), so that out is allocated once.
+		n := 0
+		for k, _ := c.First(); k != nil && n < limit; k, _ = c.Next() {
+			n++
+		}
+		out = make([]state.Entry, 0, n)
+		fc := b.files.Cursor()
 		for k, _ := c.First(); k != nil && len(out) < limit; k, _ = c.Next() {
 			_, path, err := parsePendingKey(k)
 			if err != nil {
 				return err
 			}
-			r, err := b.get(stream, path)
+			r, err := b.getAt(fc, stream, path)
 			if err != nil {
 				return err
 			}
@@ -416,8 +438,9 @@ func (s *Store) Claim(ctx context.Context, stream string, batch int64, paths []s
 		if err != nil || b == nil {
 			return err
 		}
+		fc := b.files.Cursor()
 		for _, p := range paths {
-			r, err := b.get(stream, p)
+			r, err := b.getAt(fc, stream, p)
 			if err != nil {
 				return err
 			}

@@ -1,8 +1,8 @@
 package boltstate
 
 import (
-	"bytes"
 	"encoding/json"
+	"math"
 	"strconv"
 	"time"
 )
@@ -102,22 +102,40 @@ func (s *recordScanner) has(lit string) bool {
 	return false
 }
 
-// int reads a canonical integer.
+// int reads a canonical integer: one strconv.AppendInt writes (an
+// optional '-', then no leading zero but for 0 itself, no "-0", within
+// int64), without allocating.
 func (s *recordScanner) int() int64 {
 	if !s.ok {
 		return 0
 	}
-	end := 0
-	for end < len(s.v) && (s.v[end] == '-' || s.v[end] >= '0' && s.v[end] <= '9') {
-		end++
+	v := s.v
+	i := 0
+	neg := len(v) > 0 && v[0] == '-'
+	if neg {
+		i = 1
 	}
-	n, err := strconv.ParseInt(string(s.v[:end]), 10, 64)
-	if err != nil || !bytes.Equal(strconv.AppendInt(nil, n, 10), s.v[:end]) {
+	start := i
+	var n uint64 // at most 19 digits: below 1e19 < 2^64
+	for ; i < len(v) && v[i] >= '0' && v[i] <= '9'; i++ {
+		if i-start == 19 {
+			s.ok = false
+			return 0
+		}
+		n = n*10 + uint64(v[i]-'0')
+	}
+	digits := i - start
+	switch {
+	case digits == 0, v[start] == '0' && (digits > 1 || neg),
+		!neg && n > math.MaxInt64, neg && n > 1<<63:
 		s.ok = false
 		return 0
 	}
-	s.v = s.v[end:]
-	return n
+	s.v = v[i:]
+	if neg {
+		return int64(-n) // -(1<<63) wraps to math.MinInt64
+	}
+	return int64(n)
 }
 
 // str reads a quoted string of plain bytes.
@@ -148,7 +166,8 @@ func (s *recordScanner) time() time.Time {
 		return time.Time{}
 	}
 	t, err := time.Parse(time.RFC3339Nano, str)
-	if err != nil || t.Year() < 0 || t.Year() > 9999 || t.Format(time.RFC3339Nano) != str {
+	var buf [64]byte // the canonical form, written here instead of allocated
+	if err != nil || t.Year() < 0 || t.Year() > 9999 || string(t.AppendFormat(buf[:0], time.RFC3339Nano)) != str {
 		s.ok = false
 		return time.Time{}
 	}

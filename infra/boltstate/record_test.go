@@ -2,7 +2,11 @@ package boltstate
 
 import (
 	"encoding/json"
+	"math"
+	"math/rand/v2"
 	"reflect"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -94,6 +98,8 @@ func FuzzDecodeRecord(f *testing.F) {
 		f.Add(b)
 	}
 	f.Add([]byte(`{"size":-0,"etag":"","mod_time":"0001-01-01T00:00:00Z","discovery_time":"2026-01-02T03:04:05+01:00","batch":-1}`))
+	f.Add([]byte(`{"size":9223372036854775807,"etag":"","mod_time":"0001-01-01T00:00:00Z","discovery_time":"2026-01-02T03:04:05Z","batch":-9223372036854775808}`))
+	f.Add([]byte(`{"size":9223372036854775808,"etag":"","mod_time":"0001-01-01T00:00:00Z","discovery_time":"2026-01-02T03:04:05Z","batch":01}`))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		var fast, slow record
 		ferr := decodeRecord(in, &fast)
@@ -113,4 +119,40 @@ func FuzzDecodeRecord(f *testing.F) {
 			t.Fatalf("encodeRecord(%+v) = %s, %v; json.Marshal: %s, %v", fast, got, gerr, want, werr)
 		}
 	})
+}
+
+// recordScanner.int takes exactly the integers strconv.AppendInt writes
+// (the fast path of decodeRecord; anything else falls back to
+// json.Unmarshal), and stops at the first byte after them.
+func TestScannerInt(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want int64
+		ok   bool
+	}{
+		{"0", 0, true}, {"7,", 7, true}, {"-1}", -1, true}, {"1024", 1024, true},
+		{"9223372036854775807", math.MaxInt64, true}, {"-9223372036854775808", math.MinInt64, true},
+		{"9223372036854775808", 0, false}, {"-9223372036854775809", 0, false},
+		{"99999999999999999999", 0, false}, {"18446744073709551616", 0, false},
+		{"-0", 0, false}, {"00", 0, false}, {"01", 0, false}, {"-01", 0, false},
+		{"", 0, false}, {"-", 0, false}, {"+1", 0, false}, {"x", 0, false}, {"--1", 0, false},
+	} {
+		s := recordScanner{v: []byte(c.in), ok: true}
+		got := s.int()
+		if s.ok != c.ok || got != c.want {
+			t.Errorf("int(%q) = %d, ok %v; want %d, %v", c.in, got, s.ok, c.want, c.ok)
+		}
+		if s.ok && string(s.v) != strings.TrimLeft(c.in, "-0123456789") {
+			t.Errorf("int(%q) left %q", c.in, s.v)
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 100000 {
+		n := int64(rng.Uint64()) >> rng.IntN(64)
+		in := strconv.AppendInt(nil, n, 10)
+		s := recordScanner{v: in, ok: true}
+		if got := s.int(); !s.ok || got != n || len(s.v) != 0 {
+			t.Fatalf("int(%q) = %d, ok %v", in, got, s.ok)
+		}
+	}
 }
