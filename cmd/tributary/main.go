@@ -23,6 +23,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/tributary-io/tributary/infra/gcpace"
 )
 
 const usage = `usage:
@@ -42,6 +44,9 @@ TRIBUTARY_STATE_TABLE are then taken from the environment).
 `
 
 func main() {
+	// The collector paced by the live heap: up to GOGC=200 while it is
+	// small (many small files), the default from 40 MiB (infra/gcpace).
+	gcpace.SmallHeap(os.Getenv)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
