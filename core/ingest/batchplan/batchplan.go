@@ -113,7 +113,11 @@ func Read(ctx context.Context, cp objstore.Store, id int64) (*Plan, bool, error)
 // Seal writes p unless a plan for its batch exists; it returns the plan
 // that is sealed (p, or the one another committer sealed first).
 func Seal(ctx context.Context, cp objstore.Store, p *Plan) (*Plan, error) {
-	return objstore.SealJSON(ctx, cp, Key(p.BatchID), p, func(ctx context.Context) (*Plan, bool, error) {
+	data, err := encodePlan(p)
+	if err != nil {
+		return nil, err
+	}
+	return objstore.SealEncoded(ctx, cp, Key(p.BatchID), p, data, func(ctx context.Context) (*Plan, bool, error) {
 		return Read(ctx, cp, p.BatchID)
 	})
 }
