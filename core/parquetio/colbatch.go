@@ -370,7 +370,7 @@ func (w *Writer) WriteBatch(b *ColumnBatch, from, to int) error {
 	}
 	w.stats.AddRows(int64(to - from))
 	w.row += int64(to - from)
-	if w.pw == nil {
+	if w.file == nil {
 		if err := w.start(w.dictionaryColumns(&w.batch)); err != nil {
 			return err
 		}

@@ -1,37 +1,33 @@
 package parquetio
 
 import (
-	"bytes"
 	"fmt"
 	"sync"
 	"sync/atomic"
 
-	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/format"
-
 	"github.com/tributary-io/tributary/core/parquetio/filestats"
-	"github.com/tributary-io/tributary/core/parquetio/internal/chunkstats"
 )
 
 // The encoder. Write shreds a batch into one value buffer per leaf column
 // (colBatch), each top-level field on its own goroutine, then hands every
 // column its values in runs of rows and encodes the column chunks on up to
-// GOMAXPROCS goroutines: parquet-go's ColumnWriters are independent of one
-// another until the row group is flushed, which copies the encoded chunks
-// out in column order. The pages, and so the file, are the ones parquet-go's
-// row path (Writer.WriteRows on the same runs) produces, byte for byte.
+// GOMAXPROCS goroutines: the column encoders (pagew.Column) are independent
+// of one another until the row group is flushed, which copies the encoded
+// chunks out in column order. The pages end where parquet-go's ColumnWriter
+// ended them on the same runs (the previous encoder, kept in the tests as
+// the reference of TestColumnPathMatchesRowPath).
 
 // defaultMinParallel is the fewest values a batch needs before it is
 // shredded and encoded on more than one goroutine (below it the handoff
 // costs more than it saves).
 const defaultMinParallel = 2048
 
-// writeRunRows is the most rows handed to a column writer at once
-// (parquet-go's row path splits larger writes into runs of 64 rows and may
+// writeRunRows is the most rows handed to a column encoder at once (as
+// parquet-go's row path split larger writes into runs of 64 rows and could
 // cut a page after each).
 const writeRunRows = 64
 
-// run is rows [from, to) of a batch, handed to every column writer at
+// run is rows [from, to) of a batch, handed to every column encoder at
 // once; full means the row group is full after it.
 type run struct {
 	from, to int
@@ -60,7 +56,7 @@ func (w *Writer) Write(rows [][]any) error {
 		return err
 	}
 	w.row += int64(len(rows))
-	if w.pw == nil {
+	if w.file == nil {
 		if err := w.start(w.dictionaryColumns(&w.batch)); err != nil {
 			return err
 		}
@@ -193,18 +189,12 @@ func (w *Writer) encodeBatch(workers int) error {
 	return nil
 }
 
-// writeRuns writes runs to every column writer, the columns on up to
+// writeRuns writes runs to every column encoder, the columns on up to
 // workers goroutines; release drops the batch's values afterwards.
 func (w *Writer) writeRuns(runs []run, workers int, release bool) error {
 	base := w.rgDone
-	var idx []format.OffsetIndex
-	if len(w.track) > 0 {
-		if f := w.pw.File(); f != nil {
-			idx = f.OffsetIndexes()
-		}
-	}
-	err := w.forEach(len(w.cws), workers, func(c int) error {
-		err := w.writeColumn(c, runs, base, idx)
+	err := w.forEach(len(w.cols), workers, func(c int) error {
+		err := w.writeColumn(c, runs)
 		if release {
 			w.batch.release(c)
 		}
@@ -218,84 +208,21 @@ func (w *Writer) writeRuns(runs []run, workers int, release bool) error {
 	return nil
 }
 
-// writeColumn writes runs of column c, following its byte-array
-// statistics page by page; the row group held base rows before them.
-func (w *Writer) writeColumn(c int, runs []run, base int64, idx []format.OffsetIndex) error {
-	cw := w.cws[c]
-	var ct *chunkstats.Track
-	if k := w.trackOf[c]; k >= 0 {
-		ct = w.track[k]
-	}
-	var fs *filestats.Leaf // the column's file statistics, fed here
+// writeColumn writes runs of column c; a string column whose file
+// statistics come from the runs (lstats inRuns) gets them from the
+// encoder's min and max.
+func (w *Writer) writeColumn(c int, runs []run) error {
+	col := w.cols[c]
+	var fs *filestats.Leaf
 	if w.runStats && w.lstats[c].inRuns {
 		fs = w.lstats[c].h
 	}
-	done := base
 	for _, r := range runs {
-		vals := w.batch.rowValues(c, r.from, r.to)
-		if ct != nil {
-			trackRun(ct, fs, vals)
-		}
-		if _, err := cw.WriteRowValues(vals); err != nil {
+		if err := col.Write(w.batch.rowValues(c, r.from, r.to), r.to-r.from, fs); err != nil {
 			return err
 		}
-		done += int64(r.to - r.from)
-		if ct == nil {
-			continue
-		}
-		// Did parquet-go finish a page during this run?
-		n, first := -1, int64(-1)
-		if c < len(idx) {
-			if n = len(idx[c].PageLocations); n > 0 {
-				first = idx[c].PageLocations[n-1].FirstRowIndex
-			}
-		}
-		ct.AfterRun(n, first, done)
 	}
 	return nil
-}
-
-// trackRun adds the non-null values of a run of a byte-array column to its
-// page statistics and, with fs, to the file statistics (nulls counted):
-// their min and max, or each value when those are too long for that
-// (chunkstats.Track.AddSpan, filestats.Leaf.BytesSpan).
-func trackRun(ct *chunkstats.Track, fs *filestats.Leaf, vals []parquet.Value) {
-	var lo, hi []byte
-	has := false
-	var nulls int64
-	for i := range vals {
-		v := &vals[i]
-		if v.IsNull() {
-			nulls++
-			continue
-		}
-		x := v.ByteArray()
-		if !has {
-			lo, hi, has = x, x, true
-		} else if bytes.Compare(x, lo) < 0 {
-			lo = x
-		} else if bytes.Compare(x, hi) > 0 {
-			hi = x
-		}
-	}
-	if fs != nil {
-		fs.Nulls(nulls)
-		if has && !fs.BytesSpan(lo, hi) {
-			for i := range vals {
-				if !vals[i].IsNull() {
-					fs.Bytes(vals[i].ByteArray())
-				}
-			}
-		}
-	}
-	if !has || ct.AddSpan(lo, hi) {
-		return
-	}
-	for i := range vals {
-		if !vals[i].IsNull() {
-			ct.Add(vals[i].ByteArray())
-		}
-	}
 }
 
 // forEach calls f(i) for i in [0, n) on up to workers goroutines (the

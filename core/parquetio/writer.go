@@ -10,7 +10,10 @@
 // UTC for timestamp, not adjusted for timestamp_ntz), decimals as INT32,
 // INT64 or FIXED_LEN_BYTE_ARRAY by precision. Rows are shredded into Parquet
 // repetition and definition levels here rather than through parquet-go's
-// reflection, which mishandles []any values.
+// reflection, which mishandles []any values, and the column chunks are
+// encoded here too (internal/pagew: data pages v2, PLAIN, DELTA_LENGTH_
+// BYTE_ARRAY or dictionary encoded, as parquet-go's writer encodes them)
+// rather than value by value through parquet-go's column writers.
 //
 // Parquet statistics follow parquet-mr: no page header statistics, column
 // indexes with min/max cut to 64 bytes, and a column chunk's min/max left
@@ -20,7 +23,7 @@
 package parquetio
 
 import (
-	"bytes"
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -35,6 +38,7 @@ import (
 	"github.com/tributary-io/tributary/core/parquetio/filestats"
 	"github.com/tributary-io/tributary/core/parquetio/internal/chunkstats"
 	"github.com/tributary-io/tributary/core/parquetio/internal/codec"
+	"github.com/tributary-io/tributary/core/parquetio/internal/pagew"
 	"github.com/tributary-io/tributary/core/parquetio/internal/ptree"
 	"github.com/tributary-io/tributary/core/parquetio/internal/spill"
 	"github.com/tributary-io/tributary/core/schema"
@@ -119,18 +123,18 @@ type WriterOptions struct {
 // use.
 type Writer struct {
 	tree    *ptree.Node
-	pw      *parquet.Writer // nil until the first batch chose the encodings
+	file    *pagew.File // nil until the first batch chose the encodings
 	schema  *schema.StructType
-	plain   *parquet.Schema        // the schema without dictionary encoding
-	wopts   []parquet.WriterOption // the writer options besides the schema
-	out     *outWriter
+	plain   *parquet.Schema        // the schema (encodings are the columns')
+	wopts   []parquet.WriterOption // created_by and key/value metadata of the footer
+	codec   compress.Codec
+	out     *bufio.Writer
 	pool    *spill.Pool
 	opts    WriterOptions
 	tracked []int               // leaf columns of physical type BYTE_ARRAY
 	trackOf []int               // leaf column -> index in tracked, or -1
-	track   []*chunkstats.Track // byte-array statistics of the row group being written
-	groups  []chunkstats.Group  // byte-array statistics of the finished row groups
-	rgDone  int64               // rows of the current row group handed to parquet-go
+	track   []*chunkstats.Track // byte-array page statistics of the row group being written
+	rgDone  int64               // rows of the current row group encoded
 	stats   *filestats.Collector
 	lstats  []leafStat // per leaf column, for WriteBatch (built on first use)
 	// runStats: the batch being encoded feeds the file statistics of its
@@ -145,7 +149,7 @@ type Writer struct {
 	shr     []*shredder
 	ferrs   []fieldErr
 	runs    []run
-	cws     []*parquet.ColumnWriter // parquet-go's column writers, by leaf column
+	cols    []*pagew.Column // the column chunk encoders, by leaf column
 	workers int
 	// minParallel is the fewest values a batch must hold to be shredded and
 	// encoded on more than one goroutine.
@@ -192,20 +196,9 @@ func NewWriter(w io.Writer, s *schema.StructType, opts WriterOptions) (*Writer, 
 	if err := levelsFit(tree); err != nil {
 		return nil, err
 	}
-	out := newOutWriter(w)
+	out := bufio.NewWriterSize(w, 64<<10)
 	pool := spill.NewPool(opts.TempDir, opts.SpillBytes)
-	wopts := []parquet.WriterOption{
-		parquet.ColumnPageBuffers(pool),
-		parquet.Compression(codec),
-		parquet.PageBufferSize(opts.PageBytes),
-		parquet.WriteBufferSize(0), // out buffers; the footer must not linger in parquet-go
-		parquet.CreatedBy("tributary", "1", ""),
-		// parquet-mr writes no page header statistics (the column index
-		// replaces them) and truncates column-index bounds to 64 bytes.
-		parquet.DataPageStatistics(false),
-		parquet.ColumnIndexSizeLimit(func([]string) int { return filestats.ColumnIndexTruncateLength }),
-		parquet.DictionaryMaxBytes(dictFallbackBytes),
-	}
+	wopts := []parquet.WriterOption{parquet.CreatedBy("tributary", "1", "")}
 	trackOf := make([]int, len(tree.Leaves))
 	var tracked []int
 	for i, path := range ps.Columns() {
@@ -213,7 +206,6 @@ func NewWriter(w io.Writer, s *schema.StructType, opts WriterOptions) (*Writer, 
 		if leaf, ok := ps.Lookup(path...); ok && leaf.ColumnIndex == i && leaf.Node.Type().Kind() == parquet.ByteArray {
 			trackOf[i] = len(tracked)
 			tracked = append(tracked, i)
-			wopts = append(wopts, parquet.SkipPageBounds(path...))
 		}
 	}
 	for k, v := range opts.Metadata {
@@ -228,6 +220,7 @@ func NewWriter(w io.Writer, s *schema.StructType, opts WriterOptions) (*Writer, 
 		schema:  s,
 		plain:   ps,
 		wopts:   wopts,
+		codec:   codec,
 		out:     out,
 		pool:    pool,
 		opts:    opts,
@@ -279,21 +272,42 @@ func codecOf(name string) (compress.Codec, error) {
 	return nil, fmt.Errorf("%w: Compression %q (want snappy, zstd, gzip, lz4 or uncompressed)", ErrInvalidOption, name)
 }
 
-// start creates the parquet-go writer, with the top-level columns in dict
-// dictionary encoded.
+// start creates the file and its column encoders, with the leaf columns
+// in dict (by dotted path) dictionary encoded.
 func (w *Writer) start(dict map[string]bool) error {
-	ps := w.plain
-	if len(dict) > 0 {
-		var err error
-		if ps, err = ptree.ParquetSchema(w.schema, dict); err != nil {
-			return err
+	meta, err := pagew.Template(w.plain, w.wopts...)
+	if err != nil {
+		return err
+	}
+	paths := w.plain.Columns()
+	if len(paths) != len(w.tree.Leaves) {
+		return fmt.Errorf("%w: parquet-go has %d leaf columns, the tree %d", ErrUnsupportedSchema, len(paths), len(w.tree.Leaves))
+	}
+	cols := make([]*pagew.Column, len(paths))
+	for i, path := range paths {
+		leaf, ok := w.plain.Lookup(path...)
+		if !ok || leaf.ColumnIndex != i {
+			return fmt.Errorf("%w: leaf column %d (%s) not found", ErrUnsupportedSchema, i, strings.Join(path, "."))
 		}
+		o := pagew.Options{
+			Path:           path,
+			Type:           leaf.Node.Type(),
+			MaxRep:         leaf.MaxRepetitionLevel,
+			MaxDef:         leaf.MaxDefinitionLevel,
+			Dict:           dict[strings.Join(path, ".")],
+			DictMaxBytes:   dictFallbackBytes,
+			PageBytes:      w.opts.PageBytes,
+			Codec:          w.codec,
+			Pool:           w.pool,
+			IndexSizeLimit: filestats.ColumnIndexTruncateLength,
+		}
+		if k := w.trackOf[i]; k >= 0 {
+			o.Track = w.track[k]
+		}
+		cols[i] = pagew.NewColumn(o)
 	}
-	w.pw = parquet.NewWriter(w.out, append([]parquet.WriterOption{ps}, w.wopts...)...)
-	w.cws = w.pw.ColumnWriters()
-	if len(w.cws) != len(w.tree.Leaves) {
-		return fmt.Errorf("%w: parquet-go has %d column writers for %d leaf columns", ErrUnsupportedSchema, len(w.cws), len(w.tree.Leaves))
-	}
+	w.cols = cols
+	w.file = pagew.NewFile(w.out, meta)
 	return nil
 }
 
@@ -305,14 +319,15 @@ func (w *Writer) start(dict map[string]bool) error {
 // dictMaxEntries values of at most dictMaxBytes in all — a column for which
 // the dictionary pays. A sample of 512 values with 481 distinct ones (screen
 // widths: 3,520 values over 269k rows) gets a dictionary; 512 distinct ones
-// do not. Should the estimate be wrong, parquet-go falls back to plain pages
+// do not. Should the estimate be wrong, the column falls back to plain pages
 // for the rest of the row group once the dictionary passes
 // dictFallbackBytes, as parquet-mr does.
 const (
 	dictMinValues  = 16
 	dictMaxEntries = 1 << 16
 	dictMaxBytes   = 1 << 20
-	// dictFallbackBytes is parquet-go's DictionaryMaxBytes.
+	// dictFallbackBytes is the dictionary size past which a column chunk's
+	// later pages are PLAIN (parquet-go's DictionaryMaxBytes).
 	dictFallbackBytes = 2 * dictMaxBytes
 )
 
@@ -398,23 +413,18 @@ func estimateDistinct(n, d int) float64 {
 	return hi
 }
 
-// flushRowGroup ends the row group being written.
+// flushRowGroup ends the row group being written: the columns encode
+// their last pages and dictionaries on the workers, then the chunks are
+// copied out in column order.
 func (w *Writer) flushRowGroup() error {
-	// Encode the pages still buffered on the workers; parquet-go's Flush
-	// then only copies the encoded column chunks out, in order.
-	err := w.forEach(len(w.cws), w.workers, func(c int) error { return w.cws[c].Flush() })
+	err := w.forEach(len(w.cols), w.workers, func(c int) error { return w.cols[c].Flush() })
 	if err == nil {
-		err = w.pw.Flush()
+		err = w.file.WriteRowGroup(w.cols)
 	}
 	if err != nil {
 		w.err = fmt.Errorf("parquetio: flushing row group: %w", err)
 		return w.err
 	}
-	g := chunkstats.Group{Rows: w.rgDone, Chunks: make([]chunkstats.Chunk, len(w.track))}
-	for k, ct := range w.track {
-		g.Chunks[k] = ct.EndGroup(w.rgDone)
-	}
-	w.groups = append(w.groups, g)
 	w.rgDone = 0
 	return nil
 }
@@ -430,7 +440,7 @@ func (w *Writer) Close() (FileStats, error) {
 	if w.err != nil {
 		return FileStats{}, w.err
 	}
-	if w.pw == nil { // no rows
+	if w.file == nil { // no rows
 		if err := w.start(nil); err != nil {
 			return FileStats{}, err
 		}
@@ -440,21 +450,10 @@ func (w *Writer) Close() (FileStats, error) {
 			return FileStats{}, err
 		}
 	}
-	base := w.out.n
-	w.out.tail = new(bytes.Buffer)
-	err := w.pw.Close()
-	tail := w.out.tail.Bytes()
-	w.out.tail = nil
-	if err != nil {
-		return FileStats{}, fmt.Errorf("parquetio: closing parquet file: %w", err)
-	}
-	if tail, err = chunkstats.RewriteTail(tail, base, w.tracked, w.groups); err != nil {
-		return FileStats{}, err
-	}
-	if _, err := w.out.Write(tail); err != nil {
+	if err := w.file.Close(); err != nil {
 		return FileStats{}, fmt.Errorf("parquetio: writing footer: %w", err)
 	}
-	if err := w.out.bw.Flush(); err != nil {
+	if err := w.out.Flush(); err != nil {
 		return FileStats{}, fmt.Errorf("parquetio: writing parquet file: %w", err)
 	}
 	return w.stats.Result(), nil

@@ -1,14 +1,15 @@
 // Package chunkstats follows the min/max statistics of the Parquet
-// writer's byte-array columns page by page and rewrites the page indexes
-// and footer parquet-go wrote with them.
+// writer's byte-array columns page by page, as parquet-mr writes them.
 //
-// parquet-go copies the whole min and max of every
-// page into the column chunk statistics and the column index (four copies
-// of a 64 MB string, and a footer readers refuse). The Writer therefore
-// turns page bounds off for BYTE_ARRAY columns, follows their min/max
-// itself (keeping at most filestats.MaxStatsSize bytes of a value) and, when the file
-// is closed, rewrites the page indexes and the footer written by parquet-go
-// with the statistics parquet-mr would write.
+// parquet-go would copy the whole min and max of every page into the
+// column chunk statistics and the column index (four copies of a 64 MB
+// string, and a footer readers refuse). The column encoders (pagew) give
+// each page's values to a Track instead, which keeps at most
+// filestats.MaxStatsSize bytes of a value; Chunk.Fill then sets the chunk's
+// min/max and its column index. RewriteTail, AfterRun and EndGroup served
+// the previous encoder, which wrote through parquet-go and rewrote its
+// footer; the tests keep that encoder as the reference the new one is
+// compared with.
 package chunkstats
 
 import (
@@ -313,4 +314,37 @@ func boundaryOrder(pages []pageStat) format.BoundaryOrder {
 		return format.Descending
 	}
 	return format.Unordered
+}
+
+// Fill sets a byte-array column chunk's min/max in st and the min/max
+// values and boundary order of its column index ci, whose NullPages (one
+// per page the Track followed) the caller set. It reports false when the
+// chunk gets no column index: pages not followed, a page without a true
+// upper bound, or bounds longer than MaxStatsSize per page.
+func (cs *Chunk) Fill(st *format.Statistics, ci *format.ColumnIndex) bool {
+	st.MinValue, st.MaxValue, st.Min, st.Max = nil, nil, nil, nil
+	if cs.lo != nil {
+		st.MinValue, st.MaxValue = cs.lo, cs.hi
+	}
+	n := len(cs.pages)
+	if cs.broken || len(ci.NullPages) != n {
+		return false
+	}
+	ci.MinValues, ci.MaxValues = make([][]byte, n), make([][]byte, n)
+	size := 0
+	for p, ps := range cs.pages {
+		if !ps.ok || ci.NullPages[p] == ps.has {
+			return false
+		}
+		ci.MinValues[p], ci.MaxValues[p] = ps.lo, ps.hi
+		if ci.MinValues[p] == nil {
+			ci.MinValues[p], ci.MaxValues[p] = []byte{}, []byte{}
+		}
+		size += len(ps.lo) + len(ps.hi)
+	}
+	if size > n*filestats.MaxStatsSize {
+		return false
+	}
+	ci.BoundaryOrder = boundaryOrder(cs.pages)
+	return true
 }

@@ -125,6 +125,28 @@ func (b *buffer) Read(p []byte) (int, error) {
 	return n, nil
 }
 
+// WriteTo writes the content from the current position to w, the memory
+// chunks as they are (io.Copy uses it: no copy through a small buffer).
+func (b *buffer) WriteTo(w io.Writer) (int64, error) {
+	if b.f != nil {
+		n, err := io.Copy(w, io.NewSectionReader(b.f, b.pos, b.size-b.pos))
+		b.pos += n
+		return n, err
+	}
+	var n int64
+	for b.pos < b.size {
+		c, off := int(b.pos/chunkBytes), int(b.pos%chunkBytes)
+		end := min(int64(chunkBytes), b.size-int64(c)*chunkBytes)
+		k, err := w.Write(b.chunks[c][off:end])
+		n += int64(k)
+		b.pos += int64(k)
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
 func (b *buffer) Seek(offset int64, whence int) (int64, error) {
 	switch whence {
 	case io.SeekStart:

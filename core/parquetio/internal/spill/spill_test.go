@@ -35,6 +35,15 @@ func TestSpillBuffer(t *testing.T) {
 		if err != nil || !bytes.Equal(got, want[10:]) {
 			t.Fatalf("limit %d: read back %d bytes (err %v), want %d", limit, len(got), err, len(want)-10)
 		}
+		// WriteTo (io.Copy's path) from a position inside a chunk.
+		from := int64(r.IntN(len(want)))
+		if _, err := b.Seek(from, io.SeekStart); err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		if n, err := io.Copy(&out, b); err != nil || n != int64(len(want))-from || !bytes.Equal(out.Bytes(), want[from:]) {
+			t.Fatalf("limit %d: WriteTo from %d: %d bytes, %v", limit, from, n, err)
+		}
 		pool.PutBuffer(b)
 		if len(pool.open) != 0 {
 			t.Errorf("limit %d: buffer still open after PutBuffer", limit)
