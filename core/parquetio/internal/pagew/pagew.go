@@ -25,6 +25,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"sync"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress"
@@ -137,12 +138,18 @@ type Column struct {
 	dictPage   []byte // header and body, built by Flush
 	dictUncomp int64
 
-	// Scratch.
-	lev, data, cmp []byte
-	hdr            bytes.Buffer
-	enc            thrift.Encoder
-	proto          thrift.CompactProtocol
+	// The page header's encoder.
+	hdr   bytes.Buffer
+	enc   thrift.Encoder
+	proto thrift.CompactProtocol
 }
+
+// scratch holds a page's encoded levels, values and compressed values
+// while flushPage writes it; the columns (of all writers) share them
+// through scratchPool rather than each keeping about two pages of them.
+type scratch struct{ lev, data, cmp []byte }
+
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 
 // NewColumn returns the Column of o.
 func NewColumn(o Options) *Column {
@@ -583,22 +590,24 @@ func (c *Column) flushPage() error {
 	if c.buf == nil {
 		c.buf = c.o.Pool.GetBuffer()
 	}
+	sc := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(sc)
 	var err error
-	c.lev = c.lev[:0]
+	sc.lev = sc.lev[:0]
 	if c.o.MaxRep > 0 {
-		if c.lev, err = (&rle.Encoding{BitWidth: bitWidth(c.o.MaxRep)}).EncodeLevels(c.lev, c.reps); err != nil {
+		if sc.lev, err = (&rle.Encoding{BitWidth: bitWidth(c.o.MaxRep)}).EncodeLevels(sc.lev, c.reps); err != nil {
 			return fmt.Errorf("pagew: encoding repetition levels of %s: %w", c.o.Path, err)
 		}
 	}
-	repLen := len(c.lev)
+	repLen := len(sc.lev)
 	if c.o.MaxDef > 0 {
 		var d []byte
-		if d, err = (&rle.Encoding{BitWidth: bitWidth(c.o.MaxDef)}).EncodeLevels(c.lev[repLen:], c.defs); err != nil {
+		if d, err = (&rle.Encoding{BitWidth: bitWidth(c.o.MaxDef)}).EncodeLevels(sc.lev[repLen:], c.defs); err != nil {
 			return fmt.Errorf("pagew: encoding definition levels of %s: %w", c.o.Path, err)
 		}
-		c.lev = append(c.lev[:repLen], d...)
+		sc.lev = append(sc.lev[:repLen], d...)
 	}
-	levLen := len(c.lev)
+	levLen := len(sc.lev)
 	enc := format.Plain
 	data := c.vals
 	switch {
@@ -606,30 +615,30 @@ func (c *Column) flushPage() error {
 		// parquet-go's default for BYTE_ARRAY; PLAIN once a dictionary
 		// fell back.
 		if c.o.Dict {
-			c.data, err = (&plain.Encoding{}).EncodeByteArray(c.data[:0], c.vals, c.offs)
+			sc.data, err = (&plain.Encoding{}).EncodeByteArray(sc.data[:0], c.vals, c.offs)
 		} else {
 			enc = format.DeltaLengthByteArray
-			c.data, err = (&delta.LengthByteArrayEncoding{}).EncodeByteArray(c.data[:0], c.vals, c.offs)
+			sc.data, err = (&delta.LengthByteArrayEncoding{}).EncodeByteArray(sc.data[:0], c.vals, c.offs)
 		}
 		if err != nil {
 			return fmt.Errorf("pagew: encoding a page of %s: %w", c.o.Path, err)
 		}
-		data = c.data
+		data = sc.data
 	case c.dictOn:
 		enc = format.RLEDictionary
-		if c.data, err = (&rle.DictionaryEncoding{}).EncodeInt32(c.data[:0], c.idx); err != nil {
+		if sc.data, err = (&rle.DictionaryEncoding{}).EncodeInt32(sc.data[:0], c.idx); err != nil {
 			return fmt.Errorf("pagew: encoding dictionary indexes of %s: %w", c.o.Path, err)
 		}
-		data = c.data
+		data = sc.data
 	}
 	body := data
 	if c.compressed {
-		if c.cmp, err = c.o.Codec.Encode(c.cmp[:0], data); err != nil {
+		if sc.cmp, err = c.o.Codec.Encode(sc.cmp[:0], data); err != nil {
 			return fmt.Errorf("pagew: compressing a page of %s: %w", c.o.Path, err)
 		}
-		body = c.cmp
+		body = sc.cmp
 	}
-	crc := crc32.Update(0, crc32.IEEETable, c.lev)
+	crc := crc32.Update(0, crc32.IEEETable, sc.lev)
 	crc = crc32.Update(crc, crc32.IEEETable, body)
 	h := format.PageHeader{
 		Type:                 format.DataPageV2,
@@ -651,7 +660,7 @@ func (c *Column) flushPage() error {
 		return fmt.Errorf("pagew: encoding a page header of %s: %w", c.o.Path, err)
 	}
 	hlen := int64(c.hdr.Len())
-	for _, b := range [...][]byte{c.hdr.Bytes(), c.lev, body} {
+	for _, b := range [...][]byte{c.hdr.Bytes(), sc.lev, body} {
 		if _, err := c.buf.Write(b); err != nil {
 			return fmt.Errorf("pagew: buffering a page of %s: %w", c.o.Path, err)
 		}
@@ -756,6 +765,8 @@ func (c *Column) Flush() error {
 	if !c.o.Dict || c.kind == parquet.Boolean {
 		return nil
 	}
+	sc := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(sc)
 	var err error
 	data := c.dictBuf
 	switch c.kind {
@@ -770,10 +781,10 @@ func (c *Column) Flush() error {
 	}
 	body := data
 	if c.compressed {
-		if c.cmp, err = c.o.Codec.Encode(c.cmp[:0], data); err != nil {
+		if sc.cmp, err = c.o.Codec.Encode(sc.cmp[:0], data); err != nil {
 			return fmt.Errorf("pagew: compressing the dictionary page of %s: %w", c.o.Path, err)
 		}
-		body = c.cmp
+		body = sc.cmp
 	}
 	h := format.PageHeader{
 		Type:                 format.DictionaryPage,
