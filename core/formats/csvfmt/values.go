@@ -5,8 +5,8 @@ import (
 
 	"strings"
 
-	"github.com/tributary-io/tributary/core/formats/csvfmt/javanum"
 	"github.com/tributary-io/tributary/core/formats/fileformat"
+	"github.com/tributary-io/tributary/core/formats/fileformat/javanum"
 	"github.com/tributary-io/tributary/core/schema"
 )
 

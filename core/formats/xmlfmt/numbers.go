@@ -7,8 +7,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/tributary-io/tributary/core/formats/csvfmt/javanum"
 	"github.com/tributary-io/tributary/core/formats/fileformat"
+	"github.com/tributary-io/tributary/core/formats/fileformat/javanum"
 	"github.com/tributary-io/tributary/core/schema"
 )
 

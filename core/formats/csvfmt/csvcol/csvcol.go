@@ -18,7 +18,7 @@ import (
 	"strings"
 	"unsafe"
 
-	"github.com/tributary-io/tributary/core/formats/csvfmt/javanum"
+	"github.com/tributary-io/tributary/core/formats/fileformat/javanum"
 	"github.com/tributary-io/tributary/core/parquetio"
 	"github.com/tributary-io/tributary/core/schema"
 )

@@ -1,4 +1,4 @@
-// Package javanum reads numbers as Java does, for Spark's CSV source:
+// Package javanum reads numbers as Java does, for Spark's CSV and XML sources:
 // Double.parseDouble's syntax (ParseDouble) and the precision and scale
 // BigDecimal gives a number (DecimalShape).
 package javanum
