@@ -453,6 +453,9 @@ func (w *Writer) Close() (FileStats, error) {
 	if err := w.file.Close(); err != nil {
 		return FileStats{}, fmt.Errorf("parquetio: writing footer: %w", err)
 	}
+	for _, c := range w.cols {
+		c.Release()
+	}
 	if err := w.out.Flush(); err != nil {
 		return FileStats{}, fmt.Errorf("parquetio: writing parquet file: %w", err)
 	}

@@ -89,14 +89,11 @@ type Column struct {
 	limit      int // page bytes that end a page
 
 	// The page being filled.
-	reps, defs []byte
-	idx        []int32  // dictionary indexes
-	vals       []byte   // PLAIN values; BYTE_ARRAY: the values' bytes back to back
-	offs       []uint32 // BYTE_ARRAY: where each value starts in vals, and the end
-	bools      int      // booleans in vals (bit count)
-	nvals      int      // levels in the page
-	nulls      int
-	rows       int
+	*pageBufs
+	bools int // booleans in vals (bit count)
+	nvals int // levels in the page
+	nulls int
+	rows  int
 	// The page's bounds (not BYTE_ARRAY: those go to o.Track).
 	has      bool
 	ilo, ihi int64
@@ -151,9 +148,30 @@ type scratch struct{ lev, data, cmp []byte }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 
+// pageBufs holds the levels and values of the page being filled. A
+// Column's come from pagePool and go back by Release, so that the next
+// writer (the next file) does not grow them again from nothing.
+type pageBufs struct {
+	reps, defs []byte
+	idx        []int32  // dictionary indexes
+	vals       []byte   // PLAIN values; BYTE_ARRAY: the values' bytes back to back
+	offs       []uint32 // BYTE_ARRAY: where each value starts in vals, and the end
+}
+
+var pagePool = sync.Pool{New: func() any { return new(pageBufs) }}
+
+// Release gives the Column's page buffers back for other Columns; the
+// Column must not be used afterwards.
+func (c *Column) Release() {
+	if c.pageBufs != nil {
+		pagePool.Put(c.pageBufs)
+		c.pageBufs = nil
+	}
+}
+
 // NewColumn returns the Column of o.
 func NewColumn(o Options) *Column {
-	c := &Column{o: o, kind: o.Type.Kind(), size: o.Type.Length()}
+	c := &Column{o: o, kind: o.Type.Kind(), size: o.Type.Length(), pageBufs: pagePool.Get().(*pageBufs)}
 	c.compressed = o.Codec != nil && o.Codec.CompressionCodec() != format.Uncompressed
 	c.limit = int(float64(o.PageBytes) * 0.98)
 	if c.kind != parquet.ByteArray {
