@@ -419,7 +419,7 @@ func registry() map[string]*optSpec {
 				return nil
 			},
 			get: func(s *Stream) (string, bool) { return s.Sink.ParquetCodec, s.Sink.ParquetCodec != "" },
-		}, "snappy", "The compression codec of the Parquet data files the sink writes: snappy, zstd, gzip, lz4 (written as the Parquet format's LZ4_RAW codec) or uncompressed."),
+		}, "snappy", "The compression codec of the Parquet data files the sink writes: snappy, zstd, gzip, lz4 (written as the Parquet format's LZ4_RAW codec; Spark, delta-rs and DuckDB read it, but Tributary's own readers (optimize, the Delta source, Parquet input) refuse LZ4_RAW files until parquet-go reads them right) or uncompressed."),
 	}
 	list = append(list, readerOptions()...)
 	list = append(list, deltaOptions()...)

@@ -38,8 +38,8 @@ func FuzzReadFile(f *testing.F) {
 			if s != nil || rows != nil {
 				t.Fatalf("ReadFile returned data with error %v", err)
 			}
-			if !errors.Is(err, ErrCorrupt) && !errors.Is(err, ErrUnsupportedSchema) {
-				t.Fatalf("ReadFile error %v is neither ErrCorrupt nor ErrUnsupportedSchema", err)
+			if !errors.Is(err, ErrCorrupt) && !errors.Is(err, ErrUnsupportedSchema) && !errors.Is(err, ErrUnsupportedCodec) {
+				t.Fatalf("ReadFile error %v is neither ErrCorrupt, ErrUnsupportedSchema nor ErrUnsupportedCodec", err)
 			}
 		} else if s == nil {
 			t.Fatal("ReadFile returned no schema and no error")

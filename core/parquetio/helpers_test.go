@@ -15,9 +15,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/parquet/file"
 
-	"github.com/tributary-io/tributary/core/internal/arrowtest"
 	"github.com/tributary-io/tributary/core/parquetio/internal/values"
 	"github.com/tributary-io/tributary/core/schema"
+	"github.com/tributary-io/tributary/internal/arrowtest"
 )
 
 // writeFile writes rows with opts and returns the file bytes and stats.

@@ -60,6 +60,9 @@ var (
 	ErrClosed = errors.New("parquetio: writer closed")
 	// ErrCorrupt means a Parquet file could not be decoded.
 	ErrCorrupt = ptree.ErrCorrupt
+	// ErrUnsupportedCodec means a Parquet file uses a compression codec
+	// Tributary cannot read yet (LZ4_RAW: see pqread).
+	ErrUnsupportedCodec = ptree.ErrUnsupportedCodec
 )
 
 // Defaults of WriterOptions.

@@ -18,7 +18,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/file"
 
 	"github.com/tributary-io/tributary/core/delta/action"
-	"github.com/tributary-io/tributary/core/internal/arrowtest"
+	"github.com/tributary-io/tributary/internal/arrowtest"
 )
 
 const testdataRoot = "../../../../shared/testdata/delta"

@@ -15,9 +15,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/tributary-io/tributary/core/formats/fileformat"
-	"github.com/tributary-io/tributary/core/internal/arrowtest"
 	"github.com/tributary-io/tributary/core/parquetio"
 	"github.com/tributary-io/tributary/core/schema"
+	"github.com/tributary-io/tributary/internal/arrowtest"
 )
 
 // docGen produces random schemas and JSON documents that mostly fit them,

@@ -24,6 +24,9 @@ var (
 	ErrUnsupportedSchema = errors.New("parquetio: unsupported schema")
 	// ErrCorrupt means a Parquet file could not be decoded.
 	ErrCorrupt = errors.New("parquetio: corrupt parquet file")
+	// ErrUnsupportedCodec means a Parquet file uses a compression codec
+	// Tributary cannot read yet.
+	ErrUnsupportedCodec = errors.New("parquetio: compression codec not supported for reading yet")
 )
 
 // ParquetSchema converts a Delta schema to a Parquet schema laid out the way
