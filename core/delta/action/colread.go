@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/format"
 )
 
 // This file is the column reader of checkpoint Parquet files: each leaf
@@ -725,6 +726,16 @@ func ReadParquet(data []byte, fn func(Action) error) (err error) {
 	f, err := parquet.OpenFile(bytes.NewReader(data), int64(len(data)), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {
 		return fmt.Errorf("open checkpoint parquet: %w", err)
+	}
+	for _, rg := range f.Metadata().RowGroups {
+		for _, c := range rg.Columns {
+			if c.MetaData.Codec == format.Lz4Raw {
+				// parquet-go v0.32 decodes LZ4_RAW pages wrongly (see
+				// parquetio's ErrUnsupportedCodec): a wrong file list
+				// must not come out of a checkpoint.
+				return fmt.Errorf("%w: checkpoint column %s is LZ4_RAW compressed, which Tributary cannot read yet", ErrMalformedAction, strings.Join(c.MetaData.PathInSchema, "."))
+			}
+		}
 	}
 	dec, err := newPQDecoder(f.Schema())
 	if err != nil {
