@@ -118,7 +118,7 @@ func numberFormatPrefix(s string) (float64, bool) {
 	digits, dot := 0, false
 	for i := 0; i < len(s); {
 		r, n := utf8.DecodeRuneInString(s[i:])
-		if d, ok := decimalDigit(r); ok {
+		if d, ok := javanum.DigitValue(r); ok {
 			num = append(num, byte('0'+d))
 			digits++
 			i += n
@@ -169,7 +169,7 @@ func exponent(s string) (e int64, ok bool) {
 	digits := 0
 	for n < len(s) {
 		r, size := utf8.DecodeRuneInString(s[n:])
-		d, isDigit := decimalDigit(r)
+		d, isDigit := javanum.DigitValue(r)
 		if !isDigit {
 			break
 		}
@@ -186,22 +186,6 @@ func exponent(s string) (e int64, ok bool) {
 		e = -e
 	}
 	return e, true
-}
-
-// decimalDigit is the value of Unicode decimal digit r, as Java's
-// Character.digit(r, 10) reads it.
-func decimalDigit(r rune) (int, bool) {
-	if r >= '0' && r <= '9' {
-		return int(r - '0'), true
-	}
-	if r < utf8.RuneSelf || !unicode.IsDigit(r) {
-		return 0, false
-	}
-	a, _ := javanum.ASCIIDigits(string(r))
-	if len(a) != 1 {
-		return 0, false
-	}
-	return int(a[0] - '0'), true
 }
 
 // xmlDecimal reads s as a DECIMAL of type t: commas dropped, BigDecimal's

@@ -67,7 +67,7 @@ func ASCIIDigits(s string) (string, bool) {
 	var b []byte
 	for j := i; j < len(s); {
 		r, n := utf8.DecodeRuneInString(s[j:])
-		if d, ok := digitValue(r); ok && r >= utf8.RuneSelf {
+		if d, ok := DigitValue(r); ok && r >= utf8.RuneSelf {
 			if b == nil {
 				b = append(make([]byte, 0, len(s)), s[:j]...)
 			}
@@ -83,10 +83,14 @@ func ASCIIDigits(s string) (string, bool) {
 	return string(b), true
 }
 
-// digitValue is the value of decimal digit r. Unicode's Nd characters
-// come in runs of ten from a zero (every range of unicode.Nd is a
-// stride-1 run of a multiple of ten), which is what Character.digit reads.
-func digitValue(r rune) (int, bool) {
+// DigitValue is the value of decimal digit r (any Unicode Nd character,
+// ASCII included), as Java's Character.digit(r, 10) reads it. Unicode's
+// Nd characters come in runs of ten from a zero (every range of
+// unicode.Nd is a stride-1 run of a multiple of ten).
+func DigitValue(r rune) (int, bool) {
+	if r >= '0' && r <= '9' {
+		return int(r - '0'), true
+	}
 	if !unicode.Is(unicode.Nd, r) {
 		return 0, false
 	}
