@@ -191,11 +191,10 @@ func exponent(s string) (e int64, ok bool) {
 // xmlDecimal reads s as a DECIMAL of type t: commas dropped, BigDecimal's
 // syntax with Unicode digits, rounded half-up to t's scale.
 func xmlDecimal(s string, t schema.DecimalType) (schema.Decimal, bool) {
-	if strings.TrimSpace(s) != s {
-		return schema.Decimal{}, false // BigDecimal takes no white space
-	}
 	s, _ = javanum.ASCIIDigits(strings.ReplaceAll(s, ",", ""))
 	if _, _, ok := javanum.DecimalShape(s); !ok {
+		// BigDecimal's syntax: no white space, which ParseDecimal would
+		// trim (also where a dropped comma leaves it at an end: ", 5").
 		return schema.Decimal{}, false
 	}
 	return fileformat.ParseDecimal(s, t)

@@ -168,3 +168,33 @@ func FuzzNumbers(f *testing.F) {
 		}
 	})
 }
+
+// TestXMLDecimalSyntax: DECIMAL text is BigDecimal's syntax once its
+// commas are dropped, so white space anywhere refuses it (Java's
+// new BigDecimal(" 5") throws), also where a dropped comma leaves it at
+// an end.
+func TestXMLDecimalSyntax(t *testing.T) {
+	dt := schema.DecimalType{Precision: 10, Scale: 2}
+	for _, tc := range []struct {
+		in   string
+		want string // unscaled, "" for refused
+	}{
+		{"1,000", "100000"},
+		{",5", "500"},
+		{"٤٥.٦", "4560"},
+		{", 5", ""},
+		{"5 ", ""},
+		{" 5", ""},
+		{"1 000", ""},
+		{"5\u00a0", ""},
+	} {
+		d, ok := xmlDecimal(tc.in, dt)
+		got := ""
+		if ok {
+			got = d.Unscaled.String()
+		}
+		if got != tc.want {
+			t.Errorf("xmlDecimal(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
