@@ -337,10 +337,10 @@ func (rd *reader) decodeChunk(c *batchChunk) {
 	rd.stats, rd.seenU, rd.seenM = fileformat.ReadStats{}, map[string]bool{}, map[string]bool{}
 	rd.tape.Owned = true
 	if c.block {
-		no := c.first
+		no, cut := c.first, jsonlines.Cutter(c.buf)
 		for rest := c.buf; len(rest) > 0; {
 			var line []byte
-			line, rest = jsonlines.Cut(rest)
+			line, rest = cut(rest)
 			no++
 			if jsonlines.IsBlank(line) {
 				continue

@@ -140,10 +140,10 @@ func (p *parInfer) addBlocks(ctx context.Context, lr *jsonlines.Reader) error {
 // fails.
 func (c *inferChunk) each(f func(line []byte, no int64) error) error {
 	if c.block {
-		no := c.first
+		no, cut := c.first, jsonlines.Cutter(c.buf)
 		for rest := c.buf; len(rest) > 0; {
 			var line []byte
-			line, rest = jsonlines.Cut(rest)
+			line, rest = cut(rest)
 			no++
 			if jsonlines.IsBlank(line) {
 				continue

@@ -41,7 +41,7 @@ func (l *Reader) Block(dst []byte, size int) ([]byte, int64, error) {
 	first := l.line
 	// Input read ahead by Next (or the partial line a Block left).
 	dst = append(dst, l.buf[l.pos:l.end]...)
-	l.pos, l.end, l.from = 0, 0, 0
+	l.pos, l.end, l.from, l.crOK = 0, 0, 0, false
 	var cut int                                              // the block is dst[start:cut]
 	lastLF := start + bytes.LastIndexByte(dst[start:], '\n') // of dst[:searched]
 	searched := len(dst)
@@ -166,6 +166,24 @@ func Cut(b []byte) (line, rest []byte) {
 		return b[:cr], b[cr+1:]
 	}
 	if lf >= 0 {
+		return b[:lf], b[lf+1:]
+	}
+	return b, b[len(b):]
+}
+
+// Cutter returns the function that cuts the lines of block b as Cut does:
+// Cut itself when b holds a "\r", else one that looks for "\n" alone
+// (Cut searches each line twice). Use it on b and its rests only.
+func Cutter(b []byte) func([]byte) (line, rest []byte) {
+	if bytes.IndexByte(b, '\r') >= 0 {
+		return Cut
+	}
+	return cutLF
+}
+
+// cutLF is Cut for input without "\r".
+func cutLF(b []byte) (line, rest []byte) {
+	if lf := bytes.IndexByte(b, '\n'); lf >= 0 {
 		return b[:lf], b[lf+1:]
 	}
 	return b, b[len(b):]

@@ -88,9 +88,10 @@ func blockLines(t *testing.T, r io.Reader, size, nexts int) []numbered {
 		if err != nil {
 			return append(out, numbered{-1, err.Error()})
 		}
+		cut := Cutter(b[len(prefix):])
 		for rest := b[len(prefix):]; len(rest) > 0; {
 			var line []byte
-			line, rest = Cut(rest)
+			line, rest = cut(rest)
 			no++
 			out = append(out, numbered{no, string(line)})
 		}

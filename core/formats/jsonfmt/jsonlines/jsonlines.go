@@ -54,6 +54,12 @@ type Reader struct {
 	from     int   // buf index where the search for the line end resumes
 	err      error // read error; io.EOF once the input is exhausted
 	skipLF   bool  // the last line ended at "\r": a "\n" next belongs to it
+	// crAt is the index in buf of the first "\r" at or after from when
+	// crOK (end when buf[from:end] has none): find searches buf for "\r"
+	// once rather than once per line. Anything that moves or refills buf
+	// clears crOK.
+	crAt int
+	crOK bool
 	parts    [][]byte
 	partN    int                // bytes gathered in parts
 	line     int64              // number of the line last returned, from 1
@@ -110,7 +116,7 @@ func (l *Reader) Release() {
 	if l.mapper != nil {
 		l.mapper.Unmap()
 		l.mapper, l.mapped, l.buf = nil, false, nil
-		l.pos, l.end, l.from = 0, 0, 0
+		l.pos, l.end, l.from, l.crOK = 0, 0, 0, false
 		if l.err == nil {
 			l.err = io.EOF
 		}
@@ -121,7 +127,7 @@ func (l *Reader) Release() {
 	}
 	readBufs.Put(l.pooled)
 	l.pooled, l.buf = nil, nil
-	l.pos, l.end, l.from = 0, 0, 0
+	l.pos, l.end, l.from, l.crOK = 0, 0, 0, false
 	if l.err == nil {
 		l.err = io.EOF
 	}
@@ -175,17 +181,23 @@ func (l *Reader) find() (int, int) {
 		}
 		return -1, 0
 	}
+	stop := l.end // the line's "\n", or the end of the input read
 	lf := bytes.IndexByte(data, '\n')
-	upto := data
 	if lf >= 0 {
-		upto = data[:lf]
+		stop = l.from + lf
 	}
-	if cr := bytes.IndexByte(upto, '\r'); cr >= 0 {
+	if !l.crOK || l.crAt < l.from {
+		l.crAt, l.crOK = l.end, true
+		if cr := bytes.IndexByte(data, '\r'); cr >= 0 {
+			l.crAt = l.from + cr
+		}
+	}
+	if l.crAt < stop {
 		l.skipLF = true
-		return l.from + cr, 1
+		return l.crAt, 1
 	}
 	if lf >= 0 {
-		return l.from + lf, 1
+		return stop, 1
 	}
 	return -1, 0
 }
@@ -194,6 +206,7 @@ func (l *Reader) find() (int, int) {
 // front of the buffer, and a full buffer is set aside in parts (but for a
 // tail that may begin lineSep).
 func (l *Reader) fill() {
+	l.crOK = false
 	// The search resumes where a separator could still start.
 	l.from = max(l.pos, l.end-max(len(l.sep)-1, 0))
 	if l.mapper != nil {
@@ -278,7 +291,7 @@ func (l *Reader) leaveMapped() {
 	}
 	l.pooled = readBufs.Get().(*[readBufSize]byte)
 	l.buf = l.pooled[:]
-	l.pos, l.end, l.from = 0, 0, 0
+	l.pos, l.end, l.from, l.crOK = 0, 0, 0, false
 }
 
 // gather appends b to the parts of a long line.

@@ -90,6 +90,29 @@ func TestLineReader(t *testing.T) {
 	}
 }
 
+// TestLineReaderLoneCRFarAhead: the reader looks for "\r" once per read
+// buffer, not once per line; a lone "\r" after thousands of "\n" lines, at
+// a buffer boundary or in the last line still ends its line, as the
+// reference split says.
+func TestLineReaderLoneCRFarAhead(t *testing.T) {
+	lf := strings.Repeat("{\"a\":1}\n", 20000)
+	for name, in := range map[string]string{
+		"cr after many lf":      lf + "b\rc\r\nd\n" + lf + "e\rf",
+		"cr at buffer boundary": strings.Repeat("x", readBufSize-1) + "\ry\n" + lf,
+		"cr before lf":          strings.Repeat("x", readBufSize) + "\r\n\r" + lf,
+		"only cr":               strings.Repeat("ab\r", 50000),
+		"cr in last line":       lf + "last\r",
+	} {
+		want := splitLines(in, "")
+		for _, oneByte := range []bool{false, true} {
+			got := readLines(t, []byte(in), fileformat.TextOptions{}, oneByte)
+			if strings.Join(got, "\x00") != strings.Join(want, "\x00") || len(got) != len(want) {
+				t.Errorf("%s (one byte reads %v): %d lines, want %d", name, oneByte, len(got), len(want))
+			}
+		}
+	}
+}
+
 // TestLineReaderEncodings: the input is decoded before it is split, and
 // the separator is a string, not bytes.
 func TestLineReaderEncodings(t *testing.T) {
