@@ -58,13 +58,13 @@ type Reader struct {
 	// crOK (end when buf[from:end] has none): find searches buf for "\r"
 	// once rather than once per line. Anything that moves or refills buf
 	// clears crOK.
-	crAt int
-	crOK bool
-	parts    [][]byte
-	partN    int                // bytes gathered in parts
-	line     int64              // number of the line last returned, from 1
-	owned    bool               // the line last returned is a fresh buffer (see above)
-	pooled   *[readBufSize]byte // buf's array when it came from readBufs
+	crAt   int
+	crOK   bool
+	parts  [][]byte
+	partN  int                // bytes gathered in parts
+	line   int64              // number of the line last returned, from 1
+	owned  bool               // the line last returned is a fresh buffer (see above)
+	pooled *[readBufSize]byte // buf's array when it came from readBufs
 	// mapper is the source read in place (fileformat.Mapper), until the
 	// first Block or a failed first MapAt; buf is then a window of it
 	// (mapped) starting at the source's byte mapOff, mapWin bytes long
