@@ -17,7 +17,7 @@ import (
 // batches of many small files into one, so that each write is worth its
 // fixed cost). b must have no row being built.
 func (b *ColumnBatch) Append(src *ColumnBatch) error {
-	if len(b.tree.Leaves) != len(src.tree.Leaves) || !schema.EqualType(b.tree.Type, src.tree.Type) {
+	if !b.sameSchema(src) {
 		return fmt.Errorf("%w: column batch of schema %s appended to one of schema %s", ErrInvalidValue, src.tree.Type, b.tree.Type)
 	}
 	if b.cur != 0 || src.cur != 0 {
@@ -71,4 +71,14 @@ func (b *ColumnBatch) Append(src *ColumnBatch) error {
 	b.bytes += src.bytes
 	b.Rescued += src.Rescued
 	return nil
+}
+
+// sameSchema reports whether o's rows have b's schema: batches made for
+// one *schema.StructType (the usual case: every file of a stream) need no
+// structural comparison.
+func (b *ColumnBatch) sameSchema(o *ColumnBatch) bool {
+	if b.schema == o.schema || b.tree == o.tree {
+		return true
+	}
+	return len(b.tree.Leaves) == len(o.tree.Leaves) && schema.EqualType(b.tree.Type, o.tree.Type)
 }

@@ -166,3 +166,25 @@ func TestAppendRefuses(t *testing.T) {
 		})
 	}
 }
+
+// TestAppendSchemaIdentity: batches made for one *schema.StructType skip
+// the structural comparison, and batches made for equal schemas of
+// different pointers still append (and different ones are refused above).
+func TestAppendSchemaIdentity(t *testing.T) {
+	s := &schema.StructType{Fields: []schema.Field{{Name: "a", Type: schema.Long, Nullable: true}}}
+	same := &schema.StructType{Fields: []schema.Field{{Name: "a", Type: schema.Long, Nullable: true}}}
+	for _, c := range []struct {
+		name string
+		dst  *schema.StructType
+	}{{"samePointer", s}, {"equalSchema", same}} {
+		t.Run(c.name, func(t *testing.T) {
+			dst := batchOf(t, c.dst, [][]any{{int64(1)}})
+			if err := dst.Append(batchOf(t, s, [][]any{{int64(2)}, {nil}})); err != nil {
+				t.Fatal(err)
+			}
+			if dst.Rows() != 3 {
+				t.Fatalf("%d rows, want 3", dst.Rows())
+			}
+		})
+	}
+}

@@ -29,8 +29,11 @@ import (
 // was written.
 type ColumnBatch struct {
 	tree *ptree.Node
-	root *ColNode
-	cb   colBatch // the finished rows, and the values of the row being built
+	// schema is the schema the batch was made for: batches made for the
+	// same *schema.StructType skip the structural comparison (sameSchema).
+	schema *schema.StructType
+	root   *ColNode
+	cb     colBatch // the finished rows, and the values of the row being built
 	// Rescued counts the rows whose rescued data column the reader set; the
 	// reader maintains it (Reset clears it).
 	Rescued int64
@@ -83,7 +86,7 @@ func NewColumnBatch(s *schema.StructType) (*ColumnBatch, error) {
 	if err := levelsFit(tree); err != nil {
 		return nil, err
 	}
-	return &ColumnBatch{tree: tree, root: colNode(tree), cb: newColBatch(tree)}, nil
+	return &ColumnBatch{tree: tree, schema: s, root: colNode(tree), cb: newColBatch(tree)}, nil
 }
 
 // levelsFit checks that the tree's levels and leaf columns are in the
@@ -337,7 +340,7 @@ func (w *Writer) WriteBatch(b *ColumnBatch, from, to int) error {
 	if w.err != nil {
 		return w.err
 	}
-	if len(b.tree.Leaves) != len(w.tree.Leaves) || !schema.EqualType(b.tree.Type, w.tree.Type) {
+	if b.schema != w.schema && (len(b.tree.Leaves) != len(w.tree.Leaves) || !schema.EqualType(b.tree.Type, w.tree.Type)) {
 		return fmt.Errorf("%w: column batch of schema %s written to a file of schema %s", ErrInvalidValue, b.tree.Type, w.tree.Type)
 	}
 	if from < 0 || to > b.cb.rows || from > to {
