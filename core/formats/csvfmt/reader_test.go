@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -240,5 +241,27 @@ func TestSamplingRatio(t *testing.T) {
 	inf := Format{}.NewInferrer(fileformat.InferOptions{Options: map[string]string{"samplingRatio": "0"}})
 	if err := inf.Add(context.Background(), "a.csv", strings.NewReader("a\n")); !errors.Is(err, fileformat.ErrBadOption) {
 		t.Errorf("samplingRatio=0: %v", err)
+	}
+}
+
+// TestFloatRoundedOnce: a FLOAT value is rounded once to a float32, as
+// Spark 4.1.1 reads it (Float.parseFloat; checked with PySpark), not
+// through a double: the halfway case rounds up and the top of the range
+// stays finite.
+func TestFloatRoundedOnce(t *testing.T) {
+	s := &schema.StructType{Fields: []schema.Field{{Name: "v", Type: schema.Float, Nullable: true}}}
+	rows, _, err := readAll(t, "1.00000005960464477539062500001\n3.4028235677973366e38\n16777217\nInf\n", s,
+		fileformat.ReadOptions{FilePath: "f.csv", Options: map[string]string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []any{float32(1.0000001), float32(math.MaxFloat32), float32(16777216), float32(math.Inf(1))}
+	if len(rows) != len(want) {
+		t.Fatalf("%d rows, want %d", len(rows), len(want))
+	}
+	for i, w := range want {
+		if rows[i][0] != w {
+			t.Errorf("row %d: %v (%T), want %v", i, rows[i][0], rows[i][0], w)
+		}
 	}
 }

@@ -234,13 +234,12 @@ func (o *Options) convert(t schema.Type, s string) (any, bool) {
 		case schema.Integer, schema.Long, schema.Short, schema.Byte:
 			s, _ = javanum.ASCIIDigits(s) // as Integer.parseInt reads them
 			return fileformat.ParseIntegral(tt, s)
-		case schema.Double, schema.Float:
+		case schema.Float:
+			return o.float(s)
+		case schema.Double:
 			f, ok := o.double(s)
 			if !ok {
 				return nil, false
-			}
-			if tt == schema.Float {
-				return float32(f), true
 			}
 			return f, true
 		case schema.Boolean:
@@ -282,4 +281,19 @@ func (o *Options) double(s string) (float64, bool) {
 		return math.Inf(1), true
 	}
 	return javanum.ParseDouble(s)
+}
+
+// float reads a FLOAT value: the options' NaN and infinities, or the
+// number rounded once to a float32 (Float.parseFloat), not via a double.
+func (o *Options) float(s string) (any, bool) {
+	switch s {
+	case o.NaNValue, o.NegativeInf, o.PositiveInf:
+		f, _ := o.double(s)
+		return float32(f), true
+	}
+	f, ok := javanum.ParseFloat(s)
+	if !ok {
+		return nil, false
+	}
+	return f, true
 }

@@ -715,6 +715,9 @@ func (rd *reader) prim(pt schema.PrimitiveType, n int) (any, bool) {
 		var f float64
 		switch nd.Kind {
 		case jsontape.KNumber:
+			if pt == schema.Float {
+				return parseNumber32(string(t.Raw(n))), true
+			}
 			f = parseNumber(string(t.Raw(n)))
 		case jsontape.KString:
 			var ok bool
@@ -796,6 +799,18 @@ func parseNumber(s string) float64 {
 	return f
 }
 
+// parseNumber32 is parseNumber for a FLOAT column: the number rounded
+// once to a float32, as Jackson's getFloatValue does (Float.parseFloat),
+// not through a float64.
+func parseNumber32(s string) float32 {
+	switch s {
+	case "NaN", "Infinity", "+Infinity", "-Infinity":
+		return float32(parseNumber(s))
+	}
+	f, _ := strconv.ParseFloat(s, 32) // range errors return ±Inf or 0
+	return float32(f)
+}
+
 // specialFloat reads the strings Spark accepts for a double column.
 func specialFloat(s string) (float64, bool) {
 	switch s {
@@ -830,6 +845,9 @@ func convKey(p *plan, s string, dt *datetimefmt.Parser) (any, bool) {
 			if f, ok = specialFloat(s); !ok {
 				return nil, false
 			}
+		} else if p.prim == schema.Float {
+			// Rounded once to a float32 (beyond its range: ±Inf).
+			f, _ = strconv.ParseFloat(s, 32)
 		}
 		if p.prim == schema.Float {
 			return float32(f), true

@@ -74,8 +74,26 @@ func xmlIntegral(pt schema.PrimitiveType, s string) (any, bool) {
 	return v, true
 }
 
-// xmlDouble reads s as a DOUBLE (or, with float32 rounding by the caller,
-// a FLOAT).
+// xmlFloat reads s as a FLOAT: as xmlDouble, but Float.parseFloat rounds
+// once to a float32; the NumberFormat fallback gives a double that
+// floatValue() rounds again, as in Spark.
+func xmlFloat(s string) (any, bool) {
+	rest, neg := signSafe(s)
+	f, ok := javanum.ParseFloat(rest)
+	if !ok {
+		d, ok := numberFormatPrefix(rest)
+		if !ok {
+			return nil, false
+		}
+		f = float32(d)
+	}
+	if neg {
+		f = -f
+	}
+	return f, true
+}
+
+// xmlDouble reads s as a DOUBLE.
 func xmlDouble(s string) (float64, bool) {
 	rest, neg := signSafe(s)
 	f, ok := javanum.ParseDouble(rest)

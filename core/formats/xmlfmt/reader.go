@@ -310,8 +310,7 @@ func parseValue(v string, t schema.Type, dt *datetimefmt.Parser) (any, bool) {
 		case schema.Double:
 			return xmlDouble(v)
 		case schema.Float:
-			f, ok := xmlDouble(v)
-			return float32(f), ok
+			return xmlFloat(v)
 		case schema.Boolean:
 			return xmlBool(v)
 		case schema.Binary:

@@ -161,8 +161,23 @@ func fastDouble(s string) (float64, bool) {
 	return f, true
 }
 
+// ParseFloat parses s as Java's Float.parseFloat does: ParseDouble's
+// syntax, with the value rounded once to the nearest float32. Rounding to
+// a float64 first and then to a float32 would differ near a float32
+// halfway point (1.00000005960464477539062500001 is 1.0000001 in Java,
+// 1.0 through a double) and at the top of the range (3.4028235677973366e38
+// is math.MaxFloat32 in Java, +Inf through a double).
+func ParseFloat(s string) (float32, bool) {
+	f, ok := parseJava(s, 32)
+	return float32(f), ok // exact: parseJava(s, 32) is a float32 value
+}
+
 // parseDouble is ParseDouble for any input.
-func parseDouble(s string) (float64, bool) {
+func parseDouble(s string) (float64, bool) { return parseJava(s, 64) }
+
+// parseJava parses s with Java's floating-point syntax, rounded to a
+// float of bitSize bits (32 or 64) as strconv.ParseFloat rounds.
+func parseJava(s string, bitSize int) (float64, bool) {
 	if s != "" && (s[0] <= ' ' || s[len(s)-1] <= ' ') {
 		s = strings.TrimFunc(s, func(r rune) bool { return r <= ' ' })
 	}
@@ -201,7 +216,7 @@ func parseDouble(s string) (float64, bool) {
 	if body == "." || strings.HasPrefix(body, "+") || strings.HasPrefix(body, "-") {
 		return 0, false
 	}
-	f, err := strconv.ParseFloat(body, 64)
+	f, err := strconv.ParseFloat(body, bitSize)
 	if err != nil {
 		ne, ok := err.(*strconv.NumError)
 		if !ok || ne.Err != strconv.ErrRange {
