@@ -144,7 +144,8 @@ func (rd *reader) tokenBytes(i int) csvcol.Value {
 // buffer (64 KiB): such a file is read in rows, cheaper than setting up a
 // column batch for a few records.
 func (rd *reader) small() bool {
-	if rd.col.anySize {
+	if rd.col.anySize || rd.tk.Mapped() {
+		// A file read in place is 256 KiB or more.
 		return false
 	}
 	whole, br := csvcol.Whole(rd.tk.Buffered())

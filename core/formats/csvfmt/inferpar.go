@@ -1,7 +1,6 @@
 package csvfmt
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -86,7 +85,7 @@ type inferBlock struct {
 
 // parInfer infers the records after a file's header in blocks: br is the
 // rest of the file, whose first line is line base.
-func (in *inferrer) parInfer(ctx context.Context, path string, br *bufio.Reader, f *folder, base int64) error {
+func (in *inferrer) parInfer(ctx context.Context, path string, br io.Reader, f *folder, base int64) error {
 	p := &parRun{in: in, path: path, f: f, workers: in.par.workers, free: in.par.free}
 	size := in.par.block
 	defer p.stop()

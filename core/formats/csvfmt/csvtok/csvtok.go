@@ -62,7 +62,7 @@ type Token struct {
 // streaming: it holds one record at a time. See the csvfmt package doc
 // for the rules it follows.
 type Tokenizer struct {
-	br      *bufio.Reader
+	in      input
 	o       *Config
 	sep     []byte
 	sepR    rune // first rune of sep
@@ -142,7 +142,8 @@ func next(at *int, b []byte, c byte) int {
 // change while it is in use).
 func New(r io.Reader, c *Config) *Tokenizer {
 	o, lineSep := c, c.LineSep
-	t := &Tokenizer{br: bufio.NewReaderSize(r, 64<<10), o: o, sep: []byte(o.Sep), cur: 1, first: true}
+	t := &Tokenizer{o: o, sep: []byte(o.Sep), cur: 1, first: true}
+	t.in.reset(r)
 	t.sepR, _ = utf8.DecodeRuneInString(o.Sep)
 	if lineSep != "" {
 		t.lineSep, _ = utf8.DecodeRuneInString(lineSep)
@@ -188,10 +189,18 @@ func (t *Tokenizer) splitLine() bool {
 	if !t.lines || t.hasBack {
 		return false
 	}
-	b, _ := t.br.Peek(t.br.Buffered())
+	b := t.in.buffered()
 	nl := bytes.IndexByte(b, '\n')
 	if nl < 0 {
-		return false
+		// The line goes on past the buffered bytes: read more (a mapped
+		// window from the line on, or a full read buffer) once.
+		if !t.in.more() {
+			return false
+		}
+		b = t.in.buffered()
+		if nl = bytes.IndexByte(b, '\n'); nl < 0 {
+			return false
+		}
 	}
 	line := b[:nl]
 	if n := len(line); n > 0 && line[n-1] == '\r' {
@@ -231,7 +240,7 @@ func (t *Tokenizer) splitLine() bool {
 	// raw is empty here (nothing of the record was read): keep its memory
 	// for the rune-by-rune path and let it be the line.
 	t.own, t.raw, t.view = t.raw[:0], line, true
-	_, _ = t.br.Discard(nl + 1)
+	t.in.Discard(nl + 1)
 	t.cur++
 	return true
 }
@@ -342,7 +351,7 @@ func (t *Tokenizer) fastRun(stop *[256]bool) error {
 	if t.hasBack {
 		return nil
 	}
-	b, _ := t.br.Peek(t.br.Buffered())
+	b := t.in.buffered()
 	n := 0
 	for n < len(b) && b[n] < utf8.RuneSelf && !stop[b[n]] {
 		n++
@@ -353,7 +362,7 @@ func (t *Tokenizer) fastRun(stop *[256]bool) error {
 	t.buf = append(t.buf, b[:n]...)
 	t.raw = append(t.raw, b[:n]...)
 	t.chars += n
-	_, _ = t.br.Discard(n)
+	t.in.Discard(n)
 	if m := t.o.MaxCharsPerColumn; m > 0 && t.chars > m {
 		return fmt.Errorf("%w: a value is longer than maxCharsPerColumn=%d characters", ErrLimit, m)
 	}
@@ -368,7 +377,7 @@ func (t *Tokenizer) read() (rune, bool, error) {
 		t.raw = utf8.AppendRune(t.raw, t.back)
 		return t.back, true, nil
 	}
-	r, _, err := t.br.ReadRune()
+	r, err := t.in.readRune()
 	if err != nil {
 		if errors.Is(err, io.EOF) {
 			t.eof = true
@@ -391,7 +400,7 @@ func (t *Tokenizer) peek() (rune, bool) {
 	if t.hasBack {
 		return t.back, true
 	}
-	r, _, err := t.br.ReadRune()
+	r, err := t.in.readRune()
 	if err != nil {
 		return 0, false
 	}
@@ -402,7 +411,7 @@ func (t *Tokenizer) peek() (rune, bool) {
 // unpeek gives a rune peek read (fresh: it was not read ahead before)
 // back to the read buffer, so that splitLine may take the line.
 func (t *Tokenizer) unpeek(fresh bool) {
-	if fresh && t.hasBack && t.br.UnreadRune() == nil {
+	if fresh && t.hasBack && t.in.UnreadRune() == nil {
 		t.hasBack = false
 	}
 }
@@ -412,7 +421,7 @@ func (t *Tokenizer) peek2() (rune, bool) {
 	if _, ok := t.peek(); !ok {
 		return 0, false
 	}
-	b, _ := t.br.Peek(utf8.UTFMax)
+	b := t.in.Peek(utf8.UTFMax)
 	if len(b) == 0 {
 		return 0, false
 	}
@@ -432,8 +441,8 @@ func (t *Tokenizer) isLineEnd(r rune) bool {
 func (t *Tokenizer) endLine(r rune) {
 	t.raw = t.raw[:len(t.raw)-utf8.RuneLen(r)]
 	if r == '\r' && t.lineSep == 0 {
-		if b, _ := t.br.Peek(1); len(b) == 1 && b[0] == '\n' {
-			_, _ = t.br.Discard(1)
+		if b := t.in.Peek(1); len(b) == 1 && b[0] == '\n' {
+			t.in.Discard(1)
 		}
 	}
 	t.cur++
@@ -450,11 +459,11 @@ func (t *Tokenizer) isSep(r rune) bool {
 		return true
 	}
 	rest := t.sep[n:]
-	b, _ := t.br.Peek(len(rest))
+	b := t.in.Peek(len(rest))
 	if string(b) != string(rest) {
 		return false
 	}
-	_, _ = t.br.Discard(len(rest))
+	t.in.Discard(len(rest))
 	t.raw = append(t.raw, rest...)
 	return true
 }
@@ -771,16 +780,17 @@ func (t *Tokenizer) afterQuote(tok *Token) (bool, error) {
 	return end, err
 }
 
-// Rest returns the buffered reader positioned right after the last
-// record Next returned (after its line end): the rest of the input, for a
-// caller that reads on in blocks of lines. ok is false when the tokenizer
-// holds a rune read ahead, which the reader no longer has. The tokenizer
-// must not be used afterwards.
-func (t *Tokenizer) Rest() (br *bufio.Reader, ok bool) {
+// Rest returns a reader positioned right after the last record Next
+// returned (after its line end): the rest of the input, for a caller that
+// reads on in blocks of lines (a source read in place is copied out of its
+// mapped windows). ok is false when the tokenizer holds a rune read ahead,
+// which the reader no longer has. The tokenizer must not be used
+// afterwards.
+func (t *Tokenizer) Rest() (r io.Reader, ok bool) {
 	if t.hasBack {
 		return nil, false
 	}
-	return t.br, true
+	return &t.in, true
 }
 
 // Resume makes t read r as the part of a file that follows a line end:
@@ -791,7 +801,7 @@ func (t *Tokenizer) Resume(r io.Reader) {
 	if t.view {
 		t.raw, t.view = t.own, false
 	}
-	t.br.Reset(r)
+	t.in.reset(r)
 	t.forget()
 	t.buf, t.raw, t.toks, t.bad = t.buf[:0], t.raw[:0], t.toks[:0], ""
 	t.line, t.cur, t.eof, t.first, t.chars = 0, 1, false, false, 0
@@ -829,13 +839,20 @@ func (t *Tokenizer) Line() int64 { return t.line }
 // Cur is the line the tokenizer is on, from 1.
 func (t *Tokenizer) Cur() int64 { return t.cur }
 
+// Mapped reports whether the source is read in place (a
+// fileformat.Mapper): it then has no buffered reader.
+func (t *Tokenizer) Mapped() bool { return t.in.mapped() }
+
 // Buffered returns the tokenizer's buffered reader (to look ahead before
-// the first record).
-func (t *Tokenizer) Buffered() *bufio.Reader { return t.br }
+// the first record); nil when the source is read in place (Mapped).
+func (t *Tokenizer) Buffered() *bufio.Reader { return t.in.br }
 
 // SetBuffered replaces the buffered reader with br, which must give the
-// same bytes from the same position (before the first record).
+// same bytes from the same position (before the first record; not for a
+// source read in place).
 func (t *Tokenizer) SetBuffered(br *bufio.Reader) {
-	t.br = br
+	if !t.in.mapped() {
+		t.in.br = br
+	}
 	t.forget()
 }
