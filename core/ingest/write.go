@@ -76,10 +76,11 @@ func (e *Engine) write(ctx context.Context, snap *delta.Snapshot, p *Plan) (*out
 // writeOnce is one attempt to write the plan's files (convert.Converter.Write).
 func (e *Engine) writeOnce(ctx context.Context, sch *schema.StructType, p *Plan, failures convert.Failures, evolve bool, stats parquetio.WriterOptions) (*output, error) {
 	files := make([]string, len(p.Files))
+	sizes := make([]int64, len(p.Files))
 	for i, f := range p.Files {
-		files[i] = f.Path
+		files[i], sizes[i] = f.Path, f.Size
 	}
-	out, err := e.converter().Write(ctx, convert.Batch{ID: p.BatchID, Files: files, Schema: sch, Stats: stats, Evolve: evolve, Bad: e.newBadSink(p)}, failures)
+	out, err := e.converter().Write(ctx, convert.Batch{ID: p.BatchID, Files: files, Sizes: sizes, Schema: sch, Stats: stats, Evolve: evolve, Bad: e.newBadSink(p)}, failures)
 	if err != nil {
 		return nil, err
 	}

@@ -105,6 +105,9 @@ type Batch struct {
 	ID int64
 	// Files are the source keys, in the plan's order.
 	Files []string
+	// Sizes are the files' listed sizes, by index (nil: unknown); a
+	// small local file of a known size is read whole in one read(2).
+	Sizes []int64
 	// Schema is the table schema the rows are read with (partition
 	// columns included).
 	Schema *schema.StructType
@@ -175,7 +178,7 @@ func (c *Converter) Write(ctx context.Context, b Batch, failures Failures) (*Out
 	// the next file's decoding starts as soon as the previous file is
 	// decoded (with more than one CPU, several files are decoded at once),
 	// while its last rows are still encoded; the encoder takes them in order.
-	pl := c.startPipeline(ctx, bad, data, b.Files, fw.by == nil)
+	pl := c.startPipeline(ctx, bad, data, b.Files, b.Sizes, fw.by == nil)
 	defer pl.stop()
 	for _, path := range b.Files {
 		rows, rescued, err := pl.copyNext(fw, b.Evolve)

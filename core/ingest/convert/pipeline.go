@@ -49,8 +49,13 @@ type pipeline struct {
 
 	// The decoders take files in order under openMu (so the Fetcher sees
 	// them taken in order) and publish each file's decode in slots.
-	openMu   sync.Mutex
-	claimed  int // files taken by a decoder
+	openMu  sync.Mutex
+	claimed int // files taken by a decoder
+	// local is set once a file opened is a local one (Source.open): the
+	// Fetcher then reads directly, and the decoders open their files
+	// outside openMu.
+	local    atomic.Bool
+	sizes    []int64 // the files' listed sizes (nil: unknown)
 	decoders int
 	workers  sync.WaitGroup
 
@@ -104,10 +109,13 @@ const (
 )
 
 // startPipeline starts decoding files.
-func (c *Converter) startPipeline(ctx context.Context, bad *BadSink, sch *schema.StructType, files []string, columnar bool) *pipeline {
+func (c *Converter) startPipeline(ctx context.Context, bad *BadSink, sch *schema.StructType, files []string, sizes []int64, columnar bool) *pipeline {
 	ctx, cancel := context.WithCancel(ctx)
 	pl := &pipeline{columnar: columnar, free: make(chan *parquetio.ColumnBatch, maxDecoders*filesAhead+4), c: c, ctx: ctx, cancel: cancel, bad: bad, sch: sch, files: files, ahead: newAheadGate(),
 		rescue: -1, widens: c.Widens, src: c.Source, slots: make([]*decode, len(files))}
+	if len(sizes) == len(files) {
+		pl.sizes = sizes
+	}
 	pl.ready = sync.NewCond(&pl.mu)
 	// The files are opened ahead of the decoders (a small file is a
 	// round trip to the store otherwise).
@@ -150,8 +158,16 @@ func (pl *pipeline) decoder() {
 		}
 		pl.mu.Unlock()
 		pl.claimed++
-		d := pl.openSource(i)
+		var d *decode
+		local := pl.local.Load()
+		if !local {
+			d = pl.openSource(i)
+		}
 		pl.openMu.Unlock()
+		if local {
+			// Local files: opened at once by the decoders, in any order.
+			d = pl.openSource(i)
+		}
 		pl.openReader(d)
 		pl.mu.Lock()
 		pl.slots[i] = d
@@ -164,7 +180,8 @@ func (pl *pipeline) decoder() {
 }
 
 // openSource opens files[i]'s source (under openMu: the Fetcher sees the
-// files taken in order); a failure is the decode's err. openReader then
+// files taken in order; local files, once one is seen, outside it); a
+// failure is the decode's err. openReader then
 // opens the format's reader on it, outside openMu, so that the decoders
 // open their files' readers at once.
 func (pl *pipeline) openSource(i int) *decode {
@@ -180,10 +197,13 @@ func (pl *pipeline) openSource(i int) *decode {
 		} else {
 			d.r, d.sf = sf, sf
 		}
-	} else if r, err := pl.src.Open(pl.ctx, path); err != nil {
+	} else if r, local, err := pl.source().open(pl.ctx, path, pl.size(i)); err != nil {
 		d.err = err
 	} else {
 		d.r, d.rc = r, r
+		if local {
+			pl.local.Store(true)
+		}
 	}
 	if d.err != nil {
 		close(d.chunks)
@@ -215,6 +235,24 @@ func (pl *pipeline) openReader(d *decode) {
 		close(d.chunks)
 		close(d.ended)
 	}
+}
+
+// source is where files are opened: through the Fetcher until a local
+// file is seen, then directly (the Fetcher would read directly too, after
+// a look-up of the key).
+func (pl *pipeline) source() Source {
+	if pl.local.Load() {
+		return pl.c.Source
+	}
+	return pl.src
+}
+
+// size is files[i]'s listed size (-1: unknown).
+func (pl *pipeline) size(i int) int64 {
+	if i < len(pl.sizes) {
+		return pl.sizes[i]
+	}
+	return -1
 }
 
 // readOptions are path's read options.

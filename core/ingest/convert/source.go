@@ -1,6 +1,7 @@
 package convert
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -39,16 +40,33 @@ func (s Source) Name(key string) string {
 // be opened one with FaultCorrupt; other errors are I/O errors that fail
 // the batch (the next run tries again).
 func (s Source) Open(ctx context.Context, path string) (io.ReadCloser, error) {
+	r, _, err := s.open(ctx, path, -1)
+	return r, err
+}
+
+// open is Open of a file listed with size bytes (< 0: unknown); local
+// reports that the store served a local file (one with Stat), which gains
+// nothing from being opened ahead or in order. A small local file of a
+// known size is read whole when opened (readWhole).
+func (s Source) open(ctx context.Context, path string, size int64) (r io.ReadCloser, local bool, err error) {
 	rc, err := s.Store.Get(ctx, path)
 	if errors.Is(err, objstore.ErrNotFound) {
-		return nil, &FileError{Path: path, Fault: FaultMissing, Err: err}
+		return nil, false, &FileError{Path: path, Fault: FaultMissing, Err: err}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("opening source file %s: %w", path, err)
+		return nil, false, fmt.Errorf("opening source file %s: %w", path, err)
 	}
+	_, local = rc.(interface{ Stat() (os.FileInfo, error) })
 	if s.raw() {
-		return rc, nil // binaryFile: the stored bytes, as Spark reads them
+		return rc, local, nil // binaryFile: the stored bytes, as Spark reads them
 	}
+	r, err = s.decompress(path, readWhole(rc, size))
+	return r, local, err
+}
+
+// decompress wraps a source file's body in its decompressor (by the
+// path's extension).
+func (s Source) decompress(path string, rc io.ReadCloser) (io.ReadCloser, error) {
 	r, err := formats.Decompress(path, rc)
 	if err != nil {
 		rc.Close()
@@ -60,6 +78,66 @@ func (s Source) Open(ctx context.Context, path string) (io.ReadCloser, error) {
 	}
 	return &sourceReader{ReadCloser: r, body: rc}, nil
 }
+
+// wholeRead is the largest listed size of a local file that readWhole
+// reads in one read(2).
+const wholeRead = 64 << 10
+
+// readWhole returns a local file (*os.File: localfs's Get of a regular
+// file below its mapping size) listed with size bytes, at most wholeRead,
+// read whole by one read(2) of size+1 bytes and closed: a read of a
+// regular file returns fewer bytes than asked for only at its end, so a
+// read that returns the listed size has seen the end, where a reader
+// streaming the file needs a second read(2) to see it. A read that returns
+// another count (the file changed since it was listed) gives those bytes
+// and then the rest of the file as streamed, or the read's error. Any
+// other body (or size) is returned as it is.
+func readWhole(rc io.ReadCloser, size int64) io.ReadCloser {
+	f, ok := rc.(*os.File)
+	if !ok || size < 0 || size > wholeRead {
+		return rc
+	}
+	buf := make([]byte, size+1)
+	n, err := f.Read(buf)
+	if int64(n) == size && (err == nil || errors.Is(err, io.EOF)) {
+		return &wholeFile{Reader: bytes.NewReader(buf[:n]), err: f.Close()}
+	}
+	return &headRead{head: buf[:n], err: err, f: f}
+}
+
+// wholeFile is a file readWhole read whole; Close returns the file's
+// close error.
+type wholeFile struct {
+	*bytes.Reader
+	err error
+}
+
+// Close returns the error closing the file gave.
+func (w *wholeFile) Close() error { return w.err }
+
+// headRead is a file readWhole read part of: the bytes read, then the
+// read's error (io.EOF included) or the rest of the file.
+type headRead struct {
+	head []byte
+	err  error
+	f    *os.File
+}
+
+// Read reads the head, then the error or the file.
+func (h *headRead) Read(p []byte) (int, error) {
+	if len(h.head) > 0 {
+		n := copy(p, h.head)
+		h.head = h.head[n:]
+		return n, nil
+	}
+	if h.err != nil {
+		return 0, h.err
+	}
+	return h.f.Read(p)
+}
+
+// Close closes the file.
+func (h *headRead) Close() error { return h.f.Close() }
 
 func (s Source) raw() bool {
 	raw, ok := s.Format.(formats.RawContent)

@@ -92,3 +92,119 @@ type localDir struct {
 func (l localDir) Get(_ context.Context, key string) (io.ReadCloser, error) {
 	return os.Open(filepath.Join(l.dir, filepath.FromSlash(key)))
 }
+
+// TestReadWhole: a local file read whole when opened gives its content
+// whatever its listed size says (the file may have changed since it was
+// listed), and other bodies pass through.
+func TestReadWhole(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name   string
+		data   string
+		listed int64
+		whole  bool // read whole (one read saw the listed size)
+	}{
+		{"as listed", "{\"a\":1}\n{\"a\":2}\n", 16, true},
+		{"empty", "", 0, true},
+		{"grown", "{\"a\":1}\n{\"a\":2}\n", 8, false},
+		{"shrunk", "{\"a\":1}\n", 16, false},
+		{"unknown size", "{\"a\":1}\n", -1, false},
+		{"too large to read whole", strings.Repeat("x", wholeRead+1), wholeRead + 1, false},
+		{"largest read whole", strings.Repeat("x", wholeRead), wholeRead, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := filepath.Join(dir, strings.ReplaceAll(tt.name, " ", "_"))
+			if err := os.WriteFile(p, []byte(tt.data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			f, err := os.Open(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rc := readWhole(f, tt.listed)
+			if _, ok := rc.(*wholeFile); ok != tt.whole {
+				t.Errorf("read whole %v, want %v (%T)", ok, tt.whole, rc)
+			}
+			got, err := io.ReadAll(rc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != tt.data {
+				t.Errorf("read %d bytes, want %d", len(got), len(tt.data))
+			}
+			if err := rc.Close(); err != nil {
+				t.Errorf("Close: %v", err)
+			}
+			if tt.whole {
+				if _, err := f.Stat(); err == nil {
+					t.Errorf("the file is still open after being read whole")
+				}
+			}
+		})
+	}
+	// A body that is not a local file is returned as it is.
+	body := io.NopCloser(strings.NewReader("x"))
+	if rc := readWhole(body, 1); rc != body {
+		t.Errorf("readWhole wrapped a non-file body: %T", rc)
+	}
+}
+
+// TestReadWholeError: a read that fails gives the bytes before it and
+// then its error, as streaming the file would.
+func TestReadWholeError(t *testing.T) {
+	d, err := os.Open(t.TempDir()) // reading a directory fails
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := readWhole(d, 10)
+	if _, ok := rc.(*wholeFile); ok {
+		t.Fatal("a failed read was taken as the whole file")
+	}
+	if _, err := io.ReadAll(rc); err == nil {
+		t.Error("reading a directory read whole gave no error")
+	}
+	rc.Close()
+}
+
+// FuzzReadWhole checks readWhole against reading the file as a stream, for
+// any content and any listed size.
+func FuzzReadWhole(f *testing.F) {
+	f.Add([]byte("{\"a\":1}\n"), int64(8))
+	f.Add([]byte(""), int64(0))
+	f.Add([]byte("abc"), int64(2))
+	f.Add([]byte("abc"), int64(4))
+	f.Add([]byte("abc"), int64(-1))
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte, listed int64) {
+		p := filepath.Join(dir, "f")
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		file, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rc := readWhole(file, listed)
+		defer rc.Close()
+		// Read in small pieces, as a line reader might at a boundary.
+		var got []byte
+		buf := make([]byte, 1+len(data)%7)
+		for {
+			n, err := rc.Read(buf)
+			got = append(got, buf[:n]...)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !bytes.Equal(got, data) {
+			t.Fatalf("listed %d: read %q, want %q", listed, got, data)
+		}
+		if _, whole := rc.(*wholeFile); whole && listed != int64(len(data)) {
+			t.Fatalf("listed %d of a %d-byte file read whole", listed, len(data))
+		}
+	})
+}
