@@ -3,9 +3,6 @@ package parquetio
 import (
 	"fmt"
 
-	"github.com/parquet-go/parquet-go"
-
-	"github.com/tributary-io/tributary/core/parquetio/internal/pvalue"
 	"github.com/tributary-io/tributary/core/schema"
 )
 
@@ -29,37 +26,8 @@ func (b *ColumnBatch) Append(src *ColumnBatch) error {
 	if src.cb.rows == 0 {
 		return nil
 	}
-	// One buffer holds the bytes of every string and binary value of src.
-	n := 0
-	for _, vals := range src.cb.vals {
-		for _, v := range vals {
-			if k := v.Kind(); !v.IsNull() && (k == parquet.ByteArray || k == parquet.FixedLenByteArray) {
-				n += len(v.ByteArray())
-			}
-		}
-	}
-	buf := make([]byte, 0, n)
-	for c, vals := range src.cb.vals {
-		base := int32(len(b.cb.vals[c]))
-		dst := b.cb.vals[c]
-		for _, v := range vals {
-			if v.IsNull() {
-				dst = append(dst, v)
-				continue
-			}
-			switch v.Kind() {
-			case parquet.ByteArray:
-				at := len(buf)
-				buf = append(buf, v.ByteArray()...)
-				v = pvalue.Level(parquet.ByteArrayValue(buf[at:len(buf):len(buf)]), v.RepetitionLevel(), v.DefinitionLevel(), c)
-			case parquet.FixedLenByteArray:
-				at := len(buf)
-				buf = append(buf, v.ByteArray()...)
-				v = pvalue.Level(parquet.FixedLenByteArrayValue(buf[at:len(buf):len(buf)]), v.RepetitionLevel(), v.DefinitionLevel(), c)
-			}
-			dst = append(dst, v)
-		}
-		b.cb.vals[c] = dst
+	for c := range src.cb.cols {
+		base := int32(b.cb.cols[c].appendFrom(&src.cb.cols[c]))
 		if b.cb.rep[c] {
 			for _, e := range src.cb.ends[c][:src.cb.rows] {
 				b.cb.ends[c] = append(b.cb.ends[c], base+e)

@@ -10,7 +10,6 @@ import (
 
 	"github.com/tributary-io/tributary/core/parquetio/filestats"
 	"github.com/tributary-io/tributary/core/parquetio/internal/ptree"
-	"github.com/tributary-io/tributary/core/parquetio/internal/pvalue"
 	"github.com/tributary-io/tributary/core/schema"
 )
 
@@ -136,7 +135,7 @@ func (b *ColumnBatch) Bytes() int64 { return b.bytes }
 
 // Reset empties the batch for reuse (the values of its rows are dropped).
 func (b *ColumnBatch) Reset() {
-	for c := range b.cb.vals {
+	for c := range b.cb.cols {
 		b.cb.release(c)
 		b.cb.ends[c] = b.cb.ends[c][:0]
 	}
@@ -152,43 +151,48 @@ func (b *ColumnBatch) Value(n *ColNode, v any, r int) error {
 	if err != nil {
 		return fmt.Errorf("%w: column %s (%s): %v", ErrInvalidValue, n.t.Path, n.t.Type, err)
 	}
-	b.cb.vals[n.Col] = append(b.cb.vals[n.Col], pvalue.Level(pv, r, n.Def, n.Col))
+	b.cb.cols[n.Col].value(pv, r, n.Def)
 	b.cur += valueSize(pv)
 	return nil
 }
 
 // Int64 appends x to long leaf n at repetition level r.
 func (b *ColumnBatch) Int64(n *ColNode, x int64, r int) {
-	b.cb.vals[n.Col] = append(b.cb.vals[n.Col], pvalue.Level(parquet.Int64Value(x), r, n.Def, n.Col))
+	d := &b.cb.cols[n.Col]
+	d.levels(r, n.Def)
+	d.i64 = append(d.i64, x)
 	b.cur += 9
 }
 
 // Int32 appends x to an int leaf n (Spark INTEGER: a plain INT32 column)
 // at repetition level r; what Value writes for an int32, without boxing.
 func (b *ColumnBatch) Int32(n *ColNode, x int32, r int) {
-	b.cb.vals[n.Col] = append(b.cb.vals[n.Col], pvalue.Level(parquet.Int32Value(x), r, n.Def, n.Col))
+	d := &b.cb.cols[n.Col]
+	d.levels(r, n.Def)
+	d.i32 = append(d.i32, x)
 	b.cur += 5
 }
 
 // Double appends x to double leaf n at repetition level r.
 func (b *ColumnBatch) Double(n *ColNode, x float64, r int) {
-	b.cb.vals[n.Col] = append(b.cb.vals[n.Col], pvalue.Level(parquet.DoubleValue(x), r, n.Def, n.Col))
+	d := &b.cb.cols[n.Col]
+	d.levels(r, n.Def)
+	d.f64 = append(d.f64, x)
 	b.cur += 9
 }
 
 // Boolean appends x to boolean leaf n at repetition level r.
 func (b *ColumnBatch) Boolean(n *ColNode, x bool, r int) {
-	b.cb.vals[n.Col] = append(b.cb.vals[n.Col], pvalue.Level(parquet.BooleanValue(x), r, n.Def, n.Col))
+	d := &b.cb.cols[n.Col]
+	d.levels(r, n.Def)
+	d.bools = append(d.bools, x)
 	b.cur += 2
 }
 
-// ByteArray appends x to string or binary leaf n at repetition level r; x
-// must stay unchanged until the batch was written.
+// ByteArray appends a copy of x to string or binary leaf n at repetition
+// level r (x may change afterwards).
 func (b *ColumnBatch) ByteArray(n *ColNode, x []byte, r int) {
-	if x == nil {
-		x = []byte{}
-	}
-	b.cb.vals[n.Col] = append(b.cb.vals[n.Col], pvalue.Level(parquet.ByteArrayValue(x), r, n.Def, n.Col))
+	b.cb.cols[n.Col].bytes(x, r, n.Def)
 	b.cur += int64(len(x)) + 5
 }
 
@@ -197,7 +201,7 @@ func (b *ColumnBatch) ByteArray(n *ColNode, x []byte, r int) {
 // when d is n.Def.
 func (b *ColumnBatch) Null(n *ColNode, r, d int) {
 	for c := n.Lo; c < n.Hi; c++ {
-		b.cb.vals[c] = append(b.cb.vals[c], pvalue.Level(parquet.NullValue(), r, d, c))
+		b.cb.cols[c].null(r, d)
 	}
 	b.cur += int64(n.Hi - n.Lo)
 }
@@ -206,7 +210,7 @@ func (b *ColumnBatch) Null(n *ColNode, r, d int) {
 // for Cut.
 func (b *ColumnBatch) Lens(n *ColNode, dst []int) []int {
 	for c := n.Lo; c < n.Hi; c++ {
-		dst = append(dst, len(b.cb.vals[c]))
+		dst = append(dst, b.cb.cols[c].len())
 	}
 	return dst
 }
@@ -214,11 +218,11 @@ func (b *ColumnBatch) Lens(n *ColNode, dst []int) []int {
 // Cut drops the values appended under n since Lens returned lens.
 func (b *ColumnBatch) Cut(n *ColNode, lens []int) {
 	for i, c := 0, n.Lo; c < n.Hi; i, c = i+1, c+1 {
-		for _, v := range b.cb.vals[c][lens[i]:] {
-			b.cur -= valueSize(v)
+		d := &b.cb.cols[c]
+		for k := lens[i]; k < d.len(); k++ {
+			b.cur -= d.size(k)
 		}
-		clear(b.cb.vals[c][lens[i]:])
-		b.cb.vals[c] = b.cb.vals[c][:lens[i]]
+		d.truncate(lens[i])
 	}
 }
 
@@ -228,7 +232,7 @@ func (b *ColumnBatch) rowStart(c, i int) int { return b.cb.start(c, i) }
 // EndRow finishes the row being built.
 func (b *ColumnBatch) EndRow() {
 	for _, c := range b.cb.reps {
-		b.cb.ends[c] = append(b.cb.ends[c], int32(len(b.cb.vals[c])))
+		b.cb.ends[c] = append(b.cb.ends[c], int32(b.cb.cols[c].len()))
 	}
 	b.cb.sizes = append(b.cb.sizes, b.cur)
 	b.cb.rows++
@@ -263,10 +267,8 @@ func (b *ColumnBatch) Mark() BatchMark { return BatchMark{rows: b.cb.rows} }
 
 // Drop removes the rows finished since m, and the row being built.
 func (b *ColumnBatch) Drop(m BatchMark) {
-	for c := range b.cb.vals {
-		start := b.rowStart(c, m.rows)
-		clear(b.cb.vals[c][start:])
-		b.cb.vals[c] = b.cb.vals[c][:start]
+	for c := range b.cb.cols {
+		b.cb.cols[c].truncate(b.rowStart(c, m.rows))
 		if b.cb.rep[c] {
 			b.cb.ends[c] = b.cb.ends[c][:m.rows]
 		}
@@ -283,14 +285,30 @@ func (b *ColumnBatch) Drop(m BatchMark) {
 // row finished since m.
 func (b *ColumnBatch) SetField(m BatchMark, i int, x []byte) {
 	n := b.root.Children[i]
-	c := n.Col
+	d := &b.cb.cols[n.Col]
+	if m.rows >= b.cb.rows {
+		return
+	}
+	// A top-level leaf has one value per row: value k is row k's. The
+	// values from row m.rows on are appended again with x (and those of a
+	// row being built after them).
+	var tail colData
+	if d.len() > b.cb.rows {
+		tail = colData{kind: d.kind, maxDef: d.maxDef, offs: []uint32{0}}
+		sub := d.sub(b.cb.rows, d.len())
+		tail.appendFrom(&sub)
+	}
 	for row := m.rows; row < b.cb.rows; row++ {
-		k := b.rowStart(c, row) // a top-level leaf has one value per row
-		old := valueSize(b.cb.vals[c][k])
-		b.cb.vals[c][k] = pvalue.Level(parquet.ByteArrayValue(x), 0, n.Def, c)
-		d := valueSize(b.cb.vals[c][k]) - old
-		b.cb.sizes[row] += d
-		b.bytes += d
+		s := int64(len(x)) + 5 - d.size(row)
+		b.cb.sizes[row] += s
+		b.bytes += s
+	}
+	d.truncate(m.rows)
+	for range b.cb.rows - m.rows {
+		d.bytes(x, 0, n.Def)
+	}
+	if tail.len() > 0 {
+		d.appendFrom(&tail)
 	}
 }
 
@@ -367,7 +385,7 @@ func (w *Writer) WriteBatch(b *ColumnBatch, from, to int) error {
 	if !w.opts.NoStats {
 		// Each leaf column feeds its own statistics column.
 		_ = w.forEach(len(w.lstats), workers, func(c int) error {
-			w.columnStats(c, w.batch.vals[c])
+			w.columnStats(c, &w.batch.cols[c])
 			return nil
 		})
 	}
@@ -385,11 +403,11 @@ func (w *Writer) WriteBatch(b *ColumnBatch, from, to int) error {
 
 // view is a colBatch of rows [from, to) of b (sharing b's values).
 func (b *ColumnBatch) view(from, to int) colBatch {
-	v := colBatch{vals: make([][]parquet.Value, len(b.cb.vals)), ends: make([][]int32, len(b.cb.vals)),
+	v := colBatch{cols: make([]colData, len(b.cb.cols)), ends: make([][]int32, len(b.cb.cols)),
 		rep: b.cb.rep, reps: b.cb.reps, sizes: b.cb.sizes[from:to], rows: to - from}
-	for c := range b.cb.vals {
+	for c := range b.cb.cols {
 		lo := b.rowStart(c, from)
-		v.vals[c] = b.cb.vals[c][lo:b.rowStart(c, to)]
+		v.cols[c] = b.cb.cols[c].sub(lo, b.rowStart(c, to))
 		if !b.cb.rep[c] {
 			continue
 		}
@@ -406,16 +424,17 @@ func (b *ColumnBatch) view(from, to int) colBatch {
 // per physical type and added once (Leaf.Int, Leaf.Float keep the first of
 // equal extremes, as adding every value does; strings go through
 // Leaf.BytesSpan).
-func (w *Writer) columnStats(c int, vals []parquet.Value) {
+func (w *Writer) columnStats(c int, d *colData) {
 	ls := &w.lstats[c]
 	if ls.h == nil || ls.inRuns {
 		return
 	}
-	def := ls.def
+	def := byte(ls.def)
+	defs := d.defs
 	var nulls int64
 	if ls.coll {
-		for i := range vals {
-			if vals[i].RepetitionLevel() == 0 && vals[i].DefinitionLevel() < def {
+		for i, l := range defs {
+			if d.reps[i] == 0 && l < def {
 				nulls++
 			}
 		}
@@ -423,82 +442,23 @@ func (w *Writer) columnStats(c int, vals []parquet.Value) {
 		return
 	}
 	switch ls.t.Conv {
-	case ptree.ConvInt8, ptree.ConvInt16, ptree.ConvInt32, ptree.ConvDate,
-		ptree.ConvInt64, ptree.ConvTimestampMicros:
-		int32s := vals
-		if ls.t.Conv == ptree.ConvInt64 || ls.t.Conv == ptree.ConvTimestampMicros {
-			int32s = nil
-		}
-		var lo, hi int64
-		has := false
-		for i := range vals {
-			v := &vals[i]
-			if v.DefinitionLevel() < def {
-				nulls++
-				continue
-			}
-			var x int64
-			if int32s != nil {
-				x = int64(v.Int32())
-			} else {
-				x = v.Int64()
-			}
-			if !has {
-				lo, hi, has = x, x, true
-			} else if x < lo {
-				lo = x
-			} else if x > hi {
-				hi = x
-			}
-		}
-		if has {
-			ls.h.Int(lo)
-			ls.h.Int(hi)
-		}
-	case ptree.ConvFloat, ptree.ConvDouble:
-		double := ls.t.Conv == ptree.ConvDouble
-		var lo, hi float64
-		has, nan := false, false
-		for i := range vals {
-			v := &vals[i]
-			if v.DefinitionLevel() < def {
-				nulls++
-				continue
-			}
-			var x float64
-			if double {
-				x = v.Double()
-			} else {
-				x = float64(v.Float())
-			}
-			switch {
-			case x != x:
-				nan = true
-			case !has:
-				lo, hi, has = x, x, true
-			case x < lo:
-				lo = x
-			case x > hi:
-				hi = x
-			}
-		}
-		if nan {
-			ls.h.Float(math.NaN())
-		}
-		if has {
-			ls.h.Float(lo)
-			ls.h.Float(hi)
-		}
+	case ptree.ConvInt8, ptree.ConvInt16, ptree.ConvInt32, ptree.ConvDate:
+		nulls = intStats(ls.h, defs, d.i32, def)
+	case ptree.ConvInt64, ptree.ConvTimestampMicros:
+		nulls = intStats(ls.h, defs, d.i64, def)
+	case ptree.ConvFloat:
+		nulls = floatStats(ls.h, defs, d.f32, def)
+	case ptree.ConvDouble:
+		nulls = floatStats(ls.h, defs, d.f64, def)
 	case ptree.ConvString:
 		var lo, hi []byte
 		has := false
-		for i := range vals {
-			v := &vals[i]
-			if v.DefinitionLevel() < def {
+		for i, l := range defs {
+			if l < def {
 				nulls++
 				continue
 			}
-			x := v.ByteArray()
+			x := d.data[d.offs[i]:d.offs[i+1]]
 			if !has {
 				lo, hi, has = x, x, true
 			} else if bytes.Compare(x, lo) < 0 {
@@ -508,30 +468,29 @@ func (w *Writer) columnStats(c int, vals []parquet.Value) {
 			}
 		}
 		if has && !ls.h.BytesSpan(lo, hi) {
-			for i := range vals {
-				if vals[i].DefinitionLevel() >= def {
-					ls.h.Bytes(vals[i].ByteArray())
+			for i, l := range defs {
+				if l >= def {
+					ls.h.Bytes(d.data[d.offs[i]:d.offs[i+1]])
 				}
 			}
 		}
 	default:
 		var u big.Int
-		for i := range vals {
-			v := &vals[i]
-			if v.DefinitionLevel() < def {
+		for i, l := range defs {
+			if l < def {
 				nulls++
 				continue
 			}
 			switch ls.t.Conv {
 			case ptree.ConvDecimal32:
-				ls.h.Unscaled(u.SetInt64(int64(v.Int32())))
+				ls.h.Unscaled(u.SetInt64(int64(d.i32[i])))
 			case ptree.ConvDecimal64:
-				ls.h.Unscaled(u.SetInt64(v.Int64()))
+				ls.h.Unscaled(u.SetInt64(d.i64[i]))
 			case ptree.ConvDecimalBytes:
-				ls.h.Unscaled(ptree.FromTwosComplement(v.ByteArray()))
+				ls.h.Unscaled(ptree.FromTwosComplement(d.data[d.offs[i]:d.offs[i+1]]))
 			case ptree.ConvBool, ptree.ConvBinary:
 			default:
-				switch v.Kind() {
+				switch v := d.at(i); v.Kind() {
 				case parquet.Int32:
 					ls.h.Int(int64(v.Int32()))
 				case parquet.Int64:
@@ -547,6 +506,64 @@ func (w *Writer) columnStats(c int, vals []parquet.Value) {
 		}
 	}
 	ls.h.Nulls(nulls)
+}
+
+// intStats adds the min and max of the non-null values of an integer
+// column to h and returns the nulls.
+func intStats[T int32 | int64](h *filestats.Leaf, defs []byte, xs []T, def byte) (nulls int64) {
+	var lo, hi int64
+	has := false
+	for i, l := range defs {
+		if l < def {
+			nulls++
+			continue
+		}
+		x := int64(xs[i])
+		if !has {
+			lo, hi, has = x, x, true
+		} else if x < lo {
+			lo = x
+		} else if x > hi {
+			hi = x
+		}
+	}
+	if has {
+		h.Int(lo)
+		h.Int(hi)
+	}
+	return nulls
+}
+
+// floatStats is intStats of a float column: a NaN is added before the
+// bounds of the other values.
+func floatStats[T float32 | float64](h *filestats.Leaf, defs []byte, xs []T, def byte) (nulls int64) {
+	var lo, hi float64
+	has, nan := false, false
+	for i, l := range defs {
+		if l < def {
+			nulls++
+			continue
+		}
+		x := float64(xs[i])
+		switch {
+		case x != x:
+			nan = true
+		case !has:
+			lo, hi, has = x, x, true
+		case x < lo:
+			lo = x
+		case x > hi:
+			hi = x
+		}
+	}
+	if nan {
+		h.Float(math.NaN())
+	}
+	if has {
+		h.Float(lo)
+		h.Float(hi)
+	}
+	return nulls
 }
 
 // BatchReader is implemented by format readers (fileformat.RowReader)

@@ -10,8 +10,8 @@ func (b *ColumnBatch) Grow(n int) {
 	if n <= 0 {
 		return
 	}
-	for c := range b.cb.vals {
-		b.cb.vals[c] = slices.Grow(b.cb.vals[c], n)
+	for c := range b.cb.cols {
+		b.cb.cols[c].grow(n)
 	}
 	for _, c := range b.cb.reps {
 		b.cb.ends[c] = slices.Grow(b.cb.ends[c], n)

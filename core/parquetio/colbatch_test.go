@@ -22,6 +22,10 @@ func batchOf(t *testing.T, s *schema.StructType, rows [][]any) *ColumnBatch {
 // a leaf's type allows, and undoes work a reader may undo: collections
 // appended and cut again (Lens, Cut), rows finished or half built and
 // dropped again (Mark, Drop).
+// setFields counts the SetField calls of batchOfRand (the tests check
+// that some ran).
+var setFields int
+
 func batchOfRand(t *testing.T, s *schema.StructType, rows [][]any, r *rand.Rand) *ColumnBatch {
 	t.Helper()
 	b, err := NewColumnBatch(s)
@@ -50,10 +54,17 @@ func batchOfRand(t *testing.T, s *schema.StructType, rows [][]any, r *rand.Rand)
 				b.Boolean(n, x, r)
 				return
 			case string:
-				b.ByteArray(n, []byte(x), r)
+				// ByteArray copies: the caller's bytes may change after.
+				buf := []byte(x)
+				b.ByteArray(n, buf, r)
+				for i := range buf {
+					buf[i] = '#'
+				}
 				return
 			case []byte:
-				b.ByteArray(n, x, r)
+				buf := bytes.Clone(x)
+				b.ByteArray(n, buf, r)
+				clear(buf)
 				return
 			}
 		}
@@ -117,8 +128,22 @@ func batchOfRand(t *testing.T, s *schema.StructType, rows [][]any, r *rand.Rand)
 			put(b.Root().Children[0], row[0], 0, 0)
 			b.Drop(m)
 		}
+		m := b.Mark()
 		put(b.Root(), row, 0, 0)
 		b.EndRow()
+		if f := slices.IndexFunc(s.Fields, func(f schema.Field) bool { return schema.EqualType(f.Type, schema.String) }); f >= 0 && maybe(6) {
+			// The row's string field set afterwards (a corrupt record's
+			// text), maybe with a row being built after it, dropped.
+			m2 := b.Mark()
+			if maybe(2) {
+				put(b.Root().Children[0], row[0], 0, 0)
+			}
+			x := fmt.Sprintf("set%d", r.IntN(1000))
+			b.SetField(m, f, []byte(x))
+			b.Drop(m2)
+			row[f] = x
+			setFields++
+		}
 	}
 	return b
 }
@@ -128,6 +153,7 @@ func batchOfRand(t *testing.T, s *schema.StructType, rows [][]any, r *rand.Rand)
 // row ranges, on one and on several goroutines): the files must be
 // identical byte for byte and the statistics equal.
 func TestWriteBatchMatchesWrite(t *testing.T) {
+	setFields = 0
 	for seed := range uint64(80) {
 		g := gen{rand.New(rand.NewPCG(seed, 11))}
 		s := g.structType(0, 1+g.r.IntN(10))
@@ -206,6 +232,9 @@ func TestWriteBatchMatchesWrite(t *testing.T) {
 				t.Fatalf("stats differ:\n  Write %s\n  Batch %s", rj, cj)
 			}
 		})
+	}
+	if setFields == 0 {
+		t.Fatal("no batch had a field set (SetField)")
 	}
 }
 

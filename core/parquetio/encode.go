@@ -50,7 +50,7 @@ func (w *Writer) Write(rows [][]any) error {
 	}
 	workers := w.parallelism(len(rows))
 	if err := w.shredBatch(rows, workers); err != nil {
-		for c := range w.batch.vals {
+		for c := range w.batch.cols {
 			w.batch.release(c)
 		}
 		return err
@@ -218,7 +218,8 @@ func (w *Writer) writeColumn(c int, runs []run) error {
 		fs = w.lstats[c].h
 	}
 	for _, r := range runs {
-		if err := col.Write(w.batch.rowValues(c, r.from, r.to), r.to-r.from, fs); err != nil {
+		run := w.batch.rowValues(c, r.from, r.to)
+		if err := col.Write(&run, r.to-r.from, fs); err != nil {
 			return err
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/parquet-go/parquet-go"
 
 	"github.com/tributary-io/tributary/core/parquetio/internal/values"
 	"github.com/tributary-io/tributary/core/schema"
@@ -284,3 +285,13 @@ func countRowGroups(t testing.TB, data []byte) int {
 }
 
 func jsonNumber(s string) json.Number { return json.Number(s) }
+
+// values returns the values of rows [from, to) of column c as
+// parquet.Values (levels left out).
+func (b *colBatch) values(c, from, to int) []parquet.Value {
+	var out []parquet.Value
+	for i := b.start(c, from); i < b.start(c, to); i++ {
+		out = append(out, b.cols[c].at(i))
+	}
+	return out
+}

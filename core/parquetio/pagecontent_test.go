@@ -204,7 +204,7 @@ func checkBounds(t testing.TB, s *schema.StructType, data []byte, rows [][]any) 
 				if p+1 < len(locs) {
 					end = int(locs[p+1].FirstRowIndex)
 				}
-				vals := w.batch.rowValues(c, base+int(locs[p].FirstRowIndex), base+end)
+				vals := w.batch.values(c, base+int(locs[p].FirstRowIndex), base+end)
 				var lo, hi, nan parquet.Value
 				has, nulls := false, int64(0)
 				for _, v := range vals {

@@ -352,13 +352,15 @@ func (w *Writer) dictionaryColumns(b *colBatch) map[string]bool {
 	}
 	var key []byte
 	for c, s := range cols {
-		if s == nil || c >= len(b.vals) {
+		if s == nil || c >= len(b.cols) {
 			continue
 		}
-		for _, v := range b.vals[c] {
-			if v.IsNull() {
+		d := &b.cols[c]
+		for i, l := range d.defs {
+			if l < d.maxDef {
 				continue
 			}
+			v := d.at(i)
 			s.values++
 			key = v.AppendBytes(key[:0])
 			if _, seen := s.distinct[string(key)]; seen {

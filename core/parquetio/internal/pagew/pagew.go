@@ -224,47 +224,80 @@ func (c *Column) resetPage() {
 	c.has, c.nan = false, false
 }
 
+// Run is a run of a leaf column's values as a column batch keeps them:
+// per value its levels and a slot in the typed slice of the column's
+// physical kind (a null's slot is there and ignored), so that value i is
+// Defs[i], Reps[i] and slot i of every slice.
+type Run struct {
+	// Reps are the repetition levels (read only when MaxRep > 0).
+	Reps []byte
+	// Defs are the definition levels, one per value: their number is the
+	// run's.
+	Defs []byte
+	// The values, in the slice of the column's kind.
+	Bools []bool
+	I32   []int32
+	I64   []int64
+	F32   []float32
+	F64   []float64
+	// Data holds BYTE_ARRAY and FIXED_LEN_BYTE_ARRAY values back to back:
+	// value i is Data[Offs[i]:Offs[i+1]] (Offs has one more entry than
+	// Defs).
+	Data []byte
+	Offs []uint32
+}
+
 // Write appends a run of values holding rows rows. A page ends after the
 // run when it reached the page size. fs, when not nil, is the file
 // statistics column of a BYTE_ARRAY column: it gets the run's null count
 // and min/max.
-func (c *Column) Write(vals []parquet.Value, rows int, fs *filestats.Leaf) error {
+func (c *Column) Write(run *Run, rows int, fs *filestats.Leaf) error {
+	n := len(run.Defs)
 	if c.o.MaxRep > 0 {
-		reps := slices.Grow(c.reps, len(vals))
-		for i := range vals {
-			reps = append(reps, byte(vals[i].RepetitionLevel()))
-		}
-		c.reps = reps
+		c.reps = append(c.reps, run.Reps[:n]...)
 	}
-	// The typed passes append the definition levels (kept, unused, for a
-	// required column) and count the nulls.
-	c.defs = slices.Grow(c.defs, len(vals))
-	var nulls int
+	// The definition levels of a required column are all 0 and unused.
+	nulls := 0
+	if c.o.MaxDef > 0 {
+		c.defs = append(c.defs, run.Defs...)
+		nulls = countBelow(run.Defs, byte(c.o.MaxDef))
+	}
 	var err error
 	switch c.kind {
 	case parquet.ByteArray:
-		nulls = c.writeByteArrays(vals, fs)
+		c.writeByteArrays(run, nulls, fs)
 	case parquet.Boolean:
-		nulls = c.writeBooleans(vals)
+		c.writeBooleans(run)
 	case parquet.Int32, parquet.Int64:
-		nulls = c.writeInts(vals)
+		c.writeInts(run, nulls)
 	case parquet.Float, parquet.Double:
-		nulls = c.writeFloats(vals)
+		c.writeFloats(run)
 	case parquet.FixedLenByteArray:
-		nulls, err = c.writeFixed(vals)
+		err = c.writeFixed(run)
 	default:
 		err = fmt.Errorf("%w: %s has physical type %s", ErrValue, c.o.Path, c.kind)
 	}
 	if err != nil {
 		return err
 	}
-	c.nvals += len(vals)
+	c.nvals += n
 	c.nulls += nulls
 	c.rows += rows
 	if c.pageSize() >= c.limit {
 		return c.flushPage()
 	}
 	return nil
+}
+
+// countBelow counts the levels below max.
+func countBelow(levels []byte, max byte) int {
+	n := 0
+	for _, l := range levels {
+		if l < max {
+			n++
+		}
+	}
+	return n
 }
 
 // pageSize is the size of the page being filled as parquet-go's column
@@ -291,12 +324,13 @@ func (c *Column) pageSize() int {
 	return n
 }
 
-// writeByteArrays appends the levels and the non-null values of a
-// BYTE_ARRAY run, gives their min and max to the Track and fs, and returns
-// the run's nulls.
-func (c *Column) writeByteArrays(vals []parquet.Value, fs *filestats.Leaf) int {
-	maxDef := c.o.MaxDef
-	defs, nulls := c.defs, 0
+// writeByteArrays appends the non-null values of a BYTE_ARRAY run
+// holding nulls nulls, gives their min and max to the Track and fs, and
+// gives fs the run's nulls.
+func (c *Column) writeByteArrays(run *Run, nulls int, fs *filestats.Leaf) {
+	maxDef := byte(c.o.MaxDef)
+	defs, data, offs := run.Defs, run.Data, run.Offs
+	n := len(defs)
 	var lo, hi []byte
 	has := false
 	bound := func(b []byte) {
@@ -311,16 +345,12 @@ func (c *Column) writeByteArrays(vals []parquet.Value, fs *filestats.Leaf) int {
 	if c.dictOn {
 		// A value's bounds count once per page (seen); the file
 		// statistics see them through the page's first run of the value.
-		idx := slices.Grow(c.idx, len(vals))
-		for i := range vals {
-			v := &vals[i]
-			d := v.DefinitionLevel()
-			defs = append(defs, byte(d))
-			if d < maxDef {
-				nulls++
+		idx := slices.Grow(c.idx, n-nulls)
+		for i := range n {
+			if nulls > 0 && defs[i] < maxDef {
 				continue
 			}
-			b := v.ByteArray()
+			b := data[offs[i]:offs[i+1]]
 			x, added := c.bd.index(b)
 			if added {
 				c.dictN++
@@ -333,52 +363,42 @@ func (c *Column) writeByteArrays(vals []parquet.Value, fs *filestats.Leaf) int {
 			}
 		}
 		c.idx = idx
-	} else {
-		data, offs := c.vals, slices.Grow(c.offs, len(vals))
-		for i := range vals {
-			v := &vals[i]
-			d := v.DefinitionLevel()
-			defs = append(defs, byte(d))
-			if d < maxDef {
-				nulls++
+	} else if n > 0 {
+		// The values' bytes are back to back in data: nulls take none.
+		base := uint32(len(c.vals)) - offs[0]
+		c.vals = append(c.vals, data[offs[0]:offs[n]]...)
+		pageOffs := slices.Grow(c.offs, n-nulls)
+		for i := range n {
+			if nulls > 0 && defs[i] < maxDef {
 				continue
 			}
-			b := v.ByteArray()
-			data = append(data, b...)
-			offs = append(offs, uint32(len(data)))
-			bound(b)
+			pageOffs = append(pageOffs, offs[i+1]+base)
+			bound(data[offs[i]:offs[i+1]])
 		}
-		c.vals, c.offs = data, offs
+		c.offs = pageOffs
 	}
-	c.defs = defs
+	all := func(f func([]byte)) {
+		for i := range n {
+			if nulls == 0 || defs[i] >= maxDef {
+				f(data[offs[i]:offs[i+1]])
+			}
+		}
+	}
 	if fs != nil {
 		fs.Nulls(int64(nulls))
 		if has && !fs.BytesSpan(lo, hi) {
-			for i := range vals {
-				if vals[i].DefinitionLevel() >= maxDef {
-					fs.Bytes(vals[i].ByteArray())
-				}
-			}
+			all(fs.Bytes)
 		}
 	}
 	if ct := c.o.Track; ct != nil && has && !ct.AddSpan(lo, hi) {
-		for i := range vals {
-			if vals[i].DefinitionLevel() >= maxDef {
-				ct.Add(vals[i].ByteArray())
-			}
-		}
+		all(func(b []byte) { ct.Add(b) })
 	}
-	return nulls
 }
 
-func (c *Column) writeBooleans(vals []parquet.Value) (nulls int) {
-	maxDef := c.o.MaxDef
-	for i := range vals {
-		v := &vals[i]
-		d := v.DefinitionLevel()
-		c.defs = append(c.defs, byte(d))
-		if d < maxDef {
-			nulls++
+func (c *Column) writeBooleans(run *Run) {
+	maxDef := byte(c.o.MaxDef)
+	for i, x := range run.Bools[:len(run.Defs)] {
+		if run.Defs[i] < maxDef {
 			continue
 		}
 		// PLAIN booleans: bit-packed, first value in the lowest bit, the
@@ -387,7 +407,7 @@ func (c *Column) writeBooleans(vals []parquet.Value) (nulls int) {
 			c.vals = append(c.vals, 0)
 		}
 		b := int64(0)
-		if v.Boolean() {
+		if x {
 			b = 1
 			c.vals[len(c.vals)-1] |= 1 << (c.bools % 8)
 		}
@@ -398,46 +418,50 @@ func (c *Column) writeBooleans(vals []parquet.Value) (nulls int) {
 			c.ilo, c.ihi = min(c.ilo, b), max(c.ihi, b)
 		}
 	}
-	return nulls
 }
 
-func (c *Column) writeInts(vals []parquet.Value) (nulls int) {
-	maxDef := c.o.MaxDef
-	is32 := c.kind == parquet.Int32
-	defs := c.defs
+func (c *Column) writeInts(run *Run, nulls int) {
+	if c.kind == parquet.Int32 {
+		writeInts(c, run.Defs, run.I32[:len(run.Defs)], nulls, plain.AppendInt32)
+	} else {
+		writeInts(c, run.Defs, run.I64[:len(run.Defs)], nulls, plain.AppendInt64)
+	}
+}
+
+func writeInts[T int32 | int64](c *Column, defs []byte, xs []T, nulls int, appendPlain func([]byte, T) []byte) {
+	maxDef := byte(c.o.MaxDef)
 	lo, hi, has := c.ilo, c.ihi, c.has
-	for i := range vals {
-		v := &vals[i]
-		d := v.DefinitionLevel()
-		defs = append(defs, byte(d))
-		if d < maxDef {
-			nulls++
-			continue
-		}
-		var x int64
-		if is32 {
-			x = int64(v.Int32())
-		} else {
-			x = v.Int64()
-		}
-		if c.dictOn {
-			k, ok := c.imap[uint64(x)]
+	if c.dictOn {
+		idx := slices.Grow(c.idx, len(xs)-nulls)
+		for i, v := range xs {
+			if nulls > 0 && defs[i] < maxDef {
+				continue
+			}
+			k, ok := c.imap[uint64(v)]
 			if !ok {
 				k = int32(c.dictN)
 				c.dictN++
-				c.imap[uint64(x)] = k
-				if is32 {
-					c.dictBuf = plain.AppendInt32(c.dictBuf, int32(x))
-				} else {
-					c.dictBuf = plain.AppendInt64(c.dictBuf, x)
-				}
+				c.imap[uint64(v)] = k
+				c.dictBuf = appendPlain(c.dictBuf, v)
 			}
-			c.idx = append(c.idx, k)
-		} else if is32 {
-			c.vals = plain.AppendInt32(c.vals, int32(x))
-		} else {
-			c.vals = plain.AppendInt64(c.vals, x)
+			idx = append(idx, k)
 		}
+		c.idx = idx
+	} else {
+		vals := c.vals
+		for i, v := range xs {
+			if nulls > 0 && defs[i] < maxDef {
+				continue
+			}
+			vals = appendPlain(vals, v)
+		}
+		c.vals = vals
+	}
+	for i, v := range xs {
+		if nulls > 0 && defs[i] < maxDef {
+			continue
+		}
+		x := int64(v)
 		if !has {
 			lo, hi, has = x, x, true
 		} else if x < lo {
@@ -446,29 +470,23 @@ func (c *Column) writeInts(vals []parquet.Value) (nulls int) {
 			hi = x
 		}
 	}
-	c.defs, c.ilo, c.ihi, c.has = defs, lo, hi, has
-	return nulls
+	c.ilo, c.ihi, c.has = lo, hi, has
 }
 
-func (c *Column) writeFloats(vals []parquet.Value) (nulls int) {
-	maxDef := c.o.MaxDef
+func (c *Column) writeFloats(run *Run) {
+	maxDef := byte(c.o.MaxDef)
 	is32 := c.kind == parquet.Float
-	defs := c.defs
-	for i := range vals {
-		v := &vals[i]
-		d := v.DefinitionLevel()
-		defs = append(defs, byte(d))
+	for i, d := range run.Defs {
 		if d < maxDef {
-			nulls++
 			continue
 		}
 		var x float64
 		var bits uint64
 		if is32 {
-			f := v.Float()
+			f := run.F32[i]
 			x, bits = float64(f), uint64(math.Float32bits(f))
 		} else {
-			x = v.Double()
+			x = run.F64[i]
 			bits = math.Float64bits(x)
 		}
 		if c.dictOn {
@@ -504,23 +522,17 @@ func (c *Column) writeFloats(vals []parquet.Value) (nulls int) {
 			c.fhi = x
 		}
 	}
-	c.defs = defs
-	return nulls
 }
 
-func (c *Column) writeFixed(vals []parquet.Value) (nulls int, err error) {
-	maxDef := c.o.MaxDef
-	for i := range vals {
-		v := &vals[i]
-		d := v.DefinitionLevel()
-		c.defs = append(c.defs, byte(d))
+func (c *Column) writeFixed(run *Run) error {
+	maxDef := byte(c.o.MaxDef)
+	for i, d := range run.Defs {
 		if d < maxDef {
-			nulls++
 			continue
 		}
-		b := v.ByteArray()
+		b := run.Data[run.Offs[i]:run.Offs[i+1]]
 		if len(b) != c.size {
-			return 0, fmt.Errorf("%w: %s holds %d-byte values, got %d bytes", ErrValue, c.o.Path, c.size, len(b))
+			return fmt.Errorf("%w: %s holds %d-byte values, got %d bytes", ErrValue, c.o.Path, c.size, len(b))
 		}
 		if c.dictOn {
 			k, added := c.bd.index(b)
@@ -541,7 +553,7 @@ func (c *Column) writeFixed(vals []parquet.Value) (nulls int, err error) {
 			c.bhi = append(c.bhi[:0], b...)
 		}
 	}
-	return nulls, nil
+	return nil
 }
 
 // pageBounds returns the page's min and max as parquet-go's page Bounds
