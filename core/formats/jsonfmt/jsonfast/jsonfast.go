@@ -73,6 +73,9 @@ type Decoder struct {
 	// d). It returns false when the value does not fit (nothing appended).
 	// Without it, such values fall back.
 	Other func(b *parquetio.ColumnBatch, col *parquetio.ColNode, raw []byte, r, d int) bool
+	// unesc holds the text of the last string with escapes decoded (the
+	// batch copies what ByteArray appends).
+	unesc []byte
 }
 
 // New compiles a decoder for rows of schema s into batches whose root is
@@ -159,26 +162,24 @@ func (d *Decoder) rebind(root *parquetio.ColNode) {
 
 // state is one Decode call's input.
 type state struct {
-	b    *parquetio.ColumnBatch
-	line []byte
-	// owned says line is never reused: strings may point into it;
-	// otherwise they are copied with tape.Keep.
-	owned bool
-	tape  *jsontape.Tape
+	b     *parquetio.ColumnBatch
+	line  []byte
+	d     *Decoder
 	other func(b *parquetio.ColumnBatch, col *parquetio.ColNode, raw []byte, r, d int) bool
 }
 
 // Decode appends line's record to b as one row (EndRow included) and
 // returns true; false means the record is not one it decodes, and b may
 // hold part of it: the caller drops the row being built (b.Drop to a Mark
-// taken before) and decodes the line otherwise. owned says line is never
-// reused or modified (strings then point into it); otherwise strings are
-// copied with tape.Keep.
+// taken before) and decodes the line otherwise. The batch copies the
+// strings it is given (ColumnBatch.ByteArray), so line may be reused
+// afterwards whatever owned says; owned and tape are kept for the callers
+// (unused).
 func (d *Decoder) Decode(line []byte, b *parquetio.ColumnBatch, owned bool, tape *jsontape.Tape) bool {
 	if r := b.Root(); r != d.bound {
 		d.rebind(r)
 	}
-	s := state{b: b, line: line, owned: owned, tape: tape, other: d.Other}
+	s := state{b: b, line: line, d: d, other: d.Other}
 	i := ws(line, 0)
 	if i >= len(line) || line[i] != '{' {
 		return false
@@ -338,12 +339,12 @@ func (s *state) value(n *node, i, r, d int) (int, bool) {
 			raw := line[i+1 : j-1]
 			switch {
 			case esc:
-				v := s.tape.KeepUnescaped(raw)
-				s.b.ByteArray(n.col, unsafe.Slice(unsafe.StringData(v), len(v)), r)
+				s.d.unesc = jsontape.AppendUnescaped(s.d.unesc[:0], raw)
+				s.b.ByteArray(n.col, s.d.unesc, r)
 			case !ascii && !utf8.Valid(raw):
 				return i, false
 			default:
-				s.b.ByteArray(n.col, s.keep(raw), r)
+				s.b.ByteArray(n.col, raw, r)
 			}
 			return j, true
 		case c == 't' || c == 'f':
@@ -361,7 +362,7 @@ func (s *state) value(n *node, i, r, d int) (int, bool) {
 			if !ok {
 				return i, false
 			}
-			s.b.ByteArray(n.col, s.keep(line[i:j]), r)
+			s.b.ByteArray(n.col, line[i:j], r)
 			return j, true
 		}
 	case kLong:
@@ -426,18 +427,6 @@ func (s *state) value(n *node, i, r, d int) (int, bool) {
 		}
 	}
 	return i, false
-}
-
-// keep is raw as the column batch may hold it.
-func (s *state) keep(raw []byte) []byte {
-	if len(raw) == 0 {
-		return []byte{}
-	}
-	if s.owned {
-		return raw
-	}
-	k := s.tape.Keep(raw)
-	return unsafe.Slice(unsafe.StringData(k), len(k))
 }
 
 // lit reports whether line[i:] starts with w.
