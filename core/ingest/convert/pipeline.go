@@ -47,10 +47,11 @@ type pipeline struct {
 	serial   bool              // the readers decode a file on one goroutine (several decoders)
 	reuse    formats.Reuse     // what closed readers leave to the next ones (a compiled plan)
 
-	// The decoders take files in order under openMu (so the Fetcher sees
-	// them taken in order) and publish each file's decode in slots.
+	// The decoders take files in order (claimed, under mu), opening them
+	// under openMu until a local file is seen (so the Fetcher sees them
+	// taken in order), and publish each file's decode in slots.
 	openMu  sync.Mutex
-	claimed int // files taken by a decoder
+	claimed int // files taken by a decoder (under mu)
 	// local is set once a file opened is a local one (Source.open): the
 	// Fetcher then reads directly, and the decoders open their files
 	// outside openMu.
@@ -60,7 +61,8 @@ type pipeline struct {
 	workers  sync.WaitGroup
 
 	mu      sync.Mutex
-	ready   *sync.Cond // signalled when a slot is filled
+	ready   *sync.Cond // signalled when a slot is filled (the encoder waits)
+	room    *sync.Cond // broadcast when the encoder takes a file (decoders wait)
 	slots   []*decode  // by file index, set once opened (or failed)
 	taken   int        // decodes taken by copyNext (or stop)
 	copying atomic.Int64
@@ -117,6 +119,7 @@ func (c *Converter) startPipeline(ctx context.Context, bad *BadSink, sch *schema
 		pl.sizes = sizes
 	}
 	pl.ready = sync.NewCond(&pl.mu)
+	pl.room = sync.NewCond(&pl.mu)
 	// The files are opened ahead of the decoders (a small file is a
 	// round trip to the store otherwise).
 	pl.fetch = prefetch.New(ctx, c.Source.Store, prefetch.Keys(files), prefetch.Options{})
@@ -144,39 +147,54 @@ func (c *Converter) startPipeline(ctx context.Context, bad *BadSink, sch *schema
 func (pl *pipeline) decoder() {
 	defer pl.workers.Done()
 	for {
-		pl.openMu.Lock()
-		i := pl.claimed
-		if i >= len(pl.files) {
-			pl.openMu.Unlock()
+		d, ok := pl.claim()
+		if !ok {
 			return
-		}
-		// One file per decoder past the one the encoder takes, up to
-		// filesAhead while the rows waiting for the encoder are few.
-		pl.mu.Lock()
-		for i >= pl.taken+pl.decoders && (i >= pl.taken+pl.decoders*filesAhead || !pl.ahead.below(filesAheadBytes)) {
-			pl.ready.Wait()
-		}
-		pl.mu.Unlock()
-		pl.claimed++
-		var d *decode
-		local := pl.local.Load()
-		if !local {
-			d = pl.openSource(i)
-		}
-		pl.openMu.Unlock()
-		if local {
-			// Local files: opened at once by the decoders, in any order.
-			d = pl.openSource(i)
 		}
 		pl.openReader(d)
 		pl.mu.Lock()
-		pl.slots[i] = d
-		pl.ready.Broadcast()
+		pl.slots[d.i] = d
+		pl.ready.Signal() // the encoder (the only one waiting on ready)
 		pl.mu.Unlock()
 		if d.err == nil {
 			pl.run(d)
 		}
 	}
+}
+
+// claim takes the next file, once there is room for it (one file per
+// decoder past the one the encoder takes, up to filesAhead while the rows
+// waiting for the encoder are few), and opens its source; false when no
+// file is left. Until a local file is seen the files are claimed and
+// opened under openMu, in order (the Fetcher sees them taken in order);
+// then a decoder waits for room holding only mu and opens its file
+// outside both, so that the decoders neither queue on openMu behind one
+// waiting for room nor open their files one at a time.
+func (pl *pipeline) claim() (*decode, bool) {
+	local := pl.local.Load()
+	if !local {
+		pl.openMu.Lock()
+		defer pl.openMu.Unlock()
+	}
+	pl.mu.Lock()
+	for pl.claimed < len(pl.files) && !pl.hasRoom(pl.claimed) {
+		pl.room.Wait()
+	}
+	i := pl.claimed
+	if i >= len(pl.files) {
+		pl.mu.Unlock()
+		return nil, false
+	}
+	pl.claimed++
+	pl.mu.Unlock()
+	return pl.openSource(i), true
+}
+
+// hasRoom reports whether a decoder may take files[i] now (called with mu
+// held): one file per decoder past the one the encoder takes, up to
+// filesAhead while the rows waiting for the encoder are few.
+func (pl *pipeline) hasRoom(i int) bool {
+	return i < pl.taken+pl.decoders || i < pl.taken+pl.decoders*filesAhead && pl.ahead.below(filesAheadBytes)
 }
 
 // openSource opens files[i]'s source (under openMu: the Fetcher sees the
@@ -281,7 +299,7 @@ func (pl *pipeline) take() *decode {
 	d := pl.slots[pl.taken]
 	pl.slots[pl.taken] = nil
 	pl.taken++
-	pl.ready.Broadcast() // a decoder may take one more file
+	pl.room.Broadcast() // a decoder may take one more file
 	return d
 }
 

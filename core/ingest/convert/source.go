@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/tributary-io/tributary/core/formats"
 	"github.com/tributary-io/tributary/core/formats/fileformat"
@@ -97,23 +99,43 @@ func readWhole(rc io.ReadCloser, size int64) io.ReadCloser {
 	if !ok || size < 0 || size > wholeRead {
 		return rc
 	}
-	buf := make([]byte, size+1)
-	n, err := f.Read(buf)
-	if int64(n) == size && (err == nil || errors.Is(err, io.EOF)) {
-		return &wholeFile{Reader: bytes.NewReader(buf[:n]), err: f.Close()}
+	buf := wholeBufs.Get().(*[]byte)
+	if int64(cap(*buf)) < size+1 {
+		*buf = make([]byte, size+1)
 	}
-	return &headRead{head: buf[:n], err: err, f: f}
+	b := (*buf)[:size+1]
+	n, err := f.Read(b)
+	if int64(n) == size && (err == nil || errors.Is(err, io.EOF)) {
+		w := &wholeFile{buf: buf, err: f.Close()}
+		w.Reset(b[:n])
+		return w
+	}
+	head := slices.Clone(b[:n])
+	wholeBufs.Put(buf)
+	return &headRead{head: head, err: err, f: f}
 }
 
-// wholeFile is a file readWhole read whole; Close returns the file's
+// wholeBufs are readWhole's buffers, back from closed wholeFiles.
+var wholeBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// wholeFile is a file readWhole read whole; Close returns its buffer to
+// wholeBufs (the bytes are only ever copied out by Read) and the file's
 // close error.
 type wholeFile struct {
-	*bytes.Reader
+	bytes.Reader
+	buf *[]byte
 	err error
 }
 
-// Close returns the error closing the file gave.
-func (w *wholeFile) Close() error { return w.err }
+// Close releases the buffer; later reads see the end.
+func (w *wholeFile) Close() error {
+	if w.buf != nil {
+		w.Reset(nil)
+		wholeBufs.Put(w.buf)
+		w.buf = nil
+	}
+	return w.err
+}
 
 // headRead is a file readWhole read part of: the bytes read, then the
 // read's error (io.EOF included) or the rest of the file.
