@@ -18,10 +18,12 @@ import (
 	"github.com/tributary-io/tributary/infra/localfs"
 )
 
-// TestGetMapped gets a file of 256 KiB or more as a fileformat.Mapper:
-// windows at any offset hold the file's bytes (fewer at its end, none past
-// it), reading on with Seek and Read works after mapping, a file read from
-// already is not mapped, and the line reader reads it in place to the same
+// TestGetMapped gets a file of 256 KiB or more as a fileformat.Mapper
+// and SharedMapper: windows at any offset hold the file's bytes (fewer at
+// its end, none past it), shared windows stay valid until their own unmap
+// (across other mappings and Close), reading on with Seek and Read works
+// after mapping, a file read from already is not mapped, and the line
+// reader reads it in place, line by line and in shared blocks, to the same
 // lines as from memory. A smaller file is a plain *os.File.
 func TestGetMapped(t *testing.T) {
 	dir := t.TempDir()
@@ -55,9 +57,9 @@ func TestGetMapped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, ok := rc.(fileformat.Mapper)
+	m, ok := rc.(fileformat.SharedMapper)
 	if !ok {
-		t.Fatalf("Get of a %d-byte file: %T, not a fileformat.Mapper", len(data), rc)
+		t.Fatalf("Get of a %d-byte file: %T, not a fileformat.SharedMapper", len(data), rc)
 	}
 	size := int64(len(data))
 	for _, tc := range []struct {
@@ -73,15 +75,54 @@ func TestGetMapped(t *testing.T) {
 			t.Fatalf("MapAt(%d, %d): %d bytes, not the file's %d", tc.off, tc.n, len(b), len(want))
 		}
 	}
+	// Shared windows stay valid across MapAt, Unmap, other shared windows
+	// and Close, until their own unmap.
+	type shared struct {
+		b     []byte
+		want  []byte
+		unmap func()
+	}
+	var held []shared
+	for _, tc := range []struct {
+		off int64
+		n   int
+	}{{0, 10}, {4095, 5000}, {123457, 1 << 20}, {size - 3, 10}, {size, 10}, {0, 0}} {
+		b, unmap, err := m.MapShared(tc.off, tc.n)
+		if err != nil {
+			t.Fatalf("MapShared(%d, %d): %v", tc.off, tc.n, err)
+		}
+		held = append(held, shared{b, data[min(tc.off, size):min(size, tc.off+int64(tc.n))], unmap})
+		if _, err := m.MapAt(tc.off/2, 100); err != nil {
+			t.Fatal(err)
+		}
+		m.Unmap()
+	}
+	check := func(when string) {
+		for i, h := range held {
+			if !bytes.Equal(h.b, h.want) {
+				t.Fatalf("shared window %d %s: %d bytes, not the file's %d", i, when, len(h.b), len(h.want))
+			}
+		}
+	}
+	check("after MapAt and Unmap")
+	held[0].unmap()
+	held = held[1:]
+	check("after another's unmap")
 	if _, err := m.Seek(size-100, io.SeekStart); err != nil {
 		t.Fatal(err)
 	}
+
 	rest, err := io.ReadAll(m)
 	if err != nil || !bytes.Equal(rest, data[size-100:]) {
 		t.Fatalf("reading on after mapping: %d bytes, %v", len(rest), err)
 	}
 	if err := rc.Close(); err != nil {
 		t.Fatal(err)
+	}
+	check("after Close")
+	for _, h := range held {
+		h.unmap()
+		h.unmap() // a second unmap does nothing
 	}
 
 	// Read from already: not mapped.
@@ -94,6 +135,9 @@ func TestGetMapped(t *testing.T) {
 	}
 	if _, err := rc.(fileformat.Mapper).MapAt(0, 10); err == nil {
 		t.Fatal("MapAt of a file read from already succeeded")
+	}
+	if _, _, err := rc.(fileformat.SharedMapper).MapShared(0, 10); err == nil {
+		t.Fatal("MapShared of a file read from already succeeded")
 	}
 	rc.Close()
 
@@ -124,5 +168,47 @@ func TestGetMapped(t *testing.T) {
 	got, want := lines(rc), lines(bytes.NewReader(data))
 	if len(got) != len(want) || fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("in place: %d lines, from memory %d (or other lines)", len(got), len(want))
+	}
+
+	// Blocks in place (shared windows), released after the file is
+	// closed: the same lines.
+	rc2, err := s.Get(ctx, "big.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lr, err := jsonlines.New(rc2, fileformat.TextOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var blocks [][]byte
+	var releases []func()
+	for {
+		b, _, release, err := lr.BlockShared(nil, 50_000)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if release == nil {
+			t.Fatal("BlockShared of a mapped file: not read in place")
+		}
+		blocks, releases = append(blocks, b), append(releases, release)
+	}
+	lr.Release()
+	rc2.Close()
+	got = got[:0]
+	for _, b := range blocks {
+		for len(b) > 0 {
+			var line []byte
+			line, b = jsonlines.Cut(b)
+			got = append(got, string(line))
+		}
+	}
+	for _, release := range releases {
+		release()
+	}
+	if len(got) != len(want) || fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("blocks in place: %d lines, from memory %d (or other lines)", len(got), len(want))
 	}
 }

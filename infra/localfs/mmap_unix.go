@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 )
@@ -40,28 +41,62 @@ func newObjectFile(f *os.File, size int64) io.ReadCloser {
 // MapAt returns the file's bytes [off, off+n) (fewer at its end),
 // read-only, valid until the next MapAt, Unmap or Close.
 func (m *mapFile) MapAt(off int64, n int) ([]byte, error) {
+	if err := m.start(); err != nil {
+		return nil, err
+	}
+	m.Unmap()
+	win, b, err := m.mmap(off, n)
+	m.win = win
+	return b, err
+}
+
+// MapShared returns the file's bytes [off, off+n) (fewer at its end),
+// read-only, in a mapping of their own valid until unmap is called
+// (fileformat.Mapper): Close leaves it mapped.
+func (m *mapFile) MapShared(off int64, n int) ([]byte, func(), error) {
+	if err := m.start(); err != nil {
+		return nil, nil, err
+	}
+	win, b, err := m.mmap(off, n)
+	if win == nil {
+		return b, func() {}, err
+	}
+	var done atomic.Bool
+	return b, func() {
+		if !done.Swap(true) {
+			_ = unix.Munmap(win)
+		}
+	}, nil
+}
+
+// start refuses to map a file read from before the first mapping.
+func (m *mapFile) start() error {
 	if !m.started {
 		if pos, err := m.File.Seek(0, io.SeekCurrent); err != nil || pos != 0 {
-			return nil, errReadAlready
+			return errReadAlready
 		}
 		m.started = true
 	}
-	m.Unmap()
+	return nil
+}
+
+// mmap maps the pages holding the file's bytes [off, off+n) (fewer at its
+// end): the mapping (nil: none) and those bytes in it.
+func (m *mapFile) mmap(off int64, n int) (win, b []byte, err error) {
 	if off < 0 || n < 0 {
-		return nil, errors.New("localfs: negative offset or length to map")
+		return nil, nil, errors.New("localfs: negative offset or length to map")
 	}
 	if off >= m.size || n == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	end := min(m.size, off+int64(n))
 	page := int64(os.Getpagesize())
 	start := off &^ (page - 1)
-	b, err := unix.Mmap(int(m.File.Fd()), start, int(end-start), unix.PROT_READ, unix.MAP_SHARED)
+	win, err = unix.Mmap(int(m.File.Fd()), start, int(end-start), unix.PROT_READ, unix.MAP_SHARED)
 	if err != nil {
-		return nil, &os.PathError{Op: "mmap", Path: m.File.Name(), Err: err}
+		return nil, nil, &os.PathError{Op: "mmap", Path: m.File.Name(), Err: err}
 	}
-	m.win = b
-	return b[off-start:], nil
+	return win, win[off-start:], nil
 }
 
 // Unmap releases the window MapAt returned last.

@@ -23,7 +23,7 @@ var ErrUnsupportedCompression = errors.New("unsupported compression codec")
 // (zstandard), .deflate (zlib), .snappy and .lz4 (Hadoop's block framing,
 // as Spark writes them, or the codec's own stream format, recognised by its
 // magic number). Any other name returns r unchanged (wrapped in a no-op
-// closer; a Mapper stays one). .lzo (not in Hadoop itself) is refused with
+// closer; a Mapper or SharedMapper stays one). .lzo (not in Hadoop itself) is refused with
 // ErrUnsupportedCompression rather than misread. The caller
 // closes the result (it releases the codec); closing does not close r.
 // Corrupt compressed data surfaces as an error from Read naming the codec.
@@ -56,6 +56,9 @@ func Decompress(p string, r io.Reader) (io.ReadCloser, error) {
 		return &namedReader{r: newBlockCodecReader(r, "lz4"), what: "lz4 " + p}, nil
 	case ".lzo":
 		return nil, fmt.Errorf("%s: %w: %s", p, ErrUnsupportedCompression, ext)
+	}
+	if m, ok := r.(SharedMapper); ok {
+		return sharedMapperNop{m}, nil // still read in place
 	}
 	if m, ok := r.(Mapper); ok {
 		return mapperNop{m}, nil // still read in place

@@ -26,9 +26,35 @@ type Mapper interface {
 	Unmap()
 }
 
+// SharedMapper is a Mapper that also maps windows of their own
+// (MapShared), for a reader that hands parts of the file to several
+// goroutines.
+//
+// MapShared returns the same bytes as MapAt, in a window of their own
+// that several goroutines may read at once and that stays valid until its
+// unmap is called, whatever MapAt, MapShared, Unmap or Close calls come
+// in between: a parallel reader hands slices of it to workers and unmaps
+// it when the last of them is done. unmap is called once (from any
+// goroutine, unsynchronised with the reader's other calls); a window
+// whose unmap is never called stays mapped, so the caller bounds the
+// windows alive (resident memory grows by them). Like MapAt, a first
+// MapShared fails if the file was read from already; a window past the
+// end (nil bytes) has an unmap that does nothing. MapAt and Unmap leave
+// shared windows alone.
+type SharedMapper interface {
+	Mapper
+	MapShared(off int64, n int) (b []byte, unmap func(), err error)
+}
+
 // mapperNop is a Mapper with a no-op Close: Decompress of a plain file
 // whose reader is a Mapper.
 type mapperNop struct{ Mapper }
 
 // Close does nothing (closing does not close the file).
 func (mapperNop) Close() error { return nil }
+
+// sharedMapperNop is mapperNop for a SharedMapper.
+type sharedMapperNop struct{ SharedMapper }
+
+// Close does nothing (closing does not close the file).
+func (sharedMapperNop) Close() error { return nil }

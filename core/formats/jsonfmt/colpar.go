@@ -36,7 +36,11 @@ type batchChunk struct {
 	// and lines unused), the first numbered first+1; n is how many.
 	block    bool
 	first, n int64
-	done     chan struct{}
+	// release, when set, gives back the mapped window buf is a slice of
+	// (jsonlines.Reader.BlockShared): the rows must not point into buf,
+	// which is unmapped once they are decoded.
+	release func()
+	done    chan struct{}
 
 	b     *parquetio.ColumnBatch
 	stats fileformat.ReadStats
@@ -54,6 +58,7 @@ type parBatch struct {
 	free    []*parquetio.ColumnBatch
 	wg      sync.WaitGroup
 	started bool
+	inPlace bool // the blocks are read in place (no buffers needed)
 	eof     bool
 	readErr error
 	abandon atomic.Bool
@@ -130,13 +135,18 @@ func (p *parBatch) fill() *batchChunk {
 	return c
 }
 
-// fillBlock reads the next chunk as a block of lines, straight from the
-// file into the chunk's buffer: the workers split the lines. The buffer
-// is a fresh one, sized as fill sizes it.
+// fillBlock reads the next chunk as a block of lines, in place from a
+// mapped file or straight from the file into the chunk's buffer: the
+// workers split the lines. The buffer is a fresh one, sized as fill sizes
+// it.
 func (p *parBatch) fillBlock() *batchChunk {
 	rd := p.rd
-	buf := make([]byte, 0, min(p.chunk+p.chunk/4, max(4<<10, p.bufHint)))
-	b, first, err := rd.lr.Block(buf, p.chunk)
+	var buf []byte
+	if !p.inPlace {
+		buf = make([]byte, 0, min(p.chunk+p.chunk/4, max(4<<10, p.bufHint)))
+	}
+	b, first, release, err := rd.lr.BlockShared(buf, p.chunk)
+	p.inPlace = release != nil
 	if errors.Is(err, io.EOF) {
 		p.eof = true
 		return nil
@@ -146,8 +156,18 @@ func (p *parBatch) fillBlock() *batchChunk {
 		return nil
 	}
 	p.eof = rd.lr.Exhausted()
-	p.bufHint = cap(b)
-	return &batchChunk{buf: b, block: true, first: first, n: rd.lr.Line() - first}
+	if release == nil {
+		p.bufHint = cap(b)
+	}
+	return &batchChunk{buf: b, block: true, first: first, n: rd.lr.Line() - first, release: release}
+}
+
+// unmap gives back the mapped window c's block was read from, if any.
+func (c *batchChunk) unmap() {
+	if c.release != nil {
+		c.release()
+		c.release, c.buf = nil, nil
+	}
 }
 
 // batch returns an empty batch for a chunk.
@@ -178,10 +198,12 @@ func (rd *reader) readPar(b *parquetio.ColumnBatch) error {
 			// The whole file is one chunk: decode it here, into b.
 			c.b = b
 			rd.decodeChunk(c)
+			c.unmap()
 			return p.last(p.hand(c, nil))
 		}
 		var err error
 		if c.b, err = p.batch(); err != nil {
+			c.unmap()
 			return err
 		}
 		c.b.Grow(len(c.ends) + int(c.n)) // a fresh batch does not grow step by step
@@ -312,12 +334,14 @@ func (p *parBatch) worker() {
 				if err != nil {
 					w = nil
 					c.err = err
+					c.unmap()
 					close(c.done)
 					continue
 				}
 			}
 			w.decodeChunk(c)
 		}
+		c.unmap()
 		close(c.done)
 	}
 }
@@ -335,7 +359,9 @@ func (rd *reader) decodeChunk(c *batchChunk) {
 	}
 	saved, savedU, savedM := rd.stats, rd.seenU, rd.seenM
 	rd.stats, rd.seenU, rd.seenM = fileformat.ReadStats{}, map[string]bool{}, map[string]bool{}
-	rd.tape.Owned = true
+	// Decoded strings point into a buffer of the chunk's own (it stays
+	// alive while they do), never into a mapped window.
+	rd.tape.Owned = c.release == nil
 	if c.block {
 		no, cut := c.first, jsonlines.Cutter(c.buf)
 		for rest := c.buf; len(rest) > 0; {

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -261,9 +262,14 @@ func hookInto(h func(fileformat.BadRecord), dst *[]fileformat.BadRecord) func(fi
 // chunks of chunk bytes;
 // setup, if given, adjusts the reader before the read.
 func batchPath(t testing.TB, doc string, s *schema.StructType, opts fileformat.ReadOptions, maxRows, workers, chunk int, setup ...func(*reader)) readResult {
+	return batchPathFrom(t, strings.NewReader(doc), s, opts, maxRows, workers, chunk, setup...)
+}
+
+// batchPathFrom is batchPath reading src.
+func batchPathFrom(t testing.TB, src io.Reader, s *schema.StructType, opts fileformat.ReadOptions, maxRows, workers, chunk int, setup ...func(*reader)) readResult {
 	var res readResult
 	opts.BadRecords = hookInto(opts.BadRecords, &res.bad)
-	rr, err := Format{}.Open(context.Background(), strings.NewReader(doc), s, opts)
+	rr, err := Format{}.Open(context.Background(), src, s, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -374,9 +380,21 @@ func checkSamePaths(t *testing.T, c randomCase, maxRows int) {
 		where := fmt.Sprintf("workers %d, chunk %d, schema %s, options %+v, document:\n%s", par[0], par[1], c.s, c.opts, c.doc)
 		compareResults(t, row, col, where)
 	}
+	// In parallel from a file read in place (blocks of shared windows):
+	// a window is poisoned when it is unmapped, so rows that pointed into
+	// it would differ.
+	m := newPoisonMapper([]byte(c.doc))
+	col := batchPathFrom(t, m, c.s, c.opts, maxRows, 3, 1+maxRows*40)
+	compareResults(t, row, col, fmt.Sprintf("in place, workers 3, schema %s, options %+v, document:\n%s", c.s, c.opts, c.doc))
+	// Lines split by lineSep, or decoded from another charset, are read
+	// with Read (not in blocks).
+	inPlace := c.opts.Text.LineSep == "" && c.opts.Text.Encoding == ""
+	if n := m.live.Load(); n != 0 || (inPlace && m.maps == 0 && c.doc != "") {
+		t.Fatalf("%d shared windows left mapped, %d mapped", n, m.maps)
+	}
 	// The tape path alone (no fast decoder), which the fast decoder falls
 	// back to.
-	col := batchPath(t, c.doc, c.s, c.opts, maxRows, 1, 0, func(rd *reader) { rd.noFast = true })
+	col = batchPath(t, c.doc, c.s, c.opts, maxRows, 1, 0, func(rd *reader) { rd.noFast = true })
 	compareResults(t, row, col, fmt.Sprintf("without the fast decoder, schema %s, options %+v, document:\n%s", c.s, c.opts, c.doc))
 }
 
@@ -425,4 +443,55 @@ func FuzzBatchRead(f *testing.F) {
 		c.doc = doc
 		checkSamePaths(t, c, 1+int(seed%5))
 	})
+}
+
+// poisonMapper is a fileformat.Mapper over data whose windows are copies,
+// overwritten with 0xFF when they are unmapped: a value read from one
+// after that shows.
+type poisonMapper struct {
+	*bytes.Reader
+	data []byte
+	win  []byte
+	live atomic.Int32 // shared windows not unmapped yet
+	maps int          // MapShared calls
+}
+
+func newPoisonMapper(data []byte) *poisonMapper {
+	return &poisonMapper{Reader: bytes.NewReader(data), data: data}
+}
+
+func (m *poisonMapper) window(off int64, n int) []byte {
+	if off >= int64(len(m.data)) {
+		return nil
+	}
+	return bytes.Clone(m.data[off:min(int64(len(m.data)), off+int64(n))])
+}
+
+func (m *poisonMapper) MapAt(off int64, n int) ([]byte, error) {
+	m.Unmap()
+	m.win = m.window(off, n)
+	return m.win, nil
+}
+
+func (m *poisonMapper) Unmap() {
+	for i := range m.win {
+		m.win[i] = 0xFF
+	}
+	m.win = nil
+}
+
+func (m *poisonMapper) MapShared(off int64, n int) ([]byte, func(), error) {
+	w := m.window(off, n)
+	m.maps++
+	m.live.Add(1)
+	var done atomic.Bool
+	return w, func() {
+		if done.Swap(true) {
+			panic("a shared window unmapped twice")
+		}
+		for i := range w {
+			w[i] = 0xFF
+		}
+		m.live.Add(-1)
+	}, nil
 }

@@ -225,7 +225,9 @@ func (in *inferrer) Add(ctx context.Context, path string, r io.Reader) error {
 		return fmt.Errorf("jsonfmt: %s: %w (%d bytes)", path, fileformat.ErrSampleFull, in.max)
 	}
 	var cr counter = &countingReader{r: r}
-	if m, ok := r.(fileformat.Mapper); ok {
+	if m, ok := r.(fileformat.SharedMapper); ok {
+		cr = &countingSharedMapper{countingMapper{Mapper: m}, m}
+	} else if m, ok := r.(fileformat.Mapper); ok {
 		cr = &countingMapper{Mapper: m}
 	}
 	lr, err := jsonlines.New(cr, in.opts.Text)
@@ -665,6 +667,19 @@ func (c *countingMapper) MapAt(off int64, n int) ([]byte, error) {
 	b, err := c.Mapper.MapAt(off, n)
 	c.mapped = max(c.mapped, off+int64(len(b)))
 	return b, err
+}
+
+// countingSharedMapper is countingMapper for a fileformat.SharedMapper,
+// counting its shared windows too.
+type countingSharedMapper struct {
+	countingMapper
+	sm fileformat.SharedMapper
+}
+
+func (c *countingSharedMapper) MapShared(off int64, n int) ([]byte, func(), error) {
+	b, unmap, err := c.sm.MapShared(off, n)
+	c.mapped = max(c.mapped, off+int64(len(b)))
+	return b, unmap, err
 }
 
 func (c *countingMapper) Seek(off int64, whence int) (int64, error) {

@@ -43,7 +43,11 @@ type inferChunk struct {
 	// and lines unused), the first numbered first+1.
 	block bool
 	first int64
-	done  chan struct{}
+	// release, when set, gives back the mapped window buf is a slice of
+	// (jsonlines.Reader.BlockShared): buf is read in place, not a buffer
+	// of ours to reuse.
+	release func()
+	done    chan struct{}
 
 	root    itype
 	records int64
@@ -60,6 +64,7 @@ type parInfer struct {
 	queue   []*inferChunk // handed to the workers, not merged yet, in order
 	free    []*inferChunk // merged chunks whose buffers are reused
 	cur     *inferChunk
+	inPlace bool // the blocks are read in place (no buffers needed)
 	wg      sync.WaitGroup
 	started bool
 	abandon atomic.Bool
@@ -96,8 +101,8 @@ func (p *parInfer) add(line []byte, no int64) error {
 }
 
 // addBlocks reads the rest of lr's file in blocks of lines (straight into
-// the chunks' buffers: the workers split the lines) and infers them, a
-// file of one block in the caller.
+// the chunks' buffers, or in place from a mapped file: the workers split
+// the lines) and infers them, a file of one block in the caller.
 func (p *parInfer) addBlocks(ctx context.Context, lr *jsonlines.Reader) error {
 	size := ChunkBytes
 	if p.in.chunk > 0 {
@@ -108,13 +113,22 @@ func (p *parInfer) addBlocks(ctx context.Context, lr *jsonlines.Reader) error {
 			return err
 		}
 		c := &inferChunk{block: true}
-		if n := len(p.free); n > 0 {
+		if p.inPlace {
+			// No buffer: the block is a slice of a mapped window.
+		} else if n := len(p.free); n > 0 {
 			c.buf, p.free = p.free[n-1].buf, p.free[:n-1]
 		} else {
 			c.buf = make([]byte, 0, size+size/4)
 		}
+		spare := c.buf
 		var err error
-		c.buf, c.first, err = lr.Block(c.buf, size)
+		c.buf, c.first, c.release, err = lr.BlockShared(c.buf, size)
+		if c.release != nil {
+			p.inPlace = true
+			if cap(spare) > 0 {
+				p.free = append(p.free, &inferChunk{buf: spare[:0]})
+			}
+		}
 		if errors.Is(err, io.EOF) {
 			p.recycle(c)
 			return p.finish()
@@ -205,10 +219,21 @@ func (p *parInfer) mergeHead() error {
 	return nil
 }
 
-// recycle keeps c's buffers for the next chunks (not a huge line's).
+// recycle keeps c's buffers for the next chunks (not a huge line's, nor
+// a mapped window).
 func (p *parInfer) recycle(c *inferChunk) {
-	if cap(c.buf) <= 2*ChunkBytes {
+	c.unmap()
+	if c.buf != nil && cap(c.buf) <= 2*ChunkBytes {
 		p.free = append(p.free, &inferChunk{buf: c.buf[:0], ends: c.ends[:0], lines: c.lines[:0]})
+	}
+}
+
+// unmap gives back the mapped window c's block was read from, if any;
+// the block must not be used afterwards.
+func (c *inferChunk) unmap() {
+	if c.release != nil {
+		c.release()
+		c.release, c.buf = nil, nil
 	}
 }
 
@@ -224,6 +249,7 @@ func (p *parInfer) finish() error {
 				}
 				return nil
 			}); err != nil {
+				c.unmap()
 				return err
 			}
 			p.recycle(c)
@@ -274,6 +300,7 @@ func (p *parInfer) worker() {
 			w.root = itype{}
 			w.tape.B = nil
 		}
+		c.unmap()
 		close(c.done)
 	}
 }

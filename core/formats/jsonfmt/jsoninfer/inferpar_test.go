@@ -5,9 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/tributary-io/tributary/core/formats/fileformat"
@@ -99,13 +101,23 @@ func inferBoth(t *testing.T, data []byte, opts fileformat.InferOptions, chunk in
 		cut := len(data)/2 + half + 1
 		parts = [][]byte{data[:cut], data[cut:]}
 	}
-	run := func(chunk int) string {
+	run := func(chunk int, inPlace bool) string {
 		in := newInferrer(opts)
 		in.chunk = chunk
 		var errs []string
 		failed := false
 		for i, p := range parts {
-			if err := in.Add(context.Background(), fmt.Sprintf("f%d.json", i), bytes.NewReader(p)); err != nil {
+			var src io.Reader = bytes.NewReader(p)
+			var m *poisonMapper
+			if inPlace {
+				m = &poisonMapper{Reader: bytes.NewReader(p), data: p}
+				src = m
+			}
+			err := in.Add(context.Background(), fmt.Sprintf("f%d.json", i), src)
+			if m != nil && m.live.Load() != 0 {
+				t.Fatalf("%d shared windows left mapped", m.live.Load())
+			}
+			if err != nil {
 				errs = append(errs, err.Error())
 				if failed = errors.Is(err, fileformat.ErrMalformedRecord); failed {
 					break
@@ -114,7 +126,57 @@ func inferBoth(t *testing.T, data []byte, opts fileformat.InferOptions, chunk in
 		}
 		return fmt.Sprintf("%s %s %v", in.Schema(), sampled(in, failed), errs)
 	}
-	return run(-1), run(chunk)
+	serial, par = run(-1, false), run(chunk, false)
+	// In place (blocks of shared windows, poisoned when unmapped): the
+	// same result.
+	if inPlace := run(chunk, true); inPlace != par {
+		t.Fatalf("chunk %d:\nread     %s\nin place %s", chunk, par, inPlace)
+	}
+	return serial, par
+}
+
+// poisonMapper is a fileformat.Mapper over data whose windows are copies,
+// overwritten with 0xFF when they are unmapped.
+type poisonMapper struct {
+	*bytes.Reader
+	data []byte
+	win  []byte
+	live atomic.Int32 // shared windows not unmapped yet
+}
+
+func (m *poisonMapper) window(off int64, n int) []byte {
+	if off >= int64(len(m.data)) {
+		return nil
+	}
+	return bytes.Clone(m.data[off:min(int64(len(m.data)), off+int64(n))])
+}
+
+func (m *poisonMapper) MapAt(off int64, n int) ([]byte, error) {
+	m.Unmap()
+	m.win = m.window(off, n)
+	return m.win, nil
+}
+
+func (m *poisonMapper) Unmap() {
+	for i := range m.win {
+		m.win[i] = 0xFF
+	}
+	m.win = nil
+}
+
+func (m *poisonMapper) MapShared(off int64, n int) ([]byte, func(), error) {
+	w := m.window(off, n)
+	m.live.Add(1)
+	var done atomic.Bool
+	return w, func() {
+		if done.Swap(true) {
+			panic("a shared window unmapped twice")
+		}
+		for i := range w {
+			w[i] = 0xFF
+		}
+		m.live.Add(-1)
+	}, nil
 }
 
 // sampled prints what in sampled. After a malformed record under FAILFAST

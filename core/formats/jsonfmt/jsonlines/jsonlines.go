@@ -73,6 +73,12 @@ type Reader struct {
 	mapped bool
 	mapOff int64
 	mapWin int
+	// sharer is mapper when it maps shared windows; shared: windows are
+	// mapped with its MapShared (BlockShared was called); win is the one
+	// buf is, which the blocks cut from it hold too.
+	sharer fileformat.SharedMapper
+	shared bool
+	win    *window
 	// Whole makes the stream one record (multiLine): Next returns all of
 	// it once.
 	Whole bool
@@ -98,6 +104,7 @@ func New(r io.Reader, opts fileformat.TextOptions) (*Reader, error) {
 	if m, ok := l.src.(fileformat.Mapper); ok && size == readBufSize {
 		// Read in place (fill maps the first window); no read buffer.
 		l.mapper, l.mapWin = m, mapWindow
+		l.sharer, _ = m.(fileformat.SharedMapper)
 		return l, nil
 	}
 	if size == readBufSize {
@@ -115,6 +122,7 @@ func New(r io.Reader, opts fileformat.TextOptions) (*Reader, error) {
 func (l *Reader) Release() {
 	if l.mapper != nil {
 		l.mapper.Unmap()
+		l.dropWin()
 		l.mapper, l.mapped, l.buf = nil, false, nil
 		l.pos, l.end, l.from, l.crOK = 0, 0, 0, false
 		if l.err == nil {
@@ -253,7 +261,18 @@ func (l *Reader) fillMapped() {
 	if l.mapped && l.pos == 0 {
 		l.mapWin *= 2 // the line fills the window
 	}
-	b, err := l.mapper.MapAt(off, l.mapWin)
+	var b []byte
+	var err error
+	if l.shared {
+		var unmap func()
+		if b, unmap, err = l.sharer.MapShared(off, l.mapWin); err == nil {
+			l.dropWin()
+			l.win = &window{unmap: unmap}
+			l.win.refs.Store(1)
+		}
+	} else {
+		b, err = l.mapper.MapAt(off, l.mapWin)
+	}
 	if err != nil {
 		if !l.mapped {
 			l.leaveMapped()
@@ -281,6 +300,7 @@ func (l *Reader) leaveMapped() {
 	if l.mapped {
 		off := l.mapOff + int64(l.pos)
 		m.Unmap()
+		l.dropWin()
 		l.mapped = false
 		if errors.Is(l.err, io.EOF) {
 			l.err = nil // Read finds the end again

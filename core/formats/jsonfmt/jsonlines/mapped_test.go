@@ -7,6 +7,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/tributary-io/tributary/core/formats/fileformat"
@@ -21,6 +22,8 @@ type bytesMapper struct {
 	win     []byte
 	maps    int
 	readOne bool // MapAt fails, as on a file read from already
+	// live is the shared windows mapped and not unmapped yet.
+	live atomic.Int32
 }
 
 func (m *bytesMapper) Read(p []byte) (int, error) { return m.r.Read(p) }
@@ -41,6 +44,31 @@ func (m *bytesMapper) MapAt(off int64, n int) ([]byte, error) {
 	return m.win, nil
 }
 
+// MapShared returns a fresh copy of the window, which its unmap
+// overwrites with 0xFF; a second unmap of a window makes live negative.
+func (m *bytesMapper) MapShared(off int64, n int) ([]byte, func(), error) {
+	if m.readOne {
+		return nil, nil, errors.New("read from already")
+	}
+	m.maps++
+	if off >= int64(len(m.data)) {
+		return nil, func() {}, nil
+	}
+	win := bytes.Clone(m.data[off:min(int64(len(m.data)), off+int64(n))])
+	m.live.Add(1)
+	var done atomic.Bool
+	return win, func() {
+		if done.Swap(true) {
+			m.live.Add(-1000)
+			return
+		}
+		for i := range win {
+			win[i] = 0xFF
+		}
+		m.live.Add(-1)
+	}, nil
+}
+
 func (m *bytesMapper) Unmap() {
 	for i := range m.win {
 		m.win[i] = 0xFF
@@ -48,7 +76,7 @@ func (m *bytesMapper) Unmap() {
 	m.win = nil
 }
 
-var _ fileformat.Mapper = (*bytesMapper)(nil)
+var _ fileformat.SharedMapper = (*bytesMapper)(nil)
 
 // opsRead reads r with the reader options, calling Next or (when blocks is
 // set and the options allow it) Block as rng chooses, and records every
@@ -64,10 +92,45 @@ func opsRead(t *testing.T, r io.Reader, opts fileformat.TextOptions, whole bool,
 	defer lr.Release()
 	rng := rand.New(rand.NewPCG(seed, 3))
 	var out []numbered
+	// held are the blocks of BlockShared not released yet, with a copy
+	// of their bytes: each must stay unchanged until it is released.
+	type heldBlock struct {
+		b, copy []byte
+		release func()
+	}
+	var held []heldBlock
+	releaseOne := func() {
+		h := held[0]
+		held = held[1:]
+		if !bytes.Equal(h.b, h.copy) {
+			t.Fatalf("a shared block changed before its release: %q, was %q", h.b, h.copy)
+		}
+		h.release()
+	}
+	defer func() {
+		for len(held) > 0 {
+			releaseOne()
+		}
+	}()
 	for range 100000 {
+		if rng.IntN(3) == 0 && len(held) > 0 {
+			releaseOne()
+		}
 		if blocks && lr.Blocks() && rng.IntN(8) == 0 {
 			first := lr.Line()
-			b, from, err := lr.Block(nil, 1+rng.IntN(300))
+			size := 1 + rng.IntN(300)
+			var b []byte
+			var from int64
+			var err error
+			if rng.IntN(2) == 0 {
+				b, from, err = lr.Block(nil, size)
+			} else {
+				var release func()
+				b, from, release, err = lr.BlockShared(nil, size)
+				if release != nil {
+					held = append(held, heldBlock{b, bytes.Clone(b), release})
+				}
+			}
 			if errors.Is(err, io.EOF) {
 				return append(out, numbered{-2, "EOF"})
 			}
@@ -153,8 +216,8 @@ func TestMappedMatchesRead(t *testing.T) {
 		if !whole && !blocks && !m.readOne && len(data) > 0 && m.maps == 0 {
 			t.Fatalf("seed %d: never mapped", seed)
 		}
-		if m.win != nil {
-			t.Fatalf("seed %d: a window is left mapped after Release", seed)
+		if m.win != nil || m.live.Load() != 0 {
+			t.Fatalf("seed %d: a window is left mapped after Release (%d shared)", seed, m.live.Load())
 		}
 	}
 }
@@ -164,13 +227,19 @@ func TestMappedMatchesRead(t *testing.T) {
 func FuzzMapped(f *testing.F) {
 	f.Add([]byte("{\"a\":1}\n{\"a\":2}\r\n\r{}"), uint8(3), uint64(1))
 	f.Add([]byte("\xef\xbb\xbfx|y||z"), uint8(1), uint64(2))
+	f.Add([]byte("\xef\xbb\xbf"), uint8(2), uint64(4))
+	f.Add([]byte("a\r\nb\rc\r"), uint8(2), uint64(5))
 	f.Fuzz(func(t *testing.T, data []byte, win uint8, seed uint64) {
 		defer func(w int) { mapWindow = w }(mapWindow)
 		mapWindow = 1 + int(win)
 		for _, sep := range []string{"", "|"} {
 			opts := fileformat.TextOptions{LineSep: sep}
 			want := opsRead(t, bytes.NewReader(data), opts, false, seed, true)
-			got := opsRead(t, &bytesMapper{r: bytes.NewReader(data), data: data}, opts, false, seed, true)
+			m := &bytesMapper{r: bytes.NewReader(data), data: data}
+			got := opsRead(t, m, opts, false, seed, true)
+			if m.live.Load() != 0 {
+				t.Fatalf("window %d, sep %q: %d shared windows left mapped", mapWindow, sep, m.live.Load())
+			}
 			if fmt.Sprint(got) != fmt.Sprint(want) {
 				t.Fatalf("window %d, sep %q:\nin place %v\nread     %v", mapWindow, sep, got, want)
 			}
