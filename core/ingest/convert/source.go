@@ -74,6 +74,11 @@ func (s Source) decompress(path string, rc io.ReadCloser) (io.ReadCloser, error)
 		rc.Close()
 		return nil, &FileError{Path: path, Fault: FaultCorrupt, Err: err}
 	}
+	if m, ok := r.(fileformat.SharedMapper); ok {
+		// A plain local file: the format may read it in place, in
+		// shared windows too (parallel readers).
+		return &sharedMappedSource{mappedSource{Mapper: m, sourceReader: sourceReader{ReadCloser: r, body: rc}}, m}, nil
+	}
 	if m, ok := r.(fileformat.Mapper); ok {
 		// A plain local file: the format may read it in place.
 		return &mappedSource{Mapper: m, sourceReader: sourceReader{ReadCloser: r, body: rc}}, nil
@@ -188,6 +193,18 @@ func (s *mappedSource) Read(p []byte) (int, error) { return s.Mapper.Read(p) }
 
 // Close closes the file.
 func (s *mappedSource) Close() error { return s.sourceReader.Close() }
+
+// sharedMappedSource is the mappedSource of a file that also maps shared
+// windows (fileformat.SharedMapper).
+type sharedMappedSource struct {
+	mappedSource
+	shared fileformat.SharedMapper
+}
+
+// MapShared maps a window of the file of its own.
+func (s *sharedMappedSource) MapShared(off int64, n int) ([]byte, func(), error) {
+	return s.shared.MapShared(off, n)
+}
 
 // File is a source file opened for random access (columnar formats):
 // the local file itself when the store serves one, else the object
