@@ -23,8 +23,8 @@ import (
 	"github.com/tributary-io/tributary/core/schema"
 )
 
-// Value is one CSV value, resolved: Null, or the text B (which Append
-// copies where the batch keeps it).
+// Value is one CSV value, resolved: Null, or the text B (the batch copies
+// what it keeps).
 type Value struct {
 	B    []byte
 	Null bool
@@ -59,15 +59,11 @@ const (
 	kTimestampNTZ
 )
 
-// arenaSize is the size of a block of copied string bytes.
-const arenaSize = 256 << 10
-
 // Plan appends records of one schema. It is not safe for concurrent use.
 type Plan struct {
 	kinds []kind
 	types []schema.Type
 	conv  Conv
-	arena []byte
 }
 
 // Batchable reports whether records of s can be appended: every field a
@@ -130,16 +126,6 @@ func view(b []byte) string {
 	return unsafe.String(&b[0], len(b))
 }
 
-// keep copies x into the plan's arena; the copy stays unchanged (a full
-// arena is left to the batches that point into it, never reused).
-func (p *Plan) keep(x []byte) []byte {
-	if len(x) > cap(p.arena)-len(p.arena) {
-		p.arena = make([]byte, 0, max(arenaSize, len(x)))
-	}
-	p.arena = append(p.arena, x...)
-	return p.arena[len(p.arena)-len(x):]
-}
-
 // Append appends the record vals (one per schema field, in order) to b as
 // a row. ok is false when a value does not fit its column: b is then as
 // it was. err reports a value the batch refused (b as it was too).
@@ -158,7 +144,7 @@ func (p *Plan) Append(b *parquetio.ColumnBatch, vals []Value) (ok bool, err erro
 		fits := true
 		switch p.kinds[i] {
 		case kString:
-			b.ByteArray(n, p.keep(v.B), 0)
+			b.ByteArray(n, v.B, 0)
 		case kLong:
 			x, small := javanum.SmallInt(view(v.B))
 			if !small {
