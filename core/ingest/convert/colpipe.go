@@ -53,6 +53,7 @@ func (pl *pipeline) runBatches(d *decode, br parquetio.BatchReader) {
 	ctx := pl.ctx
 	finish := func(err error) {
 		d.derr = err
+		pl.release(d)
 		close(d.chunks)
 	}
 	send := func(b *parquetio.ColumnBatch) bool {

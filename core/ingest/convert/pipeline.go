@@ -78,10 +78,11 @@ type decode struct {
 	sf      *File         // r, when the format reads at random offsets
 	rc      io.ReadCloser // r, when the format reads a stream
 	rr      formats.RowReader
-	chunks  chan chunk    // closed once the decoder has sent every chunk
-	derr    error         // the decoder's result (read after chunks is closed)
-	ended   chan struct{} // closed when the decoder is done with the file
-	rows    int64         // rows decoded (read after chunks is closed)
+	stats   formats.ReadStats // rr's, once decoded (release)
+	chunks  chan chunk        // closed once the decoder has sent every chunk
+	derr    error             // the decoder's result (read after chunks is closed)
+	ended   chan struct{}     // closed when the decoder is done with the file
+	rows    int64             // rows decoded (read after chunks is closed)
 	rescued int64
 }
 
@@ -102,11 +103,15 @@ const maxDecoders = 4
 // keep one file per decoder, and their memory). A small file is decoded
 // in less time than a hand-off between goroutines takes: with one file
 // per decoder the decoders waited for the encoder after every file, and
-// every file cost futex wake-ups both ways. The files open at once stay
-// within what a formats.Reuse keeps (8), so that their readers' compiled
-// plans are reused rather than compiled again.
+// every file cost futex wake-ups both ways. A decoder closes a file's
+// reader and source as soon as it is decoded (release), so the files open
+// at once are the decoders' (within what a formats.Reuse keeps, 8, so
+// that their readers' compiled plans are reused rather than compiled
+// again) however many decoded files wait; 16 per decoder (3 before
+// readers were released early) keeps the decoders from waiting for the
+// encoder after every few files.
 const (
-	filesAhead      = 3
+	filesAhead      = 16
 	filesAheadBytes = 1 << 20
 )
 
@@ -325,6 +330,7 @@ func (pl *pipeline) run(d *decode) {
 	}
 	finish := func(err error) {
 		d.derr = err
+		pl.release(d)
 		close(d.chunks)
 	}
 	for {
@@ -406,15 +412,33 @@ func (pl *pipeline) copyNext(fw *fileWriter, evolve bool) (rows, rescued int64, 
 		case errors.Is(derr, formats.ErrMalformedRecord):
 			return 0, 0, fmt.Errorf("mode FAILFAST: %w", derr)
 		}
-		return 0, 0, &FileError{Path: d.path, Fault: FaultCorrupt, Rows: d.rows, Rescued: d.rescued, Unknown: d.rr.Stats().UnknownFields, Err: derr}
+		return 0, 0, &FileError{Path: d.path, Fault: FaultCorrupt, Rows: d.rows, Rescued: d.rescued, Unknown: d.stats.UnknownFields, Err: derr}
 	}
-	if st := d.rr.Stats(); evolve && (len(st.UnknownFields) > 0 || pl.widens && len(st.MismatchedFields) > 0) {
+	if st := d.stats; evolve && (len(st.UnknownFields) > 0 || pl.widens && len(st.MismatchedFields) > 0) {
 		return 0, 0, &NewColumns{File: d.path, Paths: st.UnknownFields, Mismatched: st.MismatchedFields}
 	}
 	return d.rows, d.rescued, nil
 }
 
-// close waits for d's decoder and closes its reader and source.
+// release ends d's read once its decoder is done with it (before it
+// closes d.chunks): the reader's statistics are kept in d.stats and the
+// reader and its source closed. The files open at once are then the
+// ones being decoded, however many wait decoded for the encoder, and a
+// closed reader leaves its compiled plan (formats.Reuse) to the next file
+// at once. What was decoded does not depend on the reader: a reader's
+// rows and batches outlive its later reads (it goes on decoding while the
+// encoder writes them) and the buffers it releases at io.EOF.
+func (pl *pipeline) release(d *decode) {
+	d.stats = d.rr.Stats()
+	d.rr.Close()
+	if d.r != nil {
+		d.r.Close()
+	}
+	d.rr, d.r, d.sf, d.rc = nil, nil, nil, nil
+}
+
+// close waits for d's decoder and closes its reader and source, when the
+// decoder has not (a file that failed to open).
 func (pl *pipeline) close(d *decode) {
 	if d == nil {
 		return
