@@ -3,6 +3,7 @@ package csvfmt
 import (
 	"errors"
 	"fmt"
+	"unsafe"
 
 	"github.com/tributary-io/tributary/core/formats/csvfmt/csvcol"
 	"github.com/tributary-io/tributary/core/parquetio"
@@ -18,11 +19,10 @@ type colState struct {
 	plan        *csvcol.Plan
 	// src[f] is the file column of schema field f (-1: none); srcOK is
 	// false when a file column is unknown or maps twice.
-	src        []int
-	srcOK      bool
-	vals       []csvcol.Value
-	emptyValue []byte
-	anySize    bool // tests: read small files in batches too
+	src     []int
+	srcOK   bool
+	vals    []csvcol.Value
+	anySize bool // tests: read small files in batches too
 }
 
 // BatchReadable reports whether ReadBatch reads this file: every column
@@ -52,8 +52,17 @@ func (rd *reader) ReadBatch(b *parquetio.ColumnBatch, maxRows int, maxBytes int6
 		if err != nil {
 			return fmt.Errorf("csvfmt: %s: %w", rd.file, err)
 		}
-		rd.col.plan, rd.col.emptyValue = p, []byte(rd.o.EmptyValue)
+		rd.col.plan = p
 		rd.col.vals = make([]csvcol.Value, len(rd.s.Fields))
+	}
+	if !rd.parDecided && !rd.started {
+		rd.parDecided = true
+		if err := rd.startPar(); err != nil {
+			return err
+		}
+	}
+	if rd.par != nil {
+		return rd.readPar(b, maxRows, maxBytes)
 	}
 	for b.Rows() < maxRows && b.Bytes() < maxBytes {
 		if err := rd.advance(); err != nil {
@@ -62,7 +71,7 @@ func (rd *reader) ReadBatch(b *parquetio.ColumnBatch, maxRows int, maxBytes int6
 		if rd.plainRecord() {
 			ok, err := rd.col.plan.Append(b, rd.col.vals)
 			if err != nil {
-				return fmt.Errorf("csvfmt: %s line %d: %w", rd.file, rd.tk.Line(), err)
+				return fmt.Errorf("csvfmt: %s line %d: %w", rd.file, rd.line(), err)
 			}
 			if ok {
 				rd.stats.RowsRead++
@@ -78,7 +87,7 @@ func (rd *reader) ReadBatch(b *parquetio.ColumnBatch, maxRows int, maxBytes int6
 			continue
 		}
 		if err := csvcol.AppendRow(b, row, rd.rescueIdx); err != nil {
-			return fmt.Errorf("csvfmt: %s line %d: %w", rd.file, rd.tk.Line(), err)
+			return fmt.Errorf("csvfmt: %s line %d: %w", rd.file, rd.line(), err)
 		}
 	}
 	return nil
@@ -120,24 +129,10 @@ func (rd *reader) plainRecord() bool {
 	return true
 }
 
-// tokenBytes is tokenValue without a string: value i of the record.
+// tokenBytes is tokenView's value i of the record, as bytes (a view).
 func (rd *reader) tokenBytes(i int) csvcol.Value {
-	tk := rd.tk
-	t := tk.Token(i)
-	if t.Skip {
-		return csvcol.Value{Null: true}
-	}
-	b := tk.Bytes(i)
-	if len(b) == 0 {
-		if !t.Quoted {
-			return csvcol.Value{Null: true}
-		}
-		b = rd.col.emptyValue
-	}
-	if string(b) == rd.o.NullValue {
-		return csvcol.Value{Null: true}
-	}
-	return csvcol.Value{B: b}
+	s, null := tokenView(rd.tk, i, &rd.o)
+	return csvcol.Value{B: unsafe.Slice(unsafe.StringData(s), len(s)), Null: null}
 }
 
 // small reports whether the whole file is in the tokenizer's first read

@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/tributary-io/tributary/core/formats/charset"
+	"github.com/tributary-io/tributary/core/formats/csvfmt/csvpar"
 	"github.com/tributary-io/tributary/core/formats/csvfmt/csvtok"
 	"github.com/tributary-io/tributary/core/formats/fileformat"
 	"github.com/tributary-io/tributary/core/schema"
@@ -101,12 +102,8 @@ func (in *inferrer) Add(ctx context.Context, path string, r io.Reader) error {
 		return fmt.Errorf("csvfmt: %s: %w (%d bytes)", path, fileformat.ErrSampleFull, in.max)
 	}
 	cs, _ := decoder(in.opts.Text)
-	var cr counter = &countingReader{r: r}
-	if m, ok := r.(fileformat.Mapper); ok {
-		// Read in place when UTF-8 (csvtok maps windows of it).
-		cr = &countingMapper{Mapper: m}
-	}
-	defer func() { in.sample.Bytes += cr.count() }()
+	cr := csvpar.Count(r)
+	defer func() { in.sample.Bytes += cr.Count() }()
 	in.sample.Files++
 	o := in.o
 	tk := newTokenizer(cs.NewReader(cr), &o, in.opts.Text.LineSep)
@@ -303,48 +300,3 @@ func (in *inferrer) Schema() *schema.StructType {
 	}
 	return st
 }
-
-// countingReader counts the bytes read through it.
-type countingReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
-}
-
-func (c *countingReader) count() int64 { return c.n }
-
-// counter is an io.Reader that counts the bytes read through it.
-type counter interface {
-	io.Reader
-	count() int64
-}
-
-// countingMapper counts the bytes of a file read in place
-// (fileformat.Mapper): up to the end of the furthest window mapped, plus
-// what is read with Read (csvtok reads a file either way, not both).
-type countingMapper struct {
-	fileformat.Mapper
-	mapped int64 // the end of the furthest window mapped
-	read   int64 // bytes read with Read
-}
-
-// MapAt maps a window, counting up to its end.
-func (c *countingMapper) MapAt(off int64, n int) ([]byte, error) {
-	b, err := c.Mapper.MapAt(off, n)
-	c.mapped = max(c.mapped, off+int64(len(b)))
-	return b, err
-}
-
-// Read reads, counting the bytes.
-func (c *countingMapper) Read(p []byte) (int, error) {
-	n, err := c.Mapper.Read(p)
-	c.read += int64(n)
-	return n, err
-}
-
-func (c *countingMapper) count() int64 { return c.mapped + c.read }

@@ -8,9 +8,8 @@ import (
 	"io"
 	"runtime"
 	"slices"
-	"sync"
-	"sync/atomic"
 
+	"github.com/tributary-io/tributary/core/formats/csvfmt/csvpar"
 	"github.com/tributary-io/tributary/core/formats/csvfmt/csvtok"
 	"github.com/tributary-io/tributary/core/formats/fileformat"
 )
@@ -65,12 +64,11 @@ type parConfig struct {
 	free [][]byte
 }
 
-// inferBlock is a block of whole lines and, once done is closed, what
-// folding it gave.
+// inferBlock is a block of whole lines and, once folded, what folding it
+// gave.
 type inferBlock struct {
 	buf   []byte
 	guess []icol // the types the fold started from (inferrer.cols)
-	done  chan struct{}
 
 	types   []icol // the fold from guess (names unused)
 	stable  []bool // per column: every value keeps types' type
@@ -87,65 +85,26 @@ type inferBlock struct {
 // rest of the file, whose first line is line base.
 func (in *inferrer) parInfer(ctx context.Context, path string, br io.Reader, f *folder, base int64) error {
 	p := &parRun{in: in, path: path, f: f, workers: in.par.workers, free: in.par.free}
-	size := in.par.block
 	defer p.stop()
-	var carry []byte
-	var readErr error
-	eof := false
-	for !eof {
+	cut := csvpar.NewCutter(br, in.par.block)
+	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		buf := p.buffer()
-		buf = append(buf, carry...)
-		carry = carry[:0]
-		cut := -1
-		for !eof && readErr == nil {
-			if len(buf) >= size {
-				if i := bytes.LastIndexByte(buf, '\n'); i >= 0 {
-					cut = i + 1
-					break
-				}
-				if len(buf) >= 8*size {
-					break
-				}
-			}
-			// Up to size bytes, then on to the next "\n".
-			want := size - len(buf)
-			if want <= 0 {
-				want = size
-			}
-			buf = slices.Grow(buf, want)
-			n, err := br.Read(buf[len(buf) : len(buf)+want])
-			buf = buf[:len(buf)+n]
-			switch {
-			case errors.Is(err, io.EOF):
-				eof = true
-			case err != nil:
-				readErr = err
-			}
-		}
-		switch {
-		case eof:
-			cut = len(buf)
-		case cut < 0:
+		buf, last, stop, err := cut.Next(p.buffer())
+		if stop {
 			// A read error or a long run without "\n": take the blocks
 			// in flight and read the rest serially, from this block on.
 			if err := p.finish(&base); err != nil {
 				return err
 			}
-			var rest io.Reader = io.MultiReader(bytes.NewReader(buf), br)
-			if readErr != nil {
-				rest = io.MultiReader(bytes.NewReader(buf), errReader{readErr})
-			}
 			tk := p.tokenizer()
-			tk.Resume(rest)
+			tk.Resume(cut.Rest(buf, err))
 			f.last = nil
 			return in.records(ctx, f, tk, path, base)
 		}
-		carry = append(carry, buf[cut:]...)
-		b := &inferBlock{buf: buf[:cut]}
-		if !p.started && eof {
+		b := &inferBlock{buf: buf}
+		if !p.started && last {
 			// The whole rest in one block: fold it here.
 			b.guess = slices.Clone(in.cols)
 			p.fold(p.tokenizer(), b)
@@ -154,14 +113,11 @@ func (in *inferrer) parInfer(ctx context.Context, path string, br io.Reader, f *
 		if err := p.send(b, &base); err != nil {
 			return err
 		}
+		if last {
+			return p.finish(&base)
+		}
 	}
-	return p.finish(&base)
 }
-
-// errReader fails every read with err.
-type errReader struct{ err error }
-
-func (r errReader) Read([]byte) (int, error) { return 0, r.err }
 
 // parRun runs the workers of one file.
 type parRun struct {
@@ -169,13 +125,10 @@ type parRun struct {
 	path    string
 	f       *folder // the file's columns; its types are the inferrer's
 	workers int
-	work    chan *inferBlock
-	queue   []*inferBlock // handed out, not taken yet, in order
+	pool    *csvpar.Ordered[*inferBlock]
 	free    [][]byte
 	tk      *csvtok.Tokenizer // the caller's, for blocks folded again
-	wg      sync.WaitGroup
 	started bool
-	abandon atomic.Bool
 }
 
 // buffer returns an empty block buffer.
@@ -202,37 +155,25 @@ func (p *parRun) tokenizer() *csvtok.Tokenizer {
 func (p *parRun) send(b *inferBlock, base *int64) error {
 	if !p.started {
 		p.started = true
-		p.work = make(chan *inferBlock, 4*p.workers)
-		for range p.workers {
-			p.wg.Add(1)
-			go p.worker()
-		}
+		p.pool = csvpar.NewOrdered(p.workers, func() func(*inferBlock) {
+			tk := newTokenizer(bytes.NewReader(nil), &p.in.o, "")
+			return func(b *inferBlock) { p.fold(tk, b) }
+		})
 	}
 	b.guess = slices.Clone(p.in.cols)
-	b.done = make(chan struct{})
-	p.queue = append(p.queue, b)
-	p.work <- b
-	for len(p.queue) > 8*p.workers {
-		if err := p.takeHead(base); err != nil {
+	p.pool.Send(b)
+	for p.pool.Pending() > 8*p.workers {
+		if err := p.take(p.pool.Take(), base); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// takeHead waits for the oldest block in flight and takes it.
-func (p *parRun) takeHead(base *int64) error {
-	b := p.queue[0]
-	p.queue[0] = nil
-	p.queue = p.queue[1:]
-	<-b.done
-	return p.take(b, base)
-}
-
 // finish takes every block in flight.
 func (p *parRun) finish(base *int64) error {
-	for len(p.queue) > 0 {
-		if err := p.takeHead(base); err != nil {
+	for p.started && p.pool.Pending() > 0 {
+		if err := p.take(p.pool.Take(), base); err != nil {
 			return err
 		}
 	}
@@ -278,23 +219,9 @@ func (p *parRun) take(b *inferBlock, base *int64) error {
 // stop ends the workers; blocks in flight are dropped.
 func (p *parRun) stop() {
 	if p.started {
-		p.abandon.Store(true)
-		close(p.work)
-		p.wg.Wait()
+		p.pool.Stop()
 	}
 	p.in.par.free, p.free = p.free, nil
-}
-
-// worker folds blocks with a tokenizer of its own.
-func (p *parRun) worker() {
-	defer p.wg.Done()
-	tk := newTokenizer(bytes.NewReader(nil), &p.in.o, "")
-	for b := range p.work {
-		if !p.abandon.Load() {
-			p.fold(tk, b)
-		}
-		close(b.done)
-	}
 }
 
 // fold folds block b from b.guess with tk: its types, stable, counts and

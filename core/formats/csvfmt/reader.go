@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tributary-io/tributary/core/formats/csvfmt/csvcol"
 	"github.com/tributary-io/tributary/core/formats/csvfmt/csvtok"
 	"github.com/tributary-io/tributary/core/formats/fileformat"
 	"github.com/tributary-io/tributary/core/schema"
@@ -45,7 +46,19 @@ type reader struct {
 	seenM  map[string]bool
 	done   bool
 	col    colState // ReadBatch
+
+	// workers bounds the goroutines of a parallel read (0: GOMAXPROCS);
+	// par is its state, once parDecided (colpar.go). lineBase is added to
+	// the tokenizer's line numbers (the lines before the text it reads).
+	workers    int
+	lineSep    string
+	par        *parRead
+	parDecided bool
+	lineBase   int64
 }
+
+// line is the number of the line the record read last starts on.
+func (rd *reader) line() int64 { return rd.lineBase + rd.tk.Line() }
 
 func open(ctx context.Context, r io.Reader, s *schema.StructType, opts fileformat.ReadOptions) (*reader, error) {
 	if s == nil {
@@ -67,6 +80,7 @@ func open(ctx context.Context, r io.Reader, s *schema.StructType, opts fileforma
 		ctx: ctx, file: opts.FilePath, o: o, s: s, rescueIdx: -1, corIdx: -1, mode: mode,
 		corrupt: opts.CorruptRecordColumn, badHook: opts.BadRecords,
 		seenU: map[string]bool{}, seenM: map[string]bool{},
+		workers: opts.Workers, lineSep: opts.Text.LineSep,
 	}
 	if rd.corrupt == "" {
 		rd.corrupt = fileformat.DefaultCorruptRecordColumn
@@ -108,6 +122,9 @@ func (rd *reader) Stats() fileformat.ReadStats {
 
 // Close ends the read; it does not close the source reader.
 func (rd *reader) Close() error {
+	if rd.par != nil {
+		rd.par.pool.Stop()
+	}
 	rd.done = true
 	return nil
 }
@@ -121,14 +138,17 @@ func (rd *reader) header() error {
 	}
 	names := safeHeader(raw, rd.o.NullValue)
 	rd.expect = len(names)
-	if !rd.o.EnforceSchema {
-		if err := rd.checkHeader(names); err != nil {
-			return err
-		}
+	var want []string
+	for _, di := range rd.data {
+		want = append(want, rd.s.Fields[di].Name)
 	}
+	if msg := csvcol.HeaderMismatch(names, want); msg != "" && !rd.o.EnforceSchema {
+		return fmt.Errorf("csvfmt: %s: %w (enforceSchema=false): %s; header: %s; schema: %s",
+			rd.file, ErrHeaderMismatch, msg, strings.Join(names, ", "), strings.Join(want, ", "))
+	}
+	rd.colName = names
 	if rd.rescueIdx < 0 {
 		// Spark: the schema is applied by position, the header only names.
-		rd.colName = names
 		for i := range names {
 			rd.colIdx = append(rd.colIdx, rd.dataAt(i))
 		}
@@ -136,52 +156,8 @@ func (rd *reader) header() error {
 		return nil
 	}
 	// Auto Loader with a rescued data column: columns match by name.
-	for _, name := range names {
-		idx, caseOnly := -1, false
-		for _, di := range rd.data {
-			fn := rd.s.Fields[di].Name
-			if fn == name {
-				idx, caseOnly = di, false
-				break
-			}
-			if idx < 0 && strings.EqualFold(fn, name) {
-				if rd.foldMatch {
-					idx = di
-				} else {
-					caseOnly = true
-				}
-			}
-		}
-		rd.colIdx = append(rd.colIdx, idx)
-		rd.colName = append(rd.colName, name)
-		rd.caseOnly = append(rd.caseOnly, caseOnly)
-	}
+	rd.colIdx, rd.caseOnly = csvcol.MatchNames(names, want, rd.data, rd.foldMatch)
 	return nil
-}
-
-// checkHeader is enforceSchema=false: the header must name the data
-// columns in order (case-insensitively, as spark.sql.caseSensitive=false).
-func (rd *reader) checkHeader(names []string) error {
-	var want []string
-	for _, di := range rd.data {
-		want = append(want, rd.s.Fields[di].Name)
-	}
-	msg := ""
-	if len(names) != len(want) {
-		msg = fmt.Sprintf("number of columns in the header (%d) is not the number of fields in the schema (%d)", len(names), len(want))
-	} else {
-		for i := range names {
-			if !strings.EqualFold(names[i], want[i]) {
-				msg = fmt.Sprintf("expected %s but found %s", want[i], names[i])
-				break
-			}
-		}
-	}
-	if msg == "" {
-		return nil
-	}
-	return fmt.Errorf("csvfmt: %s: %w (enforceSchema=false): %s; header: %s; schema: %s",
-		rd.file, ErrHeaderMismatch, msg, strings.Join(names, ", "), strings.Join(want, ", "))
 }
 
 // dataAt is the schema index of data column i (-1 beyond the schema).
@@ -243,7 +219,7 @@ func (rd *reader) advance() error {
 			return io.EOF
 		}
 		if err != nil {
-			return fmt.Errorf("csvfmt: read %s line %d: %w", rd.file, tk.Line(), err)
+			return fmt.Errorf("csvfmt: read %s line %d: %w", rd.file, rd.line(), err)
 		}
 		if tk.Line()%1024 == 0 {
 			if err := rd.ctx.Err(); err != nil {
@@ -276,10 +252,10 @@ func (rd *reader) decide(row []any, reason string) (keep bool, err error) {
 	text := strings.ToValidUTF8(string(tk.Raw()), "\uFFFD")
 	switch {
 	case rd.badHook != nil:
-		rd.badHook(fileformat.BadRecord{Line: tk.Line(), Record: text, Reason: reason})
+		rd.badHook(fileformat.BadRecord{Line: rd.line(), Record: text, Reason: reason})
 		return false, nil
 	case rd.mode == fileformat.FailFast:
-		return false, fmt.Errorf("csvfmt: %s line %d: %w: %s", rd.file, tk.Line(), fileformat.ErrMalformedRecord, reason)
+		return false, fmt.Errorf("csvfmt: %s line %d: %w: %s", rd.file, rd.line(), fileformat.ErrMalformedRecord, reason)
 	case rd.mode == fileformat.DropMalformed:
 		return false, nil
 	}

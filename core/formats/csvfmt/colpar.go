@@ -1,0 +1,218 @@
+package csvfmt
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"runtime"
+	"slices"
+	"strings"
+
+	"github.com/tributary-io/tributary/core/formats/csvfmt/csvpar"
+	"github.com/tributary-io/tributary/core/formats/fileformat"
+	"github.com/tributary-io/tributary/core/parquetio"
+)
+
+// Parallel columnar read. Without multiLine, with the default line ends
+// and a header, a record never spans a "\n" (a quoted value ends with its
+// line), so ReadBatch cuts the lines after the header into chunks of
+// about parChunkBytes (csvpar.Cutter) that worker goroutines (GOMAXPROCS,
+// or ReadOptions.Workers) decode, each with a reader of its own, into a
+// ColumnBatch per chunk; the chunks are handed out in file order with
+// their statistics and bad records merged in that order, and their lines
+// numbered from where they begin, so rows, counts, reported columns, bad
+// records and FAILFAST's error are the serial read's. A file whose rest is
+// one chunk is decoded in the caller. A read error, or a run of more than
+// eight chunks' bytes without a "\n", ends the parallel part: the chunks
+// handed out are taken and the rest is read serially.
+
+// parChunkBytes is the size of a chunk of lines handed to a worker.
+var parChunkBytes = 128 << 10 // a variable for the tests
+
+// csvChunk is a run of whole lines, its first line numbered first, and
+// once decoded its rows.
+type csvChunk struct {
+	buf   []byte
+	first int64
+	b     *parquetio.ColumnBatch
+	stats fileformat.ReadStats
+	bad   []fileformat.BadRecord
+	err   error // io.EOF: none
+}
+
+// parRead is the state of a parallel read.
+type parRead struct {
+	cut     *csvpar.Cutter
+	pool    *csvpar.Ordered[*csvChunk]
+	workers int
+	next    int64 // line number of the next chunk's first line
+	eof     bool
+	// serial is the rest of the file to be read serially once the chunks
+	// in flight are taken (see above).
+	serial  io.Reader
+	bufs    [][]byte
+	batches []*parquetio.ColumnBatch
+}
+
+// startPar decides, before the first record, whether ReadBatch reads the
+// file in parallel; it then reads the header and sets rd.par.
+func (rd *reader) startPar() error {
+	o := &rd.o
+	n := rd.workers
+	if n == 0 {
+		n = runtime.GOMAXPROCS(0)
+	}
+	if n < 2 || o.MultiLine || rd.lineSep != "" || !o.Header || strings.ContainsAny(o.Sep+string([]rune{o.Quote, o.Escape, o.CharToEscapeQuoteEscape, o.Comment}), "\r\n") {
+		return nil
+	}
+	err := rd.tk.Next()
+	if errors.Is(err, io.EOF) {
+		rd.done = true
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("csvfmt: read %s line %d: %w", rd.file, rd.tk.Line(), err)
+	}
+	rd.started = true
+	if err := rd.header(); err != nil {
+		return err
+	}
+	rest, ok := rd.tk.Rest()
+	if !ok {
+		return nil // read on serially
+	}
+	// The workers' readers are made here, from rd as the header left it.
+	ws := make(chan *reader, n)
+	for range n {
+		ws <- rd.worker()
+	}
+	p := &parRead{cut: csvpar.NewCutter(rest, parChunkBytes), workers: n, next: rd.tk.Cur()}
+	p.pool = csvpar.NewOrdered(n, func() func(*csvChunk) {
+		w := <-ws
+		return w.decodeChunk
+	})
+	rd.par = p
+	return nil
+}
+
+// worker returns a reader for a worker goroutine: rd's options and header,
+// a tokenizer, statistics and column state of its own.
+func (rd *reader) worker() *reader {
+	w := *rd
+	w.tk = newTokenizer(bytes.NewReader(nil), &w.o, "")
+	w.par, w.workers = nil, 1
+	w.colIdx = slices.Clone(rd.colIdx)
+	w.colName = slices.Clone(rd.colName)
+	w.caseOnly = slices.Clone(rd.caseOnly)
+	w.rescue = fileformat.Rescue{}
+	w.col = colState{decided: true, ok: true}
+	return &w
+}
+
+// decodeChunk reads c's lines into c.b, with the statistics and bad
+// records collected into c.
+func (rd *reader) decodeChunk(c *csvChunk) {
+	rd.tk.Resume(bytes.NewReader(c.buf))
+	rd.lineBase, rd.done = c.first-1, false
+	rd.stats, rd.seenU, rd.seenM = fileformat.ReadStats{}, map[string]bool{}, map[string]bool{}
+	if rd.badHook != nil {
+		rd.badHook = func(br fileformat.BadRecord) { c.bad = append(c.bad, br) }
+	}
+	c.err = rd.ReadBatch(c.b, math.MaxInt, math.MaxInt64)
+	c.stats = rd.stats
+}
+
+// readPar is ReadBatch's parallel read: it hands out the next chunk's
+// rows, or reads on serially after a stop.
+func (rd *reader) readPar(b *parquetio.ColumnBatch, maxRows int, maxBytes int64) error {
+	p := rd.par
+	for !p.eof && p.serial == nil && p.pool.Pending() < 2*p.workers {
+		if err := rd.ctx.Err(); err != nil {
+			return err
+		}
+		var buf []byte
+		if n := len(p.bufs); n > 0 {
+			buf, p.bufs = p.bufs[n-1], p.bufs[:n-1]
+		}
+		block, last, stop, err := p.cut.Next(buf)
+		if stop {
+			p.serial = p.cut.Rest(block, err)
+			break
+		}
+		p.eof = last
+		c := &csvChunk{buf: block, first: p.next}
+		p.next += csvpar.LineEnds(block)
+		if last && p.pool.Pending() == 0 {
+			// The rest is one chunk: decode it here, into b.
+			c.b = b
+			rd.worker().decodeChunk(c)
+			return rd.hand(c, nil)
+		}
+		if n := len(p.batches); n > 0 {
+			c.b, p.batches = p.batches[n-1], p.batches[:n-1]
+		} else if c.b, err = parquetio.NewColumnBatch(rd.s); err != nil {
+			return err
+		}
+		p.pool.Send(c)
+	}
+	if p.pool.Pending() > 0 {
+		return rd.hand(p.pool.Take(), b)
+	}
+	if p.serial == nil {
+		rd.done = true
+		return io.EOF
+	}
+	// Go on serially from where the chunks end, with a tokenizer of its
+	// own (the rest is read through rd.tk's input).
+	tk := newTokenizer(bytes.NewReader(nil), &rd.o, "")
+	tk.Resume(p.serial)
+	rd.tk = tk
+	rd.lineBase, rd.par = p.next-1, nil
+	return rd.ReadBatch(b, maxRows, maxBytes)
+}
+
+// hand moves chunk c's rows into b (nil: they are there) and merges its
+// statistics and bad records in; c's error ends the read.
+func (rd *reader) hand(c *csvChunk, b *parquetio.ColumnBatch) error {
+	p := rd.par
+	var err error
+	if b != nil {
+		if b.Rows() == 0 {
+			b.Swap(c.b)
+		} else {
+			err = b.Append(c.b)
+		}
+		c.b.Reset()
+		p.batches = append(p.batches, c.b)
+	}
+	p.bufs = append(p.bufs, c.buf[:0])
+	st := &rd.stats
+	st.RowsRead += c.stats.RowsRead
+	st.RowsRescued += c.stats.RowsRescued
+	st.CorruptRecords += c.stats.CorruptRecords
+	st.ValuesDropped += c.stats.ValuesDropped
+	for _, path := range c.stats.UnknownFields {
+		rd.note(rd.seenU, &st.UnknownFields, path)
+	}
+	for _, path := range c.stats.MismatchedFields {
+		rd.note(rd.seenM, &st.MismatchedFields, path)
+	}
+	for _, br := range c.bad {
+		rd.badHook(br)
+	}
+	if err == nil && !errors.Is(c.err, io.EOF) {
+		err = c.err
+	}
+	if err != nil {
+		p.pool.Stop()
+		rd.done = true
+		return err
+	}
+	if p.eof && p.pool.Pending() == 0 {
+		rd.done = true
+		return io.EOF
+	}
+	return nil
+}
