@@ -311,3 +311,45 @@ func BenchmarkWriteBatchFlat(b *testing.B) {
 func BenchmarkWriteBatchNested(b *testing.B) {
 	benchWriteBatch(b, benchNestedSchema(), benchNestedRows(1000), 100, WriterOptions{})
 }
+
+// BenchmarkAppendSmall gathers a 3-row batch of the flat schema (as of a
+// small file) into a larger one: made for the same *schema.StructType
+// (the schema check is a pointer comparison) or for an equal copy (a
+// structural comparison).
+func BenchmarkAppendSmall(b *testing.B) {
+	s, rows := flatSchema(), flatRows(3)
+	for _, c := range []struct {
+		name string
+		dst  *schema.StructType
+	}{{"samePointer", s}, {"equalSchema", flatSchema()}} {
+		b.Run(c.name, func(b *testing.B) {
+			src, err := NewColumnBatch(s)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for _, row := range rows {
+				for i, n := range src.Root().Children {
+					if row[i] == nil {
+						src.Null(n, 0, 0)
+					} else if err := src.Value(n, row[i], 0); err != nil {
+						b.Fatal(err)
+					}
+				}
+				src.EndRow()
+			}
+			dst, err := NewColumnBatch(c.dst)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				if i%1000 == 0 {
+					dst.Reset()
+				}
+				if err := dst.Append(src); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
