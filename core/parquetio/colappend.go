@@ -26,6 +26,11 @@ func (b *ColumnBatch) Append(src *ColumnBatch) error {
 	if src.cb.rows == 0 {
 		return nil
 	}
+	for c := range b.cb.cols {
+		if n := int64(len(b.cb.cols[c].data)) + int64(len(src.cb.cols[c].data)); n > maxColumnBytes {
+			return fmt.Errorf("%w: leaf column %d would hold %d bytes of values in one batch, more than %d", ErrInvalidValue, c, n, maxColumnBytes)
+		}
+	}
 	for c := range src.cb.cols {
 		base := int32(b.cb.cols[c].appendFrom(&src.cb.cols[c]))
 		if b.cb.rep[c] {

@@ -3,7 +3,9 @@ package parquetio
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -181,5 +183,62 @@ func TestAppendSchemaIdentity(t *testing.T) {
 				t.Fatalf("%d rows, want 3", dst.Rows())
 			}
 		})
+	}
+}
+
+// TestBatchBytesLimit: a column holding more bytes of values than its
+// uint32 offsets reach (maxColumnBytes, lowered here) is refused by Write,
+// WriteBatch and Append rather than written with wrapped offsets.
+func TestBatchBytesLimit(t *testing.T) {
+	defer func(n int64) { maxColumnBytes = n }(maxColumnBytes)
+	maxColumnBytes = 10
+	s := &schema.StructType{Fields: []schema.Field{{Name: "s", Type: schema.String, Nullable: true}}}
+	for _, c := range []struct {
+		name string
+		run  func() error
+	}{
+		{"Write", func() error {
+			w, err := NewWriter(io.Discard, s, WriterOptions{})
+			if err != nil {
+				return err
+			}
+			return w.Write([][]any{{"0123456789"}, {"a"}})
+		}},
+		{"WriteBatch", func() error {
+			w, err := NewWriter(io.Discard, s, WriterOptions{})
+			if err != nil {
+				return err
+			}
+			b := batchOf(t, s, [][]any{{"0123456789a"}})
+			return w.WriteBatch(b, 0, 1)
+		}},
+		{"Append", func() error {
+			b := batchOf(t, s, [][]any{{"012345"}})
+			return b.Append(batchOf(t, s, [][]any{{"6789a"}}))
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if err := c.run(); !errors.Is(err, ErrInvalidValue) {
+				t.Fatalf("got %v, want ErrInvalidValue", err)
+			}
+		})
+	}
+	// At the limit: accepted.
+	w, err := NewWriter(io.Discard, s, WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write([][]any{{"01234"}, {"56789"}}); err != nil {
+		t.Fatal(err)
+	}
+	b := batchOf(t, s, [][]any{{"01234"}})
+	if err := b.Append(batchOf(t, s, [][]any{{"56789"}})); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteBatch(b, 0, 2); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Close(); err != nil {
+		t.Fatal(err)
 	}
 }

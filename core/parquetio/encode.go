@@ -49,7 +49,11 @@ func (w *Writer) Write(rows [][]any) error {
 		return nil
 	}
 	workers := w.parallelism(len(rows))
-	if err := w.shredBatch(rows, workers); err != nil {
+	err := w.shredBatch(rows, workers)
+	if err == nil {
+		err = w.batch.fits()
+	}
+	if err != nil {
 		for c := range w.batch.cols {
 			w.batch.release(c)
 		}
@@ -77,7 +81,7 @@ func (w *Writer) Write(rows [][]any) error {
 			w.stats.Add(r)
 		}
 	}
-	err := w.encodeBatch(workers)
+	err = w.encodeBatch(workers)
 	stats.Wait()
 	return err
 }

@@ -2,6 +2,7 @@ package parquetio
 
 import (
 	"fmt"
+	"math"
 	"math/big"
 	"slices"
 	"time"
@@ -338,9 +339,28 @@ func (b *colBatch) rowValues(c, from, to int) pagew.Run {
 	return b.cols[c].slice(b.start(c, from), b.start(c, to))
 }
 
+// maxColumnBytes is the most bytes of byte-array values one column of a
+// batch may hold: colData's offsets are uint32 (a var for the tests).
+var maxColumnBytes int64 = math.MaxUint32
+
+// fits checks that no column holds more than maxColumnBytes bytes of
+// values (beyond, the offsets would have wrapped around).
+func (b *colBatch) fits() error {
+	for c := range b.cols {
+		if n := int64(len(b.cols[c].data)); n > maxColumnBytes {
+			return fmt.Errorf("%w: leaf column %d holds %d bytes of values in one batch, more than %d", ErrInvalidValue, c, n, maxColumnBytes)
+		}
+	}
+	return nil
+}
+
 // check verifies that every column that is not repeated holds one value
-// per row, and every repeated column one end per row.
+// per row, and every repeated column one end per row, and that the values
+// fit (fits).
 func (b *colBatch) check() error {
+	if err := b.fits(); err != nil {
+		return err
+	}
 	for c := range b.cols {
 		n := b.cols[c].len()
 		if !b.rep[c] && n != b.rows || b.rep[c] && (len(b.ends[c]) != b.rows || b.rows > 0 && int(b.ends[c][b.rows-1]) != n) {
