@@ -27,12 +27,12 @@ func (b *ColumnBatch) Append(src *ColumnBatch) error {
 		return nil
 	}
 	for c := range b.cb.cols {
-		if n := int64(len(b.cb.cols[c].data)) + int64(len(src.cb.cols[c].data)); n > maxColumnBytes {
+		if n := int64(len(b.cb.cols[c].Data)) + int64(len(src.cb.cols[c].Data)); n > maxColumnBytes {
 			return fmt.Errorf("%w: leaf column %d would hold %d bytes of values in one batch, more than %d", ErrInvalidValue, c, n, maxColumnBytes)
 		}
 	}
 	for c := range src.cb.cols {
-		base := int32(b.cb.cols[c].appendFrom(&src.cb.cols[c]))
+		base := int32(b.cb.cols[c].AppendFrom(&src.cb.cols[c]))
 		if b.cb.rep[c] {
 			for _, e := range src.cb.ends[c][:src.cb.rows] {
 				b.cb.ends[c] = append(b.cb.ends[c], base+e)

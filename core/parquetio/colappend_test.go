@@ -54,8 +54,8 @@ func TestAppendMatchesWrite(t *testing.T) {
 				// The source's bytes change and it is reset: the gathered
 				// batch keeps copies.
 				for c := range b.cb.cols {
-					for j := range b.cb.cols[c].data {
-						b.cb.cols[c].data[j] ^= 0x5a
+					for j := range b.cb.cols[c].Data {
+						b.cb.cols[c].Data[j] ^= 0x5a
 					}
 				}
 				b.Reset()

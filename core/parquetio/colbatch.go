@@ -9,6 +9,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/tributary-io/tributary/core/parquetio/filestats"
+	"github.com/tributary-io/tributary/core/parquetio/internal/coldata"
 	"github.com/tributary-io/tributary/core/parquetio/internal/ptree"
 	"github.com/tributary-io/tributary/core/schema"
 )
@@ -151,7 +152,7 @@ func (b *ColumnBatch) Value(n *ColNode, v any, r int) error {
 	if err != nil {
 		return fmt.Errorf("%w: column %s (%s): %v", ErrInvalidValue, n.t.Path, n.t.Type, err)
 	}
-	b.cb.cols[n.Col].value(pv, r, n.Def)
+	b.cb.cols[n.Col].Value(pv, r, n.Def)
 	b.cur += valueSize(pv)
 	return nil
 }
@@ -159,8 +160,8 @@ func (b *ColumnBatch) Value(n *ColNode, v any, r int) error {
 // Int64 appends x to long leaf n at repetition level r.
 func (b *ColumnBatch) Int64(n *ColNode, x int64, r int) {
 	d := &b.cb.cols[n.Col]
-	d.levels(r, n.Def)
-	d.i64 = append(d.i64, x)
+	d.Levels(r, n.Def)
+	d.I64 = append(d.I64, x)
 	b.cur += 9
 }
 
@@ -168,31 +169,31 @@ func (b *ColumnBatch) Int64(n *ColNode, x int64, r int) {
 // at repetition level r; what Value writes for an int32, without boxing.
 func (b *ColumnBatch) Int32(n *ColNode, x int32, r int) {
 	d := &b.cb.cols[n.Col]
-	d.levels(r, n.Def)
-	d.i32 = append(d.i32, x)
+	d.Levels(r, n.Def)
+	d.I32 = append(d.I32, x)
 	b.cur += 5
 }
 
 // Double appends x to double leaf n at repetition level r.
 func (b *ColumnBatch) Double(n *ColNode, x float64, r int) {
 	d := &b.cb.cols[n.Col]
-	d.levels(r, n.Def)
-	d.f64 = append(d.f64, x)
+	d.Levels(r, n.Def)
+	d.F64 = append(d.F64, x)
 	b.cur += 9
 }
 
 // Boolean appends x to boolean leaf n at repetition level r.
 func (b *ColumnBatch) Boolean(n *ColNode, x bool, r int) {
 	d := &b.cb.cols[n.Col]
-	d.levels(r, n.Def)
-	d.bools = append(d.bools, x)
+	d.Levels(r, n.Def)
+	d.Bools = append(d.Bools, x)
 	b.cur += 2
 }
 
 // ByteArray appends a copy of x to string or binary leaf n at repetition
 // level r (x may change afterwards).
 func (b *ColumnBatch) ByteArray(n *ColNode, x []byte, r int) {
-	b.cb.cols[n.Col].bytes(x, r, n.Def)
+	b.cb.cols[n.Col].Bytes(x, r, n.Def)
 	b.cur += int64(len(x)) + 5
 }
 
@@ -201,7 +202,7 @@ func (b *ColumnBatch) ByteArray(n *ColNode, x []byte, r int) {
 // when d is n.Def.
 func (b *ColumnBatch) Null(n *ColNode, r, d int) {
 	for c := n.Lo; c < n.Hi; c++ {
-		b.cb.cols[c].null(r, d)
+		b.cb.cols[c].Null(r, d)
 	}
 	b.cur += int64(n.Hi - n.Lo)
 }
@@ -210,7 +211,7 @@ func (b *ColumnBatch) Null(n *ColNode, r, d int) {
 // for Cut.
 func (b *ColumnBatch) Lens(n *ColNode, dst []int) []int {
 	for c := n.Lo; c < n.Hi; c++ {
-		dst = append(dst, b.cb.cols[c].len())
+		dst = append(dst, b.cb.cols[c].Len())
 	}
 	return dst
 }
@@ -219,10 +220,10 @@ func (b *ColumnBatch) Lens(n *ColNode, dst []int) []int {
 func (b *ColumnBatch) Cut(n *ColNode, lens []int) {
 	for i, c := 0, n.Lo; c < n.Hi; i, c = i+1, c+1 {
 		d := &b.cb.cols[c]
-		for k := lens[i]; k < d.len(); k++ {
-			b.cur -= d.size(k)
+		for k := lens[i]; k < d.Len(); k++ {
+			b.cur -= d.Size(k)
 		}
-		d.truncate(lens[i])
+		d.Truncate(lens[i])
 	}
 }
 
@@ -232,7 +233,7 @@ func (b *ColumnBatch) rowStart(c, i int) int { return b.cb.start(c, i) }
 // EndRow finishes the row being built.
 func (b *ColumnBatch) EndRow() {
 	for _, c := range b.cb.reps {
-		b.cb.ends[c] = append(b.cb.ends[c], int32(b.cb.cols[c].len()))
+		b.cb.ends[c] = append(b.cb.ends[c], int32(b.cb.cols[c].Len()))
 	}
 	b.cb.sizes = append(b.cb.sizes, b.cur)
 	b.cb.rows++
@@ -268,7 +269,7 @@ func (b *ColumnBatch) Mark() BatchMark { return BatchMark{rows: b.cb.rows} }
 // Drop removes the rows finished since m, and the row being built.
 func (b *ColumnBatch) Drop(m BatchMark) {
 	for c := range b.cb.cols {
-		b.cb.cols[c].truncate(b.rowStart(c, m.rows))
+		b.cb.cols[c].Truncate(b.rowStart(c, m.rows))
 		if b.cb.rep[c] {
 			b.cb.ends[c] = b.cb.ends[c][:m.rows]
 		}
@@ -292,23 +293,23 @@ func (b *ColumnBatch) SetField(m BatchMark, i int, x []byte) {
 	// A top-level leaf has one value per row: value k is row k's. The
 	// values from row m.rows on are appended again with x (and those of a
 	// row being built after them).
-	var tail colData
-	if d.len() > b.cb.rows {
-		tail = colData{kind: d.kind, maxDef: d.maxDef, offs: []uint32{0}}
-		sub := d.sub(b.cb.rows, d.len())
-		tail.appendFrom(&sub)
+	var tail coldata.Column
+	if d.Len() > b.cb.rows {
+		tail = coldata.New(d.Kind, int(d.MaxDef), false)
+		sub := d.Sub(b.cb.rows, d.Len())
+		tail.AppendFrom(&sub)
 	}
 	for row := m.rows; row < b.cb.rows; row++ {
-		s := int64(len(x)) + 5 - d.size(row)
+		s := int64(len(x)) + 5 - d.Size(row)
 		b.cb.sizes[row] += s
 		b.bytes += s
 	}
-	d.truncate(m.rows)
+	d.Truncate(m.rows)
 	for range b.cb.rows - m.rows {
-		d.bytes(x, 0, n.Def)
+		d.Bytes(x, 0, n.Def)
 	}
-	if tail.len() > 0 {
-		d.appendFrom(&tail)
+	if tail.Len() > 0 {
+		d.AppendFrom(&tail)
 	}
 }
 
@@ -403,11 +404,11 @@ func (w *Writer) WriteBatch(b *ColumnBatch, from, to int) error {
 
 // view is a colBatch of rows [from, to) of b (sharing b's values).
 func (b *ColumnBatch) view(from, to int) colBatch {
-	v := colBatch{cols: make([]colData, len(b.cb.cols)), ends: make([][]int32, len(b.cb.cols)),
+	v := colBatch{cols: make([]coldata.Column, len(b.cb.cols)), ends: make([][]int32, len(b.cb.cols)),
 		rep: b.cb.rep, reps: b.cb.reps, sizes: b.cb.sizes[from:to], rows: to - from}
 	for c := range b.cb.cols {
 		lo := b.rowStart(c, from)
-		v.cols[c] = b.cb.cols[c].sub(lo, b.rowStart(c, to))
+		v.cols[c] = b.cb.cols[c].Sub(lo, b.rowStart(c, to))
 		if !b.cb.rep[c] {
 			continue
 		}
@@ -424,17 +425,17 @@ func (b *ColumnBatch) view(from, to int) colBatch {
 // per physical type and added once (Leaf.Int, Leaf.Float keep the first of
 // equal extremes, as adding every value does; strings go through
 // Leaf.BytesSpan).
-func (w *Writer) columnStats(c int, d *colData) {
+func (w *Writer) columnStats(c int, d *coldata.Column) {
 	ls := &w.lstats[c]
 	if ls.h == nil || ls.inRuns {
 		return
 	}
 	def := byte(ls.def)
-	defs := d.defs
+	defs := d.Defs
 	var nulls int64
 	if ls.coll {
 		for i, l := range defs {
-			if d.reps[i] == 0 && l < def {
+			if d.Reps[i] == 0 && l < def {
 				nulls++
 			}
 		}
@@ -443,13 +444,13 @@ func (w *Writer) columnStats(c int, d *colData) {
 	}
 	switch ls.t.Conv {
 	case ptree.ConvInt8, ptree.ConvInt16, ptree.ConvInt32, ptree.ConvDate:
-		nulls = intStats(ls.h, defs, d.i32, def)
+		nulls = intStats(ls.h, defs, d.I32, def)
 	case ptree.ConvInt64, ptree.ConvTimestampMicros:
-		nulls = intStats(ls.h, defs, d.i64, def)
+		nulls = intStats(ls.h, defs, d.I64, def)
 	case ptree.ConvFloat:
-		nulls = floatStats(ls.h, defs, d.f32, def)
+		nulls = floatStats(ls.h, defs, d.F32, def)
 	case ptree.ConvDouble:
-		nulls = floatStats(ls.h, defs, d.f64, def)
+		nulls = floatStats(ls.h, defs, d.F64, def)
 	case ptree.ConvString:
 		var lo, hi []byte
 		has := false
@@ -458,7 +459,7 @@ func (w *Writer) columnStats(c int, d *colData) {
 				nulls++
 				continue
 			}
-			x := d.data[d.offs[i]:d.offs[i+1]]
+			x := d.Data[d.Offs[i]:d.Offs[i+1]]
 			if !has {
 				lo, hi, has = x, x, true
 			} else if bytes.Compare(x, lo) < 0 {
@@ -470,7 +471,7 @@ func (w *Writer) columnStats(c int, d *colData) {
 		if has && !ls.h.BytesSpan(lo, hi) {
 			for i, l := range defs {
 				if l >= def {
-					ls.h.Bytes(d.data[d.offs[i]:d.offs[i+1]])
+					ls.h.Bytes(d.Data[d.Offs[i]:d.Offs[i+1]])
 				}
 			}
 		}
@@ -483,14 +484,14 @@ func (w *Writer) columnStats(c int, d *colData) {
 			}
 			switch ls.t.Conv {
 			case ptree.ConvDecimal32:
-				ls.h.Unscaled(u.SetInt64(int64(d.i32[i])))
+				ls.h.Unscaled(u.SetInt64(int64(d.I32[i])))
 			case ptree.ConvDecimal64:
-				ls.h.Unscaled(u.SetInt64(d.i64[i]))
+				ls.h.Unscaled(u.SetInt64(d.I64[i]))
 			case ptree.ConvDecimalBytes:
-				ls.h.Unscaled(ptree.FromTwosComplement(d.data[d.offs[i]:d.offs[i+1]]))
+				ls.h.Unscaled(ptree.FromTwosComplement(d.Data[d.Offs[i]:d.Offs[i+1]]))
 			case ptree.ConvBool, ptree.ConvBinary:
 			default:
-				switch v := d.at(i); v.Kind() {
+				switch v := d.At(i); v.Kind() {
 				case parquet.Int32:
 					ls.h.Int(int64(v.Int32()))
 				case parquet.Int64:

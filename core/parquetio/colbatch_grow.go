@@ -11,7 +11,7 @@ func (b *ColumnBatch) Grow(n int) {
 		return
 	}
 	for c := range b.cb.cols {
-		b.cb.cols[c].grow(n)
+		b.cb.cols[c].Grow(n)
 	}
 	for _, c := range b.cb.reps {
 		b.cb.ends[c] = slices.Grow(b.cb.ends[c], n)

@@ -34,16 +34,16 @@ func TestGrow(t *testing.T) {
 			t.Fatalf("%+v: Grow changed rows or bytes: %d, %d", tc, b.Rows(), b.Bytes())
 		}
 		if tc.grow > 0 {
-			p := &b.cb.cols[a.Col].i64[:1][0]
+			p := &b.cb.cols[a.Col].I64[:1][0]
 			for i := range tc.grow {
 				row(tc.before + i)
 			}
-			if &b.cb.cols[a.Col].i64[0] != p {
+			if &b.cb.cols[a.Col].I64[0] != p {
 				t.Fatalf("%+v: column reallocated after Grow", tc)
 			}
 		}
 		for i := range b.Rows() {
-			if got := b.cb.cols[a.Col].i64[i]; got != int64(i) {
+			if got := b.cb.cols[a.Col].I64[i]; got != int64(i) {
 				t.Fatalf("%+v: row %d holds %d", tc, i, got)
 			}
 		}

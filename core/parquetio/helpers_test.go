@@ -291,7 +291,7 @@ func jsonNumber(s string) json.Number { return json.Number(s) }
 func (b *colBatch) values(c, from, to int) []parquet.Value {
 	var out []parquet.Value
 	for i := b.start(c, from); i < b.start(c, to); i++ {
-		out = append(out, b.cols[c].at(i))
+		out = append(out, b.cols[c].At(i))
 	}
 	return out
 }

@@ -130,7 +130,7 @@ func (p *rowPath) write(rows [][]any) error {
 		// The previous dictionary sample: the batch as the new path sees it.
 		b := newColBatch(w.tree)
 		for _, v := range p.buf {
-			b.cols[v.Column()].value(v, v.RepetitionLevel(), v.DefinitionLevel())
+			b.cols[v.Column()].Value(v, v.RepetitionLevel(), v.DefinitionLevel())
 		}
 		if err := p.start(w.dictionaryColumns(&b)); err != nil {
 			return err

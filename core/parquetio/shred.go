@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"math"
 	"math/big"
-	"slices"
 	"time"
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/tributary-io/tributary/core/parquetio/internal/coldata"
 	"github.com/tributary-io/tributary/core/parquetio/internal/pagew"
 	"github.com/tributary-io/tributary/core/parquetio/internal/ptree"
 	"github.com/tributary-io/tributary/core/parquetio/internal/values"
@@ -17,11 +17,11 @@ import (
 
 // colBatch is a batch of rows shredded into columns (Dremel encoding): per
 // leaf column its values with their repetition and definition levels in
-// typed buffers (colData), per repeated leaf column (rep) the end offset of
+// typed buffers (coldata.Column), per repeated leaf column (rep) the end offset of
 // each row's values (a column that is not repeated holds exactly one value
 // per row: row i is value i), and per row its estimated uncompressed size.
 type colBatch struct {
-	cols  []colData
+	cols  []coldata.Column
 	ends  [][]int32 // by leaf column; only repeated columns keep them
 	rep   []bool    // by leaf column: the column is repeated (in a list or map)
 	reps  []int     // the repeated leaf columns
@@ -29,57 +29,13 @@ type colBatch struct {
 	rows  int
 }
 
-// colData is one leaf column of a colBatch: per value its definition level,
-// its repetition level (repeated columns only) and a slot in the buffer of
-// the column's physical kind; a null's slot is the zero value (no bytes for
-// a byte array), so that value i is slot i of every buffer.
-type colData struct {
-	kind   parquet.Kind
-	maxDef byte // the definition level of a non-null value
-	rep    bool // repetition levels are kept
-	reps   []byte
-	defs   []byte
-	bools  []bool
-	i32    []int32
-	i64    []int64
-	f32    []float32
-	f64    []float64
-	data   []byte   // BYTE_ARRAY, FIXED_LEN_BYTE_ARRAY: the values back to back
-	offs   []uint32 // value i is data[offs[i]:offs[i+1]]; offs[0] is 0
-}
-
-// convKind is the physical kind of a leaf written with conversion c.
-func convKind(c ptree.Conv) parquet.Kind {
-	switch c {
-	case ptree.ConvBool:
-		return parquet.Boolean
-	case ptree.ConvInt8, ptree.ConvInt16, ptree.ConvInt32, ptree.ConvUint8, ptree.ConvUint16, ptree.ConvUint32,
-		ptree.ConvDate, ptree.ConvDecimal32:
-		return parquet.Int32
-	case ptree.ConvInt64, ptree.ConvUint64, ptree.ConvTimestampMillis, ptree.ConvTimestampMicros,
-		ptree.ConvTimestampNanos, ptree.ConvDecimal64:
-		return parquet.Int64
-	case ptree.ConvFloat:
-		return parquet.Float
-	case ptree.ConvDouble:
-		return parquet.Double
-	case ptree.ConvDecimalBytes, ptree.ConvInt96:
-		return parquet.FixedLenByteArray
-	}
-	return parquet.ByteArray
-}
-
 func newColBatch(tree *ptree.Node) colBatch {
 	cols := len(tree.Leaves)
-	b := colBatch{cols: make([]colData, cols), ends: make([][]int32, cols), rep: make([]bool, cols)}
+	b := colBatch{cols: make([]coldata.Column, cols), ends: make([][]int32, cols), rep: make([]bool, cols)}
 	var walk func(t *ptree.Node)
 	walk = func(t *ptree.Node) {
 		if t.Kind == ptree.KindLeaf {
-			d := &b.cols[t.Col]
-			d.kind, d.maxDef, d.rep = convKind(t.Conv), byte(t.Def), t.Rep > 0
-			if d.kind == parquet.ByteArray || d.kind == parquet.FixedLenByteArray {
-				d.offs = []uint32{0}
-			}
+			b.cols[t.Col] = coldata.New(coldata.KindOf(t.Conv), t.Def, t.Rep > 0)
 			if t.Rep > 0 {
 				b.rep[t.Col] = true
 				b.reps = append(b.reps, t.Col)
@@ -94,223 +50,10 @@ func newColBatch(tree *ptree.Node) colBatch {
 	return b
 }
 
-// len is the number of values.
-func (d *colData) len() int { return len(d.defs) }
-
-// truncate drops the values from value n on.
-func (d *colData) truncate(n int) {
-	if d.rep {
-		d.reps = d.reps[:n]
-	}
-	d.defs = d.defs[:n]
-	switch d.kind {
-	case parquet.Boolean:
-		d.bools = d.bools[:n]
-	case parquet.Int32:
-		d.i32 = d.i32[:n]
-	case parquet.Int64:
-		d.i64 = d.i64[:n]
-	case parquet.Float:
-		d.f32 = d.f32[:n]
-	case parquet.Double:
-		d.f64 = d.f64[:n]
-	default:
-		d.data = d.data[:d.offs[n]]
-		d.offs = d.offs[:n+1]
-	}
-}
-
-// levels appends a value's levels.
-func (d *colData) levels(r, def int) {
-	if d.rep {
-		d.reps = append(d.reps, byte(r))
-	}
-	d.defs = append(d.defs, byte(def))
-}
-
-// null appends a null at levels (r, def).
-func (d *colData) null(r, def int) {
-	d.levels(r, def)
-	switch d.kind {
-	case parquet.Boolean:
-		d.bools = append(d.bools, false)
-	case parquet.Int32:
-		d.i32 = append(d.i32, 0)
-	case parquet.Int64:
-		d.i64 = append(d.i64, 0)
-	case parquet.Float:
-		d.f32 = append(d.f32, 0)
-	case parquet.Double:
-		d.f64 = append(d.f64, 0)
-	default:
-		d.offs = append(d.offs, uint32(len(d.data)))
-	}
-}
-
-// bytes appends byte array x at levels (r, def).
-func (d *colData) bytes(x []byte, r, def int) {
-	d.levels(r, def)
-	d.data = append(d.data, x...)
-	d.offs = append(d.offs, uint32(len(d.data)))
-}
-
-// value appends v (of the column's kind, or null) at levels (r, def).
-func (d *colData) value(v parquet.Value, r, def int) {
-	if v.IsNull() {
-		d.null(r, def)
-		return
-	}
-	switch d.kind {
-	case parquet.Boolean:
-		d.levels(r, def)
-		d.bools = append(d.bools, v.Boolean())
-	case parquet.Int32:
-		d.levels(r, def)
-		d.i32 = append(d.i32, v.Int32())
-	case parquet.Int64:
-		d.levels(r, def)
-		d.i64 = append(d.i64, v.Int64())
-	case parquet.Float:
-		d.levels(r, def)
-		d.f32 = append(d.f32, v.Float())
-	case parquet.Double:
-		d.levels(r, def)
-		d.f64 = append(d.f64, v.Double())
-	default:
-		d.bytes(v.ByteArray(), r, def)
-	}
-}
-
-// at is value i as a parquet.Value (without levels); null below maxDef.
-func (d *colData) at(i int) parquet.Value {
-	if d.defs[i] < d.maxDef {
-		return parquet.NullValue()
-	}
-	switch d.kind {
-	case parquet.Boolean:
-		return parquet.BooleanValue(d.bools[i])
-	case parquet.Int32:
-		return parquet.Int32Value(d.i32[i])
-	case parquet.Int64:
-		return parquet.Int64Value(d.i64[i])
-	case parquet.Float:
-		return parquet.FloatValue(d.f32[i])
-	case parquet.Double:
-		return parquet.DoubleValue(d.f64[i])
-	case parquet.FixedLenByteArray:
-		return parquet.FixedLenByteArrayValue(d.data[d.offs[i]:d.offs[i+1]])
-	}
-	return parquet.ByteArrayValue(d.data[d.offs[i]:d.offs[i+1]])
-}
-
-// size is Writer.Write's estimate of value i's uncompressed size (the
-// value plus one for its levels).
-func (d *colData) size(i int) int64 {
-	if d.defs[i] < d.maxDef {
-		return 1
-	}
-	switch d.kind {
-	case parquet.Boolean:
-		return 2
-	case parquet.Int32, parquet.Float:
-		return 5
-	case parquet.Int64, parquet.Double:
-		return 9
-	case parquet.FixedLenByteArray:
-		return int64(d.offs[i+1]-d.offs[i]) + 1
-	}
-	return int64(d.offs[i+1]-d.offs[i]) + 5
-}
-
-// slice is values [lo, hi) as a run for the column encoder (sharing the
-// buffers).
-func (d *colData) slice(lo, hi int) pagew.Run {
-	r := pagew.Run{Defs: d.defs[lo:hi]}
-	if d.rep {
-		r.Reps = d.reps[lo:hi]
-	}
-	switch d.kind {
-	case parquet.Boolean:
-		r.Bools = d.bools[lo:hi]
-	case parquet.Int32:
-		r.I32 = d.i32[lo:hi]
-	case parquet.Int64:
-		r.I64 = d.i64[lo:hi]
-	case parquet.Float:
-		r.F32 = d.f32[lo:hi]
-	case parquet.Double:
-		r.F64 = d.f64[lo:hi]
-	default:
-		r.Data, r.Offs = d.data, d.offs[lo:hi+1]
-	}
-	return r
-}
-
-// sub is values [lo, hi) as a colData sharing d's buffers (offsets stay
-// those of d.data); it must not be appended to.
-func (d *colData) sub(lo, hi int) colData {
-	s := *d
-	r := d.slice(lo, hi)
-	s.reps, s.defs, s.bools, s.i32, s.i64, s.f32, s.f64, s.data, s.offs = r.Reps, r.Defs, r.Bools, r.I32, r.I64, r.F32, r.F64, r.Data, r.Offs
-	return s
-}
-
-// grow makes room for n more values.
-func (d *colData) grow(n int) {
-	if d.rep {
-		d.reps = slices.Grow(d.reps, n)
-	}
-	d.defs = slices.Grow(d.defs, n)
-	switch d.kind {
-	case parquet.Boolean:
-		d.bools = slices.Grow(d.bools, n)
-	case parquet.Int32:
-		d.i32 = slices.Grow(d.i32, n)
-	case parquet.Int64:
-		d.i64 = slices.Grow(d.i64, n)
-	case parquet.Float:
-		d.f32 = slices.Grow(d.f32, n)
-	case parquet.Double:
-		d.f64 = slices.Grow(d.f64, n)
-	default:
-		d.offs = slices.Grow(d.offs, n)
-	}
-}
-
-// appendFrom appends all of s's values (a column of the same kind) and
-// returns the number of values d held before.
-func (d *colData) appendFrom(s *colData) int {
-	base := d.len()
-	if d.rep {
-		d.reps = append(d.reps, s.reps...)
-	}
-	d.defs = append(d.defs, s.defs...)
-	switch d.kind {
-	case parquet.Boolean:
-		d.bools = append(d.bools, s.bools...)
-	case parquet.Int32:
-		d.i32 = append(d.i32, s.i32...)
-	case parquet.Int64:
-		d.i64 = append(d.i64, s.i64...)
-	case parquet.Float:
-		d.f32 = append(d.f32, s.f32...)
-	case parquet.Double:
-		d.f64 = append(d.f64, s.f64...)
-	default:
-		n := s.len()
-		shift := uint32(len(d.data)) - s.offs[0]
-		d.data = append(d.data, s.data[s.offs[0]:s.offs[n]]...)
-		for _, o := range s.offs[1 : n+1] {
-			d.offs = append(d.offs, o+shift)
-		}
-	}
-	return base
-}
-
 // reset empties the batch for rows rows.
 func (b *colBatch) reset(rows int) {
 	for c := range b.cols {
-		b.cols[c].truncate(0)
+		b.cols[c].Truncate(0)
 		b.ends[c] = b.ends[c][:0]
 	}
 	b.sizes = resetSizes(b.sizes, rows)
@@ -319,7 +62,7 @@ func (b *colBatch) reset(rows int) {
 
 // release drops the values of column c (keeping the buffers).
 func (b *colBatch) release(c int) {
-	b.cols[c].truncate(0)
+	b.cols[c].Truncate(0)
 }
 
 // start is where row i's values start in column c (i may be the number of
@@ -336,18 +79,18 @@ func (b *colBatch) start(c, i int) int {
 
 // rowValues returns the values of rows [from, to) of column c as a run.
 func (b *colBatch) rowValues(c, from, to int) pagew.Run {
-	return b.cols[c].slice(b.start(c, from), b.start(c, to))
+	return b.cols[c].Run(b.start(c, from), b.start(c, to))
 }
 
 // maxColumnBytes is the most bytes of byte-array values one column of a
-// batch may hold: colData's offsets are uint32 (a var for the tests).
+// batch may hold: coldata's offsets are uint32 (a var for the tests).
 var maxColumnBytes int64 = math.MaxUint32
 
 // fits checks that no column holds more than maxColumnBytes bytes of
 // values (beyond, the offsets would have wrapped around).
 func (b *colBatch) fits() error {
 	for c := range b.cols {
-		if n := int64(len(b.cols[c].data)); n > maxColumnBytes {
+		if n := int64(len(b.cols[c].Data)); n > maxColumnBytes {
 			return fmt.Errorf("%w: leaf column %d holds %d bytes of values in one batch, more than %d", ErrInvalidValue, c, n, maxColumnBytes)
 		}
 	}
@@ -362,7 +105,7 @@ func (b *colBatch) check() error {
 		return err
 	}
 	for c := range b.cols {
-		n := b.cols[c].len()
+		n := b.cols[c].Len()
 		if !b.rep[c] && n != b.rows || b.rep[c] && (len(b.ends[c]) != b.rows || b.rows > 0 && int(b.ends[c][b.rows-1]) != n) {
 			return fmt.Errorf("%w: leaf column %d holds %d values for %d rows", ErrInvalidValue, c, n, b.rows)
 		}
@@ -410,7 +153,7 @@ func (s *shredder) field(f int, rows [][]any, first int64) fieldErr {
 		s.sizes[i] += s.size
 		for _, c := range t.Leaves {
 			if b.rep[c] {
-				b.ends[c] = append(b.ends[c], int32(b.cols[c].len()))
+				b.ends[c] = append(b.ends[c], int32(b.cols[c].Len()))
 			}
 		}
 	}
@@ -437,7 +180,7 @@ func (s *shredder) shred(t *ptree.Node, v any, r, d int) error {
 		if err != nil {
 			return s.fail(t, "%v", err)
 		}
-		s.b.cols[t.Col].value(pv, r, t.Def)
+		s.b.cols[t.Col].Value(pv, r, t.Def)
 		s.size += n + 1
 	case ptree.KindStruct:
 		fields, ok := v.([]any)
@@ -503,7 +246,7 @@ func (s *shredder) shred(t *ptree.Node, v any, r, d int) error {
 // nulls writes one null at levels (r, d) to every leaf column under t.
 func (s *shredder) nulls(t *ptree.Node, r, d int) {
 	for _, c := range t.Leaves {
-		s.b.cols[c].null(r, d)
+		s.b.cols[c].Null(r, d)
 	}
 	s.size += int64(len(t.Leaves))
 }

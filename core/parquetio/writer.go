@@ -356,11 +356,11 @@ func (w *Writer) dictionaryColumns(b *colBatch) map[string]bool {
 			continue
 		}
 		d := &b.cols[c]
-		for i, l := range d.defs {
-			if l < d.maxDef {
+		for i, l := range d.Defs {
+			if l < d.MaxDef {
 				continue
 			}
-			v := d.at(i)
+			v := d.At(i)
 			s.values++
 			key = v.AppendBytes(key[:0])
 			if _, seen := s.distinct[string(key)]; seen {
