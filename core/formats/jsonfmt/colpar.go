@@ -65,6 +65,10 @@ type parBatch struct {
 	// bufHint and lineHint are the capacities the last chunk's buffer and
 	// line slices reached.
 	bufHint, lineHint int
+	// bufs are the buffers of block chunks handed out (read with Block,
+	// not in place), for the next blocks: no value points into them (the
+	// batch copies its bytes, the tape its strings: Tape.Owned is false).
+	bufs [][]byte
 }
 
 // parallel reports whether ReadBatch decodes the file in chunks.
@@ -109,8 +113,7 @@ func (p *parBatch) fill() *batchChunk {
 			continue
 		}
 		if c == nil {
-			// A fresh buffer per chunk: decoded strings point into it
-			// (Tape.Owned) and keep it alive while they are.
+			// A fresh buffer per chunk.
 			// The first grows from a few KiB: a small file does not pay
 			// for a chunk; the next ones start at the size the previous
 			// one reached (no copies while they grow).
@@ -142,7 +145,9 @@ func (p *parBatch) fill() *batchChunk {
 func (p *parBatch) fillBlock() *batchChunk {
 	rd := p.rd
 	var buf []byte
-	if !p.inPlace {
+	if n := len(p.bufs); n > 0 && !p.inPlace {
+		buf, p.bufs = p.bufs[n-1], p.bufs[:n-1]
+	} else if !p.inPlace {
 		buf = make([]byte, 0, min(p.chunk+p.chunk/4, max(4<<10, p.bufHint)))
 	}
 	b, first, release, err := rd.lr.BlockShared(buf, p.chunk)
@@ -221,7 +226,12 @@ func (rd *reader) readPar(b *parquetio.ColumnBatch) error {
 	p.queue[0] = nil
 	p.queue = p.queue[1:]
 	<-c.done
-	return p.last(p.hand(c, b))
+	err := p.hand(c, b)
+	if c.block && c.release == nil && cap(c.buf) <= 2*p.chunk {
+		p.bufs = append(p.bufs, c.buf[:0])
+	}
+	c.buf = nil
+	return p.last(err)
 }
 
 // last turns a successful hand-over of the file's last rows into io.EOF
@@ -359,9 +369,9 @@ func (rd *reader) decodeChunk(c *batchChunk) {
 	}
 	saved, savedU, savedM := rd.stats, rd.seenU, rd.seenM
 	rd.stats, rd.seenU, rd.seenM = fileformat.ReadStats{}, map[string]bool{}, map[string]bool{}
-	// Decoded strings point into a buffer of the chunk's own (it stays
-	// alive while they do), never into a mapped window.
-	rd.tape.Owned = c.release == nil
+	// No decoded string points into the chunk: its buffer is reused
+	// (block chunks) or a mapped window, unmapped once decoded.
+	rd.tape.Owned = false
 	if c.block {
 		no, cut := c.first, jsonlines.Cutter(c.buf)
 		for rest := c.buf; len(rest) > 0; {
