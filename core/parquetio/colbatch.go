@@ -89,8 +89,9 @@ func NewColumnBatch(s *schema.StructType) (*ColumnBatch, error) {
 	return &ColumnBatch{tree: tree, schema: s, root: colNode(tree), cb: newColBatch(tree)}, nil
 }
 
-// levelsFit checks that the tree's levels and leaf columns are in the
-// ranges pvalue.Level takes.
+// levelsFit checks that the tree's levels fit the byte a column keeps per
+// level, and its leaf columns parquet-go's column index (parquet.Value's
+// limits).
 func levelsFit(t *ptree.Node) error {
 	if len(t.Leaves) > parquet.MaxColumnIndex+1 || t.Def > parquet.MaxDefinitionLevel || t.Rep > parquet.MaxRepetitionLevel ||
 		t.ElemDef > parquet.MaxDefinitionLevel || t.ElemRep > parquet.MaxRepetitionLevel {
