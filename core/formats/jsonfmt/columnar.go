@@ -239,7 +239,7 @@ func (rd *reader) batchLine(line []byte, b *parquetio.ColumnBatch) error {
 	m := b.Mark()
 	if rd.fast != nil {
 		rd.fastTries++
-		if rd.fast.Decode(line, b, rd.tape.Owned, &rd.tape) {
+		if rd.fast.Decode(line, b) {
 			rd.stats.RowsRead++
 			return nil
 		}

@@ -173,9 +173,8 @@ type state struct {
 // hold part of it: the caller drops the row being built (b.Drop to a Mark
 // taken before) and decodes the line otherwise. The batch copies the
 // strings it is given (ColumnBatch.ByteArray), so line may be reused
-// afterwards whatever owned says; owned and tape are kept for the callers
-// (unused).
-func (d *Decoder) Decode(line []byte, b *parquetio.ColumnBatch, owned bool, tape *jsontape.Tape) bool {
+// afterwards.
+func (d *Decoder) Decode(line []byte, b *parquetio.ColumnBatch) bool {
 	if r := b.Root(); r != d.bound {
 		d.rebind(r)
 	}
