@@ -11,7 +11,6 @@ import (
 	"unsafe"
 
 	"github.com/tributary-io/tributary/core/formats/charset"
-	"github.com/tributary-io/tributary/core/formats/csvfmt/csvpar"
 	"github.com/tributary-io/tributary/core/formats/csvfmt/csvtok"
 	"github.com/tributary-io/tributary/core/formats/fileformat"
 	"github.com/tributary-io/tributary/core/schema"
@@ -102,7 +101,7 @@ func (in *inferrer) Add(ctx context.Context, path string, r io.Reader) error {
 		return fmt.Errorf("csvfmt: %s: %w (%d bytes)", path, fileformat.ErrSampleFull, in.max)
 	}
 	cs, _ := decoder(in.opts.Text)
-	cr := csvpar.Count(r)
+	cr := fileformat.CountBytes(r)
 	defer func() { in.sample.Bytes += cr.Count() }()
 	in.sample.Files++
 	o := in.o

@@ -1,8 +1,7 @@
 // Package csvpar holds what csvfmt's reads of one file share: cutting a
 // text into blocks of whole lines (Cutter) and running work on worker
 // goroutines with the results taken in the order it was handed out
-// (Ordered), for the parallel reads; counting the bytes of a source read
-// (Count), for inference's sample. It knows nothing of CSV.
+// (Ordered), for the parallel reads. It knows nothing of CSV.
 package csvpar
 
 import (

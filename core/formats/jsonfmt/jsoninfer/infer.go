@@ -224,12 +224,7 @@ func (in *inferrer) Add(ctx context.Context, path string, r io.Reader) error {
 	if in.Full() {
 		return fmt.Errorf("jsonfmt: %s: %w (%d bytes)", path, fileformat.ErrSampleFull, in.max)
 	}
-	var cr counter = &countingReader{r: r}
-	if m, ok := r.(fileformat.SharedMapper); ok {
-		cr = &countingSharedMapper{countingMapper{Mapper: m}, m}
-	} else if m, ok := r.(fileformat.Mapper); ok {
-		cr = &countingMapper{Mapper: m}
-	}
+	cr := fileformat.CountBytes(r)
 	lr, err := jsonlines.New(cr, in.opts.Text)
 	if err != nil {
 		return fmt.Errorf("jsonfmt: %s: %w", path, err)
@@ -238,7 +233,7 @@ func (in *inferrer) Add(ctx context.Context, path string, r io.Reader) error {
 		return fmt.Errorf("jsonfmt: %s: %w", path, err)
 	}
 	in.tape.First = lr.Whole
-	defer func() { in.sample.Bytes += cr.count() }()
+	defer func() { in.sample.Bytes += cr.Count() }()
 	defer lr.Release()
 	in.sample.Files++
 	in.sc.lines, in.sc.bails = 0, 0
@@ -630,76 +625,4 @@ func toSchemaType(it *itype, dropNull bool) schema.Type {
 		return &schema.StructType{Fields: fields}
 	}
 	return schema.String // null-only and string
-}
-
-// countingReader counts the bytes read through it.
-type countingReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
-}
-
-func (c *countingReader) count() int64 { return c.n }
-
-// counter is an io.Reader that counts the bytes read through it.
-type counter interface {
-	io.Reader
-	count() int64
-}
-
-// countingMapper counts the bytes of a file read in place
-// (fileformat.Mapper): up to the end of the furthest window mapped, plus
-// what is read after mapping stops (from where Seek places it), as
-// countingReader counts them.
-type countingMapper struct {
-	fileformat.Mapper
-	mapped int64 // the end of the furthest window mapped
-	pos    int64 // the read position (after Seek)
-	read   int64 // bytes read with Read
-}
-
-func (c *countingMapper) MapAt(off int64, n int) ([]byte, error) {
-	b, err := c.Mapper.MapAt(off, n)
-	c.mapped = max(c.mapped, off+int64(len(b)))
-	return b, err
-}
-
-// countingSharedMapper is countingMapper for a fileformat.SharedMapper,
-// counting its shared windows too.
-type countingSharedMapper struct {
-	countingMapper
-	sm fileformat.SharedMapper
-}
-
-func (c *countingSharedMapper) MapShared(off int64, n int) ([]byte, func(), error) {
-	b, unmap, err := c.sm.MapShared(off, n)
-	c.mapped = max(c.mapped, off+int64(len(b)))
-	return b, unmap, err
-}
-
-func (c *countingMapper) Seek(off int64, whence int) (int64, error) {
-	p, err := c.Mapper.Seek(off, whence)
-	if err == nil {
-		c.pos = p
-	}
-	return p, err
-}
-
-func (c *countingMapper) Read(p []byte) (int, error) {
-	n, err := c.Mapper.Read(p)
-	c.read += int64(n)
-	return n, err
-}
-
-// count is the bytes of the file read: mapped, and read after them.
-func (c *countingMapper) count() int64 {
-	if c.read == 0 {
-		return c.mapped
-	}
-	return max(c.mapped, c.pos+c.read)
 }
