@@ -275,8 +275,8 @@ func (in *inferrer) Add(ctx context.Context, path string, r io.Reader) error {
 		return err
 	}
 	in.sample.Files++
-	cr := &countingReader{r: r}
-	defer func() { in.sample.Bytes += cr.n }()
+	cr := fileformat.CountBytes(r)
+	defer func() { in.sample.Bytes += cr.Count() }()
 	sc := newScanner(cs.NewReader(cr), in.o.rowTag)
 	for n := 0; ; n++ {
 		if n%256 == 0 {
@@ -343,16 +343,4 @@ func textCharset(t fileformat.TextOptions) (*charset.Charset, error) {
 		return nil, fmt.Errorf("%w: encoding: %v", fileformat.ErrBadOption, err)
 	}
 	return c, nil
-}
-
-// countingReader counts the bytes read through it.
-type countingReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
 }
