@@ -79,7 +79,7 @@ func (b *colBatch) start(c, i int) int {
 
 // rowValues returns the values of rows [from, to) of column c as a run.
 func (b *colBatch) rowValues(c, from, to int) pagew.Run {
-	return b.cols[c].Run(b.start(c, from), b.start(c, to))
+	return b.cols[c].Slice(b.start(c, from), b.start(c, to))
 }
 
 // maxColumnBytes is the most bytes of byte-array values one column of a

@@ -26,19 +26,9 @@ type Column struct {
 	MaxDef byte
 	// Rep says the repetition levels are kept (a repeated column).
 	Rep bool
-	// Reps and Defs are the values' levels.
-	Reps, Defs []byte
-	// The values, in the buffer of Kind.
-	Bools []bool
-	I32   []int32
-	I64   []int64
-	F32   []float32
-	F64   []float64
-	// Data holds BYTE_ARRAY and FIXED_LEN_BYTE_ARRAY values back to back:
-	// value i is Data[Offs[i]:Offs[i+1]]; Offs[0] is 0 in a column made by
-	// New.
-	Data []byte
-	Offs []uint32
+	// Run holds the values' levels and the values, in the buffer of
+	// Kind (Reps only when Rep); Offs[0] is 0 in a column made by New.
+	pagew.Run
 }
 
 // New returns an empty column of kind k whose non-null values have
@@ -200,9 +190,9 @@ func (d *Column) Size(i int) int64 {
 	return int64(d.Offs[i+1]-d.Offs[i]) + 5
 }
 
-// Run is values [lo, hi) as a run for the column encoder (sharing the
+// Slice is values [lo, hi) as a run for the column encoder (sharing the
 // buffers).
-func (d *Column) Run(lo, hi int) pagew.Run {
+func (d *Column) Slice(lo, hi int) pagew.Run {
 	r := pagew.Run{Defs: d.Defs[lo:hi]}
 	if d.Rep {
 		r.Reps = d.Reps[lo:hi]
@@ -228,8 +218,7 @@ func (d *Column) Run(lo, hi int) pagew.Run {
 // those of d.Data); it must not be appended to.
 func (d *Column) Sub(lo, hi int) Column {
 	s := *d
-	r := d.Run(lo, hi)
-	s.Reps, s.Defs, s.Bools, s.I32, s.I64, s.F32, s.F64, s.Data, s.Offs = r.Reps, r.Defs, r.Bools, r.I32, r.I64, r.F32, r.F64, r.Data, r.Offs
+	s.Run = d.Slice(lo, hi)
 	return s
 }
 

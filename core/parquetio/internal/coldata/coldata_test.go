@@ -65,7 +65,7 @@ func TestColumn(t *testing.T) {
 				check(&d, tc.vals)
 				sub := d.Sub(1, len(tc.vals))
 				check(&sub, tc.vals[1:])
-				r := d.Run(1, len(tc.vals))
+				r := d.Slice(1, len(tc.vals))
 				if len(r.Defs) != len(tc.vals)-1 || rep != (r.Reps != nil) {
 					t.Fatalf("rep %v: run of %d levels (reps %v)", rep, len(r.Defs), r.Reps != nil)
 				}
