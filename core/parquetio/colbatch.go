@@ -245,20 +245,11 @@ func (b *ColumnBatch) EndRow() {
 // valueSize is Writer.Write's estimate of a shredded value's uncompressed
 // size (the value plus one for its levels).
 func valueSize(v parquet.Value) int64 {
-	if v.IsNull() {
-		return 1
+	var n int
+	if k := v.Kind(); k == parquet.ByteArray || k == parquet.FixedLenByteArray {
+		n = len(v.ByteArray())
 	}
-	switch v.Kind() {
-	case parquet.Boolean:
-		return 2
-	case parquet.Int32, parquet.Float:
-		return 5
-	case parquet.Int64, parquet.Double:
-		return 9
-	case parquet.FixedLenByteArray:
-		return int64(len(v.ByteArray())) + 1
-	}
-	return int64(len(v.ByteArray())) + 5
+	return coldata.ValueSize(v.Kind(), v.IsNull(), n)
 }
 
 // BatchMark is a point between rows of a batch, for Drop.

@@ -175,9 +175,23 @@ func (d *Column) At(i int) parquet.Value {
 // value plus one for its levels).
 func (d *Column) Size(i int) int64 {
 	if d.Defs[i] < d.MaxDef {
+		return ValueSize(d.Kind, true, 0)
+	}
+	var n int
+	if d.Offs != nil {
+		n = int(d.Offs[i+1] - d.Offs[i])
+	}
+	return ValueSize(d.Kind, false, n)
+}
+
+// ValueSize is the writer's estimate of a value's uncompressed size (the
+// value plus one for its levels): a null, or a value of kind k that is n
+// bytes long when a byte array.
+func ValueSize(k parquet.Kind, null bool, n int) int64 {
+	if null {
 		return 1
 	}
-	switch d.Kind {
+	switch k {
 	case parquet.Boolean:
 		return 2
 	case parquet.Int32, parquet.Float:
@@ -185,9 +199,9 @@ func (d *Column) Size(i int) int64 {
 	case parquet.Int64, parquet.Double:
 		return 9
 	case parquet.FixedLenByteArray:
-		return int64(d.Offs[i+1]-d.Offs[i]) + 1
+		return int64(n) + 1
 	}
-	return int64(d.Offs[i+1]-d.Offs[i]) + 5
+	return int64(n) + 5
 }
 
 // Slice is values [lo, hi) as a run for the column encoder (sharing the
