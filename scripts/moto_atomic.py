@@ -15,7 +15,11 @@ the objects through moto's S3 backend in one request and answers
 takes moto longer than the pipeline it feeds. The objects are the same as
 PutObject's; nothing else uses the route.
 
-Usage: python moto_atomic.py -H 127.0.0.1 -p PORT
+GET /_tributary/token answers the --token the server was started with, so
+that a test process knows the server on its port is its own (another
+process may have taken the port it chose).
+
+Usage: python moto_atomic.py -H 127.0.0.1 -p PORT [--token TOKEN]
 """
 import argparse
 import json
@@ -38,10 +42,14 @@ def _is_sqs_receive(environ):
 class AtomicWrites:
     """WSGI middleware: writes are applied one at a time."""
 
-    def __init__(self, app):
+    def __init__(self, app, token):
         self.app = app
+        self.token = token.encode()
 
     def __call__(self, environ, start_response):
+        if environ.get("PATH_INFO") == "/_tributary/token" and environ.get("REQUEST_METHOD") == "GET":
+            start_response("200 OK", [("Content-Type", "text/plain"), ("Content-Length", str(len(self.token)))])
+            return [self.token]
         if environ.get("PATH_INFO") == "/_tributary/put-objects" and environ.get("REQUEST_METHOD") == "POST":
             return _put_objects(environ, start_response)
         if environ.get("REQUEST_METHOD") not in _WRITE_METHODS or _is_sqs_receive(environ):
@@ -74,12 +82,13 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("-H", "--host", default="127.0.0.1")
     parser.add_argument("-p", "--port", type=int, required=True)
+    parser.add_argument("--token", default="")
     args = parser.parse_args()
     import os
     os.environ.setdefault("MOTO_PORT", str(args.port))
     app = DomainDispatcherApplication(create_backend_app)
     app.debug = True
-    run_simple(args.host, args.port, AtomicWrites(app), threaded=True, request_handler=MotoRequestHandler)
+    run_simple(args.host, args.port, AtomicWrites(app, args.token), threaded=True, request_handler=MotoRequestHandler)
 
 
 if __name__ == "__main__":

@@ -9,13 +9,16 @@ package awstest
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -32,13 +35,15 @@ type Server struct {
 	// URL is the endpoint, e.g. http://127.0.0.1:41234.
 	URL string
 	cmd *exec.Cmd
+	// exited is closed once cmd has exited (its Wait returned).
+	exited chan struct{}
 }
 
 // Stop ends the emulator if this process started it.
 func (s *Server) Stop() {
 	if s != nil && s.cmd != nil && s.cmd.Process != nil {
 		_ = s.cmd.Process.Kill()
-		_ = s.cmd.Wait()
+		<-s.exited
 	}
 }
 
@@ -72,20 +77,44 @@ func Start() (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("awstest: preparing python env: %w", err)
 	}
-	// moto's server wrapped so that conditional writes are atomic, as in
-	// the real services (scripts/moto_atomic.py).
 	python := filepath.Join(strings.TrimSpace(string(out)), "python")
-	script := filepath.Join(root, "scripts", "moto_atomic.py")
+	var errs []error
+	for range 5 {
+		port, err := freePort()
+		if err != nil {
+			return nil, err
+		}
+		s, err := startMoto(root, python, port)
+		if err == nil {
+			return s, nil
+		}
+		errs = append(errs, err)
+	}
+	return nil, errors.Join(errs...)
+}
+
+// freePort returns a port on 127.0.0.1 that was free a moment ago.
+func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	cmd := exec.Command(python, script, "-H", "127.0.0.1", "-p", fmt.Sprint(port))
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// startMoto starts one moto server on port and waits until it answers.
+// The port was free when chosen, but another test process may take it
+// before moto binds it, and that process's server would then answer: the
+// server is known by a token of its own (GET /_tributary/token), and a
+// server that exits (it could not bind the port) is an error.
+func startMoto(root, python string, port int) (*Server, error) {
+	// moto's server wrapped so that conditional writes are atomic, as in
+	// the real services (scripts/moto_atomic.py).
+	script := filepath.Join(root, "scripts", "moto_atomic.py")
+	token := strconv.FormatInt(time.Now().UnixNano(), 36) + "-" + strconv.Itoa(os.Getpid())
+	cmd := exec.Command(python, script, "-H", "127.0.0.1", "-p", fmt.Sprint(port), "--token", token)
 	cmd.Stdout, cmd.Stderr = nil, nil
-	// The emulator must not see the tests' AWS settings (a t.Setenv made
-	// before the first Endpoint call would otherwise leak into it).
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "AWS_") {
 			cmd.Env = append(cmd.Env, kv)
@@ -95,18 +124,37 @@ func Start() (*Server, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("awstest: starting moto_server: %w", err)
 	}
-	s := &Server{URL: fmt.Sprintf("http://127.0.0.1:%d", port), cmd: cmd}
+	exited := make(chan struct{})
+	go func() {
+		_ = cmd.Wait()
+		close(exited)
+	}()
+	s := &Server{URL: fmt.Sprintf("http://127.0.0.1:%d", port), cmd: cmd, exited: exited}
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
-		resp, err := http.Get(s.URL + "/moto-api/")
-		if err == nil {
-			resp.Body.Close()
+		select {
+		case <-exited:
+			return nil, fmt.Errorf("awstest: moto_server on port %d exited before answering (port taken?)", port)
+		default:
+		}
+		if answersWith(s.URL+"/_tributary/token", token) {
 			return s, nil
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
 	s.Stop()
 	return nil, fmt.Errorf("awstest: moto_server did not answer on %s", s.URL)
+}
+
+// answersWith reports whether GET url answers 200 with body want.
+func answersWith(url, want string) bool {
+	resp, err := http.Get(url)
+	if err != nil {
+		return false
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 256))
+	return err == nil && resp.StatusCode == http.StatusOK && string(b) == want
 }
 
 var (
