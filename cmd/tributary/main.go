@@ -59,6 +59,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	logger := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	if path := os.Getenv(traceEnv); path != "" {
+		stopTrace, err := startTrace(path)
+		if err != nil {
+			fmt.Fprintf(stderr, "tributary: %v\n", err)
+			return 1
+		}
+		defer func() {
+			if err := stopTrace(); err != nil {
+				fmt.Fprintf(stderr, "tributary: %s: %v\n", traceEnv, err)
+			}
+		}()
+	}
 	var err error
 	switch args[0] {
 	case "run":

@@ -9,6 +9,7 @@ import (
 	iofs "io/fs"
 	"log/slog"
 	"os"
+	"runtime/trace"
 	"strings"
 	"time"
 
@@ -273,7 +274,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer, logger
 	if *trigger != "" && sf.config == "" {
 		sf.opts["trigger"] = *trigger
 	}
+	region := trace.StartRegion(ctx, "cli.load")
 	e, opts, err := sf.load(ctx, logger)
+	region.End()
 	if err != nil {
 		return err
 	}
@@ -292,10 +295,15 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer, logger
 	if err := e.CheckSource(opts.Source); err != nil {
 		return err
 	}
-	if err := claimCheckpoint(ctx, e, opts); err != nil {
+	region = trace.StartRegion(ctx, "cli.claimCheckpoint")
+	err = claimCheckpoint(ctx, e, opts)
+	region.End()
+	if err != nil {
 		return err
 	}
+	region = trace.StartRegion(ctx, "cli.open")
 	s, err := e.Open(ctx, opts)
+	region.End()
 	if err != nil {
 		return err
 	}
@@ -341,7 +349,9 @@ const idleWait = time.Second
 // runPass lists the source, registers new files and runs availableNow.
 func runPass(ctx context.Context, s *streams.Stream, stdout, stderr io.Writer) error {
 	start := time.Now()
+	region := trace.StartRegion(ctx, "cli.discover")
 	found, err := s.Discover(ctx)
+	region.End()
 	if err != nil {
 		return err
 	}
@@ -351,7 +361,9 @@ func runPass(ctx context.Context, s *streams.Stream, stdout, stderr io.Writer) e
 	if found.Skipped > 0 {
 		fmt.Fprintf(stderr, "%d source entries cannot be ingested (recorded SKIPPED with the reason: tributary state --state SKIPPED)\n", found.Skipped)
 	}
+	region = trace.StartRegion(ctx, "cli.runAvailableNow")
 	sum, err := s.Engine.RunAvailableNow(ctx, nil)
+	region.End()
 	if errors.Is(err, ingest.ErrSchemaEvolved) {
 		return fmt.Errorf("%w\n(%d batches were committed before; like Auto Loader after an UnknownFieldException, the next run continues with the new schema)", err, len(sum.Batches))
 	}

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"iter"
 	"log/slog"
+	"runtime/trace"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -384,7 +385,9 @@ func (r *Registrar) register(ctx context.Context, files []state.File, mostlyKnow
 	if r.MaxFileAge > 0 {
 		opts.ExpiresAt = r.now().Add(r.MaxFileAge)
 	}
+	region := trace.StartRegion(ctx, "discovery.register")
 	reg, err := r.State.Register(ctx, r.Stream, files, opts)
+	region.End()
 	if err != nil {
 		return 0, 0, fmt.Errorf("registering %d files of stream %q: %w", len(files), r.Stream, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"github.com/tributary-io/tributary/core/ingest/guard"
 	"github.com/tributary-io/tributary/core/ingest/identity"
+	"runtime/trace"
 	"time"
 
 	"github.com/google/uuid"
@@ -133,7 +134,9 @@ func (e *Engine) commit(ctx context.Context, p *Plan, out *output) (commitResult
 		}
 	}
 	if !res.AlreadyCommitted {
+		region := trace.StartRegion(ctx, "ingest.maybeCheckpoint")
 		e.maybeCheckpoint(ctx, res.Version)
+		region.End()
 	}
 	return commitResult{Committed: !res.AlreadyCommitted, Version: res.Version, Attempts: res.Attempts}, nil
 }

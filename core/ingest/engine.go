@@ -34,6 +34,7 @@ import (
 	"github.com/tributary-io/tributary/core/ingest/batchplan"
 	"github.com/tributary-io/tributary/core/schema"
 	"log/slog"
+	"runtime/trace"
 	"time"
 
 	"github.com/tributary-io/tributary/core/delta"
@@ -496,6 +497,7 @@ func (e *Engine) runBatch(ctx context.Context) (Progress, error) {
 		return e.runExternal(ctx)
 	}
 	start := e.now()
+	region := trace.StartRegion(ctx, "ingest.check")
 	if err := e.CheckIdentity(ctx); err != nil {
 		return Progress{}, err
 	}
@@ -529,11 +531,14 @@ func (e *Engine) runBatch(ctx context.Context) (Progress, error) {
 			return Progress{}, err
 		}
 	}
+	region.End()
 	id := last + 1
 	if tv := e.Config.TxnVersion; tv != nil {
 		id = *tv // the batch is the one idempotent write (txnVersion)
 	}
+	region = trace.StartRegion(ctx, "ingest.plan")
 	p, planBacklog, err := e.plan(ctx, id)
+	region.End()
 	if err != nil {
 		return Progress{}, err
 	}
@@ -555,10 +560,14 @@ func (e *Engine) runBatch(ctx context.Context) (Progress, error) {
 	planned := e.now()
 
 	e.claiming = claiming
+	region = trace.StartRegion(ctx, "ingest.write")
 	out, err := e.writeBatch(wctx, snap, p)
+	region.End()
 	e.claiming = nil
 	if claiming != nil {
+		region = trace.StartRegion(ctx, "ingest.claimWait")
 		owned, cerr := claiming.Wait()
+		region.End()
 		if cerr != nil {
 			return Progress{}, cerr // nothing committed: the data files written are orphans
 		}
@@ -589,7 +598,9 @@ func (e *Engine) runBatch(ctx context.Context) (Progress, error) {
 	}
 	written := e.now()
 
+	region = trace.StartRegion(ctx, "ingest.commit")
 	res, err := e.commit(ctx, p, out)
+	region.End()
 	if err != nil {
 		return Progress{}, fmt.Errorf("batch %d: %w", id, err)
 	}
@@ -605,7 +616,10 @@ func (e *Engine) runBatch(ctx context.Context) (Progress, error) {
 		}
 		return Progress{}, errAlreadyCommitted
 	}
-	if err := e.finish(ctx, id, committed); err != nil {
+	region = trace.StartRegion(ctx, "ingest.finish")
+	err = e.finish(ctx, id, committed)
+	region.End()
+	if err != nil {
 		return Progress{}, err
 	}
 	e.cleanSource(ctx, p, out.SkippedPaths())

@@ -3,6 +3,7 @@ package ingest
 import (
 	"context"
 	"errors"
+	"runtime/trace"
 	"slices"
 
 	"github.com/tributary-io/tributary/core/delta"
@@ -40,7 +41,9 @@ type output struct {
 
 // write converts the plan's files into Parquet data files in the table.
 func (e *Engine) write(ctx context.Context, snap *delta.Snapshot, p *Plan) (*output, error) {
+	region := trace.StartRegion(ctx, "ingest.schema")
 	sch, version, isNew, err := e.resolveSchema(ctx, snap, p)
+	region.End()
 	if err != nil {
 		return nil, err
 	}
@@ -54,7 +57,9 @@ func (e *Engine) write(ctx context.Context, snap *delta.Snapshot, p *Plan) (*out
 	failures := convert.Failures{}
 	evolve := e.Config.Schema.evolves()
 	for {
+		region := trace.StartRegion(ctx, "ingest.convert")
 		out, err := e.writeOnce(ctx, sch, p, failures, evolve, stats)
+		region.End()
 		if nc := (*convert.NewColumns)(nil); errors.As(err, &nc) {
 			if err := e.schemas().OnNewColumns(ctx, sch, version, nc, p); err != nil {
 				return nil, err
