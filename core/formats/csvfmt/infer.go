@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/tributary-io/tributary/core/formats/charset"
+	"github.com/tributary-io/tributary/core/formats/csvfmt/csvcol"
 	"github.com/tributary-io/tributary/core/formats/csvfmt/csvtok"
 	"github.com/tributary-io/tributary/core/formats/fileformat"
 	"github.com/tributary-io/tributary/core/schema"
@@ -120,7 +121,7 @@ func (in *inferrer) Add(ctx context.Context, path string, r io.Reader) error {
 			for i := range tk.Len() {
 				raw[i] = tk.Value(i)
 			}
-			names = safeHeader(raw, o.NullValue)
+			names = csvcol.SafeHeader(raw, o.NullValue)
 		} else {
 			for i := range names {
 				names[i] = "_c" + strconv.Itoa(i)
@@ -158,6 +159,10 @@ type folder struct {
 	// record (counted in records, from 0) that changed its type (-1:
 	// none).
 	last []int64
+	// live are the file columns, in order, whose type was not STRING
+	// when last folded (STRING is the top of the lattice: a column that
+	// reaches it never leaves it); nil: not made yet.
+	live []int
 }
 
 func (in *inferrer) newFolder(cols []int, types []icol) *folder {
@@ -166,16 +171,29 @@ func (in *inferrer) newFolder(cols []int, types []icol) *folder {
 
 // fold widens the types with the values of tk's record.
 func (f *folder) fold(tk *csvtok.Tokenizer) {
-	for i := 0; i < min(len(f.cols), tk.Len()); i++ {
+	if f.live == nil {
+		f.live = make([]int, len(f.cols))
+		for i := range f.live {
+			f.live[i] = i
+		}
+	}
+	live, n := f.live, tk.Len()
+	for k := 0; k < len(live); k++ {
+		i := live[k]
+		if i >= n {
+			break
+		}
 		j := f.cols[i]
 		c := &f.types[j]
 		if c.t.k == kString {
-			continue // the top of the lattice: nothing widens it
+			live = append(live[:k], live[k+1:]...) // nothing widens it
+			k--
+			continue
 		}
 		// inferField keeps nothing of the value: a view of the
 		// tokenizer's buffer, no copy.
 		s, null := tokenView(tk, i, f.o)
-		if null {
+		if null || f.o.keeps(c.t.k, s) {
 			continue
 		}
 		t := f.o.inferField(c.t, s, f.pd)
@@ -186,6 +204,7 @@ func (f *folder) fold(tk *csvtok.Tokenizer) {
 			}
 		}
 	}
+	f.live = live
 }
 
 // record samples tk's record (its lines numbered from base on): a
@@ -253,30 +272,6 @@ func tokenView(tk *csvtok.Tokenizer, i int, o *Options) (string, bool) {
 		return "", true
 	}
 	return s, false
-}
-
-// safeHeader is Spark's CSV header cleanup: an empty name (or the
-// nullValue) becomes _c<index>; names repeated (case-insensitively) get
-// their index appended.
-func safeHeader(row []string, nullValue string) []string {
-	count := map[string]int{}
-	for _, v := range row {
-		if v != "" && v != nullValue {
-			count[strings.ToLower(v)]++
-		}
-	}
-	out := make([]string, len(row))
-	for i, v := range row {
-		switch {
-		case v == "" || v == nullValue:
-			out[i] = "_c" + strconv.Itoa(i)
-		case count[strings.ToLower(v)] > 1:
-			out[i] = v + strconv.Itoa(i)
-		default:
-			out[i] = v
-		}
-	}
-	return out
 }
 
 // Schema returns the inferred schema: columns in first-seen order (STRING

@@ -136,7 +136,7 @@ func (rd *reader) header() error {
 	for i := range tk.Len() {
 		raw[i] = tk.Value(i)
 	}
-	names := safeHeader(raw, rd.o.NullValue)
+	names := csvcol.SafeHeader(raw, rd.o.NullValue)
 	rd.expect = len(names)
 	var want []string
 	for _, di := range rd.data {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tributary-io/tributary/core/formats/csvfmt/csvcol"
 	"github.com/tributary-io/tributary/core/formats/fileformat"
 	"github.com/tributary-io/tributary/core/schema"
 )
@@ -175,7 +176,7 @@ func TestInferMerge(t *testing.T) {
 }
 
 func TestSafeHeader(t *testing.T) {
-	got := safeHeader([]string{"a", "", "A", "b", "NA"}, "NA")
+	got := csvcol.SafeHeader([]string{"a", "", "A", "b", "NA"}, "NA")
 	want := []string{"a0", "_c1", "A2", "b", "_c4"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("%v, want %v", got, want)

@@ -58,6 +58,31 @@ func (o *Options) inferField(soFar ctype, s string, prefersDecimal bool) ctype {
 	return merge(soFar, t)
 }
 
+// keeps reports, for the common values, that inferField(t, s) is t (a
+// column of kind k keeps its type), without trying the lattice: an
+// integer SmallInt reads keeps INT when it fits 32 bits and LONG (both
+// ParseLong's answer), a number IsDouble takes keeps DOUBLE, a value
+// ISOMicros reads under the default timestamp parsing keeps TIMESTAMP (as
+// tryTimestamp tries first). false: inferField decides.
+func (o *Options) keeps(k kind, s string) bool {
+	switch k {
+	case kInt:
+		v, ok := javanum.SmallInt(s)
+		return ok && v == int64(int32(v))
+	case kLong:
+		_, ok := javanum.SmallInt(s)
+		return ok
+	case kDouble:
+		return javanum.IsDouble(s)
+	case kTimestamp:
+		if o.defaultTimestamps() {
+			_, ok := fileformat.ISOMicros(s)
+			return ok
+		}
+	}
+	return false
+}
+
 // tryInt, tryLong and tryDecimal read s as Java's Long.parseLong and
 // BigDecimal do, Unicode digits included (javanum.ASCIIDigits); what
 // they pass on to tryDouble is s as it is (Double.parseDouble reads

@@ -2,6 +2,7 @@ package csvcol
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -47,4 +48,28 @@ func MatchNames(names, want []string, data []int, fold bool) (idx []int, caseOnl
 		caseOnly = append(caseOnly, co)
 	}
 	return idx, caseOnly
+}
+
+// SafeHeader is Spark's CSV header cleanup: an empty name (or the
+// nullValue) becomes _c<index>; names repeated (case-insensitively) get
+// their index appended.
+func SafeHeader(row []string, nullValue string) []string {
+	count := map[string]int{}
+	for _, v := range row {
+		if v != "" && v != nullValue {
+			count[strings.ToLower(v)]++
+		}
+	}
+	out := make([]string, len(row))
+	for i, v := range row {
+		switch {
+		case v == "" || v == nullValue:
+			out[i] = "_c" + strconv.Itoa(i)
+		case count[strings.ToLower(v)] > 1:
+			out[i] = v + strconv.Itoa(i)
+		default:
+			out[i] = v
+		}
+	}
+	return out
 }

@@ -120,6 +120,37 @@ func ParseDouble(s string) (float64, bool) {
 	return parseDouble(s)
 }
 
+// IsDouble reports whether ParseDouble reads s, without computing the
+// value when s is the common [-]digits[.digits] (any number of digits:
+// Java reads every such literal, a huge one as infinite); any other s is
+// parsed. Type inference needs only this answer.
+func IsDouble(s string) bool {
+	i := 0
+	if s != "" && s[0] == '-' {
+		i = 1
+	}
+	digits, frac, dot := 0, 0, false
+	for ; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= '0' && c <= '9':
+			digits++
+			if dot {
+				frac++
+			}
+		case c == '.' && !dot && digits > 0:
+			dot = true
+		default:
+			_, ok := parseDouble(s)
+			return ok
+		}
+	}
+	if digits == 0 || (dot && frac == 0) {
+		_, ok := parseDouble(s)
+		return ok
+	}
+	return true
+}
+
 // pow10 are the powers of ten a float64 holds exactly.
 var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
 	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}

@@ -179,6 +179,64 @@ func FuzzFastDouble(f *testing.F) {
 	})
 }
 
+// FuzzIsDouble: IsDouble answers as ParseDouble does, on any string
+// (Java's odd forms among the seeds: suffixes, NaN, Infinity, hex
+// floats, a leading "+", surrounding white space, huge exponents).
+func FuzzIsDouble(f *testing.F) {
+	for _, s := range isDoubleCases {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		_, want := ParseDouble(s)
+		if got := IsDouble(s); got != want {
+			t.Fatalf("IsDouble(%q) = %v; ParseDouble ok %v", s, got, want)
+		}
+	})
+}
+
+// isDoubleCases are IsDouble's test and fuzz seeds.
+var isDoubleCases = []string{
+	"1.5", "-0.0", "9488.56", "12", "-12.", ".5", "-.5", "1.2.3", "-", "", ".", "-.",
+	"1d", "1D", "1f", "1.5F", "NaN", "-NaN", "+NaN", "Infinity", "-Infinity", "+Infinity", "infinity",
+	"0x1p3", "0x1.8p1", "-0X1P-3", "0x1", "+1", "+1.5", " 1.5", "1.5 ", "\t1\n", "1e5", "1E-5", "1e",
+	"1e400", "-1e400", "1" + strings.Repeat("0", 400), "0." + strings.Repeat("0", 400) + "1",
+	"123456789012345678901234567890.5", "1,5", "1_000", "١٢", "1.5\x00", "--1", "-+1", "1.5e+3d",
+}
+
+// TestIsDouble: IsDouble answers as ParseDouble on its seeds and on
+// random strings over a number's alphabet.
+func TestIsDouble(t *testing.T) {
+	for _, s := range isDoubleCases {
+		if _, want := ParseDouble(s); IsDouble(s) != want {
+			t.Errorf("IsDouble(%q) = %v, want %v", s, !want, want)
+		}
+	}
+	r := rand.New(rand.NewPCG(7, 12))
+	const alphabet = "0123456789.-+eEdDfFxXpPaN \t"
+	yes := 0
+	for i := 0; i < 200000; i++ {
+		b := make([]byte, r.IntN(12))
+		for k := range b {
+			if r.IntN(3) == 0 {
+				b[k] = alphabet[r.IntN(len(alphabet))]
+			} else {
+				b[k] = byte('0' + r.IntN(10))
+			}
+		}
+		s := string(b)
+		_, want := ParseDouble(s)
+		if got := IsDouble(s); got != want {
+			t.Fatalf("IsDouble(%q) = %v, want %v", s, got, want)
+		}
+		if want {
+			yes++
+		}
+	}
+	if yes < 50000 {
+		t.Fatalf("only %d of 200000 random strings were doubles", yes)
+	}
+}
+
 // TestFastDoubleRandom: random decimal numbers of up to 15 digits, each
 // with any number of them after the point, read the same both ways.
 func TestFastDoubleRandom(t *testing.T) {
