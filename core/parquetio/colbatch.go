@@ -3,7 +3,6 @@ package parquetio
 import (
 	"bytes"
 	"fmt"
-	"math"
 	"math/big"
 
 	"github.com/parquet-go/parquet-go"
@@ -311,8 +310,9 @@ type leafStat struct {
 	coll bool            // the column is the first leaf of an array or map column: count its nulls
 	def  int             // definition level of a non-null value (of the leaf, or of the collection)
 	t    *ptree.Node
-	// inRuns: a string column whose statistics writeColumn feeds from the
-	// min and max it finds for the page statistics, run by run.
+	// inRuns: a string, integer or float column whose statistics
+	// writeColumn feeds from the min and max it finds for the page
+	// statistics, run by run.
 	inRuns bool
 }
 
@@ -328,7 +328,7 @@ func (w *Writer) leafStats() []leafStat {
 				walk(c, p)
 			case ptree.KindLeaf:
 				h := w.stats.Leaf(p...)
-				inRuns := h != nil && c.Conv == ptree.ConvString && w.trackOf[c.Col] >= 0
+				inRuns := h != nil && (c.Conv == ptree.ConvString && w.trackOf[c.Col] >= 0 || statsInRuns(c.Conv))
 				out[c.Col] = leafStat{h: h, def: c.Def, t: c, inRuns: inRuns}
 			default:
 				if len(c.Leaves) > 0 {
@@ -339,6 +339,19 @@ func (w *Writer) leafStats() []leafStat {
 	}
 	walk(w.tree, nil)
 	return out
+}
+
+// statsInRuns reports whether pagew finds the file statistics of a column
+// of conversion conv: its integers and floats (the min and max of each
+// run, a float run's NaN before them; Leaf.Int and Leaf.Float keep the
+// first of equal extremes, as adding every value does).
+func statsInRuns(conv ptree.Conv) bool {
+	switch conv {
+	case ptree.ConvInt8, ptree.ConvInt16, ptree.ConvInt32, ptree.ConvDate,
+		ptree.ConvInt64, ptree.ConvTimestampMicros, ptree.ConvFloat, ptree.ConvDouble:
+		return true
+	}
+	return false
 }
 
 // WriteBatch writes rows [from, to) of b, as Write writes the same rows.
@@ -412,11 +425,10 @@ func (b *ColumnBatch) view(from, to int) colBatch {
 	return v
 }
 
-// columnStats adds leaf column c's values to the file statistics: nulls
-// are counted, and the min and max of the values are found in one loop
-// per physical type and added once (Leaf.Int, Leaf.Float keep the first of
-// equal extremes, as adding every value does; strings go through
-// Leaf.BytesSpan).
+// columnStats adds leaf column c's values to the file statistics when
+// they do not come from the runs (lstats inRuns): nulls are counted, and a
+// string column's min and max are found in one loop and added through
+// Leaf.BytesSpan.
 func (w *Writer) columnStats(c int, d *coldata.Column) {
 	ls := &w.lstats[c]
 	if ls.h == nil || ls.inRuns {
@@ -435,14 +447,6 @@ func (w *Writer) columnStats(c int, d *coldata.Column) {
 		return
 	}
 	switch ls.t.Conv {
-	case ptree.ConvInt8, ptree.ConvInt16, ptree.ConvInt32, ptree.ConvDate:
-		nulls = intStats(ls.h, defs, d.I32, def)
-	case ptree.ConvInt64, ptree.ConvTimestampMicros:
-		nulls = intStats(ls.h, defs, d.I64, def)
-	case ptree.ConvFloat:
-		nulls = floatStats(ls.h, defs, d.F32, def)
-	case ptree.ConvDouble:
-		nulls = floatStats(ls.h, defs, d.F64, def)
 	case ptree.ConvString:
 		var lo, hi []byte
 		has := false
@@ -499,64 +503,6 @@ func (w *Writer) columnStats(c int, d *coldata.Column) {
 		}
 	}
 	ls.h.Nulls(nulls)
-}
-
-// intStats adds the min and max of the non-null values of an integer
-// column to h and returns the nulls.
-func intStats[T int32 | int64](h *filestats.Leaf, defs []byte, xs []T, def byte) (nulls int64) {
-	var lo, hi int64
-	has := false
-	for i, l := range defs {
-		if l < def {
-			nulls++
-			continue
-		}
-		x := int64(xs[i])
-		if !has {
-			lo, hi, has = x, x, true
-		} else if x < lo {
-			lo = x
-		} else if x > hi {
-			hi = x
-		}
-	}
-	if has {
-		h.Int(lo)
-		h.Int(hi)
-	}
-	return nulls
-}
-
-// floatStats is intStats of a float column: a NaN is added before the
-// bounds of the other values.
-func floatStats[T float32 | float64](h *filestats.Leaf, defs []byte, xs []T, def byte) (nulls int64) {
-	var lo, hi float64
-	has, nan := false, false
-	for i, l := range defs {
-		if l < def {
-			nulls++
-			continue
-		}
-		x := float64(xs[i])
-		switch {
-		case x != x:
-			nan = true
-		case !has:
-			lo, hi, has = x, x, true
-		case x < lo:
-			lo = x
-		case x > hi:
-			hi = x
-		}
-	}
-	if nan {
-		h.Float(math.NaN())
-	}
-	if has {
-		h.Float(lo)
-		h.Float(hi)
-	}
-	return nulls
 }
 
 // BatchReader is implemented by format readers (fileformat.RowReader)

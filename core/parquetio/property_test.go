@@ -74,11 +74,20 @@ func (g gen) value(t schema.Type, nullable bool) any {
 		case schema.Byte:
 			return int8(g.r.Uint32())
 		case schema.Double:
-			if g.r.IntN(20) == 0 {
+			switch g.r.IntN(20) {
+			case 0:
 				return math.NaN()
+			case 1:
+				return math.Copysign(0, float64(g.r.IntN(2)*2-1)) // ±0: equal extremes
 			}
 			return g.r.NormFloat64() * 1e6
 		case schema.Float:
+			switch g.r.IntN(20) {
+			case 0:
+				return float32(math.NaN())
+			case 1:
+				return float32(math.Copysign(0, float64(g.r.IntN(2)*2-1)))
+			}
 			return float32(g.r.NormFloat64())
 		case schema.Boolean:
 			return g.r.IntN(2) == 0

@@ -74,3 +74,80 @@ func (d *bytesDict) grow() {
 		d.slots[i] = int32(x + 1)
 	}
 }
+
+// intDict is the dictionary of a column chunk of another physical type
+// (INT32, INT64, FLOAT, DOUBLE), keyed by the values' bits: an
+// open-addressing table of (key, entry number) pairs, which costs less per
+// lookup than a Go map. Entry numbers follow insertion order, as the
+// map's did.
+type intDict struct {
+	seed  uint64
+	slots []intSlot // a power of two long
+	n     int       // entries
+}
+
+// intSlot is a slot of an intDict: x is the entry number + 1, 0 when free.
+type intSlot struct {
+	key uint64
+	x   int32
+}
+
+// reset empties the dictionary, keeping its memory.
+func (d *intDict) reset() {
+	if d.seed == 0 {
+		d.seed = maphash.Comparable(maphash.MakeSeed(), uint64(0)) | 1
+	}
+	clear(d.slots)
+	d.n = 0
+}
+
+// mix spreads k's bits over the hash (murmur3's finalizer of k xor the
+// seed: a bijection, so that keys colliding in the table depend on the
+// random seed).
+func (d *intDict) mix(k uint64) uint64 {
+	h := k ^ d.seed
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	h *= 0xc4ceb9fe1a85ec53
+	h ^= h >> 33
+	return h
+}
+
+// index returns k's entry number, adding k as a new entry (added true)
+// when it has none.
+func (d *intDict) index(k uint64) (x int32, added bool) {
+	if 2*d.n >= len(d.slots) {
+		d.grow()
+	}
+	mask := uint64(len(d.slots) - 1)
+	for i := d.mix(k) & mask; ; i = (i + 1) & mask {
+		s := &d.slots[i]
+		if s.x == 0 {
+			d.n++
+			s.key, s.x = k, int32(d.n)
+			return int32(d.n - 1), true
+		}
+		if s.key == k {
+			return s.x - 1, false
+		}
+	}
+}
+
+// grow doubles the table (at least 64 slots) and re-inserts the entries.
+func (d *intDict) grow() {
+	old := d.slots
+	n := max(64, 2*len(old))
+	d.slots = make([]intSlot, n)
+	mask := uint64(n - 1)
+	for _, s := range old {
+		if s.x == 0 {
+			continue
+		}
+		i := d.mix(s.key) & mask
+		for d.slots[i].x != 0 {
+			i = (i + 1) & mask
+		}
+		d.slots[i] = s
+	}
+}

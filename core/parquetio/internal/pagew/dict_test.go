@@ -65,3 +65,44 @@ func FuzzBytesDict(f *testing.F) {
 		}
 	})
 }
+
+// TestIntDict checks intDict against a Go map on random keys: few distinct
+// ones, keys differing only in their high bits, and keys of all bits,
+// across resets; entry numbers must follow insertion order.
+func TestIntDict(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	keys := []struct {
+		name string
+		key  func() uint64
+	}{
+		{"few", func() uint64 { return uint64(r.IntN(7)) }},
+		{"high bits", func() uint64 { return uint64(r.IntN(3000)) << 40 }},
+		{"negative int32", func() uint64 { return uint64(int64(-r.Int32N(5000))) }},
+		{"any", func() uint64 { return r.Uint64() }},
+	}
+	var d intDict
+	for round := range 20 {
+		for _, k := range keys {
+			d.reset()
+			ref := map[uint64]int32{}
+			n := 1 + r.IntN(20000)
+			for range n {
+				key := k.key()
+				want, seen := ref[key]
+				x, added := d.index(key)
+				if added == seen || (seen && x != want) {
+					t.Fatalf("round %d, %s: index(%#x) = %d, %v; map says %d, seen %v", round, k.name, key, x, added, want, seen)
+				}
+				if !seen {
+					if int(x) != len(ref) {
+						t.Fatalf("round %d, %s: new key %#x got entry %d, want %d", round, k.name, key, x, len(ref))
+					}
+					ref[key] = x
+				}
+			}
+			if d.n != len(ref) {
+				t.Fatalf("round %d, %s: %d entries, want %d", round, k.name, d.n, len(ref))
+			}
+		}
+	}
+}

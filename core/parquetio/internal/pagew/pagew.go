@@ -19,6 +19,7 @@ package pagew
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/crc32"
@@ -26,6 +27,7 @@ import (
 	"math"
 	"slices"
 	"sync"
+	"unsafe"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress"
@@ -105,9 +107,9 @@ type Column struct {
 
 	// The chunk's dictionary.
 	dictOn  bool
-	bd      bytesDict        // BYTE_ARRAY and FIXED_LEN_BYTE_ARRAY
-	imap    map[uint64]int32 // the other types, by the values' bits
-	dictBuf []byte           // PLAIN encoded dictionary values (imap)
+	bd      bytesDict // BYTE_ARRAY and FIXED_LEN_BYTE_ARRAY
+	id      intDict   // the other types, by the values' bits
+	dictBuf []byte    // PLAIN encoded dictionary values (id)
 	dictN   int
 	seen    []int32 // dictionary entry -> last page its value was bounded in
 
@@ -191,13 +193,12 @@ func NewColumn(o Options) *Column {
 // resetChunk starts a new column chunk.
 func (c *Column) resetChunk() {
 	c.dictOn = c.o.Dict && c.kind != parquet.Boolean
-	c.imap = nil
 	if c.dictOn {
 		switch c.kind {
 		case parquet.ByteArray, parquet.FixedLenByteArray:
 			c.bd.reset()
 		default:
-			c.imap = map[uint64]int32{}
+			c.id.reset()
 		}
 	}
 	c.dictBuf, c.dictN, c.seen = c.dictBuf[:0], 0, c.seen[:0]
@@ -249,8 +250,9 @@ type Run struct {
 
 // Write appends a run of values holding rows rows. A page ends after the
 // run when it reached the page size. fs, when not nil, is the file
-// statistics column of a BYTE_ARRAY column: it gets the run's null count
-// and min/max.
+// statistics column of a BYTE_ARRAY, INT32, INT64, FLOAT or DOUBLE column:
+// it gets the run's null count and min/max (a float run's NaN first, as
+// one Float(NaN) before the bounds).
 func (c *Column) Write(run *Run, rows int, fs *filestats.Leaf) error {
 	n := len(run.Defs)
 	if c.o.MaxRep > 0 {
@@ -269,9 +271,9 @@ func (c *Column) Write(run *Run, rows int, fs *filestats.Leaf) error {
 	case parquet.Boolean:
 		c.writeBooleans(run)
 	case parquet.Int32, parquet.Int64:
-		c.writeInts(run, nulls)
+		c.writeInts(run, nulls, fs)
 	case parquet.Float, parquet.Double:
-		c.writeFloats(run)
+		c.writeFloats(run, nulls, fs)
 	case parquet.FixedLenByteArray:
 		err = c.writeFixed(run)
 	default:
@@ -420,106 +422,168 @@ func (c *Column) writeBooleans(run *Run) {
 	}
 }
 
-func (c *Column) writeInts(run *Run, nulls int) {
+func (c *Column) writeInts(run *Run, nulls int, fs *filestats.Leaf) {
 	if c.kind == parquet.Int32 {
-		writeInts(c, run.Defs, run.I32[:len(run.Defs)], nulls, plain.AppendInt32)
+		writeInts(c, run.Defs, run.I32[:len(run.Defs)], nulls, fs)
 	} else {
-		writeInts(c, run.Defs, run.I64[:len(run.Defs)], nulls, plain.AppendInt64)
+		writeInts(c, run.Defs, run.I64[:len(run.Defs)], nulls, fs)
 	}
 }
 
-func writeInts[T int32 | int64](c *Column, defs []byte, xs []T, nulls int, appendPlain func([]byte, T) []byte) {
+// appendLE appends v's PLAIN encoding (little endian), as plain.AppendInt32
+// and AppendInt64 do.
+func appendLE[T int32 | int64 | uint32 | uint64](b []byte, v T) []byte {
+	if unsafe.Sizeof(v) == 4 {
+		return binary.LittleEndian.AppendUint32(b, uint32(v))
+	}
+	return binary.LittleEndian.AppendUint64(b, uint64(v))
+}
+
+// writeInts appends the non-null values of an integer run holding nulls
+// nulls (PLAIN, or dictionary indexes) and finds their min and max in the
+// same loop, for the page and for fs.
+func writeInts[T int32 | int64](c *Column, defs []byte, xs []T, nulls int, fs *filestats.Leaf) {
 	maxDef := byte(c.o.MaxDef)
-	lo, hi, has := c.ilo, c.ihi, c.has
+	var lo, hi int64
+	has := false
 	if c.dictOn {
 		idx := slices.Grow(c.idx, len(xs)-nulls)
 		for i, v := range xs {
 			if nulls > 0 && defs[i] < maxDef {
 				continue
 			}
-			k, ok := c.imap[uint64(v)]
-			if !ok {
-				k = int32(c.dictN)
+			k, added := c.id.index(uint64(v))
+			if added {
 				c.dictN++
-				c.imap[uint64(v)] = k
-				c.dictBuf = appendPlain(c.dictBuf, v)
+				c.dictBuf = appendLE(c.dictBuf, v)
 			}
 			idx = append(idx, k)
+			x := int64(v)
+			if !has {
+				lo, hi, has = x, x, true
+			} else if x < lo {
+				lo = x
+			} else if x > hi {
+				hi = x
+			}
 		}
 		c.idx = idx
 	} else {
-		vals := c.vals
+		vals := slices.Grow(c.vals, int(unsafe.Sizeof(T(0)))*(len(xs)-nulls))
 		for i, v := range xs {
 			if nulls > 0 && defs[i] < maxDef {
 				continue
 			}
-			vals = appendPlain(vals, v)
+			vals = appendLE(vals, v)
+			x := int64(v)
+			if !has {
+				lo, hi, has = x, x, true
+			} else if x < lo {
+				lo = x
+			} else if x > hi {
+				hi = x
+			}
 		}
 		c.vals = vals
+	}
+	if has {
+		if !c.has {
+			c.ilo, c.ihi, c.has = lo, hi, true
+		} else {
+			c.ilo, c.ihi = min(c.ilo, lo), max(c.ihi, hi)
+		}
+	}
+	if fs != nil {
+		fs.Nulls(int64(nulls))
+		if has {
+			fs.Int(lo)
+			fs.Int(hi)
+		}
+	}
+}
+
+func (c *Column) writeFloats(run *Run, nulls int, fs *filestats.Leaf) {
+	if c.kind == parquet.Float {
+		writeFloats(c, run.Defs, run.F32[:len(run.Defs)], nulls, fs, func(f float32) uint64 { return uint64(math.Float32bits(f)) })
+	} else {
+		writeFloats(c, run.Defs, run.F64[:len(run.Defs)], nulls, fs, math.Float64bits)
+	}
+}
+
+// appendFloat appends x's PLAIN encoding as a FLOAT (size 4, as
+// plain.AppendFloat(float32(x)) does) or a DOUBLE.
+func appendFloat(b []byte, x float64, size uintptr) []byte {
+	if size == 4 {
+		return binary.LittleEndian.AppendUint32(b, math.Float32bits(float32(x)))
+	}
+	return binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
+}
+
+// writeFloats is writeInts of a float run. The bounds skip NaN (as
+// parquet-go's page bounds do); a page of NaNs only is bounded by its first
+// value.
+func writeFloats[T float32 | float64](c *Column, defs []byte, xs []T, nulls int, fs *filestats.Leaf, bitsOf func(T) uint64) {
+	maxDef := byte(c.o.MaxDef)
+	var lo, hi float64
+	var nanBits uint64
+	has, nan := false, false
+	vals := c.vals
+	if !c.dictOn {
+		vals = slices.Grow(vals, int(unsafe.Sizeof(T(0)))*(len(xs)-nulls))
 	}
 	for i, v := range xs {
 		if nulls > 0 && defs[i] < maxDef {
 			continue
 		}
-		x := int64(v)
-		if !has {
+		x, bits := float64(v), bitsOf(v)
+		if c.dictOn {
+			k, added := c.id.index(bits)
+			if added {
+				c.dictN++
+				c.dictBuf = appendFloat(c.dictBuf, x, unsafe.Sizeof(v))
+			}
+			c.idx = append(c.idx, k)
+		} else {
+			vals = appendFloat(vals, x, unsafe.Sizeof(v))
+		}
+		switch {
+		case x != x:
+			if !nan {
+				nan, nanBits = true, bits
+			}
+		case !has:
 			lo, hi, has = x, x, true
-		} else if x < lo {
+		case x < lo:
 			lo = x
-		} else if x > hi {
+		case x > hi:
 			hi = x
 		}
 	}
-	c.ilo, c.ihi, c.has = lo, hi, has
-}
-
-func (c *Column) writeFloats(run *Run) {
-	maxDef := byte(c.o.MaxDef)
-	is32 := c.kind == parquet.Float
-	for i, d := range run.Defs {
-		if d < maxDef {
-			continue
-		}
-		var x float64
-		var bits uint64
-		if is32 {
-			f := run.F32[i]
-			x, bits = float64(f), uint64(math.Float32bits(f))
-		} else {
-			x = run.F64[i]
-			bits = math.Float64bits(x)
-		}
-		if c.dictOn {
-			k, ok := c.imap[bits]
-			if !ok {
-				k = int32(c.dictN)
-				c.dictN++
-				c.imap[bits] = k
-				if is32 {
-					c.dictBuf = plain.AppendFloat(c.dictBuf, float32(x))
-				} else {
-					c.dictBuf = plain.AppendDouble(c.dictBuf, x)
-				}
-			}
-			c.idx = append(c.idx, k)
-		} else if is32 {
-			c.vals = plain.AppendFloat(c.vals, float32(x))
-		} else {
-			c.vals = plain.AppendDouble(c.vals, x)
-		}
-		// parquet-go's page bounds skip NaN; a page of NaNs only is bounded
-		// by its first value.
+	c.vals = vals
+	if nan && !c.nan {
+		c.nan, c.nanBits = true, nanBits
+	}
+	if has {
 		switch {
-		case x != x:
-			if !c.nan {
-				c.nan, c.nanBits = true, bits
-			}
 		case !c.has:
-			c.flo, c.fhi, c.has = x, x, true
-		case x < c.flo:
-			c.flo = x
-		case x > c.fhi:
-			c.fhi = x
+			c.flo, c.fhi, c.has = lo, hi, true
+		default:
+			if lo < c.flo {
+				c.flo = lo
+			}
+			if hi > c.fhi {
+				c.fhi = hi
+			}
+		}
+	}
+	if fs != nil {
+		fs.Nulls(int64(nulls))
+		if nan {
+			fs.Float(math.NaN())
+		}
+		if has {
+			fs.Float(lo)
+			fs.Float(hi)
 		}
 	}
 }
