@@ -10,7 +10,8 @@
 //     checkpoint location it is replayed exactly; otherwise pending files are
 //     selected within the trigger limits and sealed as plan N+1
 //     (put-if-absent: one plan per batch, whoever races). The plan's files
-//     are claimed in the state store.
+//     are claimed in the state store once it is sealed (both may run while
+//     the batch is written; the commit waits for them).
 //  3. Write: the files are read, converted and written as Parquet under
 //     names unique to this attempt, so a retry never overwrites a file that a
 //     racing winner committed.
@@ -353,15 +354,18 @@ func (e *Engine) lastCommitted(ctx context.Context) (*delta.Snapshot, int64, err
 	return snap, -1, nil
 }
 
-// plan returns the sealed plan of batch id: replayed if it exists, otherwise
-// built from pending files and sealed. It returns ErrNoWork when nothing is pending.
+// plan returns the plan of batch id: the sealed one replayed if it exists
+// (sealed true), otherwise one built from pending files and not sealed yet:
+// the caller seals it (batchplan.Seal), or has it sealed and claimed while
+// the batch is written (batchplan.StartSealClaim). It returns ErrNoWork
+// when nothing is pending.
 //
 // A new plan reads the pending files once, with a look-ahead of
 // backlogWindow beyond the batch, and also returns the backlog those leave
 // behind; a replayed plan returns a nil backlog (the caller counts it).
-func (e *Engine) plan(ctx context.Context, id int64) (*Plan, *backlog, error) {
+func (e *Engine) plan(ctx context.Context, id int64) (p *Plan, bl *backlog, sealed bool, err error) {
 	if p, ok, err := batchplan.Read(ctx, e.Checkpoint, id); err != nil || ok {
-		return p, nil, err
+		return p, nil, ok, err
 	}
 	lim := e.Config.Limits
 	if e.once() {
@@ -382,30 +386,25 @@ func (e *Engine) plan(ctx context.Context, id int64) (*Plan, *backlog, error) {
 	}
 	pending, err := e.State.Pending(ctx, e.Config.StreamID, read)
 	if err != nil {
-		return nil, nil, fmt.Errorf("reading pending files: %w", err)
+		return nil, nil, false, fmt.Errorf("reading pending files: %w", err)
 	}
 	files := batchplan.Select(pending, lim)
 	if len(files) == 0 {
-		return nil, nil, ErrNoWork
+		return nil, nil, false, ErrNoWork
 	}
-	p, err := batchplan.Seal(ctx, e.Checkpoint, &Plan{
-		BatchID: id, Stream: e.Config.StreamID, CreatedAt: e.now().UTC(), Files: files,
-	})
-	if err != nil {
-		return nil, nil, err
-	}
-	bl := countBacklog(pending[len(files):])
+	p = &Plan{BatchID: id, Stream: e.Config.StreamID, CreatedAt: e.now().UTC(), Files: files}
+	b := countBacklog(pending[len(files):])
 	if counts {
-		if bl.files, bl.bytes, err = counter.CountPending(ctx, e.Config.StreamID, len(files), window-len(files)); err != nil {
-			return nil, nil, fmt.Errorf("counting outstanding files: %w", err)
+		if b.files, b.bytes, err = counter.CountPending(ctx, e.Config.StreamID, len(files), window-len(files)); err != nil {
+			return nil, nil, false, fmt.Errorf("counting outstanding files: %w", err)
 		}
 	}
-	bl.capped = int64(len(files))+bl.files == int64(window)
-	if e.Config.TxnVersion != nil && bl.files > 0 {
+	b.capped = int64(len(files))+b.files == int64(window)
+	if e.Config.TxnVersion != nil && b.files > 0 {
 		e.log().Warn("append once: the write holds only the first outstanding files; the others stay pending and need a higher txnVersion",
 			"stream", e.Config.StreamID, "txnVersion", *e.Config.TxnVersion, "files", len(files))
 	}
-	return p, &bl, nil
+	return p, &b, false, nil
 }
 
 // claimsAhead reports whether a batch's files are claimed while it is
@@ -537,21 +536,36 @@ func (e *Engine) runBatch(ctx context.Context) (Progress, error) {
 		id = *tv // the batch is the one idempotent write (txnVersion)
 	}
 	region = trace.StartRegion(ctx, "ingest.plan")
-	p, planBacklog, err := e.plan(ctx, id)
+	p, planBacklog, sealed, err := e.plan(ctx, id)
 	region.End()
 	if err != nil {
 		return Progress{}, err
 	}
-	// The files are claimed while the batch is written, when the claim
-	// cannot drop any (claimsAhead); it is waited for below, before the
-	// commit and every later step. A claim that fails stops the write.
+	// A new plan is sealed, and its files claimed, while the batch is
+	// written, when the claim cannot drop any (claimsAhead): seal, then
+	// claim, on their own goroutine, waited for below before the commit
+	// and every later step. A seal or claim that fails stops the write;
+	// a seal that finds another committer's plan makes the batch be
+	// written again with that plan's files (owned != p below).
 	wctx, stopWrite := context.WithCancel(ctx)
 	defer stopWrite()
 	var claiming *batchplan.Claiming
-	if e.claimsAhead() {
-		claiming = batchplan.StartClaim(ctx, e.State, e.Config.StreamID, p, e.log(), stopWrite)
-	} else if p, err = batchplan.Claim(ctx, e.State, e.Config.StreamID, p, e.log()); err != nil {
-		return Progress{}, err
+	switch {
+	case e.claimsAhead():
+		var seal objstore.Store // nil: the plan is sealed already
+		if !sealed {
+			seal = e.Checkpoint
+		}
+		claiming = batchplan.StartSealClaim(ctx, seal, e.State, e.Config.StreamID, p, e.log(), stopWrite)
+	default:
+		if !sealed {
+			if p, err = batchplan.Seal(ctx, e.Checkpoint, p); err != nil {
+				return Progress{}, err
+			}
+		}
+		if p, err = batchplan.Claim(ctx, e.State, e.Config.StreamID, p, e.log()); err != nil {
+			return Progress{}, err
+		}
 	}
 	if err := e.injected(StepPlanned, id); err != nil {
 		claiming.Wait() // the claim is done or failed, as a crash would leave it

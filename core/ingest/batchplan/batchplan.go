@@ -1,7 +1,8 @@
 // Package batchplan provides sealed batch plans: the exact input files of
 // a batch, written once (put-if-absent) in the checkpoint location before
-// any data is written, so that a retried or racing committer replays the
-// same files; and the choice of a batch's files within the trigger limits.
+// its files are claimed and any data is committed, so that a retried or
+// racing committer replays the same files; and the choice of a batch's
+// files within the trigger limits.
 package batchplan
 
 import (
@@ -21,9 +22,10 @@ import (
 )
 
 // Plan is a sealed batch: the exact files batch BatchID ingests. It is
-// written once (put-if-absent) to the checkpoint location before any data is
-// written, like Spark's offsets log, so a retried or racing committer replays
-// exactly the same files.
+// written once (put-if-absent) to the checkpoint location before its files
+// are claimed and before any data is committed, like Spark's offsets log,
+// so a retried or racing committer replays exactly the same files. (Data
+// may be written while it is sealed: StartSealClaim.)
 type Plan struct {
 	// BatchID is the batch number, also the Delta txn version.
 	BatchID int64 `json:"batchId"`
@@ -226,10 +228,30 @@ type Claiming struct {
 // claim that fails calls stop (to cancel the write it overlaps) before
 // Wait returns its error.
 func StartClaim(ctx context.Context, st state.Store, stream string, p *Plan, log *slog.Logger, stop func()) *Claiming {
+	return StartSealClaim(ctx, nil, st, stream, p, log, stop)
+}
+
+// StartSealClaim is StartClaim for a plan not sealed yet: on its own
+// goroutine it seals p in cp (Seal) and then claims the plan that is
+// sealed — p, or the one another committer sealed first, which Wait then
+// returns (claimed) instead of p, so that the caller writes the batch
+// again with its files. The claim never starts before the seal is
+// durable (a claimed file is no longer pending: only its sealed plan
+// names it), and the caller Waits for both before its commit, so data
+// written meanwhile is at worst orphaned, as after a crash during the
+// write. A nil cp claims p as it is (StartClaim).
+func StartSealClaim(ctx context.Context, cp objstore.Store, st state.Store, stream string, p *Plan, log *slog.Logger, stop func()) *Claiming {
 	c := &Claiming{done: make(chan struct{})}
 	go func() {
 		defer close(c.done)
-		if c.owned, c.err = Claim(ctx, st, stream, p, log); c.err != nil {
+		sealed := p
+		if cp != nil {
+			sealed, c.err = Seal(ctx, cp, p)
+		}
+		if c.err == nil {
+			c.owned, c.err = Claim(ctx, st, stream, sealed, log)
+		}
+		if c.err != nil {
 			stop()
 		}
 	}()
