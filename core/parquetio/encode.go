@@ -1,7 +1,9 @@
 package parquetio
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -194,22 +196,54 @@ func (w *Writer) encodeBatch(workers int) error {
 }
 
 // writeRuns writes runs to every column encoder, the columns on up to
-// workers goroutines; release drops the batch's values afterwards.
+// workers goroutines, the costliest first (so that a large column does not
+// start last and leave the other workers idle); release drops the batch's
+// values afterwards. The error is the lowest failing column's.
 func (w *Writer) writeRuns(runs []run, workers int, release bool) error {
 	base := w.rgDone
-	err := w.forEach(len(w.cols), workers, func(c int) error {
+	write := func(c int) error {
 		err := w.writeColumn(c, runs)
 		if release {
 			w.batch.release(c)
 		}
 		return err
-	})
+	}
+	var err error
+	if workers = min(workers, len(w.cols)); workers <= 1 {
+		err = w.forEach(len(w.cols), 1, write)
+	} else {
+		order := w.costliestFirst()
+		w.colErrs = append(w.colErrs[:0], make([]error, len(w.cols))...)
+		_ = w.forEach(len(order), workers, func(i int) error {
+			w.colErrs[order[i]] = write(order[i])
+			return nil
+		})
+		for _, e := range w.colErrs {
+			if e != nil {
+				err = e
+				break
+			}
+		}
+	}
 	w.rgDone = base + int64(runs[len(runs)-1].to-runs[0].from)
 	if err != nil {
 		w.err = fmt.Errorf("parquetio: writing rows: %w", err)
 		return w.err
 	}
 	return nil
+}
+
+// costliestFirst orders the leaf columns by the bytes of their values in
+// the batch (8 per value, plus byte arrays' bytes), largest first.
+func (w *Writer) costliestFirst() []int {
+	cols := w.batch.cols
+	w.order = w.order[:0]
+	for c := range w.cols {
+		w.order = append(w.order, c)
+	}
+	cost := func(c int) int { return 8*len(cols[c].Defs) + len(cols[c].Data) }
+	slices.SortStableFunc(w.order, func(a, b int) int { return cmp.Compare(cost(b), cost(a)) })
+	return w.order
 }
 
 // writeColumn writes runs of column c; a string column whose file

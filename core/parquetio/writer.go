@@ -152,6 +152,8 @@ type Writer struct {
 	shr     []*shredder
 	ferrs   []fieldErr
 	runs    []run
+	order   []int           // writeRuns: the columns, costliest first
+	colErrs []error         // writeRuns: by column
 	cols    []*pagew.Column // the column chunk encoders, by leaf column
 	workers int
 	// minParallel is the fewest values a batch must hold to be shredded and
