@@ -13,7 +13,14 @@ import (
 // (ignoreCorruptFiles, ignoreMissingFiles, badRecordsPath: the records read
 // before the failure count, as in Spark) or failing the inference with an
 // error naming the file.
+//
+// In a context from Trial, Sample reads the file once and returns any
+// failure as it is, unjudged and unlogged: the caller samples the file
+// again with a plain context to have it judged.
 func (c *Converter) Sample(ctx context.Context, inf formats.Inferrer, path string) error {
+	if ctx.Value(trialKey{}) != nil {
+		return c.sampleOnce(ctx, inf, path)
+	}
 	failures := Failures{}
 	for {
 		err := c.sampleOnce(ctx, inf, path)
@@ -65,4 +72,17 @@ func (c *Converter) sampleOnce(ctx context.Context, inf formats.Inferrer, path s
 		return fmt.Errorf("schema inference: %w", err)
 	}
 	return &FileError{Path: path, Fault: FaultCorrupt, Rows: inf.Sampled().Records - before, Err: err}
+}
+
+// trialKey marks a Trial context.
+type trialKey struct{}
+
+// Trial returns ctx marked for a trial Sample: one read of the file, whose
+// failure (a read error, an unreadable or missing file, a FAILFAST record)
+// is returned without being judged or logged. A parallel inference samples
+// files ahead this way and samples a file that failed again, in order and
+// with ctx, so that what is retried, skipped, logged or fails is what the
+// serial inference does.
+func Trial(ctx context.Context) context.Context {
+	return context.WithValue(ctx, trialKey{}, true)
 }

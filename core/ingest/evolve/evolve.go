@@ -72,6 +72,8 @@ type Schemas struct {
 	// InferOptions are the format's inference options.
 	InferOptions func(hints []schema.HintField, maxBytes int64) formats.InferOptions
 	// Sample adds a source file to an inference (convert.Converter.Sample).
+	// It is called from several goroutines at once (each with an inferrer
+	// of its own), in a convert.Trial context for files sampled ahead.
 	Sample func(ctx context.Context, inf formats.Inferrer, path string) error
 	// Logger receives schema changes (slog.Default() when nil).
 	Logger *slog.Logger
@@ -151,13 +153,8 @@ func (s *Schemas) OnNewColumns(ctx context.Context, current *schema.StructType, 
 	slices.SortStableFunc(files, func(a, b batchplan.PlanFile) int {
 		return cmp.Compare(boolRank(a.Path != nc.File), boolRank(b.Path != nc.File))
 	})
-	for _, f := range files {
-		if inf.Full() {
-			break
-		}
-		if err := s.Sample(ctx, inf, f.Path); err != nil {
-			return err
-		}
+	if err := s.sampleFiles(ctx, inf, files, 0); err != nil {
+		return err
 	}
 	base := s.Partitions.DataSchema(current)
 	var widened []widen.Change
@@ -450,13 +447,8 @@ func (s *Schemas) initial(ctx context.Context, p *batchplan.Plan) (*schema.Struc
 			sample = append(sample, batchplan.PlanFile{Path: m.Path, Size: m.Size, ETag: m.ETag})
 		}
 	}
-	for i, f := range sample {
-		if i >= maxFiles || inf.Full() {
-			break
-		}
-		if err := s.Sample(ctx, inf, f.Path); err != nil {
-			return nil, err
-		}
+	if err := s.sampleFiles(ctx, inf, sample, maxFiles); err != nil {
+		return nil, err
 	}
 	return s.Partitions.WithPartitions(schemamerge.WithRescued(s.Partitions.DataSchema(inf.Schema()), s.Rescued)), nil
 }

@@ -165,6 +165,8 @@ type inferrer struct {
 	// parFree are parallel inference's chunk buffers, kept from one
 	// file to the next (inferpar.go).
 	parFree []*inferChunk
+	// spare are merged forks, reused by Fork (fork.go).
+	spare []*inferrer
 }
 
 func newInferrer(opts fileformat.InferOptions) *inferrer {
