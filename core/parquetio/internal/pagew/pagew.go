@@ -25,6 +25,7 @@ import (
 	"hash/crc32"
 	"io"
 	"math"
+	"math/bits"
 	"slices"
 	"sync"
 	"unsafe"
@@ -92,7 +93,8 @@ type Column struct {
 
 	// The page being filled.
 	*pageBufs
-	bools int // booleans in vals (bit count)
+	bools int   // booleans in vals (bit count)
+	idxOr int32 // the page's dictionary indexes or'ed (their bit width)
 	nvals int // levels in the page
 	nulls int
 	rows  int
@@ -221,7 +223,7 @@ func (c *Column) resetChunk() {
 func (c *Column) resetPage() {
 	c.reps, c.defs, c.idx, c.vals = c.reps[:0], c.defs[:0], c.idx[:0], c.vals[:0]
 	c.offs = append(c.offs[:0], 0)
-	c.bools, c.nvals, c.nulls, c.rows = 0, 0, 0, 0
+	c.bools, c.nvals, c.nulls, c.rows, c.idxOr = 0, 0, 0, 0, 0
 	c.has, c.nan = false, false
 }
 
@@ -347,7 +349,7 @@ func (c *Column) writeByteArrays(run *Run, nulls int, fs *filestats.Leaf) {
 	if c.dictOn {
 		// A value's bounds count once per page (seen); the file
 		// statistics see them through the page's first run of the value.
-		idx := slices.Grow(c.idx, n-nulls)
+		idx, or := slices.Grow(c.idx, n-nulls), c.idxOr
 		for i := range n {
 			if nulls > 0 && defs[i] < maxDef {
 				continue
@@ -359,12 +361,13 @@ func (c *Column) writeByteArrays(run *Run, nulls int, fs *filestats.Leaf) {
 				c.seen = append(c.seen, 0)
 			}
 			idx = append(idx, x)
+			or |= x
 			if c.seen[x] != c.page {
 				c.seen[x] = c.page
 				bound(b)
 			}
 		}
-		c.idx = idx
+		c.idx, c.idxOr = idx, or
 	} else if n > 0 {
 		// The values' bytes are back to back in data: nulls take none.
 		base := uint32(len(c.vals)) - offs[0]
@@ -447,7 +450,7 @@ func writeInts[T int32 | int64](c *Column, defs []byte, xs []T, nulls int, fs *f
 	var lo, hi int64
 	has := false
 	if c.dictOn {
-		idx := slices.Grow(c.idx, len(xs)-nulls)
+		idx, or := slices.Grow(c.idx, len(xs)-nulls), c.idxOr
 		for i, v := range xs {
 			if nulls > 0 && defs[i] < maxDef {
 				continue
@@ -458,6 +461,7 @@ func writeInts[T int32 | int64](c *Column, defs []byte, xs []T, nulls int, fs *f
 				c.dictBuf = appendLE(c.dictBuf, v)
 			}
 			idx = append(idx, k)
+			or |= k
 			x := int64(v)
 			if !has {
 				lo, hi, has = x, x, true
@@ -467,7 +471,7 @@ func writeInts[T int32 | int64](c *Column, defs []byte, xs []T, nulls int, fs *f
 				hi = x
 			}
 		}
-		c.idx = idx
+		c.idx, c.idxOr = idx, or
 	} else {
 		vals := slices.Grow(c.vals, int(unsafe.Sizeof(T(0)))*(len(xs)-nulls))
 		for i, v := range xs {
@@ -543,6 +547,7 @@ func writeFloats[T float32 | float64](c *Column, defs []byte, xs []T, nulls int,
 				c.dictBuf = appendFloat(c.dictBuf, x, unsafe.Sizeof(v))
 			}
 			c.idx = append(c.idx, k)
+			c.idxOr |= k
 		} else {
 			vals = appendFloat(vals, x, unsafe.Sizeof(v))
 		}
@@ -604,6 +609,7 @@ func (c *Column) writeFixed(run *Run) error {
 				c.dictN++
 			}
 			c.idx = append(c.idx, k)
+			c.idxOr |= k
 		} else {
 			c.vals = append(c.vals, b...)
 		}
@@ -720,7 +726,7 @@ func (c *Column) flushPage() error {
 		data = sc.data
 	case c.dictOn:
 		enc = format.RLEDictionary
-		if sc.data, err = (&rle.DictionaryEncoding{}).EncodeInt32(sc.data[:0], c.idx); err != nil {
+		if sc.data, err = encodeIndexes(sc.data, c.idx, c.idxOr); err != nil {
 			return fmt.Errorf("pagew: encoding dictionary indexes of %s: %w", c.o.Path, err)
 		}
 		data = sc.data
@@ -804,6 +810,24 @@ func (c *Column) flushPage() error {
 		c.dictOn = false
 	}
 	return nil
+}
+
+// encodeIndexes encodes dictionary indexes idx, whose bits or'ed are or,
+// as rle.DictionaryEncoding.EncodeInt32 does (a byte of the bit width,
+// then the RLE/bit-packed hybrid of that width) without its pass for the
+// largest bit length (which is or's).
+func encodeIndexes(dst []byte, idx []int32, or int32) ([]byte, error) {
+	width := bits.Len32(uint32(or))
+	dst = slices.Grow(dst[:0], 1+5*len(idx)/4+16)
+	dst = append(dst, byte(width))
+	enc, err := (&rle.Encoding{BitWidth: width}).EncodeInt32(dst[1:], idx)
+	if err != nil {
+		return dst, err
+	}
+	if len(enc) > 0 && &enc[0] != &dst[1:cap(dst)][0] {
+		return append(dst, enc...), nil // enc outgrew dst
+	}
+	return dst[:1+len(enc)], nil
 }
 
 // dictSize is the dictionary's size as parquet-go counts it (the values'
