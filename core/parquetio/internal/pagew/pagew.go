@@ -95,7 +95,7 @@ type Column struct {
 	*pageBufs
 	bools int   // booleans in vals (bit count)
 	idxOr int32 // the page's dictionary indexes or'ed (their bit width)
-	nvals int // levels in the page
+	nvals int   // levels in the page
 	nulls int
 	rows  int
 	// The page's bounds (not BYTE_ARRAY: those go to o.Track).
