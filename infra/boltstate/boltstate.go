@@ -171,6 +171,36 @@ func (b *streamBuckets) getAt(c *bolt.Cursor, stream, path string) (*record, err
 	return decodeIn(stream, path, v)
 }
 
+// walker looks records up through one cursor of the files bucket, for
+// paths that mostly come in ascending key order (the pending index's
+// paths, after a listing registered them in key order): a path that is the key after the last one
+// looked up is reached with Next instead of a seek from the root. It only
+// returns a value under a key equal to the path, so any order is correct;
+// the bucket must not change while it is used (a write moves cursors).
+type walker struct {
+	c    *bolt.Cursor
+	k, v []byte // the cursor's position (k nil: none)
+}
+
+// lookup returns path's record as stored, nil when there is none.
+func (w *walker) lookup(path string) []byte {
+	if w.k != nil {
+		if string(w.k) == path {
+			return w.v
+		}
+		if k, v := w.c.Next(); k != nil && string(k) == path {
+			w.k, w.v = k, v
+			return v
+		}
+	}
+	k, v := w.c.Seek([]byte(path))
+	w.k, w.v = k, v
+	if k == nil || string(k) != path {
+		return nil
+	}
+	return v
+}
+
 // decodeIn decodes path's record v (nil: no record).
 func decodeIn(stream, path string, v []byte) (*record, error) {
 	if v == nil {
@@ -348,13 +378,13 @@ func (s *Store) Pending(ctx context.Context, stream string, limit int) ([]state.
 			n++
 		}
 		out = make([]state.Entry, 0, n)
-		fc := b.files.Cursor()
+		files := walker{c: b.files.Cursor()}
 		for k, _ := c.First(); k != nil && len(out) < limit; k, _ = c.Next() {
 			_, path, err := parsePendingKey(k)
 			if err != nil {
 				return err
 			}
-			r, err := b.getAt(fc, stream, path)
+			r, err := decodeIn(stream, path, files.lookup(path))
 			if err != nil {
 				return err
 			}
