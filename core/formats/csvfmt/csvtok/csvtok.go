@@ -160,8 +160,9 @@ func New(r io.Reader, c *Config) *Tokenizer {
 	}
 	t.lines = t.lineSep == 0 && len(t.sep) == 1 && t.sep[0] < utf8.RuneSelf && t.sep[0] != '\n' && t.sep[0] != '\r' &&
 		o.Quote < utf8.RuneSelf && o.Escape < utf8.RuneSelf && o.CharToEscapeQuoteEscape < utf8.RuneSelf && o.MaxCharsPerColumn <= 0 && !o.Slow
-	// A quote that is the delimiter is left to the rune-by-rune path.
-	t.lines = t.lines && (o.Quote == 0 || byte(o.Quote) != t.sep[0])
+	// A quote that is the delimiter or a line end is left to the
+	// rune-by-rune path (which opens a quoted value at a "\n" quote).
+	t.lines = t.lines && (o.Quote == 0 || byte(o.Quote) != t.sep[0]) && o.Quote != '\n' && o.Quote != '\r'
 	for _, r := range []rune{o.Escape, o.CharToEscapeQuoteEscape} {
 		// An escape equal to the quote is never met inside a quoted value
 		// (the quote ends it first).
