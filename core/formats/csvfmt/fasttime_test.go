@@ -42,7 +42,7 @@ func TestTimestampMicrosOptions(t *testing.T) {
 				}
 			}
 			want := o.Datetime.ParseTimestamp
-			if _, ok := want(s, false); (o.tryTimestamp(s).k == kTimestamp) != (ok && s == strings.TrimSpace(s)) {
+			if _, ok := want(s, false); (o.tryTimestamp(s).K == kTimestamp) != (ok && s == strings.TrimSpace(s)) {
 				t.Fatalf("options %v: tryTimestamp(%q) = %v", c.opts, s, o.tryTimestamp(s))
 			}
 		}

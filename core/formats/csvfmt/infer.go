@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/tributary-io/tributary/core/formats/charset"
@@ -36,6 +37,9 @@ type inferrer struct {
 	// sampler is samplingRatio (nil: every record).
 	sampler *fileformat.Sampler
 	par     parConfig
+	// checkUTF8 keeps the fold's tokenizers validating UTF-8 (tests:
+	// the oracle of skipUTF8).
+	checkUTF8 bool
 }
 
 func newInferrer(opts fileformat.InferOptions) *inferrer {
@@ -137,6 +141,7 @@ func (in *inferrer) Add(ctx context.Context, path string, r io.Reader) error {
 				return err
 			}
 		}
+		in.skipUTF8(tk)
 		if in.parallel() {
 			if br, ok := tk.Rest(); ok {
 				return in.parInfer(ctx, path, br, f, tk.Cur())
@@ -185,7 +190,7 @@ func (f *folder) fold(tk *csvtok.Tokenizer) {
 		}
 		j := f.cols[i]
 		c := &f.types[j]
-		if c.t.k == kString {
+		if c.t.K == kString {
 			live = append(live[:k], live[k+1:]...) // nothing widens it
 			k--
 			continue
@@ -193,7 +198,10 @@ func (f *folder) fold(tk *csvtok.Tokenizer) {
 		// inferField keeps nothing of the value: a view of the
 		// tokenizer's buffer, no copy.
 		s, null := tokenView(tk, i, f.o)
-		if null || f.o.keeps(c.t.k, s) {
+		if null || f.o.keeps(c.t.K, s) {
+			continue
+		}
+		if s, null = repair(tk, i, s, f.o); null {
 			continue
 		}
 		t := f.o.inferField(c.t, s, f.pd)
@@ -249,6 +257,30 @@ func (in *inferrer) records(ctx context.Context, f *folder, tk *csvtok.Tokenizer
 	}
 }
 
+// skipUTF8 lets tk, which reads records to fold (after the header),
+// skip UTF-8 validation (csvtok.Tokenizer.SkipUTF8Check) when the fold
+// can repair its values exactly: the nullValue is valid UTF-8 (so that a
+// value equal to it is valid, and read alike by both paths).
+func (in *inferrer) skipUTF8(tk *csvtok.Tokenizer) {
+	if !in.checkUTF8 && utf8.ValidString(in.o.NullValue) {
+		tk.SkipUTF8Check()
+	}
+}
+
+// repair is value i of tk's record (s, not null) as the validating
+// tokenizer reads it: when tk skips UTF-8 validation and the value's text
+// is not valid, one U+FFFD per invalid byte, then null when that is the
+// nullValue. The fold repairs what keeps does not take (ASCII: valid).
+func repair(tk *csvtok.Tokenizer, i int, s string, o *Options) (string, bool) {
+	if !tk.UTF8Unchecked() || len(tk.Bytes(i)) == 0 || utf8.ValidString(s) {
+		return s, false
+	}
+	if s = string([]rune(s)); s == o.NullValue {
+		return "", true
+	}
+	return s, false
+}
+
 // tokenValue returns value i of the record: null for an empty unquoted
 // value, a skipped one (SKIP_VALUE) and the nullValue; a quoted empty value
 // is the emptyValue.
@@ -283,7 +315,7 @@ func (in *inferrer) Schema() *schema.StructType {
 		if in.opts.RescuedDataColumn != "" && strings.EqualFold(c.name, in.opts.RescuedDataColumn) {
 			continue
 		}
-		st.Fields = append(st.Fields, schema.Field{Name: c.name, Type: c.t.schemaType(), Nullable: true})
+		st.Fields = append(st.Fields, schema.Field{Name: c.name, Type: c.t.Schema(), Nullable: true})
 	}
 	st = schema.ApplyHints(st, in.opts.Hints)
 	if in.opts.RescuedDataColumn != "" {

@@ -145,6 +145,7 @@ func (p *parRun) buffer() []byte {
 func (p *parRun) tokenizer() *csvtok.Tokenizer {
 	if p.tk == nil {
 		p.tk = newTokenizer(bytes.NewReader(nil), &p.in.o, "")
+		p.in.skipUTF8(p.tk)
 	}
 	return p.tk
 }
@@ -157,6 +158,7 @@ func (p *parRun) send(b *inferBlock, base *int64) error {
 		p.started = true
 		p.pool = csvpar.NewOrdered(p.workers, func() func(*inferBlock) {
 			tk := newTokenizer(bytes.NewReader(nil), &p.in.o, "")
+			p.in.skipUTF8(tk)
 			return func(b *inferBlock) { p.fold(tk, b) }
 		})
 	}
@@ -283,10 +285,13 @@ func (p *parRun) fold(tk *csvtok.Tokenizer, b *inferBlock) {
 		for i := 0; i < min(len(f.cols), tk.Len()); i++ {
 			j := f.cols[i]
 			t := b.types[j].t
-			if rec > f.last[j] || !b.stable[j] || t.k == kString {
+			if rec > f.last[j] || !b.stable[j] || t.K == kString {
 				continue
 			}
 			s, null := tokenView(tk, i, f.o)
+			if !null {
+				s, null = repair(tk, i, s, f.o)
+			}
 			if !null && f.o.inferField(t, s, f.pd) != t {
 				b.stable[j] = false
 			}

@@ -35,7 +35,7 @@ func checkKeeps(t *testing.T, o *Options, s string) {
 			continue
 		}
 		for _, pd := range []bool{false, true} {
-			if got := o.inferField(ctype{k: k}, s, pd); got != (ctype{k: k}) {
+			if got := o.inferField(ctype{K: k}, s, pd); got != (ctype{K: k}) {
 				t.Fatalf("keeps(%v, %q) but inferField gives %+v (prefersDecimal %v)", k, s, got, pd)
 			}
 		}

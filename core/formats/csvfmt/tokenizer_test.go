@@ -178,11 +178,11 @@ func TestSkipRowsAndPreferDate(t *testing.T) {
 		t.Errorf("skipRows beyond the file: %q", got)
 	}
 	o := Defaults()
-	if k := o.inferField(ctype{}, "2024-01-31", false).k; k != kDate {
+	if k := o.inferField(ctype{}, "2024-01-31", false).K; k != kDate {
 		t.Errorf("preferDate default: %v", k)
 	}
 	o.PreferDate = false
-	if k := o.inferField(ctype{}, "2024-01-31", false).k; k != kTimestamp {
+	if k := o.inferField(ctype{}, "2024-01-31", false).K; k != kTimestamp {
 		t.Errorf("preferDate=false: %v", k)
 	}
 }

@@ -5,31 +5,29 @@ import (
 
 	"strings"
 
+	"github.com/tributary-io/tributary/core/formats/csvfmt/csvtype"
 	"github.com/tributary-io/tributary/core/formats/fileformat"
 	"github.com/tributary-io/tributary/core/formats/fileformat/javanum"
 	"github.com/tributary-io/tributary/core/schema"
 )
 
-// kind is a type of Spark's CSV inference lattice (CSVInferSchema).
-type kind uint8
-
-const (
-	kNull kind = iota
-	kInt
-	kLong
-	kDecimal
-	kDouble
-	kDate
-	kTimestamp
-	kBool
-	kString
+// kind, ctype and the lattice's merge are csvtype's.
+type (
+	kind  = csvtype.Kind
+	ctype = csvtype.Type
 )
 
-// ctype is an inferred column type.
-type ctype struct {
-	k           kind
-	prec, scale int // kDecimal
-}
+const (
+	kNull      = csvtype.Null
+	kInt       = csvtype.Int
+	kLong      = csvtype.Long
+	kDecimal   = csvtype.Decimal
+	kDouble    = csvtype.Double
+	kDate      = csvtype.Date
+	kTimestamp = csvtype.Timestamp
+	kBool      = csvtype.Bool
+	kString    = csvtype.String
+)
 
 // inferField widens soFar with one non-null value as Spark's
 // CSVInferSchema.inferField does: the value is tried from soFar's type on,
@@ -37,7 +35,7 @@ type ctype struct {
 // string.
 func (o *Options) inferField(soFar ctype, s string, prefersDecimal bool) ctype {
 	var t ctype
-	switch soFar.k {
+	switch soFar.K {
 	case kNull, kInt:
 		t = o.tryInt(s, prefersDecimal)
 	case kLong:
@@ -53,17 +51,18 @@ func (o *Options) inferField(soFar ctype, s string, prefersDecimal bool) ctype {
 	case kBool:
 		t = tryBool(s)
 	default:
-		return ctype{k: kString}
+		return ctype{K: kString}
 	}
-	return merge(soFar, t)
+	return csvtype.Merge(soFar, t)
 }
 
 // keeps reports, for the common values, that inferField(t, s) is t (a
 // column of kind k keeps its type), without trying the lattice: an
 // integer SmallInt reads keeps INT when it fits 32 bits and LONG (both
-// ParseLong's answer), a number IsDouble takes keeps DOUBLE, a value
-// ISOMicros reads under the default timestamp parsing keeps TIMESTAMP (as
-// tryTimestamp tries first). false: inferField decides.
+// ParseLong's answer), a javanum.PlainDecimal keeps DOUBLE (ParseDouble
+// reads it), a value ISOMicros reads under the default timestamp parsing
+// keeps TIMESTAMP (as tryTimestamp tries first). false: inferField
+// decides. What it keeps is ASCII (the fold relies on it: see repair).
 func (o *Options) keeps(k kind, s string) bool {
 	switch k {
 	case kInt:
@@ -73,7 +72,7 @@ func (o *Options) keeps(k kind, s string) bool {
 		_, ok := javanum.SmallInt(s)
 		return ok
 	case kDouble:
-		return javanum.IsDouble(s)
+		return javanum.PlainDecimal(s)
 	case kTimestamp:
 		if o.defaultTimestamps() {
 			_, ok := fileformat.ISOMicros(s)
@@ -90,16 +89,16 @@ func (o *Options) keeps(k kind, s string) bool {
 func (o *Options) tryInt(s string, pd bool) ctype {
 	if v, ok := javanum.ParseLong(s); ok {
 		if v == int64(int32(v)) {
-			return ctype{k: kInt}
+			return ctype{K: kInt}
 		}
-		return ctype{k: kLong}
+		return ctype{K: kLong}
 	}
 	return o.tryDecimal(s, pd)
 }
 
 func (o *Options) tryLong(s string, pd bool) ctype {
 	if _, ok := javanum.ParseLong(s); ok {
-		return ctype{k: kLong}
+		return ctype{K: kLong}
 	}
 	return o.tryDecimal(s, pd)
 }
@@ -117,9 +116,9 @@ func (o *Options) tryDecimal(s string, pd bool) ctype {
 	if ok {
 		switch {
 		case sc == 0 && p <= 38:
-			return ctype{k: kDecimal, prec: p, scale: 0}
+			return ctype{K: kDecimal, Prec: p, Scale: 0}
 		case sc > 0 && pd && max(p, sc) <= 38:
-			return ctype{k: kDecimal, prec: max(p, sc), scale: sc}
+			return ctype{K: kDecimal, Prec: max(p, sc), Scale: sc}
 		}
 	}
 	return o.tryDouble(s)
@@ -127,7 +126,7 @@ func (o *Options) tryDecimal(s string, pd bool) ctype {
 
 func (o *Options) tryDouble(s string) ctype {
 	if _, ok := javanum.ParseDouble(s); ok || s == o.NaNValue || s == o.PositiveInf || s == o.NegativeInf {
-		return ctype{k: kDouble}
+		return ctype{K: kDouble}
 	}
 	if !o.PreferDate {
 		return o.tryTimestamp(s)
@@ -140,13 +139,13 @@ func (o *Options) tryDouble(s string) ctype {
 func (o *Options) tryDate(s string) ctype {
 	if o.Datetime != nil && o.Datetime.Date != nil {
 		if _, ok := o.Datetime.Date.ParseDate(s); ok {
-			return ctype{k: kDate}
+			return ctype{K: kDate}
 		}
 		return o.tryTimestamp(s)
 	}
 	if len(s) == 10 && s[4] == '-' && s[7] == '-' && javanum.AllDigits(s[:4]) && javanum.AllDigits(s[5:7]) && javanum.AllDigits(s[8:]) {
 		if _, ok := fileformat.ParseDate(s); ok {
-			return ctype{k: kDate}
+			return ctype{K: kDate}
 		}
 	}
 	return o.tryTimestamp(s)
@@ -155,87 +154,20 @@ func (o *Options) tryDate(s string) ctype {
 func (o *Options) tryTimestamp(s string) ctype {
 	if o.defaultTimestamps() {
 		if _, ok := fileformat.ISOMicros(s); ok {
-			return ctype{k: kTimestamp}
+			return ctype{K: kTimestamp}
 		}
 	}
 	if _, ok := o.Datetime.ParseTimestamp(s, false); ok && s == strings.TrimSpace(s) {
-		return ctype{k: kTimestamp}
+		return ctype{K: kTimestamp}
 	}
 	return tryBool(s)
 }
 
 func tryBool(s string) ctype {
 	if strings.EqualFold(s, "true") || strings.EqualFold(s, "false") {
-		return ctype{k: kBool}
+		return ctype{K: kBool}
 	}
-	return ctype{k: kString}
-}
-
-// merge is Spark's CSVInferSchema.compatibleType; no common type is
-// STRING.
-func merge(a, b ctype) ctype {
-	switch {
-	case a.k == kNull:
-		return b
-	case b.k == kNull:
-		return a
-	case a.k == kString || b.k == kString:
-		return ctype{k: kString}
-	case a.k == b.k && a.k != kDecimal:
-		return a
-	}
-	integral := func(k kind) bool { return k == kInt || k == kLong }
-	switch {
-	case integral(a.k) && integral(b.k):
-		return ctype{k: kLong}
-	case (integral(a.k) || a.k == kDouble) && (integral(b.k) || b.k == kDouble):
-		return ctype{k: kDouble}
-	case a.k == kDouble && b.k == kDecimal, a.k == kDecimal && b.k == kDouble:
-		return ctype{k: kDouble}
-	case (a.k == kDecimal || integral(a.k)) && (b.k == kDecimal || integral(b.k)):
-		ap, as := decimalOf(a)
-		bp, bs := decimalOf(b)
-		scale := max(as, bs)
-		rng := max(ap-as, bp-bs)
-		if rng+scale > 38 {
-			return ctype{k: kDouble}
-		}
-		return ctype{k: kDecimal, prec: rng + scale, scale: scale}
-	case a.k == kDate && b.k == kTimestamp, a.k == kTimestamp && b.k == kDate:
-		return ctype{k: kTimestamp}
-	}
-	return ctype{k: kString}
-}
-
-// decimalOf is Spark's DecimalType.forType for integral types.
-func decimalOf(t ctype) (int, int) {
-	switch t.k {
-	case kInt:
-		return 10, 0
-	case kLong:
-		return 20, 0
-	}
-	return t.prec, t.scale
-}
-
-func (t ctype) schemaType() schema.Type {
-	switch t.k {
-	case kInt:
-		return schema.Integer
-	case kLong:
-		return schema.Long
-	case kDecimal:
-		return schema.DecimalType{Precision: t.prec, Scale: t.scale}
-	case kDouble:
-		return schema.Double
-	case kDate:
-		return schema.DateType
-	case kTimestamp:
-		return schema.Timestamp
-	case kBool:
-		return schema.Boolean
-	}
-	return schema.String
+	return ctype{K: kString}
 }
 
 // convert turns one CSV value into a value of type t (Spark's

@@ -100,6 +100,9 @@ type Tokenizer struct {
 	// ahead is what splitLine found searching the read buffer beyond
 	// the line it took, for the lines after it.
 	ahead ahead
+	// noUTF8 makes splitLine take lines without validating them
+	// (SkipUTF8Check).
+	noUTF8 bool
 }
 
 // ahead holds, for the bytes buffered from the read position on, where
@@ -211,7 +214,7 @@ func (t *Tokenizer) splitLine() bool {
 	if !a.ok || a.buffered != len(b) {
 		*a = ahead{ok: true, buffered: len(b), cr: -1, esc1: -1, esc2: -1}
 	}
-	if a.utf <= nl {
+	if a.utf <= nl && !t.noUTF8 {
 		// The buffered whole lines: valid as a whole, each line is.
 		k := bytes.LastIndexByte(b, '\n') + 1
 		a.utf, a.utfOK = k, utf8.Valid(b[:k])
@@ -224,7 +227,7 @@ func (t *Tokenizer) splitLine() bool {
 		}
 	}
 	// A "\r" but the line's last byte ends a record: the slow path.
-	if next(&a.cr, b, '\r') < len(line) || !t.splitFields(line, escAt, a.utfOK) {
+	if next(&a.cr, b, '\r') < len(line) || !t.splitFields(line, escAt, a.utfOK || t.noUTF8) {
 		t.toks = t.toks[:0]
 		return false
 	}
@@ -808,6 +811,19 @@ func (t *Tokenizer) Resume(r io.Reader) {
 	t.line, t.cur, t.eof, t.first, t.chars = 0, 1, false, false, 0
 	t.hasBack, t.literal = false, false
 }
+
+// SkipUTF8Check makes the line fast path take lines without validating
+// their UTF-8, for a caller that repairs the values it reads (type
+// inference, which looks at few of them): a line that is not valid UTF-8
+// is then split exactly as the rune-by-rune path splits it (delimiters,
+// quotes, escapes and line ends are ASCII there, and an invalid byte is
+// read as one U+FFFD, never with the bytes after it), but its values hold
+// the invalid bytes where that path's hold one U+FFFD each: what
+// string([]rune(value)) gives. Records are the same otherwise.
+func (t *Tokenizer) SkipUTF8Check() { t.noUTF8 = true }
+
+// UTF8Unchecked reports whether SkipUTF8Check was called.
+func (t *Tokenizer) UTF8Unchecked() bool { return t.noUTF8 }
 
 // Len is the number of values in the record.
 func (t *Tokenizer) Len() int { return len(t.toks) }

@@ -121,10 +121,20 @@ func ParseDouble(s string) (float64, bool) {
 }
 
 // IsDouble reports whether ParseDouble reads s, without computing the
-// value when s is the common [-]digits[.digits] (any number of digits:
-// Java reads every such literal, a huge one as infinite); any other s is
-// parsed. Type inference needs only this answer.
+// value when s is PlainDecimal; any other s is parsed. Type inference
+// needs only this answer.
 func IsDouble(s string) bool {
+	if PlainDecimal(s) {
+		return true
+	}
+	_, ok := parseDouble(s)
+	return ok
+}
+
+// PlainDecimal reports whether s is [-]digits[.digits] (ASCII, any number
+// of digits): a literal ParseDouble always reads (a huge one as
+// infinite).
+func PlainDecimal(s string) bool {
 	i := 0
 	if s != "" && s[0] == '-' {
 		i = 1
@@ -140,15 +150,10 @@ func IsDouble(s string) bool {
 		case c == '.' && !dot && digits > 0:
 			dot = true
 		default:
-			_, ok := parseDouble(s)
-			return ok
+			return false
 		}
 	}
-	if digits == 0 || (dot && frac == 0) {
-		_, ok := parseDouble(s)
-		return ok
-	}
-	return true
+	return digits > 0 && (!dot || frac > 0)
 }
 
 // pow10 are the powers of ten a float64 holds exactly.
