@@ -54,7 +54,11 @@ func (c *Converter) sampleOnce(ctx context.Context, inf formats.Inferrer, path s
 		defer sf.Close()
 		err = ra.AddFile(ctx, path, sf)
 	} else {
-		r, oerr := c.Source.Open(ctx, path)
+		size := int64(-1)
+		if v, ok := ctx.Value(sizeKey{}).(int64); ok {
+			size = v
+		}
+		r, _, oerr := c.Source.open(ctx, path, size)
 		if oerr != nil {
 			return oerr
 		}
@@ -85,4 +89,15 @@ type trialKey struct{}
 // serial inference does.
 func Trial(ctx context.Context) context.Context {
 	return context.WithValue(ctx, trialKey{}, true)
+}
+
+// sizeKey holds the listed size of the file a Sample reads.
+type sizeKey struct{}
+
+// WithSize returns ctx telling Sample the listed size of the file it
+// samples: a small local file of a known size is then read whole in one
+// read(2), as the decoders read it (readWhole). A size that is no longer
+// right costs nothing but that read: the file is read to its end.
+func WithSize(ctx context.Context, size int64) context.Context {
+	return context.WithValue(ctx, sizeKey{}, size)
 }

@@ -39,7 +39,7 @@ func (s *Schemas) sampleFiles(ctx context.Context, inf formats.Inferrer, files [
 			if inf.Full() {
 				break
 			}
-			if err := s.Sample(ctx, inf, f.Path); err != nil {
+			if err := s.Sample(convert.WithSize(ctx, f.Size), inf, f.Path); err != nil {
 				return err
 			}
 		}
@@ -74,6 +74,7 @@ func dominated(files []batchplan.PlanFile) bool {
 // sampleRun is a run of files sampled ahead into one fork.
 type sampleRun struct {
 	paths []string
+	sizes []int64 // listed
 	fork  formats.Inferrer
 	// cum[k] is the bytes the fork sampled from the run's first k+1 files.
 	cum []int64
@@ -99,8 +100,8 @@ func (s *Schemas) sampleParallel(ctx context.Context, inf fileformat.ForkInferre
 		go func() {
 			defer wg.Done()
 			for r := range jobs {
-				for _, p := range r.paths {
-					if tctx.Err() != nil || s.Sample(trial, r.fork, p) != nil {
+				for k, p := range r.paths {
+					if tctx.Err() != nil || s.Sample(convert.WithSize(trial, r.sizes[k]), r.fork, p) != nil {
 						r.failed = true
 						break
 					}
@@ -126,7 +127,7 @@ func (s *Schemas) sampleParallel(ctx context.Context, inf fileformat.ForkInferre
 			r := &sampleRun{fork: f, done: make(chan struct{})}
 			var size int64
 			for next < len(files) && len(r.paths) < runFiles && (len(r.paths) == 0 || size < runBytes) {
-				r.paths = append(r.paths, files[next].Path)
+				r.paths, r.sizes = append(r.paths, files[next].Path), append(r.sizes, files[next].Size)
 				size += files[next].Size
 				next++
 			}
@@ -135,13 +136,13 @@ func (s *Schemas) sampleParallel(ctx context.Context, inf fileformat.ForkInferre
 			jobs <- r
 		}
 	}
-	// serial samples paths into inf as the serial loop does.
-	serial := func(paths []string) (bool, error) {
-		for _, p := range paths {
+	// serial samples files into inf as the serial loop does.
+	serial := func(files []batchplan.PlanFile) (bool, error) {
+		for _, f := range files {
 			if inf.Full() {
 				return true, nil
 			}
-			if err := s.Sample(ctx, inf, p); err != nil {
+			if err := s.Sample(convert.WithSize(ctx, f.Size), inf, f.Path); err != nil {
 				return true, err
 			}
 		}
@@ -154,7 +155,7 @@ func (s *Schemas) sampleParallel(ctx context.Context, inf fileformat.ForkInferre
 		send()
 		if len(queue) == 0 {
 			// The inferrer cannot fork now: this file is sampled into it.
-			if stop, err := serial([]string{files[i].Path}); stop || err != nil {
+			if stop, err := serial(files[i : i+1]); stop || err != nil {
 				return err
 			}
 			i++
@@ -164,13 +165,14 @@ func (s *Schemas) sampleParallel(ctx context.Context, inf fileformat.ForkInferre
 		r := queue[0]
 		queue[0], queue = nil, queue[1:]
 		<-r.done
+		run := files[i : i+len(r.paths)]
 		i += len(r.paths)
 		// The budget ends inside the run if it is used up before its
 		// last file.
 		if r.failed || (len(r.cum) > 1 && inf.FullWith(r.cum[len(r.cum)-2])) {
 			// Judged (retried, skipped, logged or failing) in
 			// its turn, as the serial loop does.
-			if stop, err := serial(r.paths); stop || err != nil {
+			if stop, err := serial(run); stop || err != nil {
 				return err
 			}
 			continue
