@@ -95,9 +95,14 @@ type Column struct {
 	*pageBufs
 	bools int   // booleans in vals (bit count)
 	idxOr int32 // the page's dictionary indexes or'ed (their bit width)
-	nvals int   // levels in the page
-	nulls int
-	rows  int
+	// DELTA_LENGTH_BYTE_ARRAY pages: the values' bytes start gap bytes
+	// into vals, room for the lengths that flushPage encodes in front of
+	// them (no copy of the values when they fit); gapWant is the next
+	// page's gap, from this chunk's last page.
+	gap, gapWant int
+	nvals        int // levels in the page
+	nulls        int
+	rows         int
 	// The page's bounds (not BYTE_ARRAY: those go to o.Track).
 	has      bool
 	ilo, ihi int64
@@ -223,6 +228,12 @@ func (c *Column) resetChunk() {
 func (c *Column) resetPage() {
 	c.reps, c.defs, c.idx, c.vals = c.reps[:0], c.defs[:0], c.idx[:0], c.vals[:0]
 	c.offs = append(c.offs[:0], 0)
+	c.gap = 0
+	if c.kind == parquet.ByteArray && !c.o.Dict && c.gapWant > 0 {
+		c.gap = c.gapWant
+		c.vals = slices.Grow(c.vals, c.gap)[:c.gap]
+		c.offs[0] = uint32(c.gap)
+	}
 	c.bools, c.nvals, c.nulls, c.rows, c.idxOr = 0, 0, 0, 0, 0
 	c.has, c.nan = false, false
 }
@@ -313,7 +324,7 @@ func (c *Column) pageSize() int {
 	case c.dictOn:
 		n = 4 * len(c.idx)
 	case c.kind == parquet.ByteArray:
-		n = len(c.vals) + 4*(len(c.offs)-1) // offs holds one more: the end
+		n = len(c.vals) - c.gap + 4*(len(c.offs)-1) // offs holds one more: the end
 	case c.kind == parquet.Boolean:
 		n = (c.bools + 7) / 8
 	default:
@@ -716,14 +727,14 @@ func (c *Column) flushPage() error {
 		// fell back.
 		if c.o.Dict {
 			sc.data, err = (&plain.Encoding{}).EncodeByteArray(sc.data[:0], c.vals, c.offs)
+			data = sc.data
 		} else {
 			enc = format.DeltaLengthByteArray
-			sc.data, err = (&delta.LengthByteArrayEncoding{}).EncodeByteArray(sc.data[:0], c.vals, c.offs)
+			data, err = c.deltaLengths(sc)
 		}
 		if err != nil {
 			return fmt.Errorf("pagew: encoding a page of %s: %w", c.o.Path, err)
 		}
-		data = sc.data
 	case c.dictOn:
 		enc = format.RLEDictionary
 		if sc.data, err = encodeIndexes(sc.data, c.idx, c.idxOr); err != nil {
@@ -783,7 +794,7 @@ func (c *Column) flushPage() error {
 			c.o.Track.EndPage(c.chunkRows)
 		}
 		if !c.dictOn {
-			c.unencoded += int64(len(c.vals))
+			c.unencoded += int64(len(c.vals) - c.gap)
 		}
 	} else {
 		lo, hi, ok := c.pageBounds()
@@ -810,6 +821,27 @@ func (c *Column) flushPage() error {
 		c.dictOn = false
 	}
 	return nil
+}
+
+// deltaLengths returns the page's DELTA_LENGTH_BYTE_ARRAY data, as
+// delta.LengthByteArrayEncoding.EncodeByteArray encodes it: the values'
+// lengths (encoded into sc.data), then their bytes. The lengths go into
+// the gap in front of the values when they fit, else the values are
+// copied after them; the next page's gap is sized from them.
+func (c *Column) deltaLengths(sc *scratch) ([]byte, error) {
+	lens, err := (&delta.LengthByteArrayEncoding{}).EncodeByteArray(sc.data[:0], nil, c.offs)
+	if err != nil {
+		return nil, err
+	}
+	sc.data = lens
+	c.gapWant = len(lens) + len(lens)/4 + 64
+	if len(lens) <= c.gap {
+		start := c.gap - len(lens)
+		copy(c.vals[start:], lens)
+		return c.vals[start:], nil
+	}
+	sc.data = append(lens, c.vals[c.gap:]...)
+	return sc.data, nil
 }
 
 // encodeIndexes encodes dictionary indexes idx, whose bits or'ed are or,
