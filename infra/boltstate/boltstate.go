@@ -19,7 +19,8 @@
 //
 // Bucket "meta" holds "last_discovery" (8-byte big-endian unix nanos), so
 // discovery times keep increasing across restarts even if the clock steps
-// back, and "store_id" (StoreID's random id, written on first use). Bucket "streams" holds one sub-bucket per stream id with:
+// back, and "store_id" (StoreID's random id, written when the file is
+// created, or on first use in a file an older release created). Bucket "streams" holds one sub-bucket per stream id with:
 //
 //	files    path -> JSON record {size, etag, mod_time, discovery_time, batch, expires_at, skip_reason}
 //	pending  discovery nanos (8 bytes, big-endian, sign bit flipped) + path -> empty

@@ -14,6 +14,8 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 	bolterrors "go.etcd.io/bbolt/errors"
+
+	"github.com/tributary-io/tributary/core/state"
 )
 
 // ErrLocked reports a state file held by another process for longer than
@@ -267,7 +269,20 @@ func open(path string, readOnly bool, o options) (*Store, error) {
 	if readOnly {
 		return s, nil
 	}
-	if err := s.guard(func() error { return s.db.Update(initBuckets) }); err != nil {
+	// Files made by create have their buckets: only others (made by an
+	// older release, or by bbolt itself) are given them, so that opening
+	// a state file commits nothing (each commit is two fdatasyncs).
+	missing := false
+	err = s.guard(func() error {
+		return s.db.View(func(tx *bolt.Tx) error {
+			missing = tx.Bucket(bucketMeta) == nil || tx.Bucket(bucketStreams) == nil
+			return nil
+		})
+	})
+	if err == nil && missing {
+		err = s.guard(func() error { return s.db.Update(initBuckets) })
+	}
+	if err != nil {
 		s.db.Close()
 		return nil, fmt.Errorf("boltstate: initialise %s: %w", path, err)
 	}
@@ -291,12 +306,19 @@ func initBuckets(tx *bolt.Tx) error {
 
 // create builds an empty state file at path+".new" and renames it into
 // place (replacing a file that never held state), then syncs the directory.
+// Its one transaction makes the buckets and the store id (StoreID), which
+// would otherwise take a commit (two fdatasyncs) of the first run each.
 func create(path string, o options) error {
 	tmp := path + ".new"
 	_ = os.Remove(tmp) // a leftover of an interrupted create; we hold the run lock
 	db, err := bolt.Open(tmp, 0o600, &bolt.Options{Timeout: o.lockTimeout})
 	if err == nil {
-		err = db.Update(initBuckets)
+		err = db.Update(func(tx *bolt.Tx) error {
+			if err := initBuckets(tx); err != nil {
+				return err
+			}
+			return tx.Bucket(bucketMeta).Put(keyStoreID, []byte(state.NewStoreID()))
+		})
 		err = errors.Join(err, db.Close())
 	}
 	if err == nil {

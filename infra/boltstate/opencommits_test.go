@@ -1,0 +1,124 @@
+package boltstate
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/tributary-io/tributary/core/state"
+)
+
+// Opening a state file commits nothing when it has its buckets (each
+// commit is two fdatasyncs on the run's path): the file's bytes are the
+// same after an Open and Close; a file without them (made by bbolt alone,
+// as an older release's might lack one) is given them; a new file has its
+// store id from the start, so the first run's StoreID commits nothing
+// either, and keeps it.
+func TestOpenCommitsNothing(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name string
+		make func(t *testing.T, path string)
+	}{
+		{"created", func(t *testing.T, path string) {
+			s, err := Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.Register(ctx, "s", []state.File{{Path: "a.json", Size: 1}}, state.RegisterOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"bare bbolt file", func(t *testing.T, path string) {
+			db, err := bolt.Open(path, 0o600, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := db.Close(); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "state.db")
+			tc.make(t, path)
+			before, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.Register(ctx, "s", []state.File{{Path: "b.json", Size: 2}}, state.RegisterOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			id, err := s.StoreID(ctx)
+			if err != nil || id == "" {
+				t.Fatalf("StoreID = %q, %v", id, err)
+			}
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+			// Reopened, the file must not change.
+			mid, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s, err = Open(path); err != nil {
+				t.Fatal(err)
+			}
+			if got, err := s.StoreID(ctx); err != nil || got != id {
+				t.Fatalf("StoreID after reopening = %q, %v; want %q", got, err, id)
+			}
+			p, err := s.Pending(ctx, "s", 10)
+			if err != nil || len(p) == 0 {
+				t.Fatalf("pending %v, %v", p, err)
+			}
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+			after, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(mid, after) {
+				t.Error("opening a state file with its buckets and store id committed a transaction")
+			}
+			if tc.name == "created" && bytes.Equal(before, mid) {
+				t.Error("the Register between did not change the file: the check above proves nothing")
+			}
+		})
+	}
+}
+
+// A state file created by Open has its store id before any StoreID call:
+// a read-only store finds it.
+func TestNewStateFileHasStoreID(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "state.db")
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ro, err := OpenReadOnly(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := ro.StoreID(ctx)
+	ro.Close()
+	if err != nil || id == "" {
+		t.Fatalf("read-only StoreID of a new file = %q, %v", id, err)
+	}
+	if got, err := s.StoreID(ctx); err != nil || got != id {
+		t.Fatalf("StoreID = %q, %v; want %q", got, err, id)
+	}
+	s.Close()
+}
