@@ -550,6 +550,16 @@ func (e *Engine) runBatch(ctx context.Context) (Progress, error) {
 	wctx, stopWrite := context.WithCancel(ctx)
 	defer stopWrite()
 	var claiming *batchplan.Claiming
+	if !sealed && e.Config.Reader.BadRecordsPath != "" {
+		// The exception files are named after the sealed plan and
+		// uploaded during the write: a plan sealed only meanwhile could
+		// lose (a failed seal, another committer's plan) and leave them
+		// behind, to be written again under the next plan's name.
+		if p, err = batchplan.Seal(ctx, e.Checkpoint, p); err != nil {
+			return Progress{}, err
+		}
+		sealed = true
+	}
 	switch {
 	case e.claimsAhead():
 		var seal objstore.Store // nil: the plan is sealed already
