@@ -119,20 +119,28 @@ func (rd *reader) plainRecord() bool {
 	if !rd.col.srcOK {
 		return false
 	}
+	// tokenView's values, as bytes (views), in one loop over the tokens.
+	toks, text := tk.Tokens()
+	null, empty := rd.o.NullValue, rd.o.EmptyValue
+	vals := rd.col.vals
 	for f, i := range rd.col.src {
 		v := csvcol.Value{Null: true}
 		if i >= 0 {
-			v = rd.tokenBytes(i)
+			switch t := toks[i]; {
+			case t.Skip || (t.Start == t.End && !t.Quoted):
+			case t.Start == t.End:
+				if empty != null {
+					v = csvcol.Value{B: unsafe.Slice(unsafe.StringData(empty), len(empty))}
+				}
+			default:
+				if b := text[t.Start:t.End]; string(b) != null {
+					v = csvcol.Value{B: b}
+				}
+			}
 		}
-		rd.col.vals[f] = v
+		vals[f] = v
 	}
 	return true
-}
-
-// tokenBytes is tokenView's value i of the record, as bytes (a view).
-func (rd *reader) tokenBytes(i int) csvcol.Value {
-	s, null := tokenView(rd.tk, i, &rd.o)
-	return csvcol.Value{B: unsafe.Slice(unsafe.StringData(s), len(s)), Null: null}
 }
 
 // small reports whether the whole file is in the tokenizer's first read

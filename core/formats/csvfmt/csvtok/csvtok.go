@@ -840,6 +840,16 @@ func (t *Tokenizer) Bytes(i int) []byte {
 	return t.buf[tk.Start:tk.End]
 }
 
+// Tokens returns the record's values and the text their offsets index
+// (Bytes(i) is text[toks[i].Start:toks[i].End]): views valid until the
+// next call of Next, for a caller that reads every value.
+func (t *Tokenizer) Tokens() (toks []Token, text []byte) {
+	if t.view {
+		return t.toks, t.raw
+	}
+	return t.toks, t.buf
+}
+
 // Value returns a copy of value i's text.
 func (t *Tokenizer) Value(i int) string { return string(t.Bytes(i)) }
 
