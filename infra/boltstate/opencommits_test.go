@@ -122,3 +122,38 @@ func TestNewStateFileHasStoreID(t *testing.T) {
 	}
 	s.Close()
 }
+
+// A crash while a state file was created (it is built unsynced under
+// path+".new" and synced once before the rename) leaves at most that
+// temporary file, never a file at path: the next Open builds the file
+// again, complete, and leaves no temporary file behind.
+func TestCreateAfterACrashDuringCreate(t *testing.T) {
+	ctx := context.Background()
+	for _, leftover := range [][]byte{nil, []byte("half a bbolt file"), bytes.Repeat([]byte{0xff}, 3*4096)} {
+		path := filepath.Join(t.TempDir(), "state.db")
+		if leftover != nil {
+			if err := os.WriteFile(path+".new", leftover, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		s, err := Open(path)
+		if err != nil {
+			t.Fatalf("open after a crash during create (%d leftover bytes): %v", len(leftover), err)
+		}
+		if err := exercise(s); err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+		if _, err := os.Stat(path + ".new"); !os.IsNotExist(err) {
+			t.Fatalf("temporary file left behind: %v", err)
+		}
+		ro, err := OpenReadOnly(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if id, err := ro.StoreID(ctx); err != nil || id == "" {
+			t.Fatalf("StoreID = %q, %v", id, err)
+		}
+		ro.Close()
+	}
+}
