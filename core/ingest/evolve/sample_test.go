@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -102,8 +101,8 @@ func TestSampleParallelMatchesSerial(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := rand.New(rand.NewPCG(11, uint64(runtime.NumCPU())))
-	forked := 0
+	r := rand.New(rand.NewPCG(11, 5))
+	merged := 0
 	for iter := range 300 {
 		st := memstore.New()
 		files := randomSampleFiles(t, r, st, 1+r.IntN(24))
@@ -146,10 +145,11 @@ func TestSampleParallelMatchesSerial(t *testing.T) {
 			s := &Schemas{Sample: c.Sample}
 			inf := json.NewInferrer(opts)
 			if parallel {
-				fk, ok := inf.(fileformat.ForkInferrer)
+				fi, ok := inf.(fileformat.ForkInferrer)
 				if !ok {
 					t.Fatal("the JSON inferrer does not fork")
 				}
+				fk := countMerges{fi, &merged}
 				sample := files
 				if maxFiles > 0 {
 					sample = files[:maxFiles]
@@ -169,13 +169,24 @@ func TestSampleParallelMatchesSerial(t *testing.T) {
 		if got != want {
 			t.Fatalf("iteration %d (opts %+v, policy %+v, maxFiles %d):\nparallel %+v\nserial   %+v", iter, opts, policy, maxFiles, got, want)
 		}
-		if opts.Hints == nil {
-			forked++
-		}
 	}
-	if forked == 0 {
-		t.Fatal("no iteration sampled files apart")
+	// The comparison means something only if forks were merged.
+	if merged < 200 {
+		t.Fatalf("only %d forks merged in 300 iterations", merged)
 	}
+	t.Logf("%d forks merged", merged)
+}
+
+// countMerges counts the forks merged into a ForkInferrer.
+type countMerges struct {
+	fileformat.ForkInferrer
+	n *int
+}
+
+// Merge counts and merges.
+func (c countMerges) Merge(f formats.Inferrer) {
+	*c.n++
+	c.ForkInferrer.Merge(f)
 }
 
 // serialSample is the serial loop sampleFiles replaces (before it forked).
