@@ -121,21 +121,12 @@ func (rd *reader) plainRecord() bool {
 	}
 	// tokenView's values, as bytes (views), in one loop over the tokens.
 	toks, text := tk.Tokens()
-	null, empty := rd.o.NullValue, rd.o.EmptyValue
 	vals := rd.col.vals
 	for f, i := range rd.col.src {
 		v := csvcol.Value{Null: true}
 		if i >= 0 {
-			switch t := toks[i]; {
-			case t.Skip || (t.Start == t.End && !t.Quoted):
-			case t.Start == t.End:
-				if empty != null {
-					v = csvcol.Value{B: unsafe.Slice(unsafe.StringData(empty), len(empty))}
-				}
-			default:
-				if b := text[t.Start:t.End]; string(b) != null {
-					v = csvcol.Value{B: b}
-				}
+			if s, null := valueOf(toks[i], text, &rd.o); !null {
+				v = csvcol.Value{B: unsafe.Slice(unsafe.StringData(s), len(s))}
 			}
 		}
 		vals[f] = v

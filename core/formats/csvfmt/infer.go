@@ -182,7 +182,8 @@ func (f *folder) fold(tk *csvtok.Tokenizer) {
 			f.live[i] = i
 		}
 	}
-	live, n := f.live, tk.Len()
+	toks, text := tk.Tokens()
+	live, n := f.live, len(toks)
 	for k := 0; k < len(live); k++ {
 		i := live[k]
 		if i >= n {
@@ -197,7 +198,7 @@ func (f *folder) fold(tk *csvtok.Tokenizer) {
 		}
 		// inferField keeps nothing of the value: a view of the
 		// tokenizer's buffer, no copy.
-		s, null := tokenView(tk, i, f.o)
+		s, null := valueOf(toks[i], text, f.o)
 		if null || f.o.keeps(c.t.K, s) {
 			continue
 		}
@@ -292,12 +293,18 @@ func tokenValue(tk *csvtok.Tokenizer, i int, o *Options) (string, bool) {
 // tokenView is tokenValue as a view of the tokenizer's buffer, valid
 // until the next record: for uses that keep nothing of it.
 func tokenView(tk *csvtok.Tokenizer, i int, o *Options) (string, bool) {
-	t := tk.Token(i)
+	toks, text := tk.Tokens()
+	return valueOf(toks[i], text, o)
+}
+
+// valueOf is tokenView of token t, text being the record's
+// (csvtok.Tokenizer.Tokens): for a loop over a record's values.
+func valueOf(t csvtok.Token, text []byte, o *Options) (string, bool) {
 	if t.Skip || (t.Start == t.End && !t.Quoted) {
 		return "", true
 	}
 	s := o.EmptyValue
-	if b := tk.Bytes(i); len(b) > 0 {
+	if b := text[t.Start:t.End]; len(b) > 0 {
 		s = unsafe.String(&b[0], len(b))
 	}
 	if s == o.NullValue {
