@@ -549,33 +549,26 @@ func (e *Engine) runBatch(ctx context.Context) (Progress, error) {
 	// written again with that plan's files (owned != p below).
 	wctx, stopWrite := context.WithCancel(ctx)
 	defer stopWrite()
-	var claiming *batchplan.Claiming
-	if !sealed && e.Config.Reader.BadRecordsPath != "" {
-		// The exception files are named after the sealed plan and
-		// uploaded during the write: a plan sealed only meanwhile could
-		// lose (a failed seal, another committer's plan) and leave them
-		// behind, to be written again under the next plan's name.
+	ahead := e.claimsAhead()
+	if !sealed && (!ahead || e.Config.Reader.BadRecordsPath != "") {
+		// With badRecordsPath too: the exception files are named after the
+		// sealed plan and uploaded during the write, so a plan sealed only
+		// meanwhile could lose (a failed seal, another committer's plan)
+		// and leave them behind, written again under the next plan's name.
 		if p, err = batchplan.Seal(ctx, e.Checkpoint, p); err != nil {
 			return Progress{}, err
 		}
 		sealed = true
 	}
-	switch {
-	case e.claimsAhead():
+	var claiming *batchplan.Claiming
+	if ahead {
 		var seal objstore.Store // nil: the plan is sealed already
 		if !sealed {
 			seal = e.Checkpoint
 		}
 		claiming = batchplan.StartSealClaim(ctx, seal, e.State, e.Config.StreamID, p, e.log(), stopWrite)
-	default:
-		if !sealed {
-			if p, err = batchplan.Seal(ctx, e.Checkpoint, p); err != nil {
-				return Progress{}, err
-			}
-		}
-		if p, err = batchplan.Claim(ctx, e.State, e.Config.StreamID, p, e.log()); err != nil {
-			return Progress{}, err
-		}
+	} else if p, err = batchplan.Claim(ctx, e.State, e.Config.StreamID, p, e.log()); err != nil {
+		return Progress{}, err
 	}
 	if err := e.injected(StepPlanned, id); err != nil {
 		claiming.Wait() // the claim is done or failed, as a crash would leave it
