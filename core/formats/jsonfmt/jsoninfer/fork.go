@@ -25,6 +25,7 @@ func (in *inferrer) Fork() fileformat.Inferrer {
 	f.opts, f.mode, f.corrupt, f.max = in.opts, in.mode, in.corrupt, math.MaxInt64
 	f.root, f.sample, f.chunk = itype{kind: iStruct}, fileformat.Sample{}, -1
 	f.sc.off, f.sc.scanned = in.sc.off, 0
+	f.forked = true
 	return f
 }
 
@@ -47,5 +48,28 @@ func (in *inferrer) Merge(f fileformat.Inferrer) {
 
 // FullWith reports whether the byte budget is used up after n more bytes.
 func (in *inferrer) FullWith(n int64) bool { return n >= in.max-in.sample.Bytes }
+
+// Scratch a fork keeps from one file to the next: a few KiB for the
+// records of ordinary files. A fork waiting to be merged holds its
+// scratch, and up to sampleAhead runs per worker wait: one huge record
+// must not leave each of them holding a tape of its size.
+const (
+	keepNodes = 1 << 10
+	keepUndo  = 1 << 8
+)
+
+// dropScratch drops the scratch buffers a huge record grew (fork only).
+func (in *inferrer) dropScratch() {
+	if cap(in.tape.Nodes) > keepNodes {
+		in.tape.Nodes = nil
+	}
+	if cap(in.sc.dec.Nodes) > keepNodes {
+		in.sc.dec.Nodes = nil
+	}
+	if cap(in.sc.log) > keepUndo {
+		in.sc.log = nil
+	}
+	in.tape.B, in.sc.b, in.sc.dec.B = nil, nil, nil
+}
 
 var _ fileformat.ForkInferrer = (*inferrer)(nil)

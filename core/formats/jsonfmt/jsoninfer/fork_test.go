@@ -114,3 +114,45 @@ func FuzzForkMatchesSerial(f *testing.F) {
 		}
 	})
 }
+
+// TestForkDropsScratch: a fork that sampled a file with a huge record
+// (through the scanner and, with a non-standard record, the tape) keeps no
+// scratch of that size for the time it waits to be merged, and infers
+// what one inferrer does.
+func TestForkDropsScratch(t *testing.T) {
+	var b strings.Builder
+	for _, quote := range []string{`"`, `'`} { // single quotes: the tape path
+		b.WriteString("{")
+		for i := range 5000 {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			fmt.Fprintf(&b, "%sf%d%s:[%d,{\"x\":%d}]", quote, i, quote, i, i)
+		}
+		b.WriteString("}\n")
+	}
+	b.WriteString("{\"a\":1}\n")
+	files := [][]byte{[]byte(b.String()), []byte("{\"a\":2.5}\n")}
+	opts := fileformat.InferOptions{InferColumnTypes: true}
+	in := newInferrer(opts)
+	f := in.Fork().(*inferrer)
+	if err := f.Add(context.Background(), "f0.json", bytes.NewReader(files[0])); err != nil {
+		t.Fatal(err)
+	}
+	if cap(f.tape.Nodes) > keepNodes || cap(f.sc.dec.Nodes) > keepNodes || cap(f.sc.log) > keepUndo || f.tape.B != nil {
+		t.Errorf("fork keeps scratch: %d nodes, %d decoder nodes, %d undo entries", cap(f.tape.Nodes), cap(f.sc.dec.Nodes), cap(f.sc.log))
+	}
+	if f.sc.scanned == 0 {
+		t.Error("the scanner inferred no record: the test does not reach its scratch")
+	}
+	in.Merge(f)
+	if err := in.Add(context.Background(), "f1.json", bytes.NewReader(files[1])); err != nil {
+		t.Fatal(err)
+	}
+	var got strings.Builder
+	dumpType(&got, &in.root)
+	want, _ := inferWith(opts, files, false, -1)
+	if g := fmt.Sprintf("%s\n%s\n%+v %q", in.Schema(), got.String(), in.Sampled(), []string(nil)); g != want {
+		t.Errorf("forked %s\nserial %s", g, want)
+	}
+}

@@ -167,6 +167,8 @@ type inferrer struct {
 	parFree []*inferChunk
 	// spare are merged forks, reused by Fork (fork.go).
 	spare []*inferrer
+	// forked: in is a fork; it drops large scratch after each file.
+	forked bool
 }
 
 func newInferrer(opts fileformat.InferOptions) *inferrer {
@@ -236,6 +238,9 @@ func (in *inferrer) Add(ctx context.Context, path string, r io.Reader) error {
 	}
 	in.tape.First = lr.Whole
 	defer func() { in.sample.Bytes += cr.Count() }()
+	if in.forked {
+		defer in.dropScratch()
+	}
 	defer lr.Release()
 	in.sample.Files++
 	in.sc.lines, in.sc.bails = 0, 0
