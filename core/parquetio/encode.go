@@ -255,6 +255,13 @@ func (w *Writer) writeColumn(c int, runs []run) error {
 	if w.runStats && w.lstats[c].inRuns {
 		fs = w.lstats[c].h
 	}
+	// Room for the values first (not a page grown a quarter at a time).
+	all := w.batch.rowValues(c, runs[0].from, runs[len(runs)-1].to)
+	bytes := 0
+	if n := len(all.Offs); n > 0 {
+		bytes = int(all.Offs[n-1] - all.Offs[0])
+	}
+	col.Reserve(len(all.Defs), bytes)
 	for _, r := range runs {
 		run := w.batch.rowValues(c, r.from, r.to)
 		if err := col.Write(&run, r.to-r.from, fs); err != nil {

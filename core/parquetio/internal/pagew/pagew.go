@@ -304,6 +304,59 @@ func (c *Column) Write(run *Run, rows int, fs *filestats.Leaf) error {
 	return nil
 }
 
+// Reserve makes room in the page buffers for the values about to be
+// written (values values, bytes bytes of byte-array data), up to about a
+// page: Go grows a large slice by a quarter at a time, and a page that
+// grows from nothing to PageBytes would be copied (and fresh memory
+// faulted in) several times over. Reserve changes no output.
+func (c *Column) Reserve(values, bytes int) {
+	page := c.o.PageBytes + c.o.PageBytes/8
+	size := bytes // the values' bytes in a page
+	switch {
+	case c.dictOn:
+		size = 4 * values
+	case c.kind == parquet.Int32, c.kind == parquet.Float:
+		size = 4 * values
+	case c.kind == parquet.Int64, c.kind == parquet.Double:
+		size = 8 * values
+	case c.kind == parquet.Boolean:
+		size = values / 8
+	}
+	// The share of the values that fits in a page (about: levels and
+	// offsets count 4 or 5 bytes a value).
+	est := size + 5*values
+	part := func(n int) int {
+		if est <= page {
+			return n
+		}
+		return int(int64(n)*int64(page)/int64(est)) + 64
+	}
+	switch {
+	case c.kind == parquet.Boolean:
+	case c.dictOn:
+		c.idx = reserve(c.idx, part(values), page/4)
+	case c.kind == parquet.ByteArray:
+		c.vals = reserve(c.vals, part(size), c.gap+page)
+		c.offs = reserve(c.offs, part(values), page/4)
+	default:
+		c.vals = reserve(c.vals, part(size), page)
+	}
+	if c.o.MaxDef > 0 {
+		c.defs = reserve(c.defs, part(values), page/4)
+	}
+	if c.o.MaxRep > 0 {
+		c.reps = reserve(c.reps, part(values), page/4)
+	}
+}
+
+// reserve grows s's capacity to len(s)+n elements, or limit if less.
+func reserve[T any](s []T, n, limit int) []T {
+	if want := min(len(s)+n, limit); want > cap(s) {
+		return slices.Grow(s, want-len(s))
+	}
+	return s
+}
+
 // countBelow counts the levels below max.
 func countBelow(levels []byte, max byte) int {
 	n := 0
