@@ -14,16 +14,17 @@ import (
 // before the failure count, as in Spark) or failing the inference with an
 // error naming the file.
 //
-// In a context from Trial, Sample reads the file once and returns any
-// failure as it is, unjudged and unlogged: the caller samples the file
-// again with a plain context to have it judged.
-func (c *Converter) Sample(ctx context.Context, inf formats.Inferrer, path string) error {
-	if ctx.Value(trialKey{}) != nil {
-		return c.sampleOnce(ctx, inf, path)
+// A trial (f.Trial) reads the file once and returns any failure as it
+// is, unjudged and unlogged: the caller samples the file again, not as a
+// trial, to have it judged.
+func (c *Converter) Sample(ctx context.Context, inf formats.Inferrer, f SampleFile) error {
+	if f.Trial {
+		return c.sampleOnce(ctx, inf, f)
 	}
+	path := f.Path
 	failures := Failures{}
 	for {
-		err := c.sampleOnce(ctx, inf, path)
+		err := c.sampleOnce(ctx, inf, f)
 		fe := (*FileError)(nil)
 		if !errors.As(err, &fe) {
 			return err
@@ -43,7 +44,8 @@ func (c *Converter) Sample(ctx context.Context, inf formats.Inferrer, path strin
 
 // sampleOnce reads one file into the inference. A read failure is a
 // *FileError whose rows are the records sampled before it.
-func (c *Converter) sampleOnce(ctx context.Context, inf formats.Inferrer, path string) error {
+func (c *Converter) sampleOnce(ctx context.Context, inf formats.Inferrer, f SampleFile) error {
+	path := f.Path
 	var err error
 	before := inf.Sampled().Records
 	if ra, ok := inf.(formats.RandomAccessInferrer); ok {
@@ -54,9 +56,9 @@ func (c *Converter) sampleOnce(ctx context.Context, inf formats.Inferrer, path s
 		defer sf.Close()
 		err = ra.AddFile(ctx, path, sf)
 	} else {
-		size := int64(-1)
-		if v, ok := ctx.Value(sizeKey{}).(int64); ok {
-			size = v
+		size := int64(-1) // unknown
+		if f.Sized {
+			size = f.Size
 		}
 		r, _, oerr := c.Source.open(ctx, path, size)
 		if oerr != nil {
@@ -78,26 +80,21 @@ func (c *Converter) sampleOnce(ctx context.Context, inf formats.Inferrer, path s
 	return &FileError{Path: path, Fault: FaultCorrupt, Rows: inf.Sampled().Records - before, Err: err}
 }
 
-// trialKey marks a Trial context.
-type trialKey struct{}
-
-// Trial returns ctx marked for a trial Sample: one read of the file, whose
-// failure (a read error, an unreadable or missing file, a FAILFAST record)
-// is returned without being judged or logged. A parallel inference samples
-// files ahead this way and samples a file that failed again, in order and
-// with ctx, so that what is retried, skipped, logged or fails is what the
-// serial inference does.
-func Trial(ctx context.Context) context.Context {
-	return context.WithValue(ctx, trialKey{}, true)
-}
-
-// sizeKey holds the listed size of the file a Sample reads.
-type sizeKey struct{}
-
-// WithSize returns ctx telling Sample the listed size of the file it
-// samples: a small local file of a known size is then read whole in one
-// read(2), as the decoders read it (readWhole). A size that is no longer
-// right costs nothing but that read: the file is read to its end.
-func WithSize(ctx context.Context, size int64) context.Context {
-	return context.WithValue(ctx, sizeKey{}, size)
+// SampleFile is a file a schema inference reads (Converter.Sample).
+type SampleFile struct {
+	// Path is the file's path in the source.
+	Path string
+	// Size is its listed size when Sized: a small local file of a known
+	// size is then read whole in one read(2), as the decoders read it
+	// (readWhole). A size that is no longer right costs nothing but that
+	// read: the file is read to its end.
+	Size  int64
+	Sized bool
+	// Trial reads the file once and returns its failure (a read error,
+	// an unreadable or missing file, a FAILFAST record) without judging
+	// or logging it. A parallel inference samples files ahead this way
+	// and samples a file that failed again, in order and not as a trial,
+	// so that what is retried, skipped, logged or fails is what the
+	// serial inference does.
+	Trial bool
 }

@@ -13,8 +13,8 @@ import (
 // TestSampleWithSize: a local file sampled with its listed size (read
 // whole in one read), with a stale one, or without one infers the same
 // schema and counts the same files, bytes and records; a missing file is
-// judged as without a size; in a Trial context a failure is returned
-// unjudged, and a good file samples as outside one.
+// judged as without a size; as a trial a failure is returned unjudged,
+// and a good file samples as when not a trial.
 func TestSampleWithSize(t *testing.T) {
 	json, err := formats.Lookup("json")
 	if err != nil {
@@ -27,32 +27,28 @@ func TestSampleWithSize(t *testing.T) {
 	}
 	c := &Converter{Source: Source{Store: localStore{localDir{dir: dir}}, Format: json}, Policy: Policy{IgnoreMissing: true}}
 	opts := formats.InferOptions{InferColumnTypes: true}
-	sample := func(ctx context.Context, path string) (string, formats.Sample, error) {
+	sample := func(f SampleFile) (string, formats.Sample, error) {
 		inf := json.NewInferrer(opts)
-		err := c.Sample(ctx, inf, path)
+		err := c.Sample(context.Background(), inf, f)
 		return inf.Schema().String(), inf.Sampled(), err
 	}
-	want, wantSampled, err := sample(context.Background(), "f.json")
+	want, wantSampled, err := sample(SampleFile{Path: "f.json"})
 	if err != nil || wantSampled.Records != 2 || wantSampled.Bytes != int64(len(data)) {
 		t.Fatalf("without a size: %v %+v", err, wantSampled)
 	}
 	for _, size := range []int64{int64(len(data)), 0, 5, int64(len(data)) + 7, 1 << 20, -1} {
 		for _, trial := range []bool{false, true} {
-			ctx := WithSize(context.Background(), size)
-			if trial {
-				ctx = Trial(ctx)
-			}
-			got, gotSampled, err := sample(ctx, "f.json")
+			got, gotSampled, err := sample(SampleFile{Path: "f.json", Size: size, Sized: size >= 0, Trial: trial})
 			if err != nil || got != want || gotSampled != wantSampled {
 				t.Errorf("size %d trial %v: %s %+v %v, want %s %+v", size, trial, got, gotSampled, err, want, wantSampled)
 			}
 		}
 	}
-	if _, s, err := sample(WithSize(context.Background(), 10), "gone.json"); err != nil || s.Files != 0 {
+	if _, s, err := sample(SampleFile{Path: "gone.json", Size: 10, Sized: true}); err != nil || s.Files != 0 {
 		t.Errorf("missing file with ignoreMissingFiles: %v %+v, want skipped", err, s)
 	}
 	var fe *FileError
-	if _, _, err := sample(Trial(WithSize(context.Background(), 10)), "gone.json"); !errors.As(err, &fe) || fe.Fault != FaultMissing {
+	if _, _, err := sample(SampleFile{Path: "gone.json", Size: 10, Sized: true, Trial: true}); !errors.As(err, &fe) || fe.Fault != FaultMissing {
 		t.Errorf("missing file in a trial: %v, want the FileError unjudged", err)
 	}
 }

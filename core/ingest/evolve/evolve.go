@@ -73,8 +73,8 @@ type Schemas struct {
 	InferOptions func(hints []schema.HintField, maxBytes int64) formats.InferOptions
 	// Sample adds a source file to an inference (convert.Converter.Sample).
 	// It is called from several goroutines at once (each with an inferrer
-	// of its own), in a convert.Trial context for files sampled ahead.
-	Sample func(ctx context.Context, inf formats.Inferrer, path string) error
+	// of its own), as trials for files sampled ahead.
+	Sample func(ctx context.Context, inf formats.Inferrer, f convert.SampleFile) error
 	// Logger receives schema changes (slog.Default() when nil).
 	Logger *slog.Logger
 }

@@ -21,7 +21,7 @@ import (
 // available and no file holds most of the sample's bytes (a big file
 // is better read by the format's own parallel inference), the files are
 // sampled on GOMAXPROCS workers, in runs of consecutive files each into a
-// fork of its own in a trial context (convert.Trial), and the forks are
+// fork of its own as trials (convert.SampleFile.Trial), and the forks are
 // merged in file order. A fork is merged only when inf is not full before
 // any of its files; a run the budget ends inside, or with a file whose
 // trial read failed, is sampled again into inf itself, in its turn, with
@@ -39,7 +39,7 @@ func (s *Schemas) sampleFiles(ctx context.Context, inf formats.Inferrer, files [
 			if inf.Full() {
 				break
 			}
-			if err := s.Sample(convert.WithSize(ctx, f.Size), inf, f.Path); err != nil {
+			if err := s.Sample(ctx, inf, convert.SampleFile{Path: f.Path, Size: f.Size, Sized: true}); err != nil {
 				return err
 			}
 		}
@@ -96,7 +96,6 @@ type sampleRun struct {
 // does (the fork cannot be cut at a file).
 func (s *Schemas) sampleParallel(ctx context.Context, inf fileformat.ForkInferrer, files []batchplan.PlanFile, workers, runFiles int, runBytes int64) error {
 	tctx, cancel := context.WithCancel(ctx)
-	trial := convert.Trial(tctx)
 	window := sampleAhead * workers
 	jobs := make(chan *sampleRun, window)
 	var wg sync.WaitGroup
@@ -106,7 +105,7 @@ func (s *Schemas) sampleParallel(ctx context.Context, inf fileformat.ForkInferre
 			defer wg.Done()
 			for r := range jobs {
 				for k, p := range r.paths {
-					if tctx.Err() != nil || s.Sample(convert.WithSize(trial, r.sizes[k]), r.fork, p) != nil {
+					if tctx.Err() != nil || s.Sample(tctx, r.fork, convert.SampleFile{Path: p, Size: r.sizes[k], Sized: true, Trial: true}) != nil {
 						r.failed = true
 						break
 					}
@@ -147,7 +146,7 @@ func (s *Schemas) sampleParallel(ctx context.Context, inf fileformat.ForkInferre
 			if inf.Full() {
 				return true, nil
 			}
-			if err := s.Sample(convert.WithSize(ctx, f.Size), inf, f.Path); err != nil {
+			if err := s.Sample(ctx, inf, convert.SampleFile{Path: f.Path, Size: f.Size, Sized: true}); err != nil {
 				return true, err
 			}
 		}
