@@ -57,9 +57,8 @@ func (l *Leaf) Float(x float64) {
 	if !l.sc.minmax {
 		return
 	}
-	first := !l.sc.has
 	l.sc.has = true
-	l.sc.addFloat(x, first)
+	l.sc.addFloat(x)
 }
 
 // Bytes adds a non-null string value (its UTF-8 bytes).

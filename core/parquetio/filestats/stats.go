@@ -65,6 +65,7 @@ type statCol struct {
 	nulls int64
 	has   bool // a non-null value was seen
 	nan   bool
+	hasF  bool // a float other than NaN was seen (minF, maxF are set)
 	minI  int64
 	maxI  int64
 	minF  float64
@@ -238,9 +239,9 @@ func (sc *statCol) add(v any) {
 	case time.Time:
 		sc.addInt(x.UnixMicro(), first)
 	case float32:
-		sc.addFloat(float64(x), first)
+		sc.addFloat(float64(x))
 	case float64:
-		sc.addFloat(x, first)
+		sc.addFloat(x)
 	case string:
 		sc.strs.Add(values.UnsafeBytes(x))
 	case schema.Decimal:
@@ -267,17 +268,21 @@ func (sc *statCol) addInt(x int64, first bool) {
 	}
 }
 
-func (sc *statCol) addFloat(x float64, first bool) {
+// addFloat adds a non-null float: a NaN marks the column (its bounds are
+// then dropped), any other value moves the bounds, the first of equal
+// extremes (-0 and 0) kept.
+func (sc *statCol) addFloat(x float64) {
 	if math.IsNaN(x) {
 		sc.nan = true
 		return
 	}
-	if first || x < sc.minF || sc.minF != sc.minF {
+	if !sc.hasF || x < sc.minF {
 		sc.minF = x
 	}
-	if first || x > sc.maxF || sc.maxF != sc.maxF {
+	if !sc.hasF || x > sc.maxF {
 		sc.maxF = x
 	}
+	sc.hasF = true
 }
 
 // Result returns the statistics of the rows added so far.
