@@ -50,9 +50,11 @@ type ifield struct {
 	// plain: name holds no quote, backslash or control character, so
 	// that its JSON text is itself (the type scanner matches it so).
 	plain bool
-	// word8 is a plain name of up to 8 bytes as a little-endian integer
-	// (the bytes of mask8): the scanner compares it with one load.
-	word8, mask8 uint64
+	// key0 and key1 are the name's JSON text with its quotes ("name"),
+	// when plain and at most 16 bytes long, as two little-endian words
+	// (the bytes of mask0 and mask1; mask0 is 0 otherwise): the scanner
+	// compares it with two loads (see keyWords).
+	key0, key1, mask0, mask1 uint64
 	// hint is the hint trie below this field when the struct's trie is
 	// hintFrom (the scanner's cache of hintFrom.child(name)).
 	hintFrom, hint *hintTrie
@@ -91,8 +93,11 @@ func (it *itype) field(name string) *itype {
 	it.index[key] = len(it.fields)
 	it.exact[name] = len(it.fields)
 	f := &itype{}
-	w, m := jsontape.NameWord(name)
-	it.fields = append(it.fields, ifield{name: name, t: f, plain: jsontape.RawName(name), word8: w, mask8: m})
+	fl := ifield{name: name, t: f, plain: jsontape.RawName(name)}
+	if fl.plain {
+		fl.key0, fl.key1, fl.mask0, fl.mask1 = keyWords(name)
+	}
+	it.fields = append(it.fields, fl)
 	return f
 }
 
@@ -162,6 +167,7 @@ type inferrer struct {
 	chunk int
 	// sc is the type scanner's state (scan.go).
 	sc scanState
+
 	// parFree are parallel inference's chunk buffers, kept from one
 	// file to the next (inferpar.go).
 	parFree []*inferChunk

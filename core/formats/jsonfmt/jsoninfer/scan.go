@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/bits"
 	"strings"
+	"unsafe"
 
 	"github.com/tributary-io/tributary/core/formats/jsonfmt/jsontape"
 )
@@ -158,17 +159,17 @@ func (in *inferrer) scanObject(i, depth int, it *itype, h *hintTrie) (int, bool)
 			// this position, as plain text.
 			if g := it.guess[pos]; g >= 0 && g < len(it.fields) {
 				f := &it.fields[g]
-				if n := len(f.name); f.plain && i+n+1 < len(b) && b[i+n+1] == '"' {
-					var same bool
-					if f.mask8 != 0 && i+9 <= len(b) {
-						// A name of up to 8 bytes: one masked load.
-						same = binary.LittleEndian.Uint64(b[i+1:])&f.mask8 == f.word8
-					} else {
-						same = string(b[i+1:i+n+1]) == f.name
-					}
-					if same {
-						end, ft, fh = i+n+2, f.t, f.child(h)
-					}
+				n := len(f.name)
+				var same bool
+				if f.mask0 != 0 && i+16 <= len(b) {
+					// A name of up to 14 bytes: its quoted text in
+					// two masked loads.
+					same = (load64(b, i)&f.mask0^f.key0)|(load64(b, i+8)&f.mask1^f.key1) == 0
+				} else {
+					same = f.plain && i+n+1 < len(b) && b[i+n+1] == '"' && string(b[i+1:i+n+1]) == f.name
+				}
+				if same {
+					end, ft, fh = i+n+2, f.t, f.child(h)
 				}
 			}
 		}
@@ -187,7 +188,40 @@ func (in *inferrer) scanObject(i, depth int, it *itype, h *hintTrie) (int, bool)
 		}
 		i = ws(b, i+1)
 		var ok bool
-		if i, ok = in.scanValue(i, depth+1, ft, fh); !ok {
+		if i < len(b) && b[i] == '"' {
+			// A string, the most common value: scanned here rather
+			// than in scanValue, and a short one without a call.
+			var esc bool
+			q := -1
+			if i+9 <= len(b) {
+				q = quoteAt(load64(b, i+1))
+			}
+			if q >= 0 {
+				end = i + 2 + q
+			} else if end, esc, ok = scanString(b, i); !ok {
+				return end, false
+			}
+			if ft != nil && ft.kind != iString && (end-i > 2 || !in.opts.InferColumnTypes) {
+				in.scanText(ft, fh, i, end, esc)
+			}
+			i = end
+		} else if i+4 <= len(b) && binary.LittleEndian.Uint32(b[i:]) == nullWord {
+			// null leaves every type as it is.
+			i += 4
+		} else if i+4 <= len(b) && binary.LittleEndian.Uint32(b[i:]) == trueWord && (ft == nil || ft.kind == iBool && !in.opts.PrimitivesAsString) {
+			// true in a boolean column (or one only validated).
+			i += 4
+		} else if i < len(b) && (b[i] == '-' || b[i]-'0' <= 9) {
+			// A number: likewise.
+			var integral bool
+			if end, integral, ok = scanNumber(b, i); !ok {
+				return end, false
+			}
+			if ft != nil && !(in.typedNum() && (ft.kind == iDouble || ft.kind == iLong && integral && end-i <= 18)) {
+				in.scanNum(ft, fh, b[i:end], integral)
+			}
+			i = end
+		} else if i, ok = in.scanValue(i, depth+1, ft, fh); !ok {
 			return i, false
 		}
 		if i = ws(b, i); i >= len(b) {
@@ -202,6 +236,56 @@ func (in *inferrer) scanObject(i, depth int, it *itype, h *hintTrie) (int, bool)
 			return i, false
 		}
 	}
+}
+
+// load64 returns the 8 bytes of b from offset i as a little-endian word,
+// without a bounds check: the caller has checked that i >= 0 and
+// i+8 <= len(b).
+func load64(b []byte, i int) uint64 {
+	return binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(b)), i))[:])
+}
+
+// keyWords returns the JSON text of the plain name ("name", with its
+// quotes) as two little-endian words and their masks (the bytes the text
+// takes); all zero when the text is longer than 16 bytes or name is
+// empty.
+func keyWords(name string) (k0, k1, m0, m1 uint64) {
+	if len(name) == 0 || len(name) > 14 {
+		return 0, 0, 0, 0
+	}
+	q := `"` + name + `"`
+	for j := len(q) - 1; j >= 0; j-- {
+		if j >= 8 {
+			k1 = k1<<8 | uint64(q[j])
+		} else {
+			k0 = k0<<8 | uint64(q[j])
+		}
+	}
+	m0 = ^uint64(0)
+	if len(q) < 8 {
+		m0 = 1<<(8*len(q)) - 1
+	}
+	switch {
+	case len(q) == 16:
+		m1 = ^uint64(0)
+	case len(q) > 8:
+		m1 = 1<<(8*(len(q)-8)) - 1
+	}
+	return k0, k1, m0, m1
+}
+
+// quoteAt returns the offset in the 8 bytes of x (little-endian) of the
+// first double quote when no backslash or control character comes before
+// it; -1 otherwise (no quote, or something scanString must check first).
+// A string whose text starts with x ends there, as scanString finds.
+func quoteAt(x uint64) int {
+	m := special8(x)
+	// The lowest flag is bit 7 of the first special byte.
+	k := bits.TrailingZeros64(m)
+	if m == 0 || byte(x>>(k-7)) != '"' {
+		return -1
+	}
+	return k >> 3
 }
 
 // scanField returns the type (and hint trie) of the member whose quoted
@@ -404,12 +488,25 @@ func (in *inferrer) scanValue(i, depth int, it *itype, h *hintTrie) (int, bool) 
 	if !ok {
 		return end, false
 	}
-	if it != nil && !(in.opts.InferColumnTypes && !in.opts.PrimitivesAsString && (it.kind == iDouble || it.kind == iLong && integral && end-i <= 18)) {
-		if t, _ := in.enter(it, vScalar, h); t != nil {
-			in.widenNumber(t, b[i:end], integral)
-		}
+	if it != nil && !(in.typedNum() && (it.kind == iDouble || it.kind == iLong && integral && end-i <= 18)) {
+		in.scanNum(it, h, b[i:end], integral)
 	}
 	return end, true
+}
+
+// typedNum reports whether numbers are typed (inferColumnTypes without
+// primitivesAsString): then a double, or an integer of up to 18
+// characters, leaves a double or long column as it is.
+func (in *inferrer) typedNum() bool {
+	return in.opts.InferColumnTypes && !in.opts.PrimitivesAsString
+}
+
+// scanNum merges the standard JSON number raw into it, as add does (the
+// callers skip it when the number cannot change it).
+func (in *inferrer) scanNum(it *itype, h *hintTrie, raw []byte, integral bool) {
+	if t, _ := in.enter(it, vScalar, h); t != nil {
+		in.widenNumber(t, raw, integral)
+	}
 }
 
 // scanText merges the string b[start:end] into it, as add does.
@@ -518,7 +615,7 @@ func scanNumber(b []byte, i int) (int, bool, bool) {
 // decimal digit.
 func digits(b []byte, i int) int {
 	for i+8 <= len(b) {
-		x := binary.LittleEndian.Uint64(b[i:])
+		x := load64(b, i)
 		// A byte is flagged when below '0' (the subtraction sets its
 		// top bit), above '9' (the addition does) or not ASCII; the
 		// lowest flag is exact.
@@ -543,7 +640,7 @@ func scanString(b []byte, i int) (int, bool, bool) {
 		// Skip 8 bytes at a time up to the first quote, backslash or
 		// control character.
 		for i+8 <= len(b) {
-			if m := special8(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+			if m := special8(load64(b, i)); m != 0 {
 				i += bits.TrailingZeros64(m) >> 3
 				break
 			}
@@ -579,10 +676,13 @@ func scanString(b []byte, i int) (int, bool, bool) {
 	}
 }
 
-// SWAR constants: each byte 0x01 and 0x80.
+// SWAR constants: each byte 0x01 and 0x80; the literals null and true as
+// little-endian words.
 const (
-	lsb8 = 0x0101010101010101
-	msb8 = 0x8080808080808080
+	lsb8     = 0x0101010101010101
+	msb8     = 0x8080808080808080
+	nullWord = 'n' | 'u'<<8 | 'l'<<16 | 'l'<<24
+	trueWord = 't' | 'r'<<8 | 'u'<<16 | 'e'<<24
 )
 
 // special8 flags the bytes of x that are a double quote, a backslash or a

@@ -368,3 +368,74 @@ func TestScanWords(t *testing.T) {
 		}
 	}
 }
+
+// TestScanFastPaths checks the scanner's word-at-a-time shortcuts against
+// the plain ones on random bytes: quoteAt against scanString, the quoted
+// name words of keyWords against a string comparison, load64 against
+// encoding/binary.
+func TestScanFastPaths(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	alphabet := []byte("ab\"\\ \x00\x1f\x7f\x80\xff\xc3\xa9:,nu")
+	for range 50000 {
+		b := make([]byte, 1+r.IntN(24))
+		for i := range b {
+			b[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		checkFastPaths(t, b, string(b[1:1+r.IntN(len(b))]))
+	}
+}
+
+// FuzzScanFastPaths is TestScanFastPaths on arbitrary bytes and names.
+func FuzzScanFastPaths(f *testing.F) {
+	f.Add([]byte(`"event_id":"x"`), "event_id")
+	f.Add([]byte(`"ab\"c":1`), `ab"c`)
+	f.Add([]byte(`"abcdefghijklmn":1`), "abcdefghijklmn")
+	f.Add([]byte("\"a\x01b\""), "a")
+	f.Fuzz(func(t *testing.T, b []byte, name string) {
+		if len(b) == 0 {
+			return
+		}
+		checkFastPaths(t, b, name)
+	})
+}
+
+// checkFastPaths checks quoteAt, keyWords and load64 on the string or
+// name at b[0] (made a quote).
+func checkFastPaths(t *testing.T, b []byte, name string) {
+	t.Helper()
+	b = bytes.Clone(b)
+	b[0] = '"'
+	if len(b) >= 9 {
+		if q := quoteAt(load64(b, 1)); q >= 0 {
+			end, esc, ok := scanString(b, 0)
+			if !ok || esc || end != q+2 {
+				t.Fatalf("quoteAt(%q) = %d; scanString: end %d esc %v ok %v", b, q, end, esc, ok)
+			}
+		} else if end, esc, ok := scanString(b, 0); ok && !esc && end <= 9 {
+			t.Fatalf("quoteAt(%q) missed the string ending at %d", b, end)
+		}
+	}
+	for i := 0; i+8 <= len(b); i++ {
+		if got, want := load64(b, i), binary.LittleEndian.Uint64(b[i:]); got != want {
+			t.Fatalf("load64(%q, %d) = %#x, want %#x", b, i, got, want)
+		}
+	}
+	if !jsontape.RawName(name) {
+		return
+	}
+	k0, k1, m0, m1 := keyWords(name)
+	if m0 == 0 {
+		if name != "" && len(name) <= 14 {
+			t.Fatalf("keyWords(%q): no words", name)
+		}
+		return
+	}
+	if len(b) < 16 {
+		b = append(b, make([]byte, 16-len(b))...)
+	}
+	same := (load64(b, 0)&m0^k0)|(load64(b, 8)&m1^k1) == 0
+	want := len(b) >= len(name)+2 && string(b[1:1+len(name)]) == name && b[1+len(name)] == '"'
+	if same != want {
+		t.Fatalf("keyWords(%q) on %q: match %v, want %v", name, b, same, want)
+	}
+}
