@@ -147,9 +147,13 @@ func (in *inferrer) scanObject(i, depth int, it *itype, h *hintTrie) (int, bool)
 	if i = ws(b, i+1); i < len(b) && b[i] == '}' {
 		return i + 1, true
 	}
+	// White space is skipped where a token is expected and not found:
+	// most records have none.
 	for pos := 0; ; pos++ {
 		if i >= len(b) || b[i] != '"' {
-			return i, false
+			if i = ws(b, i); i >= len(b) || b[i] != '"' {
+				return i, false
+			}
 		}
 		var ft *itype
 		var fh *hintTrie
@@ -183,12 +187,24 @@ func (in *inferrer) scanObject(i, depth int, it *itype, h *hintTrie) (int, bool)
 				ft, fh = in.scanField(it, pos, start, end, esc, h)
 			}
 		}
-		if i = ws(b, end); i >= len(b) || b[i] != ':' {
+		if i = end; i >= len(b) || b[i] != ':' {
+			if i = ws(b, i); i >= len(b) || b[i] != ':' {
+				return i, false
+			}
+		}
+		if i++; i >= len(b) {
 			return i, false
 		}
-		i = ws(b, i+1)
+		c := b[i]
+		if c <= ' ' {
+			if i = ws(b, i); i >= len(b) {
+				return i, false
+			}
+			c = b[i]
+		}
 		var ok bool
-		if i < len(b) && b[i] == '"' {
+		switch {
+		case c == '"':
 			// A string, the most common value: scanned here rather
 			// than in scanValue, and a short one without a call.
 			var esc bool
@@ -205,13 +221,7 @@ func (in *inferrer) scanObject(i, depth int, it *itype, h *hintTrie) (int, bool)
 				in.scanText(ft, fh, i, end, esc)
 			}
 			i = end
-		} else if i+4 <= len(b) && binary.LittleEndian.Uint32(b[i:]) == nullWord {
-			// null leaves every type as it is.
-			i += 4
-		} else if i+4 <= len(b) && binary.LittleEndian.Uint32(b[i:]) == trueWord && (ft == nil || ft.kind == iBool && !in.opts.PrimitivesAsString) {
-			// true in a boolean column (or one only validated).
-			i += 4
-		} else if i < len(b) && (b[i] == '-' || b[i]-'0' <= 9) {
+		case c == '-' || c-'0' <= 9:
 			// A number: likewise.
 			var integral bool
 			if end, integral, ok = scanNumber(b, i); !ok {
@@ -221,17 +231,31 @@ func (in *inferrer) scanObject(i, depth int, it *itype, h *hintTrie) (int, bool)
 				in.scanNum(ft, fh, b[i:end], integral)
 			}
 			i = end
-		} else if i, ok = in.scanValue(i, depth+1, ft, fh); !ok {
+		case c == 'n' && i+4 <= len(b) && load32(b, i) == nullWord:
+			// null leaves every type as it is.
+			i += 4
+		case c == 't' && i+4 <= len(b) && load32(b, i) == trueWord && (ft == nil || ft.kind == iBool && !in.opts.PrimitivesAsString):
+			// true in a boolean column (or one only validated).
+			i += 4
+		default:
+			if i, ok = in.scanValue(i, depth+1, ft, fh); !ok {
+				return i, false
+			}
+		}
+		if i >= len(b) {
 			return i, false
 		}
-		if i = ws(b, i); i >= len(b) {
-			return i, false
+		if c = b[i]; c <= ' ' {
+			if i = ws(b, i); i >= len(b) {
+				return i, false
+			}
+			c = b[i]
 		}
-		switch b[i] {
+		switch c {
+		case ',':
+			i++
 		case '}':
 			return i + 1, true
-		case ',':
-			i = ws(b, i+1)
 		default:
 			return i, false
 		}
@@ -243,6 +267,11 @@ func (in *inferrer) scanObject(i, depth int, it *itype, h *hintTrie) (int, bool)
 // i+8 <= len(b).
 func load64(b []byte, i int) uint64 {
 	return binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(b)), i))[:])
+}
+
+// load32 is load64 for 4 bytes (i+4 <= len(b)).
+func load32(b []byte, i int) uint32 {
+	return binary.LittleEndian.Uint32((*[4]byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(b)), i))[:])
 }
 
 // keyWords returns the JSON text of the plain name ("name", with its
