@@ -161,7 +161,7 @@ func (in *inferrer) scanObject(i, depth int, it *itype, h *hintTrie) (int, bool)
 		if it != nil && pos < len(it.guess) {
 			// Fast path: the name of the field the last object had at
 			// this position, as plain text.
-			if g := it.guess[pos]; g >= 0 && g < len(it.fields) {
+			if g := it.guess[pos]; uint(g) < uint(len(it.fields)) {
 				f := &it.fields[g]
 				n := len(f.name)
 				var same bool
@@ -208,13 +208,16 @@ func (in *inferrer) scanObject(i, depth int, it *itype, h *hintTrie) (int, bool)
 			// A string, the most common value: scanned here rather
 			// than in scanValue, and a short one without a call.
 			var esc bool
-			q := -1
+			q, from := -1, i+1
 			if i+9 <= len(b) {
-				q = quoteAt(load64(b, i+1))
+				var plain bool
+				if q, plain = quoteAt(load64(b, i+1)); plain {
+					from = i + 9
+				}
 			}
 			if q >= 0 {
 				end = i + 2 + q
-			} else if end, esc, ok = scanString(b, i); !ok {
+			} else if end, esc, ok = scanRest(b, from); !ok {
 				return end, false
 			}
 			if ft != nil && ft.kind != iString && (end-i > 2 || !in.opts.InferColumnTypes) {
@@ -305,16 +308,17 @@ func keyWords(name string) (k0, k1, m0, m1 uint64) {
 
 // quoteAt returns the offset in the 8 bytes of x (little-endian) of the
 // first double quote when no backslash or control character comes before
-// it; -1 otherwise (no quote, or something scanString must check first).
-// A string whose text starts with x ends there, as scanString finds.
-func quoteAt(x uint64) int {
+// it; -1 otherwise, with plain true when none of the 8 bytes is a quote,
+// a backslash or a control character. A string whose text starts with x
+// ends there, as scanString finds.
+func quoteAt(x uint64) (q int, plain bool) {
 	m := special8(x)
 	// The lowest flag is bit 7 of the first special byte.
 	k := bits.TrailingZeros64(m)
 	if m == 0 || byte(x>>(k-7)) != '"' {
-		return -1
+		return -1, m == 0
 	}
-	return k >> 3
+	return k >> 3, false
 }
 
 // scanField returns the type (and hint trie) of the member whose quoted
@@ -663,7 +667,12 @@ func digits(b []byte, i int) int {
 // closing quote, and whether it holds an escape. Only the escapes of RFC
 // 8259 are accepted, and no control character.
 func scanString(b []byte, i int) (int, bool, bool) {
-	i++
+	return scanRest(b, i+1)
+}
+
+// scanRest is scanString from offset i inside the string, all bytes
+// before it plain (no quote, backslash or control character).
+func scanRest(b []byte, i int) (int, bool, bool) {
 	esc := false
 	for {
 		// Skip 8 bytes at a time up to the first quote, backslash or

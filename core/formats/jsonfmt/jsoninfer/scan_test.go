@@ -406,13 +406,22 @@ func checkFastPaths(t *testing.T, b []byte, name string) {
 	b = bytes.Clone(b)
 	b[0] = '"'
 	if len(b) >= 9 {
-		if q := quoteAt(load64(b, 1)); q >= 0 {
-			end, esc, ok := scanString(b, 0)
-			if !ok || esc || end != q+2 {
-				t.Fatalf("quoteAt(%q) = %d; scanString: end %d esc %v ok %v", b, q, end, esc, ok)
+		q, plain := quoteAt(load64(b, 1))
+		end, esc, ok := scanString(b, 0)
+		switch {
+		case q >= 0:
+			if !ok || esc || end != q+2 || plain {
+				t.Fatalf("quoteAt(%q) = %d, %v; scanString: end %d esc %v ok %v", b, q, plain, end, esc, ok)
 			}
-		} else if end, esc, ok := scanString(b, 0); ok && !esc && end <= 9 {
+		case ok && !esc && end <= 9:
 			t.Fatalf("quoteAt(%q) missed the string ending at %d", b, end)
+		case plain:
+			if bytes.ContainsAny(b[1:9], "\\\"") || bytes.ContainsFunc(b[1:9], func(r rune) bool { return r < 0x20 }) {
+				t.Fatalf("quoteAt(%q): plain, but a byte is special", b)
+			}
+			if end2, esc2, ok2 := scanRest(b, 9); end2 != end || esc2 != esc || ok2 != ok {
+				t.Fatalf("scanRest(%q, 9) = %d %v %v, scanString %d %v %v", b, end2, esc2, ok2, end, esc, ok)
+			}
 		}
 	}
 	for i := 0; i+8 <= len(b); i++ {
