@@ -16,7 +16,7 @@ import (
 	"github.com/tributary-io/tributary/core/parquetio"
 )
 
-// Parallel columnar read. With more than two CPUs (GOMAXPROCS), ReadBatch
+// Parallel columnar read. With more than one CPU (GOMAXPROCS), ReadBatch
 // cuts a file's lines into chunks of about jsoninfer.ChunkBytes (split at line
 // boundaries by the line reader) that worker goroutines decode, each with
 // a reader of its own, into a ColumnBatch per chunk; ReadBatch hands the
@@ -80,14 +80,7 @@ func (rd *reader) parallel() bool {
 			n = rd.opts.Workers
 		}
 		if n == 0 {
-			// One CPU is left to the consumer: the Parquet encoder runs
-			// beside the read. At GOMAXPROCS=2 the file is decoded on
-			// the caller's goroutine while the encoder has the other
-			// core: two chunk workers and the encoder shared two cores,
-			// the encoder (the slower stage) waited for a core, and the
-			// chunks cost a second pass over every line (their count
-			// on the reading goroutine).
-			n = runtime.GOMAXPROCS(0) - 1
+			n = runtime.GOMAXPROCS(0)
 		}
 		if n > 1 && !rd.lr.Whole {
 			rd.par = &parBatch{rd: rd, workers: n, chunk: jsoninfer.ChunkBytes}

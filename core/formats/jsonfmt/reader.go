@@ -134,7 +134,7 @@ type reader struct {
 	opts       fileformat.ReadOptions
 	par        *parBatch // parallel columnar read (colpar.go), once started
 	parDecided bool
-	parWorkers int // 0: opts.Workers, else GOMAXPROCS-1 (tests set it, and parChunk)
+	parWorkers int // 0: GOMAXPROCS (tests set it, and parChunk)
 	parChunk   int // 0: jsoninfer.ChunkBytes
 	// fast decodes the common record without the tape (nil: not used);
 	// noFast turns it off (tests).
