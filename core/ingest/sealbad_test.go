@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tributary-io/tributary/core/objstore"
 	"github.com/tributary-io/tributary/core/objstore/memstore"
 )
 
@@ -40,7 +39,7 @@ func TestSealBeforeBadRecordsUpload(t *testing.T) {
 	// The seal fails once the exception files are uploaded, if the write
 	// runs before it.
 	sw := &sealWatch{Store: w.cp, fail: errCrash, beforeSeal: func(string) {
-		waitFor(2*time.Second, func() bool { return len(listKeys(t, bad)) > 0 })
+		waitFor(2*time.Second, func() bool { return len(sourceKeys(t, bad)) > 0 })
 	}}
 	w.engineHook = func(e *Engine) {
 		setup(e)
@@ -56,7 +55,7 @@ func TestSealBeforeBadRecordsUpload(t *testing.T) {
 	}
 	checkExactlyOnce(t, tableIDs(t, w.table), w.rows)
 	var records []string
-	for _, k := range listKeys(t, bad) {
+	for _, k := range sourceKeys(t, bad) {
 		if strings.Contains(k, "/bad_records/") {
 			records = append(records, k)
 		}
@@ -64,17 +63,4 @@ func TestSealBeforeBadRecordsUpload(t *testing.T) {
 	if len(records) != 1 {
 		t.Fatalf("bad_records files %v: want one (the bad record once)", records)
 	}
-}
-
-// listKeys lists every key of s.
-func listKeys(t *testing.T, s objstore.Store) []string {
-	t.Helper()
-	var keys []string
-	for info, err := range s.List(context.Background(), objstore.ListOptions{}) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		keys = append(keys, info.Key)
-	}
-	return keys
 }
