@@ -188,17 +188,7 @@ func (rd *reader) hand(c *csvChunk, b *parquetio.ColumnBatch) error {
 		p.batches = append(p.batches, c.b)
 	}
 	p.bufs = append(p.bufs, c.buf[:0])
-	st := &rd.stats
-	st.RowsRead += c.stats.RowsRead
-	st.RowsRescued += c.stats.RowsRescued
-	st.CorruptRecords += c.stats.CorruptRecords
-	st.ValuesDropped += c.stats.ValuesDropped
-	for _, path := range c.stats.UnknownFields {
-		rd.note(rd.seenU, &st.UnknownFields, path)
-	}
-	for _, path := range c.stats.MismatchedFields {
-		rd.note(rd.seenM, &st.MismatchedFields, path)
-	}
+	rd.stats.Merge(c.stats, rd.seenU, rd.seenM)
 	for _, br := range c.bad {
 		rd.badHook(br)
 	}

@@ -180,14 +180,6 @@ func (rd *reader) column(i int) (int, string, bool) {
 	return rd.colIdx[i], rd.colName[i], rd.caseOnly[i]
 }
 
-func (rd *reader) note(seen map[string]bool, list *[]string, p string) {
-	if len(*list) >= fileformat.MaxReportedPaths || seen[p] {
-		return
-	}
-	seen[p] = true
-	*list = append(*list, p)
-}
-
 // Next returns the next row, or io.EOF.
 func (rd *reader) Next() ([]any, error) {
 	for {
@@ -297,7 +289,7 @@ func (rd *reader) record() ([]any, string) {
 		s, null := tokenValue(tk, i, &rd.o)
 		if idx < 0 {
 			if !caseOnly {
-				rd.note(rd.seenU, &rd.stats.UnknownFields, name)
+				fileformat.NotePath(rd.seenU, &rd.stats.UnknownFields, name)
 			}
 			switch {
 			case null:
@@ -313,7 +305,7 @@ func (rd *reader) record() ([]any, string) {
 		}
 		v, ok := rd.o.convert(rd.s.Fields[idx].Type, s)
 		if !ok {
-			rd.note(rd.seenM, &rd.stats.MismatchedFields, rd.s.Fields[idx].Name)
+			fileformat.NotePath(rd.seenM, &rd.stats.MismatchedFields, rd.s.Fields[idx].Name)
 			if rd.rescueIdx >= 0 {
 				rd.rescue.AddString([]string{name}, s)
 			} else {

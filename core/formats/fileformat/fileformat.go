@@ -260,6 +260,33 @@ func (st ReadStats) Clone() ReadStats {
 // MaxReportedPaths caps ReadStats.UnknownFields and MismatchedFields.
 const MaxReportedPaths = 1000
 
+// NotePath appends path p to list (UnknownFields or MismatchedFields)
+// unless seen holds it already or list holds MaxReportedPaths paths; seen
+// records the paths appended.
+func NotePath(seen map[string]bool, list *[]string, p string) {
+	if len(*list) >= MaxReportedPaths || seen[p] {
+		return
+	}
+	seen[p] = true
+	*list = append(*list, p)
+}
+
+// Merge adds the statistics of a later part of the same read (a chunk
+// decoded on its own) to st: its counts, and its paths after st's, each
+// once (seenU, seenM: the paths of st's lists, NotePath).
+func (st *ReadStats) Merge(c ReadStats, seenU, seenM map[string]bool) {
+	st.RowsRead += c.RowsRead
+	st.RowsRescued += c.RowsRescued
+	st.CorruptRecords += c.CorruptRecords
+	st.ValuesDropped += c.ValuesDropped
+	for _, p := range c.UnknownFields {
+		NotePath(seenU, &st.UnknownFields, p)
+	}
+	for _, p := range c.MismatchedFields {
+		NotePath(seenM, &st.MismatchedFields, p)
+	}
+}
+
 // ParseMode is Spark's mode option for malformed records.
 type ParseMode string
 

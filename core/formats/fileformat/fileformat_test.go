@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"math/big"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -346,4 +348,26 @@ func FuzzParseTimestamp(f *testing.F) {
 			t.Fatalf("round trip of %q (%v): %v %v", s, ts, again, ok)
 		}
 	})
+}
+
+// TestReadStatsMerge: counts add up; a later part's paths follow st's,
+// each once, and stop at MaxReportedPaths.
+func TestReadStatsMerge(t *testing.T) {
+	st := ReadStats{RowsRead: 2, CorruptRecords: 1, UnknownFields: []string{"a"}}
+	seenU, seenM := map[string]bool{"a": true}, map[string]bool{}
+	st.Merge(ReadStats{RowsRead: 3, RowsRescued: 1, CorruptRecords: 2, ValuesDropped: 4,
+		UnknownFields: []string{"b", "a", "c"}, MismatchedFields: []string{"x", "x"}}, seenU, seenM)
+	want := ReadStats{RowsRead: 5, RowsRescued: 1, CorruptRecords: 3, ValuesDropped: 4,
+		UnknownFields: []string{"a", "b", "c"}, MismatchedFields: []string{"x"}}
+	if !reflect.DeepEqual(st, want) {
+		t.Fatalf("merged %+v, want %+v", st, want)
+	}
+	many := make([]string, MaxReportedPaths+5)
+	for i := range many {
+		many[i] = fmt.Sprint("p", i)
+	}
+	st.Merge(ReadStats{MismatchedFields: many}, seenU, seenM)
+	if n := len(st.MismatchedFields); n != MaxReportedPaths || st.MismatchedFields[1] != "p0" {
+		t.Fatalf("%d mismatched paths (second %q), want %d with p0 after x", n, st.MismatchedFields[1], MaxReportedPaths)
+	}
 }

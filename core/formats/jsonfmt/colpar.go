@@ -274,23 +274,7 @@ func (p *parBatch) hand(c *batchChunk, b *parquetio.ColumnBatch) error {
 			return fmt.Errorf("jsonfmt: %s: %w", rd.file, err)
 		}
 	}
-	st := &rd.stats
-	st.RowsRead += c.stats.RowsRead
-	st.RowsRescued += c.stats.RowsRescued
-	st.CorruptRecords += c.stats.CorruptRecords
-	st.ValuesDropped += c.stats.ValuesDropped
-	for _, path := range c.stats.UnknownFields {
-		if len(st.UnknownFields) < fileformat.MaxReportedPaths && !rd.seenU[path] {
-			rd.seenU[path] = true
-			st.UnknownFields = append(st.UnknownFields, path)
-		}
-	}
-	for _, path := range c.stats.MismatchedFields {
-		if len(st.MismatchedFields) < fileformat.MaxReportedPaths && !rd.seenM[path] {
-			rd.seenM[path] = true
-			st.MismatchedFields = append(st.MismatchedFields, path)
-		}
-	}
+	rd.stats.Merge(c.stats, rd.seenU, rd.seenM)
 	for _, br := range c.bad {
 		rd.badHook(br)
 	}

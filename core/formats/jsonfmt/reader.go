@@ -439,13 +439,9 @@ func (rd *reader) pathStrings() []string {
 
 func (rd *reader) note(seen map[string]bool, list *[]string) {
 	if len(*list) >= fileformat.MaxReportedPaths {
-		return
+		return // before building the path
 	}
-	p := strings.Join(rd.pathStrings(), ".")
-	if !seen[p] {
-		seen[p] = true
-		*list = append(*list, p)
-	}
+	fileformat.NotePath(seen, list, strings.Join(rd.pathStrings(), "."))
 }
 
 // convStruct converts object node n to a struct value. ok is false when,
