@@ -56,11 +56,7 @@ func (c *Converter) sampleOnce(ctx context.Context, inf formats.Inferrer, f Samp
 		defer sf.Close()
 		err = ra.AddFile(ctx, path, sf)
 	} else {
-		size := int64(-1) // unknown
-		if f.Sized {
-			size = f.Size
-		}
-		r, _, oerr := c.Source.open(ctx, path, size)
+		r, _, oerr := c.Source.open(ctx, path, f.Size)
 		if oerr != nil {
 			return oerr
 		}
@@ -84,12 +80,11 @@ func (c *Converter) sampleOnce(ctx context.Context, inf formats.Inferrer, f Samp
 type SampleFile struct {
 	// Path is the file's path in the source.
 	Path string
-	// Size is its listed size when Sized: a small local file of a known
-	// size is then read whole in one read(2), as the decoders read it
-	// (readWhole). A size that is no longer right costs nothing but that
-	// read: the file is read to its end.
-	Size  int64
-	Sized bool
+	// Size is its listed size, negative when unknown: a small local file
+	// of a known size is read whole in one read(2), as the decoders read
+	// it (readWhole). A size that is no longer right costs nothing but
+	// that read: the file is read to its end.
+	Size int64
 	// Trial reads the file once and returns its failure (a read error,
 	// an unreadable or missing file, a FAILFAST record) without judging
 	// or logging it. A parallel inference samples files ahead this way

@@ -32,23 +32,23 @@ func TestSampleWithSize(t *testing.T) {
 		err := c.Sample(context.Background(), inf, f)
 		return inf.Schema().String(), inf.Sampled(), err
 	}
-	want, wantSampled, err := sample(SampleFile{Path: "f.json"})
+	want, wantSampled, err := sample(SampleFile{Path: "f.json", Size: -1})
 	if err != nil || wantSampled.Records != 2 || wantSampled.Bytes != int64(len(data)) {
 		t.Fatalf("without a size: %v %+v", err, wantSampled)
 	}
 	for _, size := range []int64{int64(len(data)), 0, 5, int64(len(data)) + 7, 1 << 20, -1} {
 		for _, trial := range []bool{false, true} {
-			got, gotSampled, err := sample(SampleFile{Path: "f.json", Size: size, Sized: size >= 0, Trial: trial})
+			got, gotSampled, err := sample(SampleFile{Path: "f.json", Size: size, Trial: trial})
 			if err != nil || got != want || gotSampled != wantSampled {
 				t.Errorf("size %d trial %v: %s %+v %v, want %s %+v", size, trial, got, gotSampled, err, want, wantSampled)
 			}
 		}
 	}
-	if _, s, err := sample(SampleFile{Path: "gone.json", Size: 10, Sized: true}); err != nil || s.Files != 0 {
+	if _, s, err := sample(SampleFile{Path: "gone.json", Size: 10}); err != nil || s.Files != 0 {
 		t.Errorf("missing file with ignoreMissingFiles: %v %+v, want skipped", err, s)
 	}
 	var fe *FileError
-	if _, _, err := sample(SampleFile{Path: "gone.json", Size: 10, Sized: true, Trial: true}); !errors.As(err, &fe) || fe.Fault != FaultMissing {
+	if _, _, err := sample(SampleFile{Path: "gone.json", Size: 10, Trial: true}); !errors.As(err, &fe) || fe.Fault != FaultMissing {
 		t.Errorf("missing file in a trial: %v, want the FileError unjudged", err)
 	}
 }

@@ -39,7 +39,7 @@ func (s *Schemas) sampleFiles(ctx context.Context, inf formats.Inferrer, files [
 			if inf.Full() {
 				break
 			}
-			if err := s.Sample(ctx, inf, convert.SampleFile{Path: f.Path, Size: f.Size, Sized: true}); err != nil {
+			if err := s.Sample(ctx, inf, convert.SampleFile{Path: f.Path, Size: f.Size}); err != nil {
 				return err
 			}
 		}
@@ -105,7 +105,7 @@ func (s *Schemas) sampleParallel(ctx context.Context, inf fileformat.ForkInferre
 			defer wg.Done()
 			for r := range jobs {
 				for k, p := range r.paths {
-					if tctx.Err() != nil || s.Sample(tctx, r.fork, convert.SampleFile{Path: p, Size: r.sizes[k], Sized: true, Trial: true}) != nil {
+					if tctx.Err() != nil || s.Sample(tctx, r.fork, convert.SampleFile{Path: p, Size: r.sizes[k], Trial: true}) != nil {
 						r.failed = true
 						break
 					}
@@ -146,7 +146,7 @@ func (s *Schemas) sampleParallel(ctx context.Context, inf fileformat.ForkInferre
 			if inf.Full() {
 				return true, nil
 			}
-			if err := s.Sample(ctx, inf, convert.SampleFile{Path: f.Path, Size: f.Size, Sized: true}); err != nil {
+			if err := s.Sample(ctx, inf, convert.SampleFile{Path: f.Path, Size: f.Size}); err != nil {
 				return true, err
 			}
 		}

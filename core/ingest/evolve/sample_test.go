@@ -195,7 +195,7 @@ func serialSample(s *Schemas, inf formats.Inferrer, files []batchplan.PlanFile, 
 		if (maxFiles > 0 && i >= maxFiles) || inf.Full() {
 			break
 		}
-		if err := s.Sample(context.Background(), inf, convert.SampleFile{Path: f.Path}); err != nil {
+		if err := s.Sample(context.Background(), inf, convert.SampleFile{Path: f.Path, Size: -1}); err != nil {
 			return err
 		}
 	}
