@@ -128,27 +128,8 @@ func (e *Engine) tableConfig(snap *delta.Snapshot) map[string]string {
 	return e.schemas().TableConfig(snap)
 }
 
-// pendingAfterClaim is the state store as schema inference sees it: while
-// the batch's claim runs (claimsAhead), its Pending waits for the claim,
-// so that the files it adds to the sample are those after the batch, as
-// when the claim ran before the write.
+// pendingAfterClaim is the state store as schema inference sees it
+// (batchplan.AfterClaim of the batch's claim, while it runs).
 func (e *Engine) pendingAfterClaim() state.Store {
-	if e.claiming == nil {
-		return e.State
-	}
-	return claimedFirst{e.State, e.claiming}
-}
-
-// claimedFirst is a state store whose Pending waits for a claim.
-type claimedFirst struct {
-	state.Store
-	claim *batchplan.Claiming
-}
-
-// Pending implements state.Store once the claim is done.
-func (s claimedFirst) Pending(ctx context.Context, stream string, limit int) ([]state.Entry, error) {
-	if _, err := s.claim.Wait(); err != nil {
-		return nil, err
-	}
-	return s.Store.Pending(ctx, stream, limit)
+	return batchplan.AfterClaim(e.State, e.claiming)
 }

@@ -299,3 +299,28 @@ func Digest(p *Plan) (string, error) {
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:8]), nil
 }
+
+// AfterClaim is the state store as schema inference sees it while claim
+// runs (claim nil: st itself): Pending waits for the claim, so that the
+// files it adds to an inference sample are those after the batch, as
+// when the claim ran before the write.
+func AfterClaim(st state.Store, claim *Claiming) state.Store {
+	if claim == nil {
+		return st
+	}
+	return claimedFirst{st, claim}
+}
+
+// claimedFirst is a state store whose Pending waits for a claim.
+type claimedFirst struct {
+	state.Store
+	claim *Claiming
+}
+
+// Pending implements state.Store once the claim is done.
+func (s claimedFirst) Pending(ctx context.Context, stream string, limit int) ([]state.Entry, error) {
+	if _, err := s.claim.Wait(); err != nil {
+		return nil, err
+	}
+	return s.Store.Pending(ctx, stream, limit)
+}
