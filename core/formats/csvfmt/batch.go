@@ -55,7 +55,7 @@ func (rd *reader) ReadBatch(b *parquetio.ColumnBatch, maxRows int, maxBytes int6
 		rd.col.plan = p
 		rd.col.vals = make([]csvcol.Value, len(rd.s.Fields))
 	}
-	if !rd.parDecided && !rd.started {
+	if !rd.parDecided && !rd.started && rd.fold == nil {
 		rd.parDecided = true
 		if err := rd.startPar(); err != nil {
 			return err
@@ -79,6 +79,9 @@ func (rd *reader) ReadBatch(b *parquetio.ColumnBatch, maxRows int, maxBytes int6
 			}
 		}
 		row, reason := rd.record()
+		if err := rd.plain(reason); err != nil {
+			return err
+		}
 		keep, err := rd.decide(row, reason)
 		if err != nil {
 			return err

@@ -6,13 +6,11 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 	"unsafe"
 
 	"github.com/tributary-io/tributary/core/formats/charset"
-	"github.com/tributary-io/tributary/core/formats/csvfmt/csvcol"
 	"github.com/tributary-io/tributary/core/formats/csvfmt/csvtok"
 	"github.com/tributary-io/tributary/core/formats/fileformat"
 	"github.com/tributary-io/tributary/core/schema"
@@ -119,23 +117,7 @@ func (in *inferrer) Add(ctx context.Context, path string, r io.Reader) error {
 		if err != nil {
 			return fmt.Errorf("csvfmt: read %s line %d: %w", path, tk.Line(), err)
 		}
-		names := make([]string, tk.Len())
-		if o.Header {
-			raw := make([]string, tk.Len())
-			for i := range tk.Len() {
-				raw[i] = tk.Value(i)
-			}
-			names = csvcol.SafeHeader(raw, o.NullValue)
-		} else {
-			for i := range names {
-				names[i] = "_c" + strconv.Itoa(i)
-			}
-		}
-		cols := make([]int, len(names)) // file column -> inferred column
-		for i, name := range names {
-			cols[i] = in.column(name)
-		}
-		f := in.newFolder(cols, in.cols)
+		f := in.fileFolder(tk)
 		if !o.Header {
 			if err := in.record(f, tk, path, 1); err != nil {
 				return err

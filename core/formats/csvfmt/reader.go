@@ -55,6 +55,8 @@ type reader struct {
 	par        *parRead
 	parDecided bool
 	lineBase   int64
+	// fold is ReadOptions.Fold's (nil: none; fold.go).
+	fold *foldRead
 }
 
 // line is the number of the line the record read last starts on.
@@ -112,6 +114,11 @@ func open(ctx context.Context, r io.Reader, s *schema.StructType, opts fileforma
 	}
 	rd.foldMatch = opts.CaseInsensitive || rd.rescueIdx < 0
 	rd.tk = newTokenizer(cs.NewReader(r), &rd.o, opts.Text.LineSep)
+	if opts.Fold != nil {
+		if rd.fold, err = newFold(opts.Fold, &rd.o, opts.Text); err != nil {
+			return nil, err
+		}
+	}
 	return rd, nil
 }
 
@@ -187,6 +194,9 @@ func (rd *reader) Next() ([]any, error) {
 			return nil, err
 		}
 		row, reason := rd.record()
+		if err := rd.plain(reason); err != nil {
+			return nil, err
+		}
 		keep, err := rd.decide(row, reason)
 		if err != nil {
 			return nil, err
@@ -220,6 +230,10 @@ func (rd *reader) advance() error {
 		}
 		if !rd.started {
 			rd.started = true
+			if rd.fold != nil {
+				rd.fold.in.sample.Files++
+				rd.fold.f = rd.fold.in.fileFolder(tk)
+			}
 			if rd.o.Header {
 				if err := rd.header(); err != nil {
 					return err
@@ -227,6 +241,9 @@ func (rd *reader) advance() error {
 				continue
 			}
 			rd.expect = len(rd.data)
+		}
+		if rd.fold != nil {
+			return rd.fold.in.record(rd.fold.f, tk, rd.file, rd.lineBase+1)
 		}
 		return nil
 	}

@@ -211,6 +211,13 @@ type ReadOptions struct {
 	// Reuse, when set, receives the reader's reusable state when it is
 	// closed and offers it to the next reader opened with it (nil: none).
 	Reuse *Reuse
+	// Fold, when set, is a FoldInferrer of the same format (and the same
+	// text and format options) that the reader samples every record it
+	// reads into, as Fold.Add would sample the file; the reader then
+	// decodes on one goroutine, and fails with ErrFoldAbandoned at the
+	// first record the schema does not read plainly. Set it only to an
+	// inferrer of the format whose Folds is true.
+	Fold Inferrer
 }
 
 // Reuse carries what closed readers can hand to later readers of the same

@@ -1,0 +1,72 @@
+package csvfmt
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/tributary-io/tributary/core/formats/csvfmt/csvcol"
+	"github.com/tributary-io/tributary/core/formats/csvfmt/csvtok"
+	"github.com/tributary-io/tributary/core/formats/fileformat"
+)
+
+// Folds reports whether a reader may fold into in (ReadOptions.Fold):
+// its options are valid and it samples every record (no samplingRatio).
+func (in *inferrer) Folds() bool { return in.optErr == nil && in.sampler == nil }
+
+// foldRead is a reader's fold into an inferrer: what Add does with the
+// records of one file, fed by the reader's tokenizer (which validates
+// UTF-8: the values are those Add's repair gives).
+type foldRead struct {
+	in  *inferrer
+	f   *folder
+	all bool // tests: fold past records not read plainly
+}
+
+// newFold checks that in may fold the records of a reader of o and
+// lineSep: the tokenizers and the values must be alike.
+func newFold(inf fileformat.Inferrer, o *Options, text fileformat.TextOptions) (*foldRead, error) {
+	in, ok := inf.(*inferrer)
+	if !ok || !in.Folds() {
+		return nil, fmt.Errorf("csvfmt: %w: the inferrer cannot fold", fileformat.ErrFoldAbandoned)
+	}
+	if *in.o.tokConfig(text.LineSep) != *o.tokConfig(text.LineSep) || in.opts.Text != text || in.o.Header != o.Header ||
+		in.o.NullValue != o.NullValue || in.o.EmptyValue != o.EmptyValue {
+		return nil, fmt.Errorf("csvfmt: %w: inference and read options differ", fileformat.ErrFoldAbandoned)
+	}
+	return &foldRead{in: in}, nil
+}
+
+// fileFolder is the folder of a file whose first record is tk's: its
+// columns, named by that header (or _c0, _c1, ... without one), added to
+// in's.
+func (in *inferrer) fileFolder(tk *csvtok.Tokenizer) *folder {
+	names := make([]string, tk.Len())
+	if in.o.Header {
+		raw := make([]string, tk.Len())
+		for i := range tk.Len() {
+			raw[i] = tk.Value(i)
+		}
+		names = csvcol.SafeHeader(raw, in.o.NullValue)
+	} else {
+		for i := range names {
+			names[i] = "_c" + strconv.Itoa(i)
+		}
+	}
+	cols := make([]int, len(names))
+	for i, name := range names {
+		cols[i] = in.column(name)
+	}
+	return in.newFolder(cols, in.cols)
+}
+
+// plain returns, for a reader that folds, ErrFoldAbandoned once a record
+// was not read plainly (record's reason, or a value rescued, dropped,
+// unknown or not fitting its column).
+func (rd *reader) plain(reason string) error {
+	st := &rd.stats
+	if rd.fold == nil || rd.fold.all || (reason == "" && st.RowsRescued == 0 && st.ValuesDropped == 0 &&
+		len(st.UnknownFields) == 0 && len(st.MismatchedFields) == 0) {
+		return nil
+	}
+	return fmt.Errorf("csvfmt: %s line %d: %w", rd.file, rd.line(), fileformat.ErrFoldAbandoned)
+}
