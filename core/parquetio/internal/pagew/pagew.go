@@ -349,9 +349,14 @@ func (c *Column) Reserve(values, bytes int) {
 	}
 }
 
-// reserve grows s's capacity to len(s)+n elements, or limit if less.
+// reserve grows s's capacity to len(s)+n elements, or limit if less. It
+// grows to at least twice the capacity (up to limit): a page filled batch
+// by batch would otherwise grow by Go's quarter at a time, each time
+// copying (and clearing) the page so far, about four times the page in
+// all; doubling copies it at most once.
 func reserve[T any](s []T, n, limit int) []T {
 	if want := min(len(s)+n, limit); want > cap(s) {
+		want = max(want, min(2*cap(s), limit))
 		return slices.Grow(s, want-len(s))
 	}
 	return s
