@@ -460,30 +460,6 @@ func (e *Engine) finish(ctx context.Context, id int64, at time.Time) error {
 	return nil
 }
 
-// recleanLast repeats cleanSource for the last committed batch, which a
-// crash after its commit may have left undone.
-func (e *Engine) recleanLast(ctx context.Context, last int64) error {
-	if e.Config.CleanSource == "" || e.Config.CleanSource == options.CleanOff {
-		return nil
-	}
-	p, ok, err := batchplan.Read(ctx, e.Checkpoint, last)
-	if err != nil || !ok {
-		return err
-	}
-	// One state read per file of that batch, once per engine: a full
-	// Entries scan would cost as much as the whole stream's state.
-	skipped := map[string]bool{}
-	for _, f := range p.Files {
-		en, err := e.State.Get(ctx, e.Config.StreamID, f.Path)
-		if err != nil && !errors.Is(err, state.ErrNotFound) {
-			return err
-		}
-		skipped[f.Path] = err == nil && en.State == state.Skipped
-	}
-	e.cleanSource(ctx, p, skipped)
-	return nil
-}
-
 // RunBatch runs one batch through plan → write → commit → finish and returns
 // its progress record. It returns ErrNoWork when nothing is outstanding.
 func (e *Engine) RunBatch(ctx context.Context) (Progress, error) {
@@ -526,7 +502,7 @@ func (e *Engine) runBatch(ctx context.Context) (Progress, error) {
 		if err := e.finish(ctx, last, e.now()); err != nil {
 			return Progress{}, err
 		}
-		if err := e.recleanLast(ctx, last); err != nil {
+		if err := e.cleaner().Last(ctx, last); err != nil {
 			return Progress{}, err
 		}
 	}
@@ -639,7 +615,7 @@ func (e *Engine) runBatch(ctx context.Context) (Progress, error) {
 	if err != nil {
 		return Progress{}, err
 	}
-	e.cleanSource(ctx, p, out.SkippedPaths())
+	e.cleaner().Batch(ctx, p, out.SkippedPaths())
 	if err := e.injected(StepFinished, id); err != nil {
 		return Progress{}, err
 	}
