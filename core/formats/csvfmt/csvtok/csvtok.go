@@ -103,6 +103,8 @@ type Tokenizer struct {
 	// noUTF8 makes splitLine take lines without validating them
 	// (SkipUTF8Check).
 	noUTF8 bool
+	// masks are the bitmaps of the line splitMasked reads.
+	masks blockMasks
 }
 
 // ahead holds, for the bytes buffered from the read position on, where
@@ -214,7 +216,8 @@ func (t *Tokenizer) splitLine() bool {
 	if !a.ok || a.buffered != len(b) {
 		*a = ahead{ok: true, buffered: len(b), cr: -1, esc1: -1, esc2: -1}
 	}
-	if a.utf <= nl && !t.noUTF8 {
+	masked := len(line) <= maxMaskedLine
+	if a.utf <= nl && !t.noUTF8 && !masked {
 		// The buffered whole lines: valid as a whole, each line is.
 		k := bytes.LastIndexByte(b, '\n') + 1
 		a.utf, a.utfOK = k, utf8.Valid(b[:k])
@@ -227,7 +230,16 @@ func (t *Tokenizer) splitLine() bool {
 		}
 	}
 	// A "\r" but the line's last byte ends a record: the slow path.
-	if next(&a.cr, b, '\r') < len(line) || !t.splitFields(line, escAt, a.utfOK || t.noUTF8) {
+	if next(&a.cr, b, '\r') < len(line) {
+		return false
+	}
+	var ok bool
+	if masked {
+		ok = t.splitMasked(line, b, escAt)
+	} else {
+		ok = t.splitFields(line, escAt, a.utfOK || t.noUTF8)
+	}
+	if !ok {
 		t.toks = t.toks[:0]
 		return false
 	}
@@ -344,6 +356,100 @@ func (t *Tokenizer) splitFields(line []byte, escAt int, valid bool) bool {
 		}
 		if pos >= len(line) {
 			return valid || utf8.Valid(line)
+		}
+	}
+}
+
+// splitMasked is splitFields for a line of at most maxMaskedLine bytes,
+// finding the delimiters and quotes in the line's bitmaps (lineMasks;
+// b is the buffered input from the line on) rather than searching the
+// bytes value by value, and validating UTF-8 from the first non-ASCII
+// byte only.
+func (t *Tokenizer) splitMasked(line, b []byte, escAt int) bool {
+	o := t.o
+	sep, q := t.sep[0], byte(o.Quote)
+	m := &t.masks
+	firstHigh := m.lineMasks(line, b, sep, q)
+	n := len(line)
+	lead, trail, maxCols := o.IgnoreLeadingWhiteSpace, o.IgnoreTrailingWhiteSpace, o.MaxColumns
+	qAt := n
+	if q != 0 {
+		qAt = min(nextBit(m.quote, 0), n)
+	}
+	esc1, esc2 := t.esc[0], t.esc[1]
+	toks := t.toks[:0]
+	pos := 0
+	if !lead && !trail {
+		// The values before the first quote, unquoted: one for each
+		// delimiter before it, read off the bitmap a word at a time.
+		for w := 0; w<<6 < qAt; w++ {
+			x := m.sep[w]
+			if lim := qAt - w<<6; lim < 64 {
+				x &= 1<<lim - 1
+			}
+			for ; x != 0; x &= x - 1 {
+				end := w<<6 + bits.TrailingZeros64(x)
+				toks = append(toks, Token{Start: pos, End: end})
+				pos = end + 1
+			}
+		}
+		if len(toks) > maxCols {
+			t.toks = toks
+			return false
+		}
+	}
+	for ; ; pos++ {
+		if lead {
+			for pos < n && line[pos] <= ' ' && line[pos] != sep {
+				pos++
+			}
+		}
+		var tok Token
+		if qAt < pos && q != 0 {
+			qAt = min(nextBit(m.quote, pos), n)
+		}
+		if q != 0 && pos < n && line[pos] == q {
+			end := min(nextBit(m.quote, pos+1), n)
+			if end == n || (end+1 < n && line[end+1] != sep) {
+				t.toks = toks
+				return false
+			}
+			if escAt <= pos && esc1 != 0 {
+				escAt = indexFrom(line, pos+1, esc1)
+				if esc2 != 0 {
+					escAt = min(escAt, indexFrom(line, pos+1, esc2))
+				}
+			}
+			if escAt < end {
+				t.toks = toks
+				return false
+			}
+			tok = Token{Start: pos + 1, End: end, Quoted: true}
+			pos = end + 1
+			qAt = -1 // the next quote is not known: look again
+		} else {
+			end := min(nextBit(m.sep, pos), n)
+			if qAt < end {
+				t.toks = toks
+				return false // a quote in an unquoted value
+			}
+			v := end
+			if trail {
+				for v > pos && line[v-1] <= ' ' {
+					v--
+				}
+			}
+			tok = Token{Start: pos, End: v}
+			pos = end
+		}
+		toks = append(toks, tok)
+		if len(toks) > maxCols {
+			t.toks = toks
+			return false
+		}
+		if pos >= n {
+			t.toks = toks
+			return t.noUTF8 || validFrom(line, firstHigh)
 		}
 	}
 }

@@ -1,0 +1,124 @@
+package csvtok
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// naiveMasks is blockMasks byte by byte: the oracle of maskBlocks.
+func naiveMasks(src []byte, sep, quote byte) (s, q, h []uint64) {
+	n := len(src) / 64
+	s, q, h = make([]uint64, n), make([]uint64, n), make([]uint64, n)
+	for i, c := range src[:n*64] {
+		bit := uint64(1) << (i & 63)
+		if c == sep {
+			s[i>>6] |= bit
+		}
+		if c == quote {
+			q[i>>6] |= bit
+		}
+		if c >= 0x80 {
+			h[i>>6] |= bit
+		}
+	}
+	return s, q, h
+}
+
+func equalWords(a, b []uint64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// checkMaskBlocks compares maskBlocks and maskBlocksGo with naiveMasks.
+func checkMaskBlocks(t *testing.T, src []byte, sep, quote byte) {
+	t.Helper()
+	ws, wq, wh := naiveMasks(src, sep, quote)
+	n := len(src) / 64
+	for name, f := range map[string]func([]byte, uint64, uint64, []uint64, []uint64, []uint64){"maskBlocks": maskBlocks, "maskBlocksGo": maskBlocksGo} {
+		s, q, h := make([]uint64, n), make([]uint64, n), make([]uint64, n)
+		f(src, lows*uint64(sep), lows*uint64(quote), s, q, h)
+		if !equalWords(s, ws) || !equalWords(q, wq) || !equalWords(h, wh) {
+			t.Fatalf("%s(%q, %q, %q) = %x %x %x, want %x %x %x", name, src, sep, quote, s, q, h, ws, wq, wh)
+		}
+	}
+}
+
+// TestMaskBlocksRandom: random blocks of the bytes next to the delimiter
+// and the quote (where a has-zero-byte test borrows) and of every byte
+// value, under every delimiter and quote.
+func TestMaskBlocksRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 9))
+	for c := 0; c < 256; c++ {
+		sep, quote := byte(c), byte(rng.IntN(256))
+		near := []byte{sep, sep - 1, sep + 1, sep ^ 1, sep ^ 0x80, quote, quote + 1, quote - 1, 0, 0x80, 0xff, 0x7f, '\n'}
+		for range 20 {
+			src := make([]byte, 64*rng.IntN(4))
+			for i := range src {
+				if rng.IntN(3) == 0 {
+					src[i] = byte(rng.IntN(256))
+				} else {
+					src[i] = near[rng.IntN(len(near))]
+				}
+			}
+			checkMaskBlocks(t, src, sep, quote)
+		}
+	}
+}
+
+// FuzzMaskBlocks: the assembly and the Go masks are the bytes'.
+func FuzzMaskBlocks(f *testing.F) {
+	f.Add([]byte("abc,def,,\"ghijklmnop\",-1,日本,\x00\x01\x2d\x2c\x2b\x80\xff"), byte(','), byte('"'))
+	f.Fuzz(func(t *testing.T, src []byte, sep, quote byte) {
+		for len(src)%64 != 0 {
+			src = append(src, src[len(src)%len(src)]^byte(len(src)))
+		}
+		checkMaskBlocks(t, src, sep, quote)
+	})
+}
+
+// TestLineMasks: lineMasks of every length of line, whether or not the
+// buffer holds whole blocks past it, against the bytes.
+func TestLineMasks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 1))
+	var m blockMasks
+	for n := 0; n <= 300; n++ {
+		for _, extra := range []int{0, 1, 63, 64, 200} {
+			b := make([]byte, n+extra)
+			for i := range b {
+				b[i] = ",\"a\xc3\xa9 \x00"[rng.IntN(7)]
+			}
+			line := b[:n]
+			first := m.lineMasks(line, b, ',', '"')
+			wantFirst := n
+			for i := n - 1; i >= 0; i-- {
+				if line[i] >= 0x80 {
+					wantFirst = i
+				}
+			}
+			if first != wantFirst {
+				t.Fatalf("line %q: first non-ASCII %d, want %d", line, first, wantFirst)
+			}
+			for i := 0; i <= n; i++ {
+				ws, wq := n, n
+				for j := n - 1; j >= i; j-- {
+					if line[j] == ',' {
+						ws = j
+					}
+					if line[j] == '"' {
+						wq = j
+					}
+				}
+				if s, q := min(nextBit(m.sep, i), n), min(nextBit(m.quote, i), n); s != ws || q != wq {
+					t.Fatalf("line %q from %d: sep %d quote %d, want %d %d", line, i, s, q, ws, wq)
+				}
+			}
+		}
+	}
+}
