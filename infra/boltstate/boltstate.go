@@ -286,13 +286,23 @@ func (s *Store) Register(ctx context.Context, stream string, files []state.File,
 			return fmt.Errorf("boltstate: record discovery time: %w", err)
 		}
 		fc := b.files.Cursor()
+		// last is the greatest key in the files bucket (have: the bucket
+		// has one): a path after it has no record, and is not looked up (a
+		// first listing registers its files in key order, each after the
+		// last).
+		last, _ := fc.Last()
+		have := last != nil
+		last = slices.Clone(last)
 		for i, f := range files {
 			if f.Path == "" {
 				return fmt.Errorf("boltstate: register in stream %q: empty path", stream)
 			}
-			old, err := b.getAt(fc, stream, f.Path)
-			if err != nil {
-				return err
+			after := !have || f.Path > string(last)
+			var old *record
+			if !after {
+				if old, err = b.getAt(fc, stream, f.Path); err != nil {
+					return err
+				}
 			}
 			if old != nil && !old.skippedAtDiscovery() {
 				if !opts.AllowOverwrites || old.ETag == f.ETag {
@@ -307,6 +317,9 @@ func (s *Store) Register(ctx context.Context, stream string, files []state.File,
 			r := &record{Size: f.Size, ETag: f.ETag, ModTime: f.ModTime, Discovery: now, Batch: -1, ExpiresAt: opts.ExpiresAt}
 			if err := b.put(stream, f.Path, r); err != nil {
 				return err
+			}
+			if after {
+				last, have = append(last[:0], f.Path...), true
 			}
 			// The index value is the size, for CountPending.
 			if err := b.pending.Put(pendingKey(now, f.Path), orderedInt(f.Size)); err != nil {
