@@ -88,3 +88,33 @@ func FuzzSplitMasked(f *testing.F) {
 		checkSlow(t, doc, mappedConfigs[int(cfg)%len(mappedConfigs)])
 	})
 }
+
+// TestSplitLongLines: lines around and past maxMaskedLine (split by
+// splitMasked and by splitFields), with quoted values, and escapes, "\r"
+// and stray quotes in some.
+func TestSplitLongLines(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	for range 30 {
+		var b strings.Builder
+		for range 12 {
+			size := []int{100, 4000, 4100, 8100, 8300, 20000}[rng.IntN(6)]
+			clean := rng.IntN(2) == 0 // no escapes, "\r" or stray quotes
+			for start := b.Len(); b.Len()-start < size; {
+				switch k := rng.IntN(8); {
+				case k == 0:
+					b.WriteString("\"q,日\",")
+				case k == 1 && !clean:
+					b.WriteString([]string{"\\", "\r", "\"", "é"}[rng.IntN(4)])
+				case k == 2:
+					b.WriteString("é")
+				default:
+					b.WriteString("abcdefgh,")
+				}
+			}
+			b.WriteString([]string{"\n", "\r\n"}[rng.IntN(2)])
+		}
+		for _, c := range mappedConfigs {
+			checkSlow(t, []byte(b.String()), c)
+		}
+	}
+}
