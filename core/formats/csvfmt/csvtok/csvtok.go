@@ -449,7 +449,7 @@ func (t *Tokenizer) splitMasked(line, b []byte, escAt int) bool {
 		}
 		if pos >= n {
 			t.toks = toks
-			return t.noUTF8 || validFrom(line, firstHigh)
+			return t.noUTF8 || firstHigh == n || validRuns(line, m.high)
 		}
 	}
 }

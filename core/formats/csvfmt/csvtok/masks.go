@@ -96,8 +96,22 @@ func gather(x uint64) uint64 {
 	return (x >> 7) * 0x0102040810204080 >> 56
 }
 
-// validFrom reports whether line is valid UTF-8, its bytes before from
-// being ASCII.
-func validFrom(line []byte, from int) bool {
-	return from >= len(line) || utf8.Valid(line[from:])
+// validRuns reports whether line is valid UTF-8, given its non-ASCII
+// bytes (high, a line bitmap of lineMasks): it is when each run of
+// non-ASCII bytes is (a multi-byte sequence is all non-ASCII bytes, and
+// an ASCII byte is a rune), which utf8.Valid checks run by run, the ASCII
+// between them skipped.
+func validRuns(line []byte, high []uint64) bool {
+	n := len(line)
+	for i := min(nextBit(high, 0), n); i < n; i = min(nextBit(high, i), n) {
+		j := i + 1
+		for j < n && line[j] >= utf8.RuneSelf {
+			j++
+		}
+		if !utf8.Valid(line[i:j]) {
+			return false
+		}
+		i = j
+	}
+	return true
 }

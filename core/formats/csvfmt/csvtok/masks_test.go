@@ -3,6 +3,7 @@ package csvtok
 import (
 	"math/rand/v2"
 	"testing"
+	"unicode/utf8"
 )
 
 // naiveMasks is blockMasks byte by byte: the oracle of maskBlocks.
@@ -119,6 +120,37 @@ func TestLineMasks(t *testing.T) {
 					t.Fatalf("line %q from %d: sep %d quote %d, want %d %d", line, i, s, q, ws, wq)
 				}
 			}
+		}
+	}
+}
+
+// FuzzValidRuns: validRuns is utf8.Valid.
+func FuzzValidRuns(f *testing.F) {
+	f.Add([]byte("abc日本語 Grüße\xff\xc3"))
+	f.Add([]byte("\xe6\x97,\xa5"))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		var m blockMasks
+		m.lineMasks(line, line, ',', '"')
+		if got, want := validRuns(line, m.high), utf8.Valid(line); got != want {
+			t.Fatalf("validRuns(%q) = %v, want %v", line, got, want)
+		}
+	})
+}
+
+// TestValidRunsRandom: validRuns is utf8.Valid on random lines of ASCII,
+// valid and cut multi-byte sequences and invalid bytes.
+func TestValidRunsRandom(t *testing.T) {
+	pieces := []string{"a", ", ", "é", "日", "日本語", "\U0001F600", "\xff", "\xc3", "\xe6\x97", "\x80", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xc0\xaf"}
+	rng := rand.New(rand.NewPCG(6, 6))
+	var m blockMasks
+	for range 20000 {
+		var b []byte
+		for k := rng.IntN(90); k > 0; k-- {
+			b = append(b, pieces[rng.IntN(len(pieces))]...)
+		}
+		m.lineMasks(b, b, ',', '"')
+		if got, want := validRuns(b, m.high), utf8.Valid(b); got != want {
+			t.Fatalf("validRuns(%q) = %v, want %v", b, got, want)
 		}
 	}
 }
