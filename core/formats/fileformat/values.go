@@ -118,16 +118,33 @@ func daysSinceEpoch(y, m, d int) int64 {
 // else, which ParseTimestamp reads.
 func ISOMicros(s string) (int64, bool) {
 	n := len(s)
-	if n < 20 || n > 30 || s[n-1] != 'Z' || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' {
+	if n < 20 || n > 30 || s[n-1] != 'Z' {
 		return 0, false
 	}
-	y, ok1 := digits(s[0:4])
-	mo, ok2 := digits(s[5:7])
-	d, ok3 := digits(s[8:10])
-	h, ok4 := digits(s[11:13])
-	mi, ok5 := digits(s[14:16])
-	sec, ok6 := digits(s[17:19])
-	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) || mo < 1 || mo > 12 || d < 1 || d > daysIn(y, mo) || h > 23 || mi > 59 || sec > 59 {
+	// Eight bytes at a time: "yyyy-MM-", "ddTHH:mm", ":ss" and s[19]; a
+	// digit is a byte 0x30 to 0x39: high nibble 3, low nibble + 6 < 16.
+	a, b := le64(s[0:8]), le64(s[8:16])
+	c := uint64(s[16]) | uint64(s[17])<<8 | uint64(s[18])<<16
+	const (
+		aDig, aSep, aWant = 0x00ffff00ffffffff, 0xff0000ff00000000, 0x2d00002d00000000 // yyyy-MM-
+		bDig, bSep, bWant = 0xffff00ffff00ffff, 0x0000ff0000ff0000, 0x00003a0000540000 // ddTHH:mm
+		cDig, cSep, cWant = 0x0000000000ffff00, 0x00000000000000ff, 0x000000000000003a // :ss
+		his, los, six     = 0xf0f0f0f0f0f0f0f0, 0x0f0f0f0f0f0f0f0f, 0x0606060606060606
+		zeros             = 0x3030303030303030
+	)
+	bad := (a&aSep ^ aWant) | (b&bSep ^ bWant) | (c&cSep ^ cWant) |
+		(a&his^zeros)&aDig | (b&his^zeros)&bDig | (c&his^zeros)&cDig |
+		((a&los+six)&his)&aDig | ((b&los+six)&his)&bDig | ((c&los+six)&his)&cDig
+	if bad != 0 {
+		return 0, false
+	}
+	y := int(a&15)*1000 + int(a>>8&15)*100 + int(a>>16&15)*10 + int(a>>24&15)
+	mo := int(a>>40&15)*10 + int(a>>48&15)
+	d := int(b&15)*10 + int(b>>8&15)
+	h := int(b>>24&15)*10 + int(b>>32&15)
+	mi := int(b>>48&15)*10 + int(b>>56&15)
+	sec := int(c>>8&15)*10 + int(c>>16&15)
+	if mo < 1 || mo > 12 || d < 1 || d > daysIn(y, mo) || h > 23 || mi > 59 || sec > 59 {
 		return 0, false
 	}
 	var micros int64
@@ -148,6 +165,13 @@ func ISOMicros(s string) (int64, bool) {
 		return 0, false
 	}
 	return (daysSinceEpoch(y, mo, d)*86400+int64(h*3600+mi*60+sec))*1_000_000 + micros, true
+}
+
+// le64 is s's first eight bytes as a little-endian word.
+func le64(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
 // ParseTimestamp parses an ISO-8601-like timestamp as Spark's default
