@@ -1,6 +1,7 @@
 package boltstate
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"strconv"
@@ -161,6 +162,14 @@ func (s *recordScanner) str() string {
 
 // time reads a quoted time in the form appendTime writes.
 func (s *recordScanner) time() time.Time {
+	if s.ok && len(s.v) > 0 && s.v[0] == '"' {
+		if end := bytes.IndexByte(s.v[1:], '"'); end >= 0 {
+			if t, ok := parseUTC(s.v[1 : 1+end]); ok {
+				s.v = s.v[end+2:]
+				return t
+			}
+		}
+	}
 	str := s.str()
 	if !s.ok {
 		return time.Time{}
@@ -172,6 +181,66 @@ func (s *recordScanner) time() time.Time {
 		return time.Time{}
 	}
 	return t
+}
+
+// parseUTC parses v if it is a UTC time as appendTime writes it
+// (time.RFC3339Nano: "2006-01-02T15:04:05.999999999Z", the fraction
+// without trailing zeros and left out when zero), as time.Parse would,
+// without allocating or formatting the time again to see that v is in
+// that form; false for anything else (which recordScanner.time leaves to
+// time.Parse). Discovery and modification times are UTC wherever the
+// process runs in UTC (Lambda's, containers'), and every record holds two.
+func parseUTC(v []byte) (time.Time, bool) {
+	n := len(v)
+	if n < 20 || n > 30 || n == 21 || v[n-1] != 'Z' || v[4] != '-' || v[7] != '-' || v[10] != 'T' || v[13] != ':' || v[16] != ':' {
+		return time.Time{}, false
+	}
+	ok := true
+	two := func(i int) int {
+		a, b := v[i]-'0', v[i+1]-'0'
+		if a > 9 || b > 9 {
+			ok = false
+		}
+		return int(a)*10 + int(b)
+	}
+	year := two(0)*100 + two(2)
+	month, day := two(5), two(8)
+	hour, minute, sec := two(11), two(14), two(17)
+	if !ok || month < 1 || month > 12 || day < 1 || day > daysIn(month, year) || hour > 23 || minute > 59 || sec > 59 {
+		return time.Time{}, false
+	}
+	nsec := 0
+	if n > 20 {
+		frac := v[20 : n-1] // 1 to 9 digits, the last not 0
+		if v[19] != '.' || frac[len(frac)-1] == '0' {
+			return time.Time{}, false
+		}
+		for _, c := range frac {
+			if c-'0' > 9 {
+				return time.Time{}, false
+			}
+			nsec = nsec*10 + int(c-'0')
+		}
+		for range 9 - len(frac) {
+			nsec *= 10
+		}
+	}
+	return time.Date(year, time.Month(month), day, hour, minute, sec, nsec, time.UTC), true
+}
+
+// daysIn is the number of days of month in year (proleptic Gregorian, as
+// package time counts them).
+func daysIn(month, year int) int {
+	switch month {
+	case 2:
+		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
+			return 29
+		}
+		return 28
+	case 4, 6, 9, 11:
+		return 30
+	}
+	return 31
 }
 
 // decodeRecord decodes a record as json.Unmarshal does.

@@ -156,3 +156,61 @@ func TestScannerInt(t *testing.T) {
 		}
 	}
 }
+
+// canonicalByParse is recordScanner.time's general path: time.Parse, then
+// the time formatted again must give v back.
+func canonicalByParse(v string) (time.Time, bool) {
+	t, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil || t.Year() < 0 || t.Year() > 9999 || t.Format(time.RFC3339Nano) != v {
+		return time.Time{}, false
+	}
+	return t, true
+}
+
+// checkParseUTC requires parseUTC to accept only what the general path
+// accepts, giving the same time (same instant and representation), and
+// to accept every UTC time in the general path's canonical form.
+func checkParseUTC(t *testing.T, v string) {
+	t.Helper()
+	got, ok := parseUTC([]byte(v))
+	want, wok := canonicalByParse(v)
+	if ok && (!wok || got != want) {
+		t.Fatalf("parseUTC(%q) = %v, true; time.Parse: %v, %v", v, got, want, wok)
+	}
+	if !ok && wok && want.Location() == time.UTC && strings.HasSuffix(v, "Z") {
+		t.Fatalf("parseUTC(%q) refused a canonical UTC time (%v)", v, want)
+	}
+}
+
+func TestParseUTC(t *testing.T) {
+	for _, v := range []string{
+		"2026-12-01T18:30:00.123456789Z", "2026-12-01T18:30:00Z", "2026-12-01T18:30:00.1Z", "0000-01-01T00:00:00Z",
+		"9999-12-31T23:59:59.999999999Z", "2024-02-29T00:00:00Z", "2023-02-29T00:00:00Z", "1900-02-29T00:00:00Z",
+		"2000-02-29T12:00:00Z", "2026-04-31T00:00:00Z", "2026-13-01T00:00:00Z", "2026-00-01T00:00:00Z",
+		"2026-12-00T00:00:00Z", "2026-12-01T24:00:00Z", "2026-12-01T23:60:00Z", "2026-12-01T23:59:60Z",
+		"2026-12-01T18:30:00.120Z", "2026-12-01T18:30:00.Z", "2026-12-01T18:30:00.0Z", "2026-12-01T18:30:00.1234567891Z",
+		"2026-12-01T18:30:00,1Z", "2026-12-01t18:30:00Z", "2026-12-01T18:30:00z", "2026-12-01T18:30:00+00:00",
+		"2026-12-01T18:30:00+01:00", "2026-12-01 18:30:00Z", "+026-12-01T18:30:00Z", "2026-1a-01T18:30:00Z",
+		"2026-12-01T18:30:00.12a4Z", "2026-12-01T18:30:00", "", "Z", "2026-12-01T18:30:00.123456789ZZ",
+	} {
+		checkParseUTC(t, v)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 200000 {
+		sec := rng.Int64N(253402300800+62135596800) - 62135596800
+		ns := []int64{0, rng.Int64N(1e9), rng.Int64N(1000) * 1e6, rng.Int64N(10) * 1e8}[rng.IntN(4)]
+		v := time.Unix(sec, ns).UTC().Format(time.RFC3339Nano)
+		if _, ok := parseUTC([]byte(v)); !ok {
+			t.Fatalf("parseUTC(%q) refused it", v)
+		}
+		checkParseUTC(t, v)
+	}
+}
+
+// FuzzParseUTC checks parseUTC against time.Parse on any input.
+func FuzzParseUTC(f *testing.F) {
+	for _, v := range []string{"2026-12-01T18:30:00.123456789Z", "2024-02-29T00:00:00Z", "2026-12-01T18:30:00.10Z", "2026-12-01T18:30:00+01:00"} {
+		f.Add(v)
+	}
+	f.Fuzz(func(t *testing.T, v string) { checkParseUTC(t, v) })
+}
