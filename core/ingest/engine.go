@@ -211,6 +211,9 @@ type Engine struct {
 	// fault, when set (tests only), is called after each step; a non-nil
 	// error aborts the run there as a crash would.
 	fault func(Step, int64) error
+	// twoPass (tests) infers a first batch's schema before converting it,
+	// never in one pass (resolveOnePass).
+	twoPass bool
 }
 
 // ErrNoWork reports that no file is outstanding.

@@ -5,9 +5,12 @@ import (
 	"github.com/tributary-io/tributary/core/ingest/batchplan"
 	"github.com/tributary-io/tributary/core/ingest/evolve"
 	"github.com/tributary-io/tributary/core/ingest/schemalog"
+	"runtime"
 
 	"github.com/tributary-io/tributary/core/delta"
+	"github.com/tributary-io/tributary/core/formats"
 	"github.com/tributary-io/tributary/core/options"
+	"github.com/tributary-io/tributary/core/parquetio"
 	"github.com/tributary-io/tributary/core/schema"
 	"github.com/tributary-io/tributary/core/state"
 )
@@ -107,6 +110,35 @@ func (e *Engine) resolveSchema(ctx context.Context, snap *delta.Snapshot, p *Pla
 		return err
 	})
 	return sch, v, isNew, err
+}
+
+// resolveOnePass resolves the schema of a first batch converted while its
+// schema is inferred, at one thread and without badRecordsPath
+// (evolve.Schemas.ResolveOnePass): out is the batch's output when that
+// conversion stands; sch is nil when the batch is to be resolved as usual.
+func (e *Engine) resolveOnePass(ctx context.Context, snap *delta.Snapshot, p *Plan, stats parquetio.WriterOptions) (sch *schema.StructType, v int, isNew bool, out *output, err error) {
+	if runtime.GOMAXPROCS(0) > 1 || e.Config.Reader.BadRecordsPath != "" || e.twoPass {
+		return nil, 0, false, nil, nil
+	}
+	var ok bool
+	err = e.withSchemas(func(s *evolve.Schemas) error {
+		sch, v, isNew, ok, err = s.ResolveOnePass(ctx, snap, p, func(sch *schema.StructType, fold formats.Inferrer) error {
+			o, err := e.converter().WriteFolded(ctx, convBatch(p, sch, stats, false, nil), fold)
+			if err == nil {
+				out = &output{Output: *o, schema: sch}
+			}
+			return err
+		})
+		return err
+	})
+	if out != nil && (!ok || err != nil) {
+		e.removeAdds(ctx, out.Adds) // never committed
+		out = nil
+	}
+	if out != nil {
+		out.schema, out.schemaNew = sch, isNew
+	}
+	return sch, v, isNew, out, err
 }
 
 // checkSchemaChanges applies (or refuses) a changed user schema or

@@ -41,18 +41,22 @@ type output struct {
 
 // write converts the plan's files into Parquet data files in the table.
 func (e *Engine) write(ctx context.Context, snap *delta.Snapshot, p *Plan) (*output, error) {
-	region := trace.StartRegion(ctx, "ingest.schema")
-	sch, version, isNew, err := e.resolveSchema(ctx, snap, p)
-	region.End()
-	if err != nil {
-		return nil, err
-	}
 	// The data files' statistics follow the table's properties
 	// (delta.dataSkippingNumIndexedCols, delta.dataSkippingStatsColumns).
 	var stats parquetio.WriterOptions
+	var err error
 	stats.NumIndexedCols, stats.NoStats, stats.StatsColumns, err = tableprops.StatsOptions(e.tableConfig(snap))
 	if err != nil {
 		return nil, err
+	}
+	region := trace.StartRegion(ctx, "ingest.schema")
+	sch, version, isNew, out, err := e.resolveOnePass(ctx, snap, p, stats)
+	if sch == nil && err == nil {
+		sch, version, isNew, err = e.resolveSchema(ctx, snap, p)
+	}
+	region.End()
+	if err != nil || out != nil {
+		return out, err
 	}
 	failures := convert.Failures{}
 	evolve := e.Config.Schema.evolves()
@@ -80,16 +84,21 @@ func (e *Engine) write(ctx context.Context, snap *delta.Snapshot, p *Plan) (*out
 
 // writeOnce is one attempt to write the plan's files (convert.Converter.Write).
 func (e *Engine) writeOnce(ctx context.Context, sch *schema.StructType, p *Plan, failures convert.Failures, evolve bool, stats parquetio.WriterOptions) (*output, error) {
+	out, err := e.converter().Write(ctx, convBatch(p, sch, stats, evolve, e.newBadSink(p)), failures)
+	if err != nil {
+		return nil, err
+	}
+	return &output{Output: *out}, nil
+}
+
+// convBatch is plan p's write attempt with schema sch.
+func convBatch(p *Plan, sch *schema.StructType, stats parquetio.WriterOptions, evolve bool, bad *convert.BadSink) convert.Batch {
 	files := make([]string, len(p.Files))
 	sizes := make([]int64, len(p.Files))
 	for i, f := range p.Files {
 		files[i], sizes[i] = f.Path, f.Size
 	}
-	out, err := e.converter().Write(ctx, convert.Batch{ID: p.BatchID, Files: files, Sizes: sizes, Schema: sch, Stats: stats, Evolve: evolve, Bad: e.newBadSink(p)}, failures)
-	if err != nil {
-		return nil, err
-	}
-	return &output{Output: *out}, nil
+	return convert.Batch{ID: p.BatchID, Files: files, Sizes: sizes, Schema: sch, Stats: stats, Evolve: evolve, Bad: bad}
 }
 
 // converter converts the stream's files into the table's data files.

@@ -1,9 +1,11 @@
 package convert
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/tributary-io/tributary/core/formats"
 )
@@ -56,12 +58,22 @@ func (c *Converter) sampleOnce(ctx context.Context, inf formats.Inferrer, f Samp
 		defer sf.Close()
 		err = ra.AddFile(ctx, path, sf)
 	} else {
-		r, _, oerr := c.Source.open(ctx, path, f.Size)
+		size := f.Size
+		if f.Prefix > 0 {
+			size = -1 // not read whole
+		}
+		r, _, oerr := c.Source.open(ctx, path, size)
 		if oerr != nil {
 			return oerr
 		}
 		defer r.Close()
-		err = inf.Add(ctx, path, r)
+		var rd io.Reader = r
+		if f.Prefix > 0 {
+			if rd, err = linesPrefix(r, f.Prefix); err != nil {
+				return &FileError{Path: path, Fault: FaultCorrupt, Err: err}
+			}
+		}
+		err = inf.Add(ctx, path, rd)
 	}
 	switch {
 	case err == nil, errors.Is(err, formats.ErrSampleFull):
@@ -92,4 +104,22 @@ type SampleFile struct {
 	// so that what is retried, skipped, logged or fails is what the
 	// serial inference does.
 	Trial bool
+	// Prefix, when positive, samples only the file's first Prefix bytes,
+	// up to the last "\n" in them when the file is longer (a provisional
+	// schema from a cheap prefix).
+	Prefix int64
+}
+
+// linesPrefix is r's first n bytes, up to the last "\n" in them when r
+// holds more.
+func linesPrefix(r io.Reader, n int64) (io.Reader, error) {
+	buf := make([]byte, n+1)
+	k, err := io.ReadFull(r, buf)
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return bytes.NewReader(buf[:k]), nil // the whole file
+	case err != nil:
+		return nil, err
+	}
+	return bytes.NewReader(buf[:bytes.LastIndexByte(buf[:n], '\n')+1]), nil
 }

@@ -372,6 +372,12 @@ func CorruptHistory(err error) error {
 // table's metadata must be written with it (a new table or a changed schema).
 // Restarts read the latest schema history version; they never re-infer.
 func (s *Schemas) Resolve(ctx context.Context, snap *delta.Snapshot, p *batchplan.Plan) (*schema.StructType, int, bool, error) {
+	return s.resolve(ctx, snap, p, s.initial)
+}
+
+// resolve is Resolve with initial giving the schema of a stream without
+// schema history (s.initial, or a one-pass inference's).
+func (s *Schemas) resolve(ctx context.Context, snap *delta.Snapshot, p *batchplan.Plan, initial func(context.Context, *batchplan.Plan) (*schema.StructType, error)) (*schema.StructType, int, bool, error) {
 	st := s.History
 	sch, v, err := latestSchema(ctx, st)
 	if err != nil {
@@ -389,7 +395,7 @@ func (s *Schemas) Resolve(ctx context.Context, snap *delta.Snapshot, p *batchpla
 		}
 	}
 	if sch == nil {
-		inferred, err := s.initial(ctx, p)
+		inferred, err := initial(ctx, p)
 		if err != nil {
 			return nil, 0, false, err
 		}
@@ -450,5 +456,11 @@ func (s *Schemas) initial(ctx context.Context, p *batchplan.Plan) (*schema.Struc
 	if err := s.sampleFiles(ctx, inf, sample, maxFiles); err != nil {
 		return nil, err
 	}
-	return s.Partitions.WithPartitions(schemamerge.WithRescued(s.Partitions.DataSchema(inf.Schema()), s.Rescued)), nil
+	return s.inferred(inf), nil
+}
+
+// inferred is the stream's schema inferred by inf: partition columns
+// and the rescued column added.
+func (s *Schemas) inferred(inf formats.Inferrer) *schema.StructType {
+	return s.Partitions.WithPartitions(schemamerge.WithRescued(s.Partitions.DataSchema(inf.Schema()), s.Rescued))
 }

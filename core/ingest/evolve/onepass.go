@@ -1,0 +1,119 @@
+package evolve
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/tributary-io/tributary/core/delta"
+	"github.com/tributary-io/tributary/core/formats"
+	"github.com/tributary-io/tributary/core/formats/fileformat"
+	"github.com/tributary-io/tributary/core/ingest/batchplan"
+	"github.com/tributary-io/tributary/core/ingest/convert"
+	"github.com/tributary-io/tributary/core/schema"
+)
+
+// One-pass inference. The first batch of a stream without a schema reads
+// its files twice: the inference (initial) samples them, then the batch
+// is converted with the schema. When the sample is exactly the batch's
+// one file, read whole by both passes, and its format's readers can fold
+// what they read into an inference (fileformat.FoldInferrer), the batch
+// is converted once instead, with a provisional schema inferred from the
+// file's first PrefixBytes, while its reader folds every record into a
+// full inference. If the full inference's schema is the provisional one,
+// the data files written are those the two passes write; otherwise (or
+// when the reader abandons, at the first record the provisional schema
+// does not read plainly) they are discarded and the batch is converted
+// again with the inferred schema. The schema history's version 0 is saved
+// after the conversion and before the commit, as in two passes.
+
+// PrefixBytes is how much of the file the provisional schema is inferred
+// from.
+const PrefixBytes = 1 << 20
+
+// ResolveOnePass is Resolve for a batch whose schema may be inferred in
+// one pass: write converts the batch with a schema, folding what it reads
+// into fold (convert.Converter.WriteFolded). ok reports that write ran
+// and that its output is the batch's, written with the schema returned;
+// when ok is false and the schema is nil, the batch was not eligible or
+// write failed: the caller resolves with Resolve (nothing was saved).
+// When ok is false and the schema is not nil, it is the inferred schema,
+// saved as version 0, which the output of write does not have: the
+// caller discards that output and converts the batch again.
+func (s *Schemas) ResolveOnePass(ctx context.Context, snap *delta.Snapshot, p *batchplan.Plan, write func(sch *schema.StructType, fold formats.Inferrer) error) (sch *schema.StructType, v int, isNew, ok bool, err error) {
+	prov, fold, err := s.provisional(ctx, p)
+	if prov == nil || err != nil {
+		return nil, 0, false, false, err
+	}
+	if err := write(prov, fold); err != nil {
+		if ctx.Err() != nil {
+			return nil, 0, false, false, ctx.Err()
+		}
+		s.log().Info("one-pass schema inference abandoned: converting the batch again after inferring its schema",
+			"stream", s.Stream, "batchId", p.BatchID, "file", p.Files[0].Path, "reason", err.Error())
+		return nil, 0, false, false, nil
+	}
+	sch, v, isNew, err = s.resolve(ctx, snap, p, func(context.Context, *batchplan.Plan) (*schema.StructType, error) {
+		return s.inferred(fold), nil
+	})
+	if err != nil {
+		return nil, 0, false, false, err
+	}
+	if same, err := sameSchema(sch, prov); err != nil || !same {
+		s.log().Info("one-pass schema inference: the file's schema differs from its first bytes'; converting the batch again",
+			"stream", s.Stream, "batchId", p.BatchID, "file", p.Files[0].Path, "inferred", sch.String(), "provisional", prov.String())
+		return sch, v, isNew, false, err
+	}
+	s.log().Info("schema inferred in one pass with the batch's conversion", "stream", s.Stream, "batchId", p.BatchID, "file", p.Files[0].Path)
+	return sch, v, isNew, true, nil
+}
+
+// provisional is the provisional schema of batch p and the inference to
+// fold its file into, or nil when p's schema is not to be inferred from
+// exactly its one file (a schema history, a user or fixed schema, more
+// files, pending files the sample would add) or the format cannot fold.
+func (s *Schemas) provisional(ctx context.Context, p *batchplan.Plan) (*schema.StructType, formats.Inferrer, error) {
+	if _, fixed := s.Format.(formats.FixedSchema); fixed || s.User != nil || len(p.Files) != 1 || p.BatchID != 0 {
+		return nil, nil, nil
+	}
+	if sch, _, err := latestSchema(ctx, s.History); sch != nil || err != nil {
+		return nil, nil, err
+	}
+	var hints []schema.HintField
+	if s.Hints != "" {
+		h, err := schema.ParseDDL(s.Hints)
+		if err != nil {
+			return nil, nil, nil // Resolve reports it
+		}
+		hints = h
+	}
+	fold, ok := s.Format.NewInferrer(s.InferOptions(hints, s.SampleBytes)).(fileformat.FoldInferrer)
+	if !ok || !fold.Folds() {
+		return nil, nil, nil
+	}
+	if s.SampleFiles != 1 {
+		// initial samples pending files after the batch's too.
+		more, err := s.State.Pending(ctx, s.Stream, 1)
+		if err != nil || len(more) > 0 {
+			return nil, nil, err
+		}
+	}
+	f := p.Files[0]
+	prefix := s.Format.NewInferrer(s.InferOptions(hints, s.SampleBytes))
+	if err := s.Sample(ctx, prefix, convert.SampleFile{Path: f.Path, Size: f.Size, Trial: true, Prefix: PrefixBytes}); err != nil || prefix.Sampled().Records == 0 {
+		return nil, nil, ctx.Err()
+	}
+	return s.inferred(prefix), fold, nil
+}
+
+// sameSchema reports whether a and b are stored alike.
+func sameSchema(a, b *schema.StructType) (bool, error) {
+	ja, err := schema.MarshalDeltaJSON(a)
+	if err != nil {
+		return false, fmt.Errorf("one-pass schema inference: %w", err)
+	}
+	jb, err := schema.MarshalDeltaJSON(b)
+	if err != nil {
+		return false, fmt.Errorf("one-pass schema inference: %w", err)
+	}
+	return ja == jb && schema.Equal(a, b), nil
+}
