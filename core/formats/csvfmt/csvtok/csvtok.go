@@ -103,8 +103,10 @@ type Tokenizer struct {
 	// noUTF8 makes splitLine take lines without validating them
 	// (SkipUTF8Check).
 	noUTF8 bool
-	// masks are the bitmaps of the line splitMasked reads.
+	// masks are the bitmaps of the line splitMasked reads; escw the
+	// escape bytes ("\r" for none) repeated eight times, for them.
 	masks blockMasks
+	escw  [2]uint64
 }
 
 // ahead holds, for the bytes buffered from the read position on, where
@@ -179,6 +181,12 @@ func New(r io.Reader, c *Config) *Tokenizer {
 			t.esc[1] = byte(r)
 		}
 	}
+	for i, e := range t.esc {
+		if e == 0 {
+			e = '\r'
+		}
+		t.escw[i] = lows * uint64(e)
+	}
 	return t
 }
 
@@ -216,7 +224,20 @@ func (t *Tokenizer) splitLine() bool {
 	if !a.ok || a.buffered != len(b) {
 		*a = ahead{ok: true, buffered: len(b), cr: -1, esc1: -1, esc2: -1}
 	}
-	masked := len(line) <= maxMaskedLine
+	masked, firstHigh := len(line) <= maxMaskedLine, 0
+	if masked {
+		var special bool
+		firstHigh, special = t.masks.lineMasks(line, b, t.sep[0], byte(t.o.Quote), t.escw)
+		if !special {
+			// No "\r" and no escape byte in the line: nothing to search.
+			if !t.splitMasked(line, len(line), firstHigh) {
+				t.toks = t.toks[:0]
+				return false
+			}
+			t.take(line, nl+1)
+			return true
+		}
+	}
 	if a.utf <= nl && !t.noUTF8 && !masked {
 		// The buffered whole lines: valid as a whole, each line is.
 		k := bytes.LastIndexByte(b, '\n') + 1
@@ -235,7 +256,7 @@ func (t *Tokenizer) splitLine() bool {
 	}
 	var ok bool
 	if masked {
-		ok = t.splitMasked(line, b, escAt)
+		ok = t.splitMasked(line, escAt, firstHigh)
 	} else {
 		ok = t.splitFields(line, escAt, a.utfOK || t.noUTF8)
 	}
@@ -243,7 +264,14 @@ func (t *Tokenizer) splitLine() bool {
 		t.toks = t.toks[:0]
 		return false
 	}
-	n := nl + 1
+	t.take(line, nl+1)
+	return true
+}
+
+// take makes line, whose n bytes with its line end are at the read
+// position, the record splitLine split, and consumes them.
+func (t *Tokenizer) take(line []byte, n int) {
+	a := &t.ahead
 	a.buffered -= n
 	a.utf -= n
 	for _, at := range []*int{&a.cr, &a.esc1, &a.esc2} {
@@ -256,9 +284,8 @@ func (t *Tokenizer) splitLine() bool {
 	// raw is empty here (nothing of the record was read): keep its memory
 	// for the rune-by-rune path and let it be the line.
 	t.own, t.raw, t.view = t.raw[:0], line, true
-	t.in.Discard(nl + 1)
+	t.in.Discard(n)
 	t.cur++
-	return true
 }
 
 // indexFrom is the index of the first c in line at or after from
@@ -360,16 +387,15 @@ func (t *Tokenizer) splitFields(line []byte, escAt int, valid bool) bool {
 	}
 }
 
-// splitMasked is splitFields for a line of at most maxMaskedLine bytes,
-// finding the delimiters and quotes in the line's bitmaps (lineMasks;
-// b is the buffered input from the line on) rather than searching the
-// bytes value by value, and validating UTF-8 from the first non-ASCII
-// byte only.
-func (t *Tokenizer) splitMasked(line, b []byte, escAt int) bool {
+// splitMasked is splitFields for a line of at most maxMaskedLine bytes
+// whose bitmaps t.masks holds (lineMasks), finding the delimiters and
+// quotes in them rather than searching the bytes value by value, and
+// validating UTF-8 only when the line has a non-ASCII byte (firstHigh,
+// its offset, is not len(line)), run by run of non-ASCII bytes.
+func (t *Tokenizer) splitMasked(line []byte, escAt, firstHigh int) bool {
 	o := t.o
 	sep, q := t.sep[0], byte(o.Quote)
 	m := &t.masks
-	firstHigh := m.lineMasks(line, b, sep, q)
 	n := len(line)
 	lead, trail, maxCols := o.IgnoreLeadingWhiteSpace, o.IgnoreTrailingWhiteSpace, o.MaxColumns
 	qAt := n

@@ -1,12 +1,13 @@
 #include "textflag.h"
 
-// func maskBlocks(src []byte, sepw, quotew uint64, sep, quote, high []uint64)
+// func maskBlocks(src []byte, sepw, quotew, esc1w, esc2w uint64, sep, quote, special, high []uint64)
 //
-// For each 64-byte block of src: PCMPEQB against the delimiter and the
-// quote (broadcast from sepw and quotew) and PMOVMSKB of the compare and
-// of the bytes themselves (their high bits), sixteen bytes at a time,
-// the four 16-bit masks joined into one word per slice.
-TEXT ·maskBlocks(SB), NOSPLIT, $0-112
+// For each 64-byte block of src: PCMPEQB against the delimiter, the quote
+// and (ORed) "\r" and the two escapes, broadcast from the words, and
+// PMOVMSKB of the compares and of the bytes themselves (their high bits),
+// sixteen bytes at a time, the four 16-bit masks joined into one word per
+// slice.
+TEXT ·maskBlocks(SB), NOSPLIT, $0-152
 	MOVQ src_base+0(FP), SI
 	MOVQ src_len+8(FP), CX
 	SHRQ $6, CX
@@ -14,9 +15,17 @@ TEXT ·maskBlocks(SB), NOSPLIT, $0-112
 	PUNPCKLQDQ X0, X0
 	MOVQ quotew+32(FP), X1
 	PUNPCKLQDQ X1, X1
-	MOVQ sep_base+40(FP), DI
-	MOVQ quote_base+64(FP), R8
-	MOVQ high_base+88(FP), R9
+	MOVQ esc1w+40(FP), X5
+	PUNPCKLQDQ X5, X5
+	MOVQ esc2w+48(FP), X6
+	PUNPCKLQDQ X6, X6
+	MOVQ $0x0d0d0d0d0d0d0d0d, R10
+	MOVQ R10, X7
+	PUNPCKLQDQ X7, X7
+	MOVQ sep_base+56(FP), DI
+	MOVQ quote_base+80(FP), R8
+	MOVQ special_base+104(FP), R11
+	MOVQ high_base+128(FP), R9
 	TESTQ CX, CX
 	JZ done
 
@@ -29,6 +38,15 @@ loop:
 	MOVOU X2, X4
 	PCMPEQB X1, X4
 	PMOVMSKB X4, BX
+	MOVOU X2, X3
+	PCMPEQB X7, X3
+	MOVOU X2, X4
+	PCMPEQB X5, X4
+	POR X4, X3
+	MOVOU X2, X4
+	PCMPEQB X6, X4
+	POR X4, X3
+	PMOVMSKB X3, R12
 	PMOVMSKB X2, DX
 	// bytes 16-31
 	MOVOU 16(SI), X2
@@ -39,12 +57,23 @@ loop:
 	ORQ R10, AX
 	MOVOU X2, X4
 	PCMPEQB X1, X4
-	PMOVMSKB X4, R11
-	SHLQ $16, R11
-	ORQ R11, BX
-	PMOVMSKB X2, R12
-	SHLQ $16, R12
-	ORQ R12, DX
+	PMOVMSKB X4, R10
+	SHLQ $16, R10
+	ORQ R10, BX
+	MOVOU X2, X3
+	PCMPEQB X7, X3
+	MOVOU X2, X4
+	PCMPEQB X5, X4
+	POR X4, X3
+	MOVOU X2, X4
+	PCMPEQB X6, X4
+	POR X4, X3
+	PMOVMSKB X3, R10
+	SHLQ $16, R10
+	ORQ R10, R12
+	PMOVMSKB X2, R10
+	SHLQ $16, R10
+	ORQ R10, DX
 	// bytes 32-47
 	MOVOU 32(SI), X2
 	MOVOU X2, X3
@@ -54,12 +83,23 @@ loop:
 	ORQ R10, AX
 	MOVOU X2, X4
 	PCMPEQB X1, X4
-	PMOVMSKB X4, R11
-	SHLQ $32, R11
-	ORQ R11, BX
-	PMOVMSKB X2, R12
-	SHLQ $32, R12
-	ORQ R12, DX
+	PMOVMSKB X4, R10
+	SHLQ $32, R10
+	ORQ R10, BX
+	MOVOU X2, X3
+	PCMPEQB X7, X3
+	MOVOU X2, X4
+	PCMPEQB X5, X4
+	POR X4, X3
+	MOVOU X2, X4
+	PCMPEQB X6, X4
+	POR X4, X3
+	PMOVMSKB X3, R10
+	SHLQ $32, R10
+	ORQ R10, R12
+	PMOVMSKB X2, R10
+	SHLQ $32, R10
+	ORQ R10, DX
 	// bytes 48-63
 	MOVOU 48(SI), X2
 	MOVOU X2, X3
@@ -69,18 +109,31 @@ loop:
 	ORQ R10, AX
 	MOVOU X2, X4
 	PCMPEQB X1, X4
-	PMOVMSKB X4, R11
-	SHLQ $48, R11
-	ORQ R11, BX
-	PMOVMSKB X2, R12
-	SHLQ $48, R12
-	ORQ R12, DX
+	PMOVMSKB X4, R10
+	SHLQ $48, R10
+	ORQ R10, BX
+	MOVOU X2, X3
+	PCMPEQB X7, X3
+	MOVOU X2, X4
+	PCMPEQB X5, X4
+	POR X4, X3
+	MOVOU X2, X4
+	PCMPEQB X6, X4
+	POR X4, X3
+	PMOVMSKB X3, R10
+	SHLQ $48, R10
+	ORQ R10, R12
+	PMOVMSKB X2, R10
+	SHLQ $48, R10
+	ORQ R10, DX
 	MOVQ AX, (DI)
 	MOVQ BX, (R8)
+	MOVQ R12, (R11)
 	MOVQ DX, (R9)
 	ADDQ $64, SI
 	ADDQ $8, DI
 	ADDQ $8, R8
+	ADDQ $8, R11
 	ADDQ $8, R9
 	DECQ CX
 	JNZ loop

@@ -1,15 +1,16 @@
 package csvtok
 
 import (
+	"bytes"
 	"math/rand/v2"
 	"testing"
 	"unicode/utf8"
 )
 
 // naiveMasks is blockMasks byte by byte: the oracle of maskBlocks.
-func naiveMasks(src []byte, sep, quote byte) (s, q, h []uint64) {
+func naiveMasks(src []byte, sep, quote, esc1, esc2 byte) (s, q, sp, h []uint64) {
 	n := len(src) / 64
-	s, q, h = make([]uint64, n), make([]uint64, n), make([]uint64, n)
+	s, q, sp, h = make([]uint64, n), make([]uint64, n), make([]uint64, n), make([]uint64, n)
 	for i, c := range src[:n*64] {
 		bit := uint64(1) << (i & 63)
 		if c == sep {
@@ -18,11 +19,14 @@ func naiveMasks(src []byte, sep, quote byte) (s, q, h []uint64) {
 		if c == quote {
 			q[i>>6] |= bit
 		}
+		if c == '\r' || c == esc1 || c == esc2 {
+			sp[i>>6] |= bit
+		}
 		if c >= 0x80 {
 			h[i>>6] |= bit
 		}
 	}
-	return s, q, h
+	return s, q, sp, h
 }
 
 func equalWords(a, b []uint64) bool {
@@ -38,15 +42,16 @@ func equalWords(a, b []uint64) bool {
 }
 
 // checkMaskBlocks compares maskBlocks and maskBlocksGo with naiveMasks.
-func checkMaskBlocks(t *testing.T, src []byte, sep, quote byte) {
+func checkMaskBlocks(t *testing.T, src []byte, sep, quote, esc1, esc2 byte) {
 	t.Helper()
-	ws, wq, wh := naiveMasks(src, sep, quote)
+	ws, wq, wsp, wh := naiveMasks(src, sep, quote, esc1, esc2)
 	n := len(src) / 64
-	for name, f := range map[string]func([]byte, uint64, uint64, []uint64, []uint64, []uint64){"maskBlocks": maskBlocks, "maskBlocksGo": maskBlocksGo} {
-		s, q, h := make([]uint64, n), make([]uint64, n), make([]uint64, n)
-		f(src, lows*uint64(sep), lows*uint64(quote), s, q, h)
-		if !equalWords(s, ws) || !equalWords(q, wq) || !equalWords(h, wh) {
-			t.Fatalf("%s(%q, %q, %q) = %x %x %x, want %x %x %x", name, src, sep, quote, s, q, h, ws, wq, wh)
+	type fn func([]byte, uint64, uint64, uint64, uint64, []uint64, []uint64, []uint64, []uint64)
+	for name, f := range map[string]fn{"maskBlocks": maskBlocks, "maskBlocksGo": maskBlocksGo} {
+		s, q, sp, h := make([]uint64, n), make([]uint64, n), make([]uint64, n), make([]uint64, n)
+		f(src, lows*uint64(sep), lows*uint64(quote), lows*uint64(esc1), lows*uint64(esc2), s, q, sp, h)
+		if !equalWords(s, ws) || !equalWords(q, wq) || !equalWords(sp, wsp) || !equalWords(h, wh) {
+			t.Fatalf("%s(%q, %q, %q, %q, %q) = %x %x %x %x, want %x %x %x %x", name, src, sep, quote, esc1, esc2, s, q, sp, h, ws, wq, wsp, wh)
 		}
 	}
 }
@@ -57,8 +62,8 @@ func checkMaskBlocks(t *testing.T, src []byte, sep, quote byte) {
 func TestMaskBlocksRandom(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 9))
 	for c := 0; c < 256; c++ {
-		sep, quote := byte(c), byte(rng.IntN(256))
-		near := []byte{sep, sep - 1, sep + 1, sep ^ 1, sep ^ 0x80, quote, quote + 1, quote - 1, 0, 0x80, 0xff, 0x7f, '\n'}
+		sep, quote, esc1, esc2 := byte(c), byte(rng.IntN(256)), byte(rng.IntN(256)), byte(rng.IntN(256))
+		near := []byte{sep, sep - 1, sep + 1, sep ^ 1, sep ^ 0x80, quote, quote + 1, quote - 1, esc1, esc2 ^ 1, 0, 0x80, 0xff, 0x7f, '\n', '\r', '\r' + 1}
 		for range 20 {
 			src := make([]byte, 64*rng.IntN(4))
 			for i := range src {
@@ -68,19 +73,19 @@ func TestMaskBlocksRandom(t *testing.T) {
 					src[i] = near[rng.IntN(len(near))]
 				}
 			}
-			checkMaskBlocks(t, src, sep, quote)
+			checkMaskBlocks(t, src, sep, quote, esc1, esc2)
 		}
 	}
 }
 
 // FuzzMaskBlocks: the assembly and the Go masks are the bytes'.
 func FuzzMaskBlocks(f *testing.F) {
-	f.Add([]byte("abc,def,,\"ghijklmnop\",-1,日本,\x00\x01\x2d\x2c\x2b\x80\xff"), byte(','), byte('"'))
-	f.Fuzz(func(t *testing.T, src []byte, sep, quote byte) {
+	f.Add([]byte("abc,def,,\"ghijklmnop\",-1,日本,\x00\x01\x2d\x2c\x2b\x80\xff\r\\#"), byte(','), byte('"'), byte('\\'), byte('#'))
+	f.Fuzz(func(t *testing.T, src []byte, sep, quote, esc1, esc2 byte) {
 		for len(src)%64 != 0 {
 			src = append(src, src[len(src)%len(src)]^byte(len(src)))
 		}
-		checkMaskBlocks(t, src, sep, quote)
+		checkMaskBlocks(t, src, sep, quote, esc1, esc2)
 	})
 }
 
@@ -93,10 +98,14 @@ func TestLineMasks(t *testing.T) {
 		for _, extra := range []int{0, 1, 63, 64, 200} {
 			b := make([]byte, n+extra)
 			for i := range b {
-				b[i] = ",\"a\xc3\xa9 \x00"[rng.IntN(7)]
+				b[i] = ",\"a\xc3\xa9 \x00\r\\"[rng.IntN(9)]
 			}
 			line := b[:n]
-			first := m.lineMasks(line, b, ',', '"')
+			first, special := m.lineMasks(line, b, ',', '"', [2]uint64{lows * '\\', lows * '\r'})
+			wantSpecial := bytes.ContainsAny(line, "\r\\")
+			if special != wantSpecial {
+				t.Fatalf("line %q: special %v, want %v", line, special, wantSpecial)
+			}
 			wantFirst := n
 			for i := n - 1; i >= 0; i-- {
 				if line[i] >= 0x80 {
@@ -130,7 +139,7 @@ func FuzzValidRuns(f *testing.F) {
 	f.Add([]byte("\xe6\x97,\xa5"))
 	f.Fuzz(func(t *testing.T, line []byte) {
 		var m blockMasks
-		m.lineMasks(line, line, ',', '"')
+		m.lineMasks(line, line, ',', '"', [2]uint64{lows * '\r', lows * '\r'})
 		if got, want := validRuns(line, m.high), utf8.Valid(line); got != want {
 			t.Fatalf("validRuns(%q) = %v, want %v", line, got, want)
 		}
@@ -148,7 +157,7 @@ func TestValidRunsRandom(t *testing.T) {
 		for k := rng.IntN(90); k > 0; k-- {
 			b = append(b, pieces[rng.IntN(len(pieces))]...)
 		}
-		m.lineMasks(b, b, ',', '"')
+		m.lineMasks(b, b, ',', '"', [2]uint64{lows * '\r', lows * '\r'})
 		if got, want := validRuns(b, m.high), utf8.Valid(b); got != want {
 			t.Fatalf("validRuns(%q) = %v, want %v", b, got, want)
 		}
