@@ -388,13 +388,6 @@ func (w *Writer) WriteBatch(b *ColumnBatch, from, to int) error {
 		w.batch = b.view(from, to)
 	}
 	workers := w.parallelism(to - from)
-	if !w.opts.NoStats {
-		// Each leaf column feeds its own statistics column.
-		_ = w.forEach(len(w.lstats), workers, func(c int) error {
-			w.columnStats(c, &w.batch.cols[c])
-			return nil
-		})
-	}
 	w.stats.AddRows(int64(to - from))
 	w.row += int64(to - from)
 	if w.file == nil {
@@ -402,8 +395,11 @@ func (w *Writer) WriteBatch(b *ColumnBatch, from, to int) error {
 			return err
 		}
 	}
-	w.runStats = !w.opts.NoStats
-	defer func() { w.runStats = false }()
+	// Each leaf column feeds its own statistics column: columnStats on the
+	// goroutine that encodes the column, just before its first run (one
+	// hand-off per batch, and the values are read while in cache).
+	w.runStats, w.preStats = !w.opts.NoStats, !w.opts.NoStats
+	defer func() { w.runStats, w.preStats = false, false }()
 	return w.encodeBatch(workers)
 }
 

@@ -202,6 +202,9 @@ func (w *Writer) encodeBatch(workers int) error {
 func (w *Writer) writeRuns(runs []run, workers int, release bool) error {
 	base := w.rgDone
 	write := func(c int) error {
+		if w.preStats {
+			w.columnStats(c, &w.batch.cols[c])
+		}
 		err := w.writeColumn(c, runs)
 		if release {
 			w.batch.release(c)
@@ -225,6 +228,7 @@ func (w *Writer) writeRuns(runs []run, workers int, release bool) error {
 			}
 		}
 	}
+	w.preStats = false
 	w.rgDone = base + int64(runs[len(runs)-1].to-runs[0].from)
 	if err != nil {
 		w.err = fmt.Errorf("parquetio: writing rows: %w", err)

@@ -143,6 +143,10 @@ type Writer struct {
 	// runStats: the batch being encoded feeds the file statistics of its
 	// lstats columns marked inRuns (WriteBatch).
 	runStats bool
+	// preStats: writeRuns first adds each column's values of the whole
+	// batch to the file statistics (columnStats; WriteBatch's first segment
+	// of runs).
+	preStats bool
 	row      int64 // rows written so far (the next row's index in the file)
 	rgRows   int64
 	rgBytes  int64
