@@ -30,6 +30,8 @@ import (
 	"math"
 	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress"
@@ -425,12 +427,20 @@ func estimateDistinct(n, d int) float64 {
 }
 
 // flushRowGroup ends the row group being written: the columns encode
-// their last pages and dictionaries on the workers, then the chunks are
-// copied out in column order.
+// their last pages and dictionaries, then the chunks are copied out in
+// column order. With several workers the columns flush on workers
+// goroutines, in column order, while this one copies out each chunk as
+// soon as it is flushed (the copy, a system call per 256 KiB of pages,
+// is most of the time at the end of a file).
 func (w *Writer) flushRowGroup() error {
-	err := w.forEach(len(w.cols), w.workers, func(c int) error { return w.cols[c].Flush() })
-	if err == nil {
-		err = w.file.WriteRowGroup(w.cols)
+	var err error
+	if n := len(w.cols); w.workers <= 1 || n <= 1 {
+		err = w.forEach(n, 1, func(c int) error { return w.cols[c].Flush() })
+		if err == nil {
+			err = w.file.WriteRowGroup(w.cols, nil)
+		}
+	} else {
+		err = w.flushWhileWriting()
 	}
 	if err != nil {
 		w.err = fmt.Errorf("parquetio: flushing row group: %w", err)
@@ -438,6 +448,54 @@ func (w *Writer) flushRowGroup() error {
 	}
 	w.rgDone = 0
 	return nil
+}
+
+// flushWhileWriting flushes the columns on w.workers goroutines (this one
+// among them), taking them in column order, and lays out each chunk as
+// soon as it is flushed: before copying out chunk i this goroutine flushes
+// the columns up to i that no other has taken yet. After a failed flush
+// no more columns are flushed; it returns once the others stopped.
+func (w *Writer) flushWhileWriting() error {
+	n := len(w.cols)
+	done := make([]chan struct{}, n)
+	errs := make([]error, n)
+	for i := range done {
+		done[i] = make(chan struct{})
+	}
+	var next atomic.Int64
+	var stop atomic.Bool
+	// take flushes the next column not taken yet; false: none is left.
+	take := func() bool {
+		i := int(next.Add(1)) - 1
+		if i >= n {
+			return false
+		}
+		if !stop.Load() {
+			if errs[i] = w.cols[i].Flush(); errs[i] != nil {
+				stop.Store(true)
+			}
+		}
+		close(done[i])
+		return true
+	}
+	var wg sync.WaitGroup
+	for range min(w.workers, n) - 1 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for take() {
+			}
+		}()
+	}
+	err := w.file.WriteRowGroup(w.cols, func(i int) error {
+		for int(next.Load()) <= i && take() {
+		}
+		<-done[i]
+		return errs[i]
+	})
+	stop.Store(true)
+	wg.Wait()
+	return err
 }
 
 // Close flushes the last row group, writes the footer and returns the

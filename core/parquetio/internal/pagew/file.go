@@ -73,12 +73,21 @@ func (f *File) start() error {
 }
 
 // WriteRowGroup lays out the flushed column chunks of cols (every leaf
-// column, in schema order) as the next row group.
-func (f *File) WriteRowGroup(cols []*Column) error {
+// column, in schema order) as the next row group. ready, when not nil, is
+// called before chunk i is laid out and returns once column i is flushed
+// (the columns may still be flushing on other goroutines: each chunk is
+// written as soon as it is ready); its error stops the row group.
+func (f *File) WriteRowGroup(cols []*Column, ready func(i int) error) error {
 	if len(cols) == 0 {
 		return nil
 	}
 	if err := f.start(); err != nil {
+		return err
+	}
+	if ready == nil {
+		ready = func(int) error { return nil }
+	}
+	if err := ready(0); err != nil {
 		return err
 	}
 	rows := cols[0].chunkRows
@@ -86,6 +95,9 @@ func (f *File) WriteRowGroup(cols []*Column) error {
 	cis := make([]*format.ColumnIndex, len(cols))
 	ois := make([]format.OffsetIndex, len(cols))
 	for i, c := range cols {
+		if err := ready(i); err != nil {
+			return err
+		}
 		if c.chunkRows != rows {
 			return fmt.Errorf("pagew: column %s holds %d rows, column %s %d", c.o.Path, c.chunkRows, cols[0].o.Path, rows)
 		}
