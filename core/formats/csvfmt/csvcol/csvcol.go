@@ -171,13 +171,9 @@ func (p *Plan) Append(b *parquetio.ColumnBatch, vals []Value) (ok bool, err erro
 				b.Double(n, x, 0)
 			}
 		case kBool:
-			switch s := view(v.B); {
-			case strings.EqualFold(s, "true"):
-				b.Boolean(n, true, 0)
-			case strings.EqualFold(s, "false"):
-				b.Boolean(n, false, 0)
-			default:
-				fits = false
+			var x bool
+			if x, fits = parseBool(v.B); fits {
+				b.Boolean(n, x, 0)
 			}
 		case kTimestamp, kTimestampNTZ:
 			// A batch's timestamp columns are INT64 microseconds (as
@@ -199,6 +195,27 @@ func (p *Plan) Append(b *parquetio.ColumnBatch, vals []Value) (ok bool, err erro
 	}
 	b.EndRow()
 	return true, nil
+}
+
+// parseBool reads a BOOLEAN value: "true" or "false" in any case
+// (strings.EqualFold, which also folds some non-ASCII letters: "falſe"
+// is false), the common ASCII spellings without EqualFold's loop.
+func parseBool(b []byte) (x, ok bool) {
+	// c|0x20 is an ASCII letter's lower case, and is it only for that
+	// letter and its upper case.
+	switch {
+	case len(b) == 4 && b[0]|0x20 == 't' && b[1]|0x20 == 'r' && b[2]|0x20 == 'u' && b[3]|0x20 == 'e':
+		return true, true
+	case len(b) == 5 && b[0]|0x20 == 'f' && b[1]|0x20 == 'a' && b[2]|0x20 == 'l' && b[3]|0x20 == 's' && b[4]|0x20 == 'e':
+		return false, true
+	}
+	switch s := view(b); {
+	case strings.EqualFold(s, "true"):
+		return true, true
+	case strings.EqualFold(s, "false"):
+		return false, true
+	}
+	return false, false
 }
 
 // AppendRow appends row (a row as the CSV row reader gives it: one Go

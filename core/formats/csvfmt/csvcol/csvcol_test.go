@@ -147,3 +147,43 @@ func TestWhole(t *testing.T) {
 		}
 	}
 }
+
+// boolRef is the BOOLEAN reading parseBool replaced.
+func boolRef(s string) (x, ok bool) {
+	switch {
+	case strings.EqualFold(s, "true"):
+		return true, true
+	case strings.EqualFold(s, "false"):
+		return false, true
+	}
+	return false, false
+}
+
+// FuzzParseBool: parseBool reads what strings.EqualFold reads.
+func FuzzParseBool(f *testing.F) {
+	for _, s := range []string{"true", "TRUE", "tRuE", "false", "FALSE", "falſe", "fal\xc5\xbfe", "True ", "truee", "t", "", "trUe", "4rue", "\x14RUE", "fAlSe", "1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		x, ok := parseBool([]byte(s))
+		if wx, wok := boolRef(s); x != wx || ok != wok {
+			t.Fatalf("parseBool(%q) = %v, %v, want %v, %v", s, x, ok, wx, wok)
+		}
+	})
+}
+
+// TestParseBoolEveryByte: each byte of "true" and "false" replaced by
+// every byte value reads as strings.EqualFold reads it.
+func TestParseBoolEveryByte(t *testing.T) {
+	for _, w := range []string{"true", "false", "TRUE", "FALSE"} {
+		for i := range w {
+			for c := 0; c < 256; c++ {
+				s := w[:i] + string([]byte{byte(c)}) + w[i+1:]
+				x, ok := parseBool([]byte(s))
+				if wx, wok := boolRef(s); x != wx || ok != wok {
+					t.Fatalf("parseBool(%q) = %v, %v, want %v, %v", s, x, ok, wx, wok)
+				}
+			}
+		}
+	}
+}
