@@ -75,8 +75,14 @@ func (rd *reader) ReadBatch(b *parquetio.ColumnBatch, maxRows int, maxBytes int6
 			}
 			if ok {
 				rd.stats.RowsRead++
+				if err := rd.foldRecord(true); err != nil {
+					return err
+				}
 				continue
 			}
+		}
+		if err := rd.foldRecord(false); err != nil {
+			return err
 		}
 		row, reason := rd.record()
 		if err := rd.plain(reason); err != nil {

@@ -7,6 +7,7 @@ import (
 	"github.com/tributary-io/tributary/core/formats/csvfmt/csvcol"
 	"github.com/tributary-io/tributary/core/formats/csvfmt/csvtok"
 	"github.com/tributary-io/tributary/core/formats/fileformat"
+	"github.com/tributary-io/tributary/core/schema"
 )
 
 // Folds reports whether a reader may fold into in (ReadOptions.Fold):
@@ -17,9 +18,10 @@ func (in *inferrer) Folds() bool { return in.optErr == nil && in.sampler == nil 
 // records of one file, fed by the reader's tokenizer (which validates
 // UTF-8: the values are those Add's repair gives).
 type foldRead struct {
-	in  *inferrer
-	f   *folder
-	all bool // tests: fold past records not read plainly
+	in   *inferrer
+	f    *folder
+	all  bool   // tests: fold past records not read plainly
+	skip []kind // folder.skip of the plain records (made once)
 }
 
 // newFold checks that in may fold the records of a reader of o and
@@ -69,4 +71,56 @@ func (rd *reader) plain(reason string) error {
 		return nil
 	}
 	return fmt.Errorf("csvfmt: %s line %d: %w", rd.file, rd.line(), fileformat.ErrFoldAbandoned)
+}
+
+// noKind marks a column of no kind in folder.skip.
+const noKind kind = 255
+
+// foldRecord folds the reader's record; plain: its values were converted
+// to their columns' types (csvcol.Plan.Append took it). Then a value of
+// an INT, BIGINT, DOUBLE, BOOLEAN or TIMESTAMP column whose inferred type
+// is that type already keeps it, and is not folded again: Append's
+// parsers take no value inferField widens from there (Java's integers,
+// Double.parseDouble with nanValue and the infinities, true / false, the
+// timestamp parsing both use; inferField takes a timestamp with no space
+// around it only, so such a value is folded).
+func (rd *reader) foldRecord(plain bool) error {
+	fr := rd.fold
+	if fr == nil {
+		return nil
+	}
+	if plain && fr.skip == nil {
+		fr.skip = make([]kind, rd.expect)
+		for i := range fr.skip {
+			fr.skip[i] = noKind
+			if idx, _, _ := rd.column(i); idx >= 0 {
+				switch rd.s.Fields[idx].Type {
+				case schema.Integer:
+					fr.skip[i] = kInt
+				case schema.Long:
+					fr.skip[i] = kLong
+				case schema.Double:
+					fr.skip[i] = kDouble
+				case schema.Boolean:
+					fr.skip[i] = kBool
+				case schema.Timestamp:
+					fr.skip[i] = kTimestamp
+				}
+			}
+		}
+	}
+	if !plain {
+		return fr.in.record(fr.f, rd.tk, rd.file, rd.lineBase+1)
+	}
+	fr.f.skip = fr.skip
+	err := fr.in.record(fr.f, rd.tk, rd.file, rd.lineBase+1)
+	fr.f.skip = nil
+	return err
+}
+
+// trimmed reports that s (not empty) has no white space around it: its
+// first and last bytes are ASCII and not white space.
+func trimmed(s string) bool {
+	a, z := s[0], s[len(s)-1]
+	return a > ' ' && a < 0x80 && z > ' ' && z < 0x80
 }

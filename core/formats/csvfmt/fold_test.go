@@ -225,3 +225,98 @@ func FuzzFold(f *testing.F) {
 		}
 	})
 }
+
+// skipValues are values near the edges of what Append's parsers take and
+// inferField keeps: signs, spaces, Unicode digits, Java's number forms,
+// overflows, timestamps with space around them, booleans in any case.
+var skipValues = []string{"1", "-7", "+3", " 1", "1 ", "١٢", "1_0", "0x10", "1e5", "1.", ".5", "1d", "1f", "2.5",
+	"NaN", "Inf", "-Inf", "Infinity", "2147483648", "-2147483649", "9223372036854775808", "-0", "007",
+	"2020-01-01", "2020-01-01 10:00:00", "2020-01-01T10:00:00Z", " 2020-01-01T10:00:00Z", "2020-01-01T10:00:00Z ",
+	"2020-01-01T10:00:00.123456Z", "2020-01-01\u00a0", "true", "FALSE", "tRuE", "yes", "", `""`, "x"}
+
+// foldSkipCase reads doc with the schema Add infers from its first
+// `prefix` lines (a provisional schema), folding: unless the reader
+// abandons, the fold's schema must be Add's over the whole document (the
+// values it skips in plainly read records keep their types).
+func foldSkipCase(t *testing.T, m map[string]string, doc string, prefix int, batch bool) bool {
+	t.Helper()
+	iopts := fileformat.InferOptions{Options: m, InferColumnTypes: true, RescuedDataColumn: fileformat.DefaultRescuedDataColumn}
+	lines := strings.SplitAfter(doc, "\n")
+	prov := newInferrer(iopts)
+	_ = prov.Add(context.Background(), "f0", strings.NewReader(strings.Join(lines[:min(prefix, len(lines))], "")))
+	want := addFiles(iopts, []string{doc})
+	opts := fileformat.ReadOptions{Options: m, RescuedDataColumn: fileformat.DefaultRescuedDataColumn}
+	got, err := foldFiles(t, iopts, opts, prov.Schema(), []string{doc}, batch, false)
+	if errors.Is(err, fileformat.ErrFoldAbandoned) {
+		return false
+	}
+	if got != want {
+		t.Fatalf("options %q batch %v provisional %s doc %q:\nfold %s\nadd  %s", m, batch, prov.Schema(), doc, got, want)
+	}
+	return true
+}
+
+// TestFoldSkipRandom: folding records read plainly with a provisional
+// schema (skipping the values their conversion proves kept) infers Add's
+// schema whenever the reader does not abandon, on random documents of
+// typed columns and edge values.
+func TestFoldSkipRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 9))
+	kinds := [][]string{{"1", "-7", "42"}, {"9000000000", "5"}, {"1.5", "-0.25", "3", "NaN"}, {"2024-03-01T00:00:00.037527Z", "2024-03-01T00:00:00Z"}, {"true", "FALSE"}, {"2024-03-01"}}
+	optsList := []map[string]string{{"header": "true"}, {"header": "false"}, {"header": "true", "timestampFormat": "yyyy-MM-dd HH:mm:ss"},
+		{"header": "true", "ignoreLeadingWhiteSpace": "true", "ignoreTrailingWhiteSpace": "true"}, {"header": "true", "nanValue": "n", "positiveInf": "1_0"}}
+	n, kept := 4000, 0
+	if testing.Short() {
+		n = 400
+	}
+	for i := 0; i < n; i++ {
+		m := optsList[rng.IntN(len(optsList))]
+		cols := make([]int, 1+rng.IntN(3))
+		var b strings.Builder
+		for c := range cols {
+			cols[c] = rng.IntN(len(kinds))
+			if m["header"] == "true" {
+				fmt.Fprintf(&b, "%sc%d", map[bool]string{true: ","}[c > 0], c)
+			}
+		}
+		if m["header"] == "true" {
+			b.WriteByte('\n')
+		}
+		rows := 2 + rng.IntN(30)
+		for r := 0; r < rows; r++ {
+			for c, k := range cols {
+				if c > 0 {
+					b.WriteByte(',')
+				}
+				v := kinds[k][rng.IntN(len(kinds[k]))]
+				if rng.IntN(6) == 0 {
+					v = skipValues[rng.IntN(len(skipValues))]
+				}
+				b.WriteString(v)
+			}
+			b.WriteByte('\n')
+		}
+		if foldSkipCase(t, m, b.String(), 1+rng.IntN(rows), rng.IntN(2) == 0) {
+			kept++
+		}
+	}
+	if kept < n/10 {
+		t.Errorf("only %d of %d cases read to the end without abandoning", kept, n)
+	}
+}
+
+// FuzzFoldSkip: a column typed by its first value, then any value: the
+// fold of a reader with that provisional schema infers Add's schema unless
+// it abandons.
+func FuzzFoldSkip(f *testing.F) {
+	for i, v := range skipValues {
+		f.Add(skipValues[i%5], v, uint8(i))
+	}
+	f.Fuzz(func(t *testing.T, first, v string, opt uint8) {
+		if strings.ContainsAny(first+v, ",\r\n\"") {
+			return
+		}
+		m := []map[string]string{{"header": "true"}, {"header": "true", "timestampFormat": "yyyy-MM-dd HH:mm:ss"}}[int(opt)%2]
+		foldSkipCase(t, m, "c\n"+first+"\n"+v+"\n", 2, opt&4 != 0)
+	})
+}

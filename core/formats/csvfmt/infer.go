@@ -146,6 +146,9 @@ type folder struct {
 	// record (counted in records, from 0) that changed its type (-1:
 	// none).
 	last []int64
+	// skip (a reader's fold of a plainly read record: foldRecord), for
+	// each file column, is the kind its values keep (noKind: none).
+	skip []kind
 	// live are the file columns, in order, whose type was not STRING
 	// when last folded (STRING is the top of the lattice: a column that
 	// reaches it never leaves it); nil: not made yet.
@@ -181,7 +184,7 @@ func (f *folder) fold(tk *csvtok.Tokenizer) {
 		// inferField keeps nothing of the value: a view of the
 		// tokenizer's buffer, no copy.
 		s, null := valueOf(toks[i], text, f.o)
-		if null || f.o.keeps(c.t.K, s) {
+		if null || (f.skip != nil && f.skip[i] == c.t.K && (c.t.K != kTimestamp || trimmed(s))) || f.o.keeps(c.t.K, s) {
 			continue
 		}
 		if s, null = repair(tk, i, s, f.o); null {

@@ -193,6 +193,9 @@ func (rd *reader) Next() ([]any, error) {
 		if err := rd.advance(); err != nil {
 			return nil, err
 		}
+		if err := rd.foldRecord(false); err != nil {
+			return nil, err
+		}
 		row, reason := rd.record()
 		if err := rd.plain(reason); err != nil {
 			return nil, err
@@ -241,9 +244,6 @@ func (rd *reader) advance() error {
 				continue
 			}
 			rd.expect = len(rd.data)
-		}
-		if rd.fold != nil {
-			return rd.fold.in.record(rd.fold.f, tk, rd.file, rd.lineBase+1)
 		}
 		return nil
 	}
