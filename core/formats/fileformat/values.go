@@ -129,8 +129,6 @@ func ISOMicros(s string) (int64, bool) {
 		aDig, aSep, aWant = 0x00ffff00ffffffff, 0xff0000ff00000000, 0x2d00002d00000000 // yyyy-MM-
 		bDig, bSep, bWant = 0xffff00ffff00ffff, 0x0000ff0000ff0000, 0x00003a0000540000 // ddTHH:mm
 		cDig, cSep, cWant = 0x0000000000ffff00, 0x00000000000000ff, 0x000000000000003a // :ss
-		his, los, six     = 0xf0f0f0f0f0f0f0f0, 0x0f0f0f0f0f0f0f0f, 0x0606060606060606
-		zeros             = 0x3030303030303030
 	)
 	bad := (a&aSep ^ aWant) | (b&bSep ^ bWant) | (c&cSep ^ cWant) |
 		(a&his^zeros)&aDig | (b&his^zeros)&bDig | (c&his^zeros)&cDig |
@@ -153,19 +151,50 @@ func ISOMicros(s string) (int64, bool) {
 		if s[19] != '.' || len(frac) < 1 || len(frac) > 9 {
 			return 0, false
 		}
-		v, ok := digits(frac)
-		if !ok {
-			return 0, false
+		if k := len(frac); k < 9 {
+			// The eight bytes before the "Z", those before the fraction
+			// made "0": eight digits, read at once.
+			keep := uint64(1)<<(8*(8-k)) - 1
+			w := le64(s[n-9:n-1])&^keep | zeros&keep
+			if w&his != zeros || (w&los+six)&his != 0 {
+				return 0, false
+			}
+			v := eightDigits(w)
+			if k <= 6 {
+				micros = int64(v * pow10u[6-k])
+			} else {
+				micros = int64(v / pow10u[k-6])
+			}
+		} else {
+			v, ok := digits(frac)
+			if !ok {
+				return 0, false
+			}
+			micros = int64(v / 1000)
 		}
-		for k := len(frac); k < 9; k++ {
-			v *= 10
-		}
-		micros = int64(v / 1000)
 	} else if s[19] != 'Z' {
 		return 0, false
 	}
 	return (daysSinceEpoch(y, mo, d)*86400+int64(h*3600+mi*60+sec))*1_000_000 + micros, true
 }
+
+// pow10u are the powers of ten ISOMicros scales a fraction by.
+var pow10u = [...]uint64{1, 10, 100, 1000, 10000, 100000, 1000000}
+
+// eightDigits is the value of the eight ASCII digits of w, the first in
+// its low byte (three multiplications: pairs, quads, the whole).
+func eightDigits(w uint64) uint64 {
+	w -= zeros
+	w = w*10 + w>>8
+	return ((w&0x000000ff000000ff)*(100+1000000<<32) + (w>>16&0x000000ff000000ff)*(1+10000<<32)) >> 32
+}
+
+// Masks of ISOMicros' digit tests: a digit is a byte 0x30 to 0x39, its
+// high nibble 3 (his, zeros) and its low nibble + 6 below 16 (los, six).
+const (
+	his, los, six = 0xf0f0f0f0f0f0f0f0, 0x0f0f0f0f0f0f0f0f, 0x0606060606060606
+	zeros         = 0x3030303030303030
+)
 
 // le64 is s's first eight bytes as a little-endian word.
 func le64(s string) uint64 {
