@@ -218,10 +218,11 @@ const overlapGrowth = 4
 // while the chunk before it is still being registered: the listing then
 // goes on into the same chunk instead of waiting, and the registration
 // that lags behind it commits fewer, larger chunks (two fdatasyncs each).
-// A boltstate writer no longer remaps its file as a commit grows it, so a
-// larger chunk costs no more CPU per file (BenchmarkFirstRun: 9,000 files
-// in chunks of 500+2,000 or in one, 18-20 register-cpu-ms alike).
-const overlapMax = 4
+// Larger chunks cost a little more CPU per file in boltstate (its commits
+// remap the growing file, copying the write transaction's nodes out of
+// the mapping): BenchmarkFirstRun, 9,000 files, register-cpu-ms 28 in
+// chunks of 500+2,000, 27-29 in 500+4,000, 31-34 in 500+9,000 (load 9).
+const overlapMax = 2
 
 // registerAll is RegisterAll; mostlyKnown is passed to the store
 // (state.RegisterOptions.MostlyKnown), and flushed, when set, is called

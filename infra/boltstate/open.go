@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -252,9 +251,8 @@ func open(path string, readOnly bool, o options) (*Store, error) {
 	err = s.guard(func() error {
 		var err error
 		s.db, err = bolt.Open(path, 0o600, &bolt.Options{
-			ReadOnly:        readOnly,
-			Timeout:         o.lockTimeout,
-			InitialMmapSize: initialMmapSize(readOnly),
+			ReadOnly: readOnly,
+			Timeout:  o.lockTimeout,
 			// bbolt uses (and at Close closes) the descriptor locked and
 			// verified above.
 			OpenFile: func(string, int, os.FileMode) (*os.File, error) { return f, nil },
@@ -295,26 +293,6 @@ func open(path string, readOnly bool, o options) (*Store, error) {
 		}
 	}
 	return s, nil
-}
-
-// writerMmapSize is the address space a writer maps its state file into
-// at open (bbolt's InitialMmapSize): bbolt maps the file at twice its size
-// and, each time a commit outgrows the mapping, copies every node of the
-// open write transaction out of it (dereference), unmaps and maps it again;
-// a first run's registration of 10,000 files grew an 8 MiB file through 8
-// such remaps. Mapping more address space than the file holds costs no
-// memory (pages are read in as they are touched) and does not grow the
-// file, except on Windows, where bbolt grows the file to the mapping: there
-// the file's own size is mapped, as before.
-const writerMmapSize = 64 << 20
-
-// initialMmapSize is bbolt's InitialMmapSize for a store opened read-only
-// or not.
-func initialMmapSize(readOnly bool) int {
-	if readOnly || runtime.GOOS == "windows" {
-		return 0
-	}
-	return writerMmapSize
 }
 
 func initBuckets(tx *bolt.Tx) error {
