@@ -139,21 +139,25 @@ func PlainDecimal(s string) bool {
 	if s != "" && s[0] == '-' {
 		i = 1
 	}
-	digits, frac, dot := 0, 0, false
-	for ; i < len(s); i++ {
-		switch c := s[i]; {
-		case c >= '0' && c <= '9':
-			digits++
-			if dot {
-				frac++
-			}
-		case c == '.' && !dot && digits > 0:
-			dot = true
-		default:
-			return false
-		}
+	start := i
+	for i < len(s) && s[i]-'0' < 10 {
+		i++
 	}
-	return digits > 0 && (!dot || frac > 0)
+	if i == start {
+		return false
+	}
+	if i == len(s) {
+		return true
+	}
+	if s[i] != '.' {
+		return false
+	}
+	i++
+	k := i
+	for i < len(s) && s[i]-'0' < 10 {
+		i++
+	}
+	return i == len(s) && i > k
 }
 
 // pow10 are the powers of ten a float64 holds exactly.
@@ -170,24 +174,37 @@ func fastDouble(s string) (float64, bool) {
 	if s != "" && s[0] == '-' {
 		i, neg = 1, true
 	}
+	// The integer digits, then (after a ".") the fraction's: one test a
+	// digit in each loop.
 	var m uint64
-	digits, frac, dot := 0, 0, false
+	start := i
 	for ; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c >= '0' && c <= '9':
-			m = m*10 + uint64(c-'0')
-			digits++
-			if dot {
-				frac++
-			}
-		case c == '.' && !dot && digits > 0:
-			dot = true
-		default:
+		c := s[i] - '0'
+		if c > 9 {
+			break
+		}
+		m = m*10 + uint64(c)
+	}
+	digits, frac := i-start, 0
+	if i < len(s) {
+		if s[i] != '.' || digits == 0 {
 			return 0, false
 		}
+		i++
+		k := i
+		for ; i < len(s); i++ {
+			c := s[i] - '0'
+			if c > 9 {
+				return 0, false
+			}
+			m = m*10 + uint64(c)
+		}
+		if frac = i - k; frac == 0 {
+			return 0, false
+		}
+		digits += frac
 	}
-	if digits == 0 || digits > 15 || (dot && frac == 0) {
+	if digits == 0 || digits > 15 {
 		return 0, false
 	}
 	f := float64(m) / pow10[frac]
