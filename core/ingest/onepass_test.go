@@ -33,7 +33,7 @@ func onePassCSV(n int, value func(i int) string) string {
 	return b.String()
 }
 
-// onePassRun ingests doc, one file, as a new CSV stream at one thread
+// onePassRun ingests doc, one file, as a new CSV stream on threads
 // (twoPass: with the schema inferred before the conversion), with the
 // schema history in hist when it is not nil: the engine's log, the
 // table's data files' digests (sorted), its row count and schema, and
@@ -45,21 +45,21 @@ type onePassResult struct {
 	err         error
 }
 
-func onePassRun(t *testing.T, doc string, twoPass bool, hist objstore.Store) onePassResult {
+func onePassRun(t *testing.T, doc string, twoPass bool, hist objstore.Store, threads int) onePassResult {
 	t.Helper()
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(threads))
 	w := newWorld()
 	if err := w.src.Put(context.Background(), "in/a.csv", strings.NewReader(doc)); err != nil {
 		t.Fatal(err)
 	}
 	w.discover(t)
-	return onePassAgain(t, w, twoPass, hist)
+	return onePassAgain(t, w, twoPass, hist, threads)
 }
 
 // onePassAgain runs the stream of w again (onePassRun).
-func onePassAgain(t *testing.T, w *world, twoPass bool, hist objstore.Store) onePassResult {
+func onePassAgain(t *testing.T, w *world, twoPass bool, hist objstore.Store, threads int) onePassResult {
 	t.Helper()
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(threads))
 	var logs bytes.Buffer
 	e := w.engine(t, Limits{})
 	e.Config.Format, _ = formats.Lookup("csv")
@@ -103,12 +103,13 @@ func onePassAgain(t *testing.T, w *world, twoPass bool, hist objstore.Store) one
 	return res
 }
 
-// TestOnePass: a first batch of one file is converted once, with its
-// schema inferred while it is read, when the file's first MiB has the
-// file's schema; otherwise (a type that widens after the first MiB, a
-// column null in it, a malformed record after it) the batch is
-// converted again with the inferred schema. Either way the data files
-// are byte for byte those of the two-pass run, and so is the schema.
+// TestOnePass: a first batch of one file is converted once, at one
+// thread or two, with its schema inferred from its first MiB and checked
+// while it is read, when that is the file's schema; otherwise (a type
+// that widens after the first MiB, a column null in it, a malformed
+// record after it) the batch is inferred and converted again. Either way
+// the data files are byte for byte those of the two-pass run, and so is
+// the schema.
 func TestOnePass(t *testing.T) {
 	const n = 40000
 	for _, tt := range []struct {
@@ -130,32 +131,34 @@ func TestOnePass(t *testing.T) {
 				return ""
 			}
 			return "7"
-		}), "the file's schema differs from its first bytes'", "v:int"},
+		}), "one-pass schema inference abandoned", "v:int"},
 		{"malformed late", onePassCSV(n, func(i int) string { return fmt.Sprint(i%100) + map[bool]string{true: ",extra"}[i == n-3] }),
 			"one-pass schema inference abandoned", "v:int"},
 	} {
-		t.Run(tt.name, func(t *testing.T) {
-			one := onePassRun(t, tt.doc, false, nil)
-			two := onePassRun(t, tt.doc, true, nil)
-			if one.err != nil || two.err != nil {
-				t.Fatalf("errors: one pass %v, two passes %v", one.err, two.err)
-			}
-			if !strings.Contains(one.log, tt.want) {
-				t.Errorf("one-pass run did not log %q:\n%s", tt.want, one.log)
-			}
-			if strings.Contains(two.log, "one pass") || strings.Contains(two.log, "one-pass") {
-				t.Errorf("two-pass run took the one pass:\n%s", two.log)
-			}
-			if !slices.Equal(one.files, two.files) || one.schema != two.schema || len(one.files) == 0 {
-				t.Errorf("one pass: files %v schema %s; two passes: files %v schema %s", one.files, one.schema, two.files, two.schema)
-			}
-			if !strings.Contains(one.schema, tt.typev) {
-				t.Errorf("schema %s, want %s", one.schema, tt.typev)
-			}
-			if rows := strings.Count(tt.doc, "\n") - 1; one.rows != rows {
-				t.Errorf("%d rows, want %d", one.rows, rows)
-			}
-		})
+		for _, threads := range []int{1, 2} {
+			t.Run(fmt.Sprintf("%s/%dt", tt.name, threads), func(t *testing.T) {
+				one := onePassRun(t, tt.doc, false, nil, threads)
+				two := onePassRun(t, tt.doc, true, nil, threads)
+				if one.err != nil || two.err != nil {
+					t.Fatalf("errors: one pass %v, two passes %v", one.err, two.err)
+				}
+				if !strings.Contains(one.log, tt.want) {
+					t.Errorf("one-pass run did not log %q:\n%s", tt.want, one.log)
+				}
+				if strings.Contains(two.log, "one pass") || strings.Contains(two.log, "one-pass") {
+					t.Errorf("two-pass run took the one pass:\n%s", two.log)
+				}
+				if !slices.Equal(one.files, two.files) || one.schema != two.schema || len(one.files) == 0 {
+					t.Errorf("one pass: files %v schema %s; two passes: files %v schema %s", one.files, one.schema, two.files, two.schema)
+				}
+				if !strings.Contains(one.schema, tt.typev) {
+					t.Errorf("schema %s, want %s", one.schema, tt.typev)
+				}
+				if rows := strings.Count(tt.doc, "\n") - 1; one.rows != rows {
+					t.Errorf("%d rows, want %d", one.rows, rows)
+				}
+			})
+		}
 	}
 }
 
@@ -188,15 +191,15 @@ func TestOnePassCrashBeforeSchemaSave(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.discover(t)
-	first := onePassAgain(t, w, false, hist)
+	first := onePassAgain(t, w, false, hist, 1)
 	if !errors.Is(first.err, errSaveCrash) || len(first.files) != 0 || first.schema != "" {
 		t.Fatalf("first run: error %v, files %v, schema %q", first.err, first.files, first.schema)
 	}
 	if _, ok, err := schemalog.Read(context.Background(), hist, 0); ok || err != nil {
 		t.Fatalf("schema version 0 after the crash: %v %v", ok, err)
 	}
-	again := onePassAgain(t, w, false, hist)
-	two := onePassRun(t, doc, true, nil)
+	again := onePassAgain(t, w, false, hist, 1)
+	two := onePassRun(t, doc, true, nil, 1)
 	if again.err != nil || !strings.Contains(again.log, "schema inferred in one pass") {
 		t.Fatalf("second run: %v\n%s", again.err, again.log)
 	}

@@ -5,7 +5,6 @@ import (
 	"github.com/tributary-io/tributary/core/ingest/batchplan"
 	"github.com/tributary-io/tributary/core/ingest/evolve"
 	"github.com/tributary-io/tributary/core/ingest/schemalog"
-	"runtime"
 
 	"github.com/tributary-io/tributary/core/delta"
 	"github.com/tributary-io/tributary/core/formats"
@@ -113,11 +112,11 @@ func (e *Engine) resolveSchema(ctx context.Context, snap *delta.Snapshot, p *Pla
 }
 
 // resolveOnePass resolves the schema of a first batch converted while its
-// schema is inferred, at one thread and without badRecordsPath
+// schema is inferred, without badRecordsPath
 // (evolve.Schemas.ResolveOnePass): out is the batch's output when that
 // conversion stands; sch is nil when the batch is to be resolved as usual.
 func (e *Engine) resolveOnePass(ctx context.Context, snap *delta.Snapshot, p *Plan, stats parquetio.WriterOptions) (sch *schema.StructType, v int, isNew bool, out *output, err error) {
-	if runtime.GOMAXPROCS(0) > 1 || e.Config.Reader.BadRecordsPath != "" || e.twoPass {
+	if e.Config.Reader.BadRecordsPath != "" || e.twoPass {
 		return nil, 0, false, nil, nil
 	}
 	var ok bool

@@ -55,7 +55,7 @@ func (rd *reader) ReadBatch(b *parquetio.ColumnBatch, maxRows int, maxBytes int6
 		rd.col.plan = p
 		rd.col.vals = make([]csvcol.Value, len(rd.s.Fields))
 	}
-	if !rd.parDecided && !rd.started && rd.fold == nil {
+	if !rd.parDecided && !rd.started {
 		rd.parDecided = true
 		if err := rd.startPar(); err != nil {
 			return err

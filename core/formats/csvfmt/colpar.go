@@ -79,6 +79,11 @@ func (rd *reader) startPar() error {
 	if err := rd.header(); err != nil {
 		return err
 	}
+	if rd.fold != nil {
+		if err := rd.fold.start(rd.tk, rd.file); err != nil {
+			return err
+		}
+	}
 	rest, ok := rd.tk.Rest()
 	if !ok {
 		return nil // read on serially
@@ -108,6 +113,7 @@ func (rd *reader) worker() *reader {
 	w.caseOnly = slices.Clone(rd.caseOnly)
 	w.rescue = fileformat.Rescue{}
 	w.col = colState{decided: true, ok: true}
+	w.fold = rd.fold.clone()
 	return &w
 }
 

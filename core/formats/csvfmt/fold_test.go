@@ -26,8 +26,7 @@ var foldOptions = []map[string]string{
 	{"header": "true", "dateFormat": "yyyy-MM-dd", "timeZone": "America/New_York"},
 	{"header": "true", "quote": "'", "escape": "'"},
 	{"header": "true", "escape": `"`, "emptyValue": "E"},
-	{"header": "true", "multiLine": "true"},
-	{"header": "false", "multiLine": "true", "comment": "#"},
+	{"header": "false", "comment": "#"},
 	{"header": "true", "comment": "#", "unescapedQuoteHandling": "RAISE_ERROR"},
 	{"header": "true", "ignoreLeadingWhiteSpace": "true", "ignoreTrailingWhiteSpace": "true", "nanValue": "\uFFFD"},
 	{"header": "true", "sep": ";", "skipRows": "1"},
@@ -56,34 +55,20 @@ func foldDoc(rng *rand.Rand, header bool) string {
 	return doc
 }
 
-// foldFiles reads files with readers opened with read options opts, in
-// order, each folding into a new inferrer of infer options iopts (all:
-// past records not read plainly), in rows or in column batches, with
-// schema s: the inferrer's schema and records, and the readers' errors,
-// as text.
-func foldFiles(t *testing.T, iopts fileformat.InferOptions, opts fileformat.ReadOptions, s *schema.StructType, files []string, batch, all bool) (string, error) {
+// foldReadDoc reads doc with a reader opened with read options opts that
+// checks its records against inferrer p (ReadOptions.Fold), with
+// schema s, in rows or column batches (workers > 1: in parallel chunks):
+// the read's error.
+func foldReadDoc(t *testing.T, p fileformat.Inferrer, opts fileformat.ReadOptions, s *schema.StructType, doc string, batch bool, workers int) error {
 	t.Helper()
-	in := newInferrer(iopts)
-	opts.Fold = in
-	var out strings.Builder
-	var first error
-	for i, f := range files {
-		opts.FilePath = fmt.Sprint("f", i)
-		rd, err := open(context.Background(), strings.NewReader(f), s, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rd.fold.all = all
-		rd.col.anySize = true
-		if err = foldReadAll(rd, s, batch); err != nil {
-			fmt.Fprintf(&out, "file %d: %v\n", i, err)
-			if first == nil {
-				first = err
-			}
-		}
+	opts.Fold, opts.FilePath, opts.Workers = p, "f0", workers
+	rd, err := open(context.Background(), strings.NewReader(doc), s, opts)
+	if err != nil {
+		t.Fatal(err)
 	}
-	fmt.Fprintf(&out, "%s\nrecords %d\n", in.Schema(), in.Sampled().Records)
-	return out.String(), first
+	defer rd.Close()
+	rd.col.anySize = true
+	return foldReadAll(rd, s, batch)
 }
 
 // foldReadAll reads rd to its end, in rows or column batches.
@@ -114,27 +99,48 @@ func foldReadAll(rd *reader, s *schema.StructType, batch bool) error {
 	}
 }
 
-// addFiles is Inferrer.Add over files: the schema and records, and the
-// errors, as foldFiles gives them.
-func addFiles(iopts fileformat.InferOptions, files []string) string {
+// addDoc is Inferrer.Add of doc: the inferrer, and its schema and error
+// as text.
+func addDoc(iopts fileformat.InferOptions, doc string) (*inferrer, string) {
 	in := newInferrer(iopts)
-	var out strings.Builder
-	for i, f := range files {
-		if err := in.Add(context.Background(), fmt.Sprint("f", i), strings.NewReader(f)); err != nil {
-			fmt.Fprintf(&out, "file %d: %v\n", i, err)
-		}
-	}
-	fmt.Fprintf(&out, "%s\nrecords %d\n", in.Schema(), in.Sampled().Records)
-	return out.String()
+	err := in.Add(context.Background(), "f0", strings.NewReader(doc))
+	return in, fmt.Sprintf("%s %v", in.Schema(), err)
 }
 
-// TestFoldRandom: readers that fold every record they read (in rows or
-// in column batches) infer what Inferrer.Add infers from the same files,
-// on random documents under random options: the same schema and record
-// count; the reader's own errors (parser limits) are Add's.
+// foldCase infers a provisional schema from doc's first `prefix` lines
+// (Add), reads doc with it, checking its records against it, in rows or
+// batches, serially or in parallel chunks: unless the reader abandons
+// (or fails), Add over the whole document must infer the provisional
+// schema. It reports whether the read went to the end.
+func foldCase(t *testing.T, iopts fileformat.InferOptions, doc string, prefix int, batch bool, workers int) bool {
+	t.Helper()
+	lines := strings.SplitAfter(doc, "\n")
+	prov, provText := addDoc(iopts, strings.Join(lines[:min(prefix, len(lines))], ""))
+	_, want := addDoc(iopts, doc)
+	opts := fileformat.ReadOptions{Options: iopts.Options, Mode: iopts.Mode, RescuedDataColumn: iopts.RescuedDataColumn}
+	if err := foldReadDoc(t, prov, opts, prov.Schema(), doc, batch, workers); err != nil {
+		if !errors.Is(err, fileformat.ErrFoldAbandoned) && !strings.Contains(want, err.Error()) && !errors.Is(err, ErrLimit) {
+			t.Fatalf("options %q doc %q: the read failed: %v", iopts.Options, doc, err)
+		}
+		return false
+	}
+	if want != provText {
+		t.Fatalf("options %q batch %v workers %d prefix %d doc %q:\nread to the end with %s\nadd  %s", iopts.Options, batch, workers, prefix, doc, provText, want)
+	}
+	return true
+}
+
+// TestFoldRandom: a reader that checks every record against a schema
+// inferred from a prefix of whole lines, and reads to the end without
+// abandoning, proves that Add infers that schema from the whole file
+// (the fold from the prefix's types keeps them), on random documents
+// under random options (header or not, nullValue, timestamps, quotes,
+// comments, white space, bytes that are not UTF-8), in rows or batches,
+// serially or in parallel chunks.
 func TestFoldRandom(t *testing.T) {
+	defer func(n int) { parChunkBytes = n }(parChunkBytes)
 	rng := rand.New(rand.NewPCG(11, 7))
-	n := 3000
+	n, kept := 3000, 0
 	if testing.Short() {
 		n = 300
 	}
@@ -145,61 +151,59 @@ func TestFoldRandom(t *testing.T) {
 		if rng.IntN(3) == 0 {
 			iopts.Mode = fileformat.DropMalformed
 		}
-		files := make([]string, 1+rng.IntN(2))
-		for k := range files {
-			files[k] = foldDoc(rng, m["header"] == "true")
+		doc := foldDoc(rng, m["header"] == "true")
+		parChunkBytes = 1 + rng.IntN(300)
+		prefix := 1 + rng.IntN(1+strings.Count(doc, "\n"))
+		if rng.IntN(3) == 0 {
+			prefix = len(doc) // the whole document
 		}
-		want := addFiles(iopts, files)
-		s := newInferrer(iopts)
-		for k, f := range files {
-			_ = s.Add(context.Background(), fmt.Sprint("f", k), strings.NewReader(f))
+		if foldCase(t, iopts, doc, prefix, rng.IntN(2) == 0, 1+rng.IntN(3)) {
+			kept++
 		}
-		opts := fileformat.ReadOptions{Options: m, Mode: iopts.Mode, RescuedDataColumn: fileformat.DefaultRescuedDataColumn}
-		batch := rng.IntN(2) == 0
-		got, _ := foldFiles(t, iopts, opts, s.Schema(), files, batch, true)
-		if got != want {
-			t.Fatalf("case %d options %q batch %v files %q:\nfold %s\nadd  %s", i, m, batch, files, got, want)
-		}
+	}
+	if kept < n/10 {
+		t.Errorf("only %d of %d cases read to the end", kept, n)
 	}
 }
 
-// TestFoldAbandons: a folding reader stops with ErrFoldAbandoned at the
-// first record its schema does not read plainly (a value that does not
-// fit, an unknown column, a malformed record), and reads the rows it
-// reads without folding otherwise.
+// TestFoldAbandons: a checking reader stops with ErrFoldAbandoned at the
+// first record the schema does not read plainly (a value that does not
+// fit, an unknown column, a malformed record) or whose values widen a
+// type, and reads the rows it reads without checking otherwise.
 func TestFoldAbandons(t *testing.T) {
-	sch := &schema.StructType{Fields: []schema.Field{
-		{Name: "a", Type: schema.Integer, Nullable: true}, {Name: "b", Type: schema.String, Nullable: true},
-		{Name: fileformat.DefaultRescuedDataColumn, Type: schema.String, Nullable: true}}}
 	iopts := fileformat.InferOptions{Options: map[string]string{"header": "true"}, InferColumnTypes: true, RescuedDataColumn: fileformat.DefaultRescuedDataColumn}
 	opts := fileformat.ReadOptions{Options: map[string]string{"header": "true"}, RescuedDataColumn: fileformat.DefaultRescuedDataColumn}
+	prov, _ := addDoc(iopts, "a,b\n1,x\n")
+	sch := prov.Schema()
 	for _, tt := range []struct {
 		name, doc string
 		abandon   bool
 	}{
 		{"plain", "a,b\n1,x\n2,\n,y\n", false},
 		{"widens", "a,b\n1,x\n2.5,y\n", true},
+		{"widens in a fitting value", "a,b\n1,x\n+1,y\n", false},
 		{"unknown column", "a,b,c\n1,x,3\n", true},
 		{"malformed", "a,b\n1,x\n2\n", true},
 		{"case", "A,b\n1,x\n", true},
 	} {
 		for _, batch := range []bool{false, true} {
-			_, err := foldFiles(t, iopts, opts, sch, []string{tt.doc}, batch, false)
+			err := foldReadDoc(t, prov, opts, sch, tt.doc, batch, 1)
 			if got := errors.Is(err, fileformat.ErrFoldAbandoned); got != tt.abandon || (err != nil && !got) {
 				t.Errorf("%s batch %v: error %v, want abandoned %v", tt.name, batch, err, tt.abandon)
 			}
-			plain := readPath(t, tt.doc, sch, opts, batch, 3)
-			opts2 := opts
-			opts2.Fold = newInferrer(iopts)
 			if !tt.abandon {
+				plain := readPath(t, tt.doc, sch, opts, batch, 3)
+				opts2 := opts
+				opts2.Fold = prov
 				if folded := readPath(t, tt.doc, sch, opts2, batch, 3); fmt.Sprint(folded) != fmt.Sprint(plain) {
-					t.Errorf("%s batch %v: folding read %+v, plain %+v", tt.name, batch, folded, plain)
+					t.Errorf("%s batch %v: checking read %+v, plain %+v", tt.name, batch, folded, plain)
 				}
 			}
 		}
 	}
-	// An inferrer that samples at random, or of other options, cannot fold.
-	for _, o := range []map[string]string{{"header": "true", "samplingRatio": "0.5"}, {"header": "false"}, {"header": "true", "sep": ";"}} {
+	// An inferrer that samples at random, of other options, or whose
+	// records may span a "\n", cannot check.
+	for _, o := range []map[string]string{{"header": "true", "samplingRatio": "0.5"}, {"header": "false"}, {"header": "true", "sep": ";"}, {"header": "true", "multiLine": "true"}} {
 		_, err := open(context.Background(), strings.NewReader("a,b\n"), sch, fileformat.ReadOptions{Options: map[string]string{"header": "true"}, Fold: newInferrer(fileformat.InferOptions{Options: o})})
 		if !errors.Is(err, fileformat.ErrFoldAbandoned) {
 			t.Errorf("fold with inference options %q: error %v", o, err)
@@ -207,22 +211,16 @@ func TestFoldAbandons(t *testing.T) {
 	}
 }
 
-// FuzzFold: on any document and a few options, the fold of a reader
-// (rows or batches) infers Add's schema and records.
+// FuzzFold: any document, a prefix and a few options: a reader that
+// reads to the end checking against the prefix's schema proves Add's.
 func FuzzFold(f *testing.F) {
-	f.Add("a,b\n1,x\n2.5,\n", uint8(0), true)
-	f.Add("1,2\n\"x\ny\",3\n", uint8(8), false)
-	f.Add("a\n\xff\n1\n", uint8(3), true)
-	f.Fuzz(func(t *testing.T, doc string, opt uint8, batch bool) {
+	f.Add("a,b\n1,x\n2.5,\n", uint8(0), uint8(2), true)
+	f.Add("1,2\n\"x\ny\",3\n", uint8(1), uint8(1), false)
+	f.Add("a\n\xff\n1\n", uint8(3), uint8(2), true)
+	f.Fuzz(func(t *testing.T, doc string, opt, prefix uint8, batch bool) {
 		m := foldOptions[int(opt)%len(foldOptions)]
 		iopts := fileformat.InferOptions{Options: m, InferColumnTypes: true, RescuedDataColumn: fileformat.DefaultRescuedDataColumn}
-		want := addFiles(iopts, []string{doc})
-		s := newInferrer(iopts)
-		_ = s.Add(context.Background(), "f0", strings.NewReader(doc))
-		opts := fileformat.ReadOptions{Options: m, RescuedDataColumn: fileformat.DefaultRescuedDataColumn}
-		if got, _ := foldFiles(t, iopts, opts, s.Schema(), []string{doc}, batch, true); got != want {
-			t.Fatalf("options %q batch %v doc %q:\nfold %s\nadd  %s", m, batch, doc, got, want)
-		}
+		foldCase(t, iopts, doc, int(prefix), batch, 1+int(opt)%2)
 	})
 }
 
@@ -234,33 +232,12 @@ var skipValues = []string{"1", "-7", "+3", " 1", "1 ", "١٢", "1_0", "0x10", "1
 	"2020-01-01", "2020-01-01 10:00:00", "2020-01-01T10:00:00Z", " 2020-01-01T10:00:00Z", "2020-01-01T10:00:00Z ",
 	"2020-01-01T10:00:00.123456Z", "2020-01-01\u00a0", "true", "FALSE", "tRuE", "yes", "", `""`, "x"}
 
-// foldSkipCase reads doc with the schema Add infers from its first
-// `prefix` lines (a provisional schema), folding: unless the reader
-// abandons, the fold's schema must be Add's over the whole document (the
-// values it skips in plainly read records keep their types).
-func foldSkipCase(t *testing.T, m map[string]string, doc string, prefix int, batch bool) bool {
-	t.Helper()
-	iopts := fileformat.InferOptions{Options: m, InferColumnTypes: true, RescuedDataColumn: fileformat.DefaultRescuedDataColumn}
-	lines := strings.SplitAfter(doc, "\n")
-	prov := newInferrer(iopts)
-	_ = prov.Add(context.Background(), "f0", strings.NewReader(strings.Join(lines[:min(prefix, len(lines))], "")))
-	want := addFiles(iopts, []string{doc})
-	opts := fileformat.ReadOptions{Options: m, RescuedDataColumn: fileformat.DefaultRescuedDataColumn}
-	got, err := foldFiles(t, iopts, opts, prov.Schema(), []string{doc}, batch, false)
-	if errors.Is(err, fileformat.ErrFoldAbandoned) {
-		return false
-	}
-	if got != want {
-		t.Fatalf("options %q batch %v provisional %s doc %q:\nfold %s\nadd  %s", m, batch, prov.Schema(), doc, got, want)
-	}
-	return true
-}
-
-// TestFoldSkipRandom: folding records read plainly with a provisional
-// schema (skipping the values their conversion proves kept) infers Add's
-// schema whenever the reader does not abandon, on random documents of
-// typed columns and edge values.
+// TestFoldSkipRandom: checking records read plainly (skipping the values
+// their conversion proves kept) against a provisional schema proves
+// Add's schema whenever the reader reads to the end, on random documents
+// of typed columns and edge values.
 func TestFoldSkipRandom(t *testing.T) {
+	defer func(n int) { parChunkBytes = n }(parChunkBytes)
 	rng := rand.New(rand.NewPCG(3, 9))
 	kinds := [][]string{{"1", "-7", "42"}, {"9000000000", "5"}, {"1.5", "-0.25", "3", "NaN"}, {"2024-03-01T00:00:00.037527Z", "2024-03-01T00:00:00Z"}, {"true", "FALSE"}, {"2024-03-01"}}
 	optsList := []map[string]string{{"header": "true"}, {"header": "false"}, {"header": "true", "timestampFormat": "yyyy-MM-dd HH:mm:ss"},
@@ -296,7 +273,9 @@ func TestFoldSkipRandom(t *testing.T) {
 			}
 			b.WriteByte('\n')
 		}
-		if foldSkipCase(t, m, b.String(), 1+rng.IntN(rows), rng.IntN(2) == 0) {
+		iopts := fileformat.InferOptions{Options: m, InferColumnTypes: true, RescuedDataColumn: fileformat.DefaultRescuedDataColumn}
+		parChunkBytes = 1 + rng.IntN(200)
+		if foldCase(t, iopts, b.String(), 1+rng.IntN(rows), rng.IntN(2) == 0, 1+rng.IntN(2)) {
 			kept++
 		}
 	}
@@ -305,9 +284,8 @@ func TestFoldSkipRandom(t *testing.T) {
 	}
 }
 
-// FuzzFoldSkip: a column typed by its first value, then any value: the
-// fold of a reader with that provisional schema infers Add's schema unless
-// it abandons.
+// FuzzFoldSkip: a column typed by its first value, then any value: a
+// reader that reads to the end checking against that schema proves Add's.
 func FuzzFoldSkip(f *testing.F) {
 	for i, v := range skipValues {
 		f.Add(skipValues[i%5], v, uint8(i))
@@ -317,6 +295,7 @@ func FuzzFoldSkip(f *testing.F) {
 			return
 		}
 		m := []map[string]string{{"header": "true"}, {"header": "true", "timestampFormat": "yyyy-MM-dd HH:mm:ss"}}[int(opt)%2]
-		foldSkipCase(t, m, "c\n"+first+"\n"+v+"\n", 2, opt&4 != 0)
+		iopts := fileformat.InferOptions{Options: m, InferColumnTypes: true, RescuedDataColumn: fileformat.DefaultRescuedDataColumn}
+		foldCase(t, iopts, "c\n"+first+"\n"+v+"\n", 2, opt&4 != 0, 1)
 	})
 }

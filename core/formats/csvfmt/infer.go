@@ -146,6 +146,8 @@ type folder struct {
 	// record (counted in records, from 0) that changed its type (-1:
 	// none).
 	last []int64
+	// changed is set when a type changed (a reader's check: foldRead).
+	changed bool
 	// skip (a reader's fold of a plainly read record: foldRecord), for
 	// each file column, is the kind its values keep (noKind: none).
 	skip []kind
@@ -192,7 +194,7 @@ func (f *folder) fold(tk *csvtok.Tokenizer) {
 		}
 		t := f.o.inferField(c.t, s, f.pd)
 		if t != c.t {
-			c.t = t
+			c.t, f.changed = t, true
 			if f.last != nil {
 				f.last[j] = f.records
 			}

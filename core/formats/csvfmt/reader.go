@@ -234,8 +234,9 @@ func (rd *reader) advance() error {
 		if !rd.started {
 			rd.started = true
 			if rd.fold != nil {
-				rd.fold.in.sample.Files++
-				rd.fold.f = rd.fold.in.fileFolder(tk)
+				if err := rd.fold.start(tk, rd.file); err != nil {
+					return err
+				}
 			}
 			if rd.o.Header {
 				if err := rd.header(); err != nil {

@@ -212,11 +212,10 @@ type ReadOptions struct {
 	// closed and offers it to the next reader opened with it (nil: none).
 	Reuse *Reuse
 	// Fold, when set, is a FoldInferrer of the same format (and the same
-	// text and format options) that the reader samples every record it
-	// reads into, as Fold.Add would sample the file; the reader then
-	// decodes on one goroutine, and fails with ErrFoldAbandoned at the
-	// first record the schema does not read plainly. Set it only to an
-	// inferrer of the format whose Folds is true.
+	// text and format options) whose Folds is true, holding the schema
+	// inferred from a prefix of the file (FoldInferrer): the reader checks
+	// every record it reads against it (Fold is only read), and fails with
+	// ErrFoldAbandoned at the first one that does not fit.
 	Fold Inferrer
 }
 

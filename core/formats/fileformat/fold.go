@@ -2,23 +2,26 @@ package fileformat
 
 import "errors"
 
-// FoldInferrer is an Inferrer that the format's readers can fill while
-// they read (ReadOptions.Fold): a file read whole by such a reader is
-// sampled into it as Add would sample it (the same records, values and
-// columns, in the same order), so that a batch whose schema is inferred
-// from its own files needs one pass over them instead of two. Bytes are
-// not counted (Sampled().Bytes): the caller, which reads files whole, has
-// the budget.
+// FoldInferrer is an Inferrer that the format's readers can check the
+// records they read against (ReadOptions.Fold): a reader that reads a file
+// to its end so proves that sampling the whole file into a fresh inferrer
+// (Add) gives the schema this inferrer had sampled from a prefix of the
+// file cut after a "\n" (Folds): the sample's fold goes on from the
+// prefix's types and changes none. A batch whose schema is inferred from
+// its own file then needs one pass over it instead of two.
 type FoldInferrer interface {
 	Inferrer
-	// Folds reports whether readers may fold into this inferrer, given
-	// its options (samplingRatio, say, samples records at random: no).
+	// Folds reports whether readers may check records against this
+	// inferrer, given its options: every record is sampled (not
+	// samplingRatio), and a prefix of a file cut after a "\n" is a prefix
+	// of its records.
 	Folds() bool
 }
 
-// ErrFoldAbandoned is wrapped by a reader that folds (ReadOptions.Fold)
-// when it meets a record its schema does not read plainly: a malformed
-// record, a rescued value, a column the schema lacks or a value that does
-// not fit its column. A schema read so is not the one the fold infers;
-// the caller reads the file again with the inferred one.
+// ErrFoldAbandoned is wrapped by a reader that checks its records
+// (ReadOptions.Fold) when it meets one that the schema does not read
+// plainly (a malformed record, a rescued value, a column the schema lacks,
+// a value that does not fit its column) or that would change the
+// inference's types: the schema it reads with may not be the one the
+// whole file infers; the caller reads the file again with that one.
 var ErrFoldAbandoned = errors.New("one-pass inference abandoned: the data does not fit the provisional schema")

@@ -7,9 +7,9 @@ import (
 	"github.com/tributary-io/tributary/core/formats"
 )
 
-// WriteFolded is Write with the records of every file also folded into
-// fold as they are read (formats.ReadOptions.Fold: a one-pass schema
-// inference), and nothing of the attempt visible: nothing is logged, no
+// WriteFolded is Write with the records of every file also checked
+// against the inference fold as they are read (formats.ReadOptions.Fold:
+// a one-pass schema inference), and nothing of the attempt visible: nothing is logged, no
 // bad record is recorded (b.Bad is ignored), and a file that cannot be
 // read whole fails the attempt instead of being read again or skipped.
 // On an error the attempt's data files are removed; the caller writes the

@@ -15,16 +15,18 @@ import (
 // One-pass inference. The first batch of a stream without a schema reads
 // its files twice: the inference (initial) samples them, then the batch
 // is converted with the schema. When the sample is exactly the batch's
-// one file, read whole by both passes, and its format's readers can fold
-// what they read into an inference (fileformat.FoldInferrer), the batch
-// is converted once instead, with a provisional schema inferred from the
-// file's first PrefixBytes, while its reader folds every record into a
-// full inference. If the full inference's schema is the provisional one,
-// the data files written are those the two passes write; otherwise (or
-// when the reader abandons, at the first record the provisional schema
-// does not read plainly) they are discarded and the batch is converted
-// again with the inferred schema. The schema history's version 0 is saved
-// after the conversion and before the commit, as in two passes.
+// one file, read whole by both passes, and its format's readers can check
+// records against an inference (fileformat.FoldInferrer), the batch is
+// converted once instead, with a provisional schema inferred from the
+// file's first PrefixBytes (cut after a "\n"), while its readers check
+// that every record keeps the inference's types: a conversion that reads
+// the file to its end so proves that the inference of the whole file is
+// the provisional one, and the data files written are those the two
+// passes write. A reader that abandons (a record the provisional schema
+// does not read plainly, a type that would widen) makes the batch be
+// inferred and converted again, as in two passes. The schema history's
+// version 0 is saved after the conversion and before the commit, as in
+// two passes.
 
 // PrefixBytes is how much of the file the provisional schema is inferred
 // from.
@@ -48,27 +50,28 @@ func (s *Schemas) ResolveOnePass(ctx context.Context, snap *delta.Snapshot, p *b
 		if ctx.Err() != nil {
 			return nil, 0, false, false, ctx.Err()
 		}
-		s.log().Info("one-pass schema inference abandoned: converting the batch again after inferring its schema",
+		s.log().Info("one-pass schema inference abandoned: inferring the batch's schema and converting it again",
 			"stream", s.Stream, "batchId", p.BatchID, "file", p.Files[0].Path, "reason", err.Error())
 		return nil, 0, false, false, nil
 	}
 	sch, v, isNew, err = s.resolve(ctx, snap, p, func(context.Context, *batchplan.Plan) (*schema.StructType, error) {
-		return s.inferred(fold), nil
+		return prov, nil
 	})
 	if err != nil {
 		return nil, 0, false, false, err
 	}
 	if same, err := sameSchema(sch, prov); err != nil || !same {
-		s.log().Info("one-pass schema inference: the file's schema differs from its first bytes'; converting the batch again",
-			"stream", s.Stream, "batchId", p.BatchID, "file", p.Files[0].Path, "inferred", sch.String(), "provisional", prov.String())
+		// Another committer saved version 0 meanwhile.
+		s.log().Info("one-pass schema inference: the schema history holds another schema; converting the batch again",
+			"stream", s.Stream, "batchId", p.BatchID, "file", p.Files[0].Path, "saved", sch.String(), "provisional", prov.String())
 		return sch, v, isNew, false, err
 	}
 	s.log().Info("schema inferred in one pass with the batch's conversion", "stream", s.Stream, "batchId", p.BatchID, "file", p.Files[0].Path)
 	return sch, v, isNew, true, nil
 }
 
-// provisional is the provisional schema of batch p and the inference to
-// fold its file into, or nil when p's schema is not to be inferred from
+// provisional is the provisional schema of batch p and the inference of
+// its file's prefix it comes from, or nil when p's schema is not to be inferred from
 // exactly its one file (a schema history, a user or fixed schema, more
 // files, pending files the sample would add) or the format cannot fold.
 func (s *Schemas) provisional(ctx context.Context, p *batchplan.Plan) (*schema.StructType, formats.Inferrer, error) {
@@ -98,11 +101,10 @@ func (s *Schemas) provisional(ctx context.Context, p *batchplan.Plan) (*schema.S
 		}
 	}
 	f := p.Files[0]
-	prefix := s.Format.NewInferrer(s.InferOptions(hints, s.SampleBytes))
-	if err := s.Sample(ctx, prefix, convert.SampleFile{Path: f.Path, Size: f.Size, Trial: true, Prefix: PrefixBytes}); err != nil || prefix.Sampled().Records == 0 {
+	if err := s.Sample(ctx, fold, convert.SampleFile{Path: f.Path, Size: f.Size, Trial: true, Prefix: PrefixBytes}); err != nil || fold.Sampled().Records == 0 {
 		return nil, nil, ctx.Err()
 	}
-	return s.inferred(prefix), fold, nil
+	return s.inferred(fold), fold, nil
 }
 
 // sameSchema reports whether a and b are stored alike.
