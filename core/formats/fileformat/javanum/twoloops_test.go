@@ -3,6 +3,7 @@ package javanum
 import (
 	"math"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -134,4 +135,36 @@ func BenchmarkTwoLoops(b *testing.B) {
 	run("fastDoubleRef", func(s string) bool { _, ok := fastDoubleRef(s); return ok })
 	run("PlainDecimal", PlainDecimal)
 	run("plainDecimalRef", plainDecimalRef)
+}
+
+// BenchmarkDoublesRandom reads 4,096 random doubles of the benchmarks'
+// columns (amount %.2f below 10,000, latitude %.6f in ±90, score %.6f
+// below 100): their dots at unpredictable places, as in a file.
+func BenchmarkDoublesRandom(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 1))
+	vals := make([]string, 4096)
+	for i := range vals {
+		switch i % 3 {
+		case 0:
+			vals[i] = strconv.FormatFloat(r.Float64()*10000, 'f', 2, 64)
+		case 1:
+			vals[i] = strconv.FormatFloat(r.Float64()*180-90, 'f', 6, 64)
+		default:
+			vals[i] = strconv.FormatFloat(r.Float64()*100, 'f', 6, 64)
+		}
+	}
+	b.Run("fastDouble", func(b *testing.B) {
+		for i := range b.N {
+			if _, ok := fastDouble(vals[i&4095]); !ok {
+				b.Fatal(vals[i&4095])
+			}
+		}
+	})
+	b.Run("fastDoubleRef", func(b *testing.B) {
+		for i := range b.N {
+			if _, ok := fastDoubleRef(vals[i&4095]); !ok {
+				b.Fatal(vals[i&4095])
+			}
+		}
+	})
 }
