@@ -15,6 +15,7 @@ import (
 
 	"github.com/tributary-io/tributary/core/parquetio/filestats"
 	"github.com/tributary-io/tributary/core/parquetio/internal/chunkstats"
+	"github.com/tributary-io/tributary/core/parquetio/internal/dictpick"
 	"github.com/tributary-io/tributary/core/parquetio/internal/ptree"
 	"github.com/tributary-io/tributary/core/schema"
 )
@@ -88,7 +89,7 @@ func (p *rowPath) start(dict map[string]bool) error {
 		parquet.CreatedBy("tributary", "1", ""),
 		parquet.DataPageStatistics(false),
 		parquet.ColumnIndexSizeLimit(func([]string) int { return filestats.ColumnIndexTruncateLength }),
-		parquet.DictionaryMaxBytes(dictFallbackBytes),
+		parquet.DictionaryMaxBytes(dictpick.FallbackBytes),
 	}
 	for _, c := range w.tracked {
 		wopts = append(wopts, parquet.SkipPageBounds(w.plain.Columns()[c]...))

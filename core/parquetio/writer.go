@@ -27,7 +27,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"runtime"
 	"strings"
 	"sync"
@@ -40,6 +39,7 @@ import (
 	"github.com/tributary-io/tributary/core/parquetio/filestats"
 	"github.com/tributary-io/tributary/core/parquetio/internal/chunkstats"
 	"github.com/tributary-io/tributary/core/parquetio/internal/codec"
+	"github.com/tributary-io/tributary/core/parquetio/internal/dictpick"
 	"github.com/tributary-io/tributary/core/parquetio/internal/pagew"
 	"github.com/tributary-io/tributary/core/parquetio/internal/ptree"
 	"github.com/tributary-io/tributary/core/parquetio/internal/spill"
@@ -306,7 +306,7 @@ func (w *Writer) start(dict map[string]bool) error {
 			MaxRep:         leaf.MaxRepetitionLevel,
 			MaxDef:         leaf.MaxDefinitionLevel,
 			Dict:           dict[strings.Join(path, ".")],
-			DictMaxBytes:   dictFallbackBytes,
+			DictMaxBytes:   dictpick.FallbackBytes,
 			PageBytes:      w.opts.PageBytes,
 			Codec:          w.codec,
 			Pool:           w.pool,
@@ -322,26 +322,8 @@ func (w *Writer) start(dict map[string]bool) error {
 	return nil
 }
 
-// Dictionary encoding, decided once per file from its first batch of rows
-// (parquet-go fixes a column's encoding for the file): a leaf column
-// (booleans aside) is dictionary encoded when its sampled non-null values
-// number at least dictMinValues, repeat at least once, and the column's
-// cardinality estimated from the sample (estimateDistinct) is at most
-// dictMaxEntries values of at most dictMaxBytes in all — a column for which
-// the dictionary pays. A sample of 512 values with 481 distinct ones (screen
-// widths: 3,520 values over 269k rows) gets a dictionary; 512 distinct ones
-// do not. Should the estimate be wrong, the column falls back to plain pages
-// for the rest of the row group once the dictionary passes
-// dictFallbackBytes, as parquet-mr does.
-const (
-	dictMinValues  = 16
-	dictMaxEntries = 1 << 16
-	dictMaxBytes   = 1 << 20
-	// dictFallbackBytes is the dictionary size past which a column chunk's
-	// later pages are PLAIN (parquet-go's DictionaryMaxBytes).
-	dictFallbackBytes = 2 * dictMaxBytes
-)
-
+// Dictionary encoding is decided once per file from its first batch of
+// rows (dictpick).
 // dictionaryColumns picks the dictionary-encoded leaf columns (by Parquet
 // path) from a shredded batch.
 func (w *Writer) dictionaryColumns(b *colBatch) map[string]bool {
@@ -376,7 +358,7 @@ func (w *Writer) dictionaryColumns(b *colBatch) map[string]bool {
 			}
 			s.distinct[string(key)] = struct{}{}
 			s.bytes += len(key)
-			if len(s.distinct) > dictMaxEntries || s.bytes > dictMaxBytes {
+			if len(s.distinct) > dictpick.MaxEntries || s.bytes > dictpick.MaxBytes {
 				s.over = true
 				break
 			}
@@ -384,46 +366,11 @@ func (w *Writer) dictionaryColumns(b *colBatch) map[string]bool {
 	}
 	dict := map[string]bool{}
 	for i, s := range cols {
-		if s != nil && !s.over && dictionaryPays(s.values, len(s.distinct), s.bytes) {
+		if s != nil && !s.over && dictpick.Pays(s.values, len(s.distinct), s.bytes) {
 			dict[strings.Join(paths[i], ".")] = true
 		}
 	}
 	return dict
-}
-
-// dictionaryPays reports whether a column whose sample of n non-null values
-// holds d distinct ones of b bytes in all gets a dictionary.
-func dictionaryPays(n, d, b int) bool {
-	if n < dictMinValues || d >= n || d == 0 {
-		return false
-	}
-	est := estimateDistinct(n, d)
-	return est <= dictMaxEntries && est*float64(b)/float64(d) <= dictMaxBytes
-}
-
-// estimateDistinct estimates a column's number of distinct values from a
-// sample of n values holding d < n distinct ones: the D for which d is the
-// expected number of distinct values among n draws from D equally likely
-// values, D·(1 − (1 − 1/D)^n) = d (which grows with D towards n).
-func estimateDistinct(n, d int) float64 {
-	want := float64(d)
-	seen := func(D float64) float64 { return D * (1 - math.Pow(1-1/D, float64(n))) }
-	lo, hi := want, want
-	for seen(hi) < want {
-		lo, hi = hi, 2*hi
-		if hi > 1<<40 {
-			return hi
-		}
-	}
-	for range 64 {
-		mid := (lo + hi) / 2
-		if seen(mid) < want {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	return hi
 }
 
 // flushRowGroup ends the row group being written: the columns encode
