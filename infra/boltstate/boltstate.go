@@ -285,6 +285,10 @@ func (s *Store) Register(ctx context.Context, stream string, files []state.File,
 		if err != nil {
 			return fmt.Errorf("boltstate: record discovery time: %w", err)
 		}
+		// Pending keys lead with the discovery time, later than every
+		// key already there: the index only grows at its end.
+		b.pending.FillPercent = appendFill
+		middle := false // a record was put before the bucket's last key
 		fc := b.files.Cursor()
 		// last is the greatest key in the files bucket (have: the bucket
 		// has one): a path after it has no record, and is not looked up (a
@@ -320,12 +324,17 @@ func (s *Store) Register(ctx context.Context, stream string, files []state.File,
 			}
 			if after {
 				last, have = append(last[:0], f.Path...), true
+			} else {
+				middle = true
 			}
 			// The index value is the size, for CountPending.
 			if err := b.pending.Put(pendingKey(now, f.Path), orderedInt(f.Size)); err != nil {
 				return fmt.Errorf("boltstate: index %q in stream %q: %w", f.Path, stream, err)
 			}
 			out[i] = true
+		}
+		if !middle {
+			b.files.FillPercent = appendFill
 		}
 		return nil
 	})
@@ -334,6 +343,15 @@ func (s *Store) Register(ctx context.Context, stream string, files []state.File,
 	}
 	return out, nil
 }
+
+// appendFill is how full Register leaves the pages it splits (bbolt's
+// FillPercent) in a bucket it only appended to: the files bucket when
+// every record it put sorts after the bucket's last key (a listing), the
+// pending index always. bbolt splits at half a page by default, which
+// for keys that only ever arrive in order leaves every page half empty:
+// twice the pages to write, to read back for the plan and to rewrite in
+// the claim.
+const appendFill = 0.95
 
 // RegisterSkipped implements state.Store: a record with batch -1 and the
 // reason, not in the pending index.

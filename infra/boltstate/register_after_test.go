@@ -7,6 +7,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
 
 	"github.com/tributary-io/tributary/core/state"
 )
@@ -120,5 +123,53 @@ func TestRegisterAfterLastKey(t *testing.T) {
 		if err := s.Close(); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestRegisterFillsAppendedPages: files registered in key order (as a
+// listing registers them) and the pending index leave their leaf pages
+// nearly full (appendFill), not half empty (bbolt's default split); a
+// chunk that puts records between known keys leaves the files bucket's
+// pages to bbolt's default.
+func TestRegisterFillsAppendedPages(t *testing.T) {
+	ctx := context.Background()
+	fill := func(s *Store, name []byte) float64 {
+		var st bolt.BucketStats
+		if err := s.db.View(func(tx *bolt.Tx) error {
+			st = tx.Bucket(bucketStreams).Bucket([]byte("st")).Bucket(name).Stats()
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return float64(st.LeafInuse) / float64(st.LeafAlloc)
+	}
+	files := func(from, n, step int) []state.File {
+		var fs []state.File
+		for i := range n {
+			fs = append(fs, state.File{Path: fmt.Sprintf("p/%06d.json", from+i*step), Size: 1000, ModTime: time.Unix(1.7e9, 0)})
+		}
+		return fs
+	}
+	s, _ := openTemp(t)
+	defer s.Close()
+	for c := range 10 {
+		if _, err := s.Register(ctx, "st", files(c*1000, 500, 2), state.RegisterOptions{MostlyKnown: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if f, p := fill(s, bucketFiles), fill(s, bucketPending); f < 0.85 || p < 0.85 {
+		t.Fatalf("appended in key order: leaf pages %.0f %% (files) and %.0f %% (pending) full, want >= 85 %%", 100*f, 100*p)
+	}
+	// The odd paths fall between the registered ones.
+	s2, _ := openTemp(t)
+	defer s2.Close()
+	if _, err := s2.Register(ctx, "st", files(0, 5000, 2), state.RegisterOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s2.Register(ctx, "st", files(1, 2500, 2), state.RegisterOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if f := fill(s2, bucketFiles); f > 0.8 {
+		t.Fatalf("records put between known keys: files leaf pages %.0f %% full, want bbolt's default split", 100*f)
 	}
 }
