@@ -124,10 +124,15 @@ const noKind kind = 255
 // timestamp parsing both use; inferField takes a timestamp with no space
 // around it only, so such a value is folded).
 func (rd *reader) foldRecord(plain bool) error {
-	fr := rd.fold
-	if fr == nil {
-		return nil
+	if rd.fold == nil {
+		return nil // inlined: no call per record without a check
 	}
+	return rd.checkRecord(plain)
+}
+
+// checkRecord is foldRecord's check.
+func (rd *reader) checkRecord(plain bool) error {
+	fr := rd.fold
 	if plain && fr.skip == nil {
 		fr.skip = make([]kind, rd.expect)
 		for i := range fr.skip {
