@@ -23,7 +23,7 @@ type asyncLane struct {
 }
 
 // laneJobs is the most batches whose lane columns are not encoded yet.
-const laneJobs = 2
+const laneJobs = 4
 
 func (l *asyncLane) failed() bool { return l.q != nil && l.q.Err() != nil }
 
