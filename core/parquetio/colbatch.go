@@ -358,44 +358,23 @@ func statsInRuns(conv ptree.Conv) bool {
 // b must have been made for the Writer's schema. The values of the rows
 // written are dropped from b's memory (Reset it before reuse).
 func (w *Writer) WriteBatch(b *ColumnBatch, from, to int) error {
-	_, err := w.writeBatch(b, from, to, nil)
-	return err
-}
-
-// WriteBatchOwned writes all rows of b, as WriteBatch does, and calls
-// release once the Writer no longer reads b, exactly once, also after an
-// error: with two workers or more some of b's columns may be encoded on
-// another goroutine after WriteBatchOwned returned (asyncLane), so b must
-// not change before release. An error of that encoding is returned by a
-// later call or by Close.
-func (w *Writer) WriteBatchOwned(b *ColumnBatch, release func()) error {
-	async, err := w.writeBatch(b, 0, b.Rows(), release)
-	if !async {
-		release()
-	}
-	return err
-}
-
-// writeBatch is WriteBatch; with release set it may leave some columns to
-// the lane (async true: the lane calls release).
-func (w *Writer) writeBatch(b *ColumnBatch, from, to int, release func()) (async bool, err error) {
 	if w.closed {
-		return false, ErrClosed
+		return ErrClosed
 	}
-	if w.err != nil || w.lane.failed() {
-		return false, w.drain()
+	if w.err != nil {
+		return w.err
 	}
 	if b.schema != w.schema && (len(b.tree.Leaves) != len(w.tree.Leaves) || !schema.EqualType(b.tree.Type, w.tree.Type)) {
-		return false, fmt.Errorf("%w: column batch of schema %s written to a file of schema %s", ErrInvalidValue, b.tree.Type, w.tree.Type)
+		return fmt.Errorf("%w: column batch of schema %s written to a file of schema %s", ErrInvalidValue, b.tree.Type, w.tree.Type)
 	}
 	if from < 0 || to > b.cb.rows || from > to {
-		return false, fmt.Errorf("%w: rows [%d, %d) of a batch of %d", ErrInvalidValue, from, to, b.cb.rows)
+		return fmt.Errorf("%w: rows [%d, %d) of a batch of %d", ErrInvalidValue, from, to, b.cb.rows)
 	}
 	if from == to {
-		return false, nil
+		return nil
 	}
 	if err := b.cb.check(); err != nil {
-		return false, err
+		return err
 	}
 	if w.lstats == nil {
 		w.lstats = w.leafStats()
@@ -413,7 +392,7 @@ func (w *Writer) writeBatch(b *ColumnBatch, from, to int, release func()) (async
 	w.row += int64(to - from)
 	if w.file == nil {
 		if err := w.start(w.dictionaryColumns(&w.batch)); err != nil {
-			return false, err
+			return err
 		}
 	}
 	// Each leaf column feeds its own statistics column: columnStats on the
@@ -421,19 +400,7 @@ func (w *Writer) writeBatch(b *ColumnBatch, from, to int, release func()) (async
 	// hand-off per batch, and the values are read while in cache).
 	w.runStats, w.preStats = !w.opts.NoStats, !w.opts.NoStats
 	defer func() { w.runStats, w.preStats = false, false }()
-	if release == nil || workers < 2 || len(w.cols) < 2 || from != 0 || to != b.cb.rows {
-		if err := w.drain(); err != nil {
-			return false, err
-		}
-		return false, w.encodeBatch(workers)
-	}
-	if w.planRuns() { // a row group fills up: written here, with the flush
-		if err := w.drain(); err != nil {
-			return false, err
-		}
-		return false, w.writeSegments(workers)
-	}
-	return true, w.writeAsync(release)
+	return w.encodeBatch(workers)
 }
 
 // view is a colBatch of rows [from, to) of b (sharing b's values).

@@ -50,9 +50,6 @@ func (w *Writer) Write(rows [][]any) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	if err := w.drain(); err != nil {
-		return err
-	}
 	workers := w.parallelism(len(rows))
 	err := w.shredBatch(rows, workers)
 	if err == nil {
@@ -156,13 +153,6 @@ func (w *Writer) shredBatch(rows [][]any, workers int) error {
 // parquet-go copies the values of a page holding a single byte-array value
 // once more (byteArrayColumnBuffer.page).
 func (w *Writer) encodeBatch(workers int) error {
-	w.planRuns()
-	return w.writeSegments(workers)
-}
-
-// planRuns cuts w.batch into w.runs (encodeBatch) and reports whether a
-// row group fills up in it.
-func (w *Writer) planRuns() (full bool) {
 	b := &w.batch
 	w.runs = w.runs[:0]
 	from := 0
@@ -185,12 +175,7 @@ func (w *Writer) planRuns() (full bool) {
 			w.rgRows, w.rgBytes = 0, 0
 		}
 	}
-	return slices.ContainsFunc(w.runs, func(r run) bool { return r.full })
-}
-
-// writeSegments writes w.runs: segments of runs that end with a full row
-// group (then flushed) or the batch.
-func (w *Writer) writeSegments(workers int) error {
+	// Segments of runs that end with a full row group (or the batch).
 	for start := 0; start < len(w.runs); {
 		end := start + 1
 		for end < len(w.runs) && !w.runs[end-1].full {
@@ -269,25 +254,20 @@ func (w *Writer) costliestFirst() []int {
 // statistics come from the runs (lstats inRuns) gets them from the
 // encoder's min and max.
 func (w *Writer) writeColumn(c int, runs []run) error {
-	return w.writeColumnOf(c, &w.batch, runs, w.runStats)
-}
-
-// writeColumnOf is writeColumn of batch b.
-func (w *Writer) writeColumnOf(c int, b *colBatch, runs []run, runStats bool) error {
 	col := w.cols[c]
 	var fs *filestats.Leaf
-	if runStats && w.lstats[c].inRuns {
+	if w.runStats && w.lstats[c].inRuns {
 		fs = w.lstats[c].h
 	}
 	// Room for the values first (not a page grown a quarter at a time).
-	all := b.rowValues(c, runs[0].from, runs[len(runs)-1].to)
+	all := w.batch.rowValues(c, runs[0].from, runs[len(runs)-1].to)
 	bytes := 0
 	if n := len(all.Offs); n > 0 {
 		bytes = int(all.Offs[n-1] - all.Offs[0])
 	}
 	col.Reserve(len(all.Defs), bytes)
 	for _, r := range runs {
-		run := b.rowValues(c, r.from, r.to)
+		run := w.batch.rowValues(c, r.from, r.to)
 		if err := col.Write(&run, r.to-r.from, fs); err != nil {
 			return err
 		}

@@ -165,7 +165,6 @@ type Writer struct {
 	// minParallel is the fewest values a batch must hold to be shredded and
 	// encoded on more than one goroutine.
 	minParallel int
-	lane        asyncLane
 	closed      bool
 	err         error
 }
@@ -454,8 +453,8 @@ func (w *Writer) Close() (FileStats, error) {
 	}
 	w.closed = true
 	defer w.pool.Close()
-	if err := w.drain(); err != nil {
-		return FileStats{}, err
+	if w.err != nil {
+		return FileStats{}, w.err
 	}
 	if w.file == nil { // no rows
 		if err := w.start(nil); err != nil {

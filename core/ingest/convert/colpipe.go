@@ -113,18 +113,13 @@ const gatherRows = 64
 // reach the file in the same order either way; anything else written
 // (a large batch, rows, another partition, the end) writes the gathered
 // rows first.
-// release (b's) is called once b is written, exactly once, also on error:
-// a batch written whole to one file may still be encoded after writeBatch
-// returned (parquetio.Writer.WriteBatchOwned).
-func (fw *fileWriter) writeBatch(ctx context.Context, part hivepart.Partition, b *parquetio.ColumnBatch, release func()) error {
+func (fw *fileWriter) writeBatch(ctx context.Context, part hivepart.Partition, b *parquetio.ColumnBatch) error {
 	if b.Rows() >= gatherRows || b.Bytes() >= chunkBytes {
 		if err := fw.flushGathered(ctx); err != nil {
-			release()
 			return err
 		}
-		return fw.writeBatchNow(ctx, part, b, release)
+		return fw.writeBatchNow(ctx, part, b)
 	}
-	defer release() // gathered: copied
 	if fw.gathered != nil && fw.gathered.Rows() > 0 && fw.gatheredPart.Dir != part.Dir {
 		if err := fw.flushGathered(ctx); err != nil {
 			return err
@@ -152,21 +147,14 @@ func (fw *fileWriter) flushGathered(ctx context.Context) error {
 	if fw.gathered == nil || fw.gathered.Rows() == 0 {
 		return nil
 	}
-	err := fw.writeBatchNow(ctx, fw.gatheredPart, fw.gathered, nil)
+	err := fw.writeBatchNow(ctx, fw.gatheredPart, fw.gathered)
 	fw.gathered.Reset()
 	return err
 }
 
 // writeBatchNow writes a column batch of one partition, rolling files at
-// the target row count as writeRows does; release, when not nil, is
-// writeBatch's.
-func (fw *fileWriter) writeBatchNow(ctx context.Context, part hivepart.Partition, b *parquetio.ColumnBatch, release func()) error {
-	owned := false
-	defer func() {
-		if !owned && release != nil {
-			release()
-		}
-	}()
+// the target row count as writeRows does.
+func (fw *fileWriter) writeBatchNow(ctx context.Context, part hivepart.Partition, b *parquetio.ColumnBatch) error {
 	for from := 0; from < b.Rows(); {
 		pf := fw.parts[part.Dir]
 		if pf == nil {
@@ -182,14 +170,7 @@ func (fw *fileWriter) writeBatchNow(ctx context.Context, part hivepart.Partition
 			fw.parts[part.Dir] = pf
 		}
 		n := min(b.Rows()-from, fw.target()-pf.rows)
-		var err error
-		if n == b.Rows() && release != nil {
-			owned = true
-			err = pf.pw.WriteBatchOwned(b, release)
-		} else {
-			err = pf.pw.WriteBatch(b, from, from+n)
-		}
-		if err != nil {
+		if err := pf.pw.WriteBatch(b, from, from+n); err != nil {
 			return fmt.Errorf("writing Parquet: %w", err)
 		}
 		pf.rows += n

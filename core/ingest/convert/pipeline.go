@@ -387,16 +387,16 @@ func (pl *pipeline) copyNext(fw *fileWriter, evolve bool) (rows, rescued int64, 
 	var werr error
 	for c := range d.chunks {
 		if werr == nil {
-			if b := c.batch; b != nil {
-				// writeBatch frees b once written (maybe later).
-				werr = fw.writeBatch(pl.ctx, d.part, b, func() { pl.freeBatch(b) })
+			if c.batch != nil {
+				werr = fw.writeBatch(pl.ctx, d.part, c.batch)
 			} else {
 				werr = fw.write(pl.ctx, d.part, c.rows)
 			}
 			if werr != nil {
 				pl.cancel() // stop the decoders; drain what this one sent
 			}
-		} else if c.batch != nil {
+		}
+		if c.batch != nil {
 			pl.freeBatch(c.batch)
 		}
 		pl.ahead.done(c.bytes)
