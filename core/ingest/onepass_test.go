@@ -47,10 +47,22 @@ type onePassResult struct {
 
 func onePassRun(t *testing.T, doc string, twoPass bool, hist objstore.Store, threads int) onePassResult {
 	t.Helper()
+	return onePassFiles(t, []string{doc}, twoPass, hist, threads)
+}
+
+// onePassSampleFiles is the streams' sampleSize.numFiles (0: default).
+var onePassSampleFiles int
+
+// onePassFiles is onePassRun of several files (in/a000.csv, ...), one
+// batch.
+func onePassFiles(t *testing.T, docs []string, twoPass bool, hist objstore.Store, threads int) onePassResult {
+	t.Helper()
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(threads))
 	w := newWorld()
-	if err := w.src.Put(context.Background(), "in/a.csv", strings.NewReader(doc)); err != nil {
-		t.Fatal(err)
+	for i, doc := range docs {
+		if err := w.src.Put(context.Background(), fmt.Sprintf("in/a%03d.csv", i), strings.NewReader(doc)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	w.discover(t)
 	return onePassAgain(t, w, twoPass, hist, threads)
@@ -66,6 +78,7 @@ func onePassAgain(t *testing.T, w *world, twoPass bool, hist objstore.Store, thr
 	e.Config.FormatOptions = map[string]string{"header": "true"}
 	e.Logger = slog.New(slog.NewTextHandler(&logs, nil))
 	e.twoPass = twoPass
+	e.Config.Schema.SampleFiles = onePassSampleFiles
 	if hist != nil {
 		e.SchemaStore = hist
 	}
@@ -205,5 +218,64 @@ func TestOnePassCrashBeforeSchemaSave(t *testing.T) {
 	}
 	if !slices.Equal(again.files, two.files) || again.schema != two.schema || again.rows != 30000 {
 		t.Errorf("after the crash: files %v schema %s rows %d; two passes: files %v schema %s", again.files, again.schema, again.rows, two.files, two.schema)
+	}
+}
+
+// TestOnePassFiles: a first batch of several files is converted once
+// when its first MiB (whole files, then the next one's first lines) has
+// the batch's schema, at one thread or two; a type that widens in a later
+// file, a column only a later file has, or a later file's different
+// header make it be inferred and converted again; files past
+// sampleSize.numFiles are not checked (nor sampled). The data files and
+// schema are the two-pass run's.
+func TestOnePassFiles(t *testing.T) {
+	small := func(n, from int, v func(i int) string) string {
+		return onePassCSV(n, func(i int) string { return v(i + from) })
+	}
+	ints := func(i int) string { return fmt.Sprint(i % 100) }
+	many := func(k, n int, last string) []string {
+		docs := make([]string, k)
+		for i := range docs {
+			docs[i] = small(n, i*n, ints)
+		}
+		if last != "" {
+			docs[k-1] = last
+		}
+		return docs
+	}
+	for _, tt := range []struct {
+		name     string
+		docs     []string
+		want     string
+		typev    string
+		numFiles int
+	}{
+		{"small files", many(30, 200, ""), "schema inferred in one pass", "v:int", 0},
+		{"past the prefix", many(4, 15000, ""), "schema inferred in one pass", "v:int", 0},
+		{"widens in a later file", many(40, 1000, onePassCSV(10, func(i int) string { return "2.5" })), "one-pass schema inference abandoned", "v:double", 0},
+		{"a later file's new column", many(40, 1000, "id,name,v,w\n1,x,2,3\n"), "one-pass schema inference abandoned", "w:int", 0},
+		{"a later file without v", many(5, 100, "id,name\n1,x\n"), "schema inferred in one pass", "v:int", 0},
+		{"widens past numFiles", many(12, 100, onePassCSV(10, func(i int) string { return "2.5" })), "schema inferred in one pass", "v:int", 5},
+	} {
+		for _, threads := range []int{1, 2} {
+			t.Run(fmt.Sprintf("%s/%dt", tt.name, threads), func(t *testing.T) {
+				onePassSampleFiles = tt.numFiles
+				defer func() { onePassSampleFiles = 0 }()
+				one := onePassFiles(t, tt.docs, false, nil, threads)
+				two := onePassFiles(t, tt.docs, true, nil, threads)
+				if one.err != nil || two.err != nil {
+					t.Fatalf("errors: one pass %v, two passes %v", one.err, two.err)
+				}
+				if !strings.Contains(one.log, tt.want) {
+					t.Errorf("one-pass run did not log %q:\n%s", tt.want, one.log)
+				}
+				if !slices.Equal(one.files, two.files) || one.schema != two.schema || len(one.files) == 0 {
+					t.Errorf("one pass: files %v schema %s; two passes: files %v schema %s", one.files, one.schema, two.files, two.schema)
+				}
+				if !strings.Contains(one.schema, tt.typev) || one.rows != two.rows {
+					t.Errorf("schema %s, want %s; rows %d, two passes %d", one.schema, tt.typev, one.rows, two.rows)
+				}
+			})
+		}
 	}
 }
