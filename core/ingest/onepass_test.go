@@ -18,6 +18,7 @@ import (
 	"github.com/tributary-io/tributary/core/ingest/schemalog"
 	"github.com/tributary-io/tributary/core/objstore"
 	"github.com/tributary-io/tributary/core/objstore/memstore"
+	"github.com/tributary-io/tributary/core/options"
 	"github.com/tributary-io/tributary/core/parquetio"
 )
 
@@ -50,8 +51,12 @@ func onePassRun(t *testing.T, doc string, twoPass bool, hist objstore.Store, thr
 	return onePassFiles(t, []string{doc}, twoPass, hist, threads)
 }
 
-// onePassSampleFiles is the streams' sampleSize.numFiles (0: default).
-var onePassSampleFiles int
+// onePassSampleFiles is the streams' sampleSize.numFiles (0: default),
+// onePassMode their schemaEvolutionMode.
+var (
+	onePassSampleFiles int
+	onePassMode        options.SchemaEvolutionMode
+)
 
 // onePassFiles is onePassRun of several files (in/a000.csv, ...), one
 // batch.
@@ -79,6 +84,7 @@ func onePassAgain(t *testing.T, w *world, twoPass bool, hist objstore.Store, thr
 	e.Logger = slog.New(slog.NewTextHandler(&logs, nil))
 	e.twoPass = twoPass
 	e.Config.Schema.SampleFiles = onePassSampleFiles
+	e.Config.Schema.EvolutionMode = onePassMode
 	if hist != nil {
 		e.SchemaStore = hist
 	}
@@ -277,5 +283,27 @@ func TestOnePassFiles(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestOnePassNewColumnPastNumFiles: a file the inference does not sample
+// (past sampleSize.numFiles) with a new column stops the batch under
+// addNewColumns in one pass as in two (the one-pass attempt converts with
+// the stream's evolution and falls back on the new column).
+func TestOnePassNewColumnPastNumFiles(t *testing.T) {
+	onePassSampleFiles, onePassMode = 3, options.EvolveAddNewColumns
+	defer func() { onePassSampleFiles, onePassMode = 0, "" }()
+	docs := make([]string, 6)
+	for i := range docs {
+		docs[i] = onePassCSV(50, func(i int) string { return fmt.Sprint(i % 100) })
+	}
+	docs[5] = "id,name,v,w\n1,x,2,3\n"
+	one := onePassFiles(t, docs, false, nil, 1)
+	two := onePassFiles(t, docs, true, nil, 1)
+	if !errors.Is(one.err, ErrSchemaEvolved) || !errors.Is(two.err, ErrSchemaEvolved) {
+		t.Fatalf("one pass: %v; two passes: %v", one.err, two.err)
+	}
+	if len(one.files) != 0 || one.schema != "" {
+		t.Errorf("one pass left files %v, table schema %q", one.files, one.schema)
 	}
 }

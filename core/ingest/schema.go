@@ -122,7 +122,7 @@ func (e *Engine) resolveOnePass(ctx context.Context, snap *delta.Snapshot, p *Pl
 	var ok bool
 	err = e.withSchemas(func(s *evolve.Schemas) error {
 		sch, v, isNew, ok, err = s.ResolveOnePass(ctx, snap, p, func(sch *schema.StructType, fold formats.Inferrer, n int) error {
-			o, err := e.converter().WriteFolded(ctx, convBatch(p, sch, stats, false, nil), fold, n)
+			o, err := e.converter().WriteFolded(ctx, convBatch(p, sch, stats, e.Config.Schema.evolves(), nil), fold, n)
 			if err == nil {
 				out = &output{Output: *o, schema: sch}
 			}
