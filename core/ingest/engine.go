@@ -25,24 +25,25 @@
 // files), evolve (schema versions and evolution), guard (identity,
 // continuity and state-store checks before a stream resumes), schemamerge
 // (schema relations), hivepart (partition directories and values),
-// identity, schemalog, badrecords, fanout and progress.
+// identity, schemalog, badrecords, fanout, progress and cleansrc
+// (cloudFiles.cleanSource).
 package ingest
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/tributary-io/tributary/core/ingest/batchplan"
-	"github.com/tributary-io/tributary/core/schema"
 	"log/slog"
 	"runtime/trace"
 	"time"
 
 	"github.com/tributary-io/tributary/core/delta"
 	"github.com/tributary-io/tributary/core/formats"
+	"github.com/tributary-io/tributary/core/ingest/batchplan"
 	"github.com/tributary-io/tributary/core/ingest/fanout"
 	"github.com/tributary-io/tributary/core/objstore"
 	"github.com/tributary-io/tributary/core/options"
+	"github.com/tributary-io/tributary/core/schema"
 	"github.com/tributary-io/tributary/core/sink/predicate"
 	"github.com/tributary-io/tributary/core/state"
 )

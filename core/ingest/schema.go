@@ -2,12 +2,12 @@ package ingest
 
 import (
 	"context"
-	"github.com/tributary-io/tributary/core/ingest/batchplan"
-	"github.com/tributary-io/tributary/core/ingest/evolve"
-	"github.com/tributary-io/tributary/core/ingest/schemalog"
 
 	"github.com/tributary-io/tributary/core/delta"
 	"github.com/tributary-io/tributary/core/formats"
+	"github.com/tributary-io/tributary/core/ingest/batchplan"
+	"github.com/tributary-io/tributary/core/ingest/evolve"
+	"github.com/tributary-io/tributary/core/ingest/schemalog"
 	"github.com/tributary-io/tributary/core/options"
 	"github.com/tributary-io/tributary/core/parquetio"
 	"github.com/tributary-io/tributary/core/schema"
