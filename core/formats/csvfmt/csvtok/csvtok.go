@@ -323,6 +323,16 @@ func sepFrom(line []byte, from int, c byte) int {
 	return len(line)
 }
 
+// escAfter is the index of the first escape byte (esc1, or esc2 when it
+// is not 0) in line after pos (len(line) when none).
+func escAfter(line []byte, pos int, esc1, esc2 byte) int {
+	at := indexFrom(line, pos+1, esc1)
+	if esc2 != 0 {
+		at = min(at, indexFrom(line, pos+1, esc2))
+	}
+	return at
+}
+
 // splitFields splits line for splitLine into toks (views of line); false
 // when a value needs the rune-by-rune path. It finds delimiters, quotes
 // and escapes with bytes.IndexByte rather than byte by byte: qAt and
@@ -352,10 +362,7 @@ func (t *Tokenizer) splitFields(line []byte, escAt int, valid bool) bool {
 				return false
 			}
 			if escAt <= pos && esc1 != 0 {
-				escAt = indexFrom(line, pos+1, esc1)
-				if esc2 != 0 {
-					escAt = min(escAt, indexFrom(line, pos+1, esc2))
-				}
+				escAt = escAfter(line, pos, esc1, esc2)
 			}
 			if escAt < end {
 				return false
@@ -441,10 +448,7 @@ func (t *Tokenizer) splitMasked(line []byte, escAt, firstHigh int) bool {
 				return false
 			}
 			if escAt <= pos && esc1 != 0 {
-				escAt = indexFrom(line, pos+1, esc1)
-				if esc2 != 0 {
-					escAt = min(escAt, indexFrom(line, pos+1, esc2))
-				}
+				escAt = escAfter(line, pos, esc1, esc2)
 			}
 			if escAt < end {
 				t.toks = toks
