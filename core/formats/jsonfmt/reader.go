@@ -13,6 +13,7 @@ import (
 
 	"github.com/tributary-io/tributary/core/formats/datetimefmt"
 	"github.com/tributary-io/tributary/core/formats/fileformat"
+	"github.com/tributary-io/tributary/core/formats/jsonfmt/anybox"
 	"github.com/tributary-io/tributary/core/formats/jsonfmt/jsonfast"
 	"github.com/tributary-io/tributary/core/formats/jsonfmt/jsonlines"
 	"github.com/tributary-io/tributary/core/formats/jsonfmt/jsontape"
@@ -121,7 +122,7 @@ type reader struct {
 	// slab is where rows, structs and arrays are cut from: one allocation
 	// for many of them (a slab stays alive while one of them does).
 	slab []any
-	box  boxes
+	box  anybox.Boxes
 
 	// The columnar read (columnar.go).
 	schema     *schema.StructType
@@ -694,7 +695,7 @@ func (rd *reader) prim(pt schema.PrimitiveType, n int) (any, bool) {
 	switch pt {
 	case schema.String:
 		if nd.Kind == jsontape.KString {
-			return rd.box.str(t.Text(n)), true
+			return rd.box.String(t.Text(n)), true
 		}
 		return t.SourceText(n), true
 	case schema.Long, schema.Integer, schema.Short, schema.Byte:
@@ -702,8 +703,8 @@ func (rd *reader) prim(pt schema.PrimitiveType, n int) (any, bool) {
 			return nil, false
 		}
 		if pt == schema.Long {
-			if v, ok := parseLong(t.Raw(n)); ok {
-				return rd.box.long(v), true
+			if v, ok := anybox.ParseLong(t.Raw(n)); ok {
+				return rd.box.Long(v), true
 			}
 		}
 		return fileformat.ParseIntegral(pt, string(t.Raw(n)))
@@ -726,7 +727,7 @@ func (rd *reader) prim(pt schema.PrimitiveType, n int) (any, bool) {
 		if pt == schema.Float {
 			return float32(f), true
 		}
-		return rd.box.double(f), true
+		return rd.box.Double(f), true
 	case schema.Boolean:
 		switch nd.Kind {
 		case jsontape.KTrue:

@@ -1,13 +1,16 @@
-package jsonfmt
+// Package anybox turns strings, longs and doubles into interface values
+// without an allocation each (the JSON reader's row values), and parses
+// short JSON integers without strconv.
+package anybox
 
 import "unsafe"
 
-// boxes turns strings, longs and doubles into interface values without an
+// Boxes turns strings, longs and doubles into interface values without an
 // allocation each: the value is stored in a slab slot that is never
 // written again, and the interface points at that slot. This is what
 // converting to an interface does, minus the allocation (one slab holds
 // many values, and lives while one of them does).
-type boxes struct {
+type Boxes struct {
 	strs []string
 	ints []int64
 	dbls []float64
@@ -33,7 +36,8 @@ func point(proto any, slot unsafe.Pointer) any {
 // nextCap is a slab's next capacity.
 func nextCap(c int) int { return min(max(2*c, boxFirst), boxMax) }
 
-func (b *boxes) str(s string) any {
+// String returns s as an interface value.
+func (b *Boxes) String(s string) any {
 	if len(b.strs) == cap(b.strs) {
 		b.strs = make([]string, 0, nextCap(cap(b.strs)))
 	}
@@ -41,7 +45,8 @@ func (b *boxes) str(s string) any {
 	return point(any(""), unsafe.Pointer(&b.strs[len(b.strs)-1]))
 }
 
-func (b *boxes) long(v int64) any {
+// Long returns v as an interface value.
+func (b *Boxes) Long(v int64) any {
 	if len(b.ints) == cap(b.ints) {
 		b.ints = make([]int64, 0, nextCap(cap(b.ints)))
 	}
@@ -49,7 +54,8 @@ func (b *boxes) long(v int64) any {
 	return point(any(int64(0)), unsafe.Pointer(&b.ints[len(b.ints)-1]))
 }
 
-func (b *boxes) double(v float64) any {
+// Double returns v as an interface value.
+func (b *Boxes) Double(v float64) any {
 	if len(b.dbls) == cap(b.dbls) {
 		b.dbls = make([]float64, 0, nextCap(cap(b.dbls)))
 	}
@@ -57,10 +63,10 @@ func (b *boxes) double(v float64) any {
 	return point(any(float64(0)), unsafe.Pointer(&b.dbls[len(b.dbls)-1]))
 }
 
-// parseLong parses a validated JSON integer token of at most 18 digits
+// ParseLong parses a validated JSON integer token of at most 18 digits
 // (which always fits an int64) without strconv; ok is false for longer
 // tokens.
-func parseLong(raw []byte) (int64, bool) {
+func ParseLong(raw []byte) (int64, bool) {
 	neg := len(raw) > 0 && raw[0] == '-'
 	digits := raw
 	if neg {

@@ -1,4 +1,4 @@
-package jsonfmt
+package anybox
 
 import (
 	"runtime"
@@ -9,10 +9,10 @@ import (
 // TestBoxes: boxed values read back as what was stored, also after the
 // slabs moved on and a GC ran.
 func TestBoxes(t *testing.T) {
-	var b boxes
+	var b Boxes
 	var got []any
 	for i := range 5000 {
-		got = append(got, b.str(strconv.Itoa(i)), b.long(int64(i)-2500), b.double(float64(i)/3))
+		got = append(got, b.String(strconv.Itoa(i)), b.Long(int64(i)-2500), b.Double(float64(i)/3))
 	}
 	runtime.GC()
 	for i := range 5000 {
@@ -35,20 +35,20 @@ func TestBoxes(t *testing.T) {
 func TestParseLong(t *testing.T) {
 	for _, s := range []string{"0", "-0", "7", "-7", "123456789012345678", "-123456789012345678",
 		"999999999999999999", "1234567890123456789", "-9223372036854775808", "9223372036854775807"} {
-		v, ok := parseLong([]byte(s))
+		v, ok := ParseLong([]byte(s))
 		want, err := strconv.ParseInt(s, 10, 64)
 		digits := len(s)
 		if s[0] == '-' {
 			digits--
 		}
 		if ok != (digits <= 18) {
-			t.Errorf("parseLong(%s) ok = %v", s, ok)
+			t.Errorf("ParseLong(%s) ok = %v", s, ok)
 		}
 		if ok && (err != nil || v != want) {
-			t.Errorf("parseLong(%s) = %d, want %d (%v)", s, v, want, err)
+			t.Errorf("ParseLong(%s) = %d, want %d (%v)", s, v, want, err)
 		}
 	}
-	if _, ok := parseLong([]byte("-")); ok {
-		t.Error("parseLong(-) ok")
+	if _, ok := ParseLong([]byte("-")); ok {
+		t.Error("ParseLong(-) ok")
 	}
 }
