@@ -80,6 +80,24 @@ type PrefixLister interface {
 	ListPrefixes(ctx context.Context, prefix string, maxEntries int) ([]string, error)
 }
 
+// WholeReader is an optional capability of a Store that serves local
+// files: reading a small object of a known (listed) size whole, in fewer
+// system calls than Get and a Read (a local directory: open, one read,
+// close). ReadWhole reads the object at key, listed with size bytes
+// (0 <= size < len(buf)), into buf with one read of len(buf) bytes. When
+// that read returned exactly size bytes (a read of a regular file returns
+// fewer bytes than asked only at its end, so the object holds exactly
+// those), it returns them (buf[:n], n == size) and a nil body: the object
+// is closed. Otherwise the object differs from its listing (it grew, shrank
+// or is no longer a regular file): it returns the n bytes read and body,
+// the rest of the object (an open stream after those bytes; its reads
+// return the first read's error, if it failed), which the caller closes.
+// Errors are Get's (ErrNotFound for a missing object or one that is not a
+// regular file).
+type WholeReader interface {
+	ReadWhole(ctx context.Context, key string, size int64, buf []byte) (n int, body io.ReadCloser, err error)
+}
+
 // Creator is an optional capability of a Store: writing an object through
 // a writer whose bytes the store keeps where the object will live, so that
 // a large object produced once (a Parquet data file) is published without

@@ -20,11 +20,13 @@ import (
 	"github.com/tributary-io/tributary/core/objstore"
 	"github.com/tributary-io/tributary/core/objstore/memstore"
 	"github.com/tributary-io/tributary/core/schema"
+	"github.com/tributary-io/tributary/infra/localfs"
 )
 
 // TestWriteLocalFilesAsStreamed converts random batches of small NDJSON
 // files from a local directory (each file opened by the decoders at once
-// and read whole in one read, with listed sizes that are sometimes wrong)
+// and read whole in one read, with listed sizes that are sometimes wrong;
+// through an *os.File and through infra/localfs's ReadWhole)
 // at GOMAXPROCS 1, 2 and 4, and checks the outcome against the same files
 // streamed from an object store one decoder at a time: the same rows,
 // rescued rows, skipped files with their reasons, and data files byte for
@@ -149,19 +151,38 @@ func TestWriteLocalFilesAsStreamed(t *testing.T) {
 				t.Fatalf("%d rows converted, %d rescued", want.rows, want.rescued)
 			}
 			t.Logf("%d files, %d rows, %d rescued, %d skipped", len(files), want.rows, want.rescued, len(want.skipped))
-			for _, procs := range []int{1, 2, 4} {
-				runtime.GOMAXPROCS(procs)
-				got := convertAll(t, Source{Store: localStore{localDir{dir: dir}}, Format: json}, files, sizes)
-				if got.rows != want.rows || got.rescued != want.rescued || !reflect.DeepEqual(got.skipped, want.skipped) {
-					t.Fatalf("GOMAXPROCS %d: local files gave %d rows, %d rescued, skipped %q; streamed %d, %d, %q",
-						procs, got.rows, got.rescued, got.skipped, want.rows, want.rescued, want.skipped)
-				}
-				if !reflect.DeepEqual(got.stats, want.stats) || len(got.files) != len(want.files) {
-					t.Fatalf("GOMAXPROCS %d: stats %q, want %q", procs, got.stats, want.stats)
-				}
-				for i := range want.files {
-					if !bytes.Equal(got.files[i], want.files[i]) {
-						t.Fatalf("GOMAXPROCS %d: data file %d differs", procs, i)
+			// Files read by the decoders from an *os.File (readWhole), and by
+			// infra/localfs itself (objstore.WholeReader), following links
+			// and within its root.
+			follows, err := localfs.New(dir, localfs.WithFollowLinks())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer follows.Close()
+			within, err := localfs.New(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer within.Close()
+			stores := []struct {
+				name  string
+				store objstore.Store
+			}{{"os.File", localStore{localDir{dir: dir}}}, {"localfs following links", follows}, {"localfs within its root", within}}
+			for _, st := range stores {
+				for _, procs := range []int{1, 2, 4} {
+					runtime.GOMAXPROCS(procs)
+					got := convertAll(t, Source{Store: st.store, Format: json}, files, sizes)
+					if got.rows != want.rows || got.rescued != want.rescued || !reflect.DeepEqual(got.skipped, want.skipped) {
+						t.Fatalf("%s, GOMAXPROCS %d: local files gave %d rows, %d rescued, skipped %q; streamed %d, %d, %q",
+							st.name, procs, got.rows, got.rescued, got.skipped, want.rows, want.rescued, want.skipped)
+					}
+					if !reflect.DeepEqual(got.stats, want.stats) || len(got.files) != len(want.files) {
+						t.Fatalf("%s, GOMAXPROCS %d: stats %q, want %q", st.name, procs, got.stats, want.stats)
+					}
+					for i := range want.files {
+						if !bytes.Equal(got.files[i], want.files[i]) {
+							t.Fatalf("%s, GOMAXPROCS %d: data file %d differs", st.name, procs, i)
+						}
 					}
 				}
 			}

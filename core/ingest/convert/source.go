@@ -47,16 +47,23 @@ func (s Source) Open(ctx context.Context, path string) (io.ReadCloser, error) {
 }
 
 // open is Open of a file listed with size bytes (< 0: unknown); local
-// reports that the store served a local file (one with Stat), which gains
-// nothing from being opened ahead or in order. A small local file of a
-// known size is read whole when opened (readWhole).
+// reports that the store served a local file (one with Stat, or read by
+// an objstore.WholeReader), which gains nothing from being opened ahead or
+// in order. A small local file of a known size is read whole when opened:
+// by the store itself when it is a WholeReader (readWholeFrom), else by
+// one read of the file Get returned (readWhole).
 func (s Source) open(ctx context.Context, path string, size int64) (r io.ReadCloser, local bool, err error) {
-	rc, err := s.Store.Get(ctx, path)
-	if errors.Is(err, objstore.ErrNotFound) {
-		return nil, false, &FileError{Path: path, Fault: FaultMissing, Err: err}
+	if wr, ok := s.Store.(objstore.WholeReader); ok && size >= 0 && size <= wholeRead && !s.raw() {
+		rc, err := readWholeFrom(ctx, wr, path, size)
+		if err != nil {
+			return nil, false, openError(path, err)
+		}
+		r, err = s.decompress(path, rc)
+		return r, true, err
 	}
+	rc, err := s.Store.Get(ctx, path)
 	if err != nil {
-		return nil, false, fmt.Errorf("opening source file %s: %w", path, err)
+		return nil, false, openError(path, err)
 	}
 	_, local = rc.(interface{ Stat() (os.FileInfo, error) })
 	if s.raw() {
@@ -64,6 +71,15 @@ func (s Source) open(ctx context.Context, path string, size int64) (r io.ReadClo
 	}
 	r, err = s.decompress(path, readWhole(rc, size))
 	return r, local, err
+}
+
+// openError is the error of a source file that could not be opened: a
+// *FileError (FaultMissing) when it no longer exists.
+func openError(path string, err error) error {
+	if errors.Is(err, objstore.ErrNotFound) {
+		return &FileError{Path: path, Fault: FaultMissing, Err: err}
+	}
+	return fmt.Errorf("opening source file %s: %w", path, err)
 }
 
 // decompress wraps a source file's body in its decompressor (by the
@@ -104,11 +120,7 @@ func readWhole(rc io.ReadCloser, size int64) io.ReadCloser {
 	if !ok || size < 0 || size > wholeRead {
 		return rc
 	}
-	buf := wholeBufs.Get().(*[]byte)
-	if int64(cap(*buf)) < size+1 {
-		*buf = make([]byte, size+1)
-	}
-	b := (*buf)[:size+1]
+	buf, b := wholeBuf(size)
 	n, err := f.Read(b)
 	if int64(n) == size && (err == nil || errors.Is(err, io.EOF)) {
 		w := &wholeFile{buf: buf, err: f.Close()}
@@ -118,6 +130,35 @@ func readWhole(rc io.ReadCloser, size int64) io.ReadCloser {
 	head := slices.Clone(b[:n])
 	wholeBufs.Put(buf)
 	return &headRead{head: head, err: err, f: f}
+}
+
+// readWholeFrom is readWhole of a store that reads small files itself
+// (objstore.WholeReader, a local directory: open, read and close, three
+// system calls): size (at most wholeRead) is the file's listed size.
+func readWholeFrom(ctx context.Context, wr objstore.WholeReader, path string, size int64) (io.ReadCloser, error) {
+	buf, b := wholeBuf(size)
+	n, body, err := wr.ReadWhole(ctx, path, size, b)
+	if err != nil {
+		wholeBufs.Put(buf)
+		return nil, err
+	}
+	if body != nil {
+		head := slices.Clone(b[:n])
+		wholeBufs.Put(buf)
+		return &headRead{head: head, f: body}, nil
+	}
+	w := &wholeFile{buf: buf}
+	w.Reset(b[:n])
+	return w, nil
+}
+
+// wholeBuf takes a buffer from wholeBufs for a read of size+1 bytes: b.
+func wholeBuf(size int64) (buf *[]byte, b []byte) {
+	buf = wholeBufs.Get().(*[]byte)
+	if int64(cap(*buf)) < size+1 {
+		*buf = make([]byte, size+1)
+	}
+	return buf, (*buf)[:size+1]
 }
 
 // wholeBufs are readWhole's buffers, back from closed wholeFiles.
@@ -147,7 +188,7 @@ func (w *wholeFile) Close() error {
 type headRead struct {
 	head []byte
 	err  error
-	f    *os.File
+	f    io.ReadCloser
 }
 
 // Read reads the head, then the error or the file.
