@@ -52,10 +52,14 @@ func onePassRun(t *testing.T, doc string, twoPass bool, hist objstore.Store, thr
 }
 
 // onePassSampleFiles is the streams' sampleSize.numFiles (0: default),
-// onePassMode their schemaEvolutionMode.
+// onePassMode their schemaEvolutionMode; onePassJSON makes them JSON
+// streams (else CSV with a header), onePassOptions sets their format
+// options.
 var (
 	onePassSampleFiles int
 	onePassMode        options.SchemaEvolutionMode
+	onePassJSON        bool
+	onePassOptions     map[string]string
 )
 
 // onePassFiles is onePassRun of several files (in/a000.csv, ...), one
@@ -79,8 +83,13 @@ func onePassAgain(t *testing.T, w *world, twoPass bool, hist objstore.Store, thr
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(threads))
 	var logs bytes.Buffer
 	e := w.engine(t, Limits{})
-	e.Config.Format, _ = formats.Lookup("csv")
-	e.Config.FormatOptions = map[string]string{"header": "true"}
+	if !onePassJSON {
+		e.Config.Format, _ = formats.Lookup("csv")
+		e.Config.FormatOptions = map[string]string{"header": "true"}
+	}
+	if onePassOptions != nil {
+		e.Config.FormatOptions = onePassOptions
+	}
 	e.Logger = slog.New(slog.NewTextHandler(&logs, nil))
 	e.twoPass = twoPass
 	e.Config.Schema.SampleFiles = onePassSampleFiles
@@ -267,22 +276,31 @@ func TestOnePassFiles(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/%dt", tt.name, threads), func(t *testing.T) {
 				onePassSampleFiles = tt.numFiles
 				defer func() { onePassSampleFiles = 0 }()
-				one := onePassFiles(t, tt.docs, false, nil, threads)
-				two := onePassFiles(t, tt.docs, true, nil, threads)
-				if one.err != nil || two.err != nil {
-					t.Fatalf("errors: one pass %v, two passes %v", one.err, two.err)
-				}
-				if !strings.Contains(one.log, tt.want) {
-					t.Errorf("one-pass run did not log %q:\n%s", tt.want, one.log)
-				}
-				if !slices.Equal(one.files, two.files) || one.schema != two.schema || len(one.files) == 0 {
-					t.Errorf("one pass: files %v schema %s; two passes: files %v schema %s", one.files, one.schema, two.files, two.schema)
-				}
-				if !strings.Contains(one.schema, tt.typev) || one.rows != two.rows {
-					t.Errorf("schema %s, want %s; rows %d, two passes %d", one.schema, tt.typev, one.rows, two.rows)
-				}
+				sameAsTwoPasses(t, onePassFiles(t, tt.docs, false, nil, threads), onePassFiles(t, tt.docs, true, nil, threads), tt.want, tt.typev)
 			})
 		}
+	}
+}
+
+// sameAsTwoPasses checks run one against two, the two-pass run of the
+// same files: no errors, the path taken logged (want), the same data
+// files, schema and rows, and typev in the schema.
+func sameAsTwoPasses(t *testing.T, one, two onePassResult, want, typev string) {
+	t.Helper()
+	if one.err != nil || two.err != nil {
+		t.Fatalf("errors: one pass %v, two passes %v", one.err, two.err)
+	}
+	if !strings.Contains(one.log, want) {
+		t.Errorf("one-pass run did not log %q:\n%s", want, one.log)
+	}
+	if strings.Contains(two.log, "one pass") || strings.Contains(two.log, "one-pass") {
+		t.Errorf("two-pass run took the one pass:\n%s", two.log)
+	}
+	if !slices.Equal(one.files, two.files) || one.schema != two.schema || len(one.files) == 0 {
+		t.Errorf("one pass: files %v schema %s; two passes: files %v schema %s", one.files, one.schema, two.files, two.schema)
+	}
+	if !strings.Contains(one.schema, typev) || one.rows != two.rows {
+		t.Errorf("schema %s, want %s; rows %d, two passes %d", one.schema, typev, one.rows, two.rows)
 	}
 }
 

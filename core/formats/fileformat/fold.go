@@ -25,3 +25,12 @@ type FoldInferrer interface {
 // inference's types: the schema it reads with may not be the one the
 // whole file infers; the caller reads the file again with that one.
 var ErrFoldAbandoned = errors.New("one-pass inference abandoned: the data does not fit the provisional schema")
+
+// Plain reports whether st counts no bad record, rescued row, dropped
+// value, unknown or mismatched field: every record counted was read
+// plainly, as a reader that checks its records (ReadOptions.Fold)
+// requires.
+func (st *ReadStats) Plain() bool {
+	return st.CorruptRecords == 0 && st.RowsRescued == 0 && st.ValuesDropped == 0 &&
+		len(st.UnknownFields) == 0 && len(st.MismatchedFields) == 0
+}

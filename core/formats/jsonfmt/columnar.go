@@ -237,6 +237,14 @@ const fastProbe = 512
 // batchLine decodes one non-blank line (number rd.lineNo) into b, with
 // the parse mode's handling of bad records; an error ends the read.
 func (rd *reader) batchLine(line []byte, b *parquetio.ColumnBatch) error {
+	if rd.fold != nil {
+		return rd.foldLine(line, b)
+	}
+	return rd.batchRecord(line, b)
+}
+
+// batchRecord is batchLine without the one-pass inference's check.
+func (rd *reader) batchRecord(line []byte, b *parquetio.ColumnBatch) error {
 	m := b.Mark()
 	if rd.fast != nil {
 		rd.fastTries++

@@ -15,6 +15,7 @@ import (
 	"github.com/tributary-io/tributary/core/formats/fileformat"
 	"github.com/tributary-io/tributary/core/formats/jsonfmt/anybox"
 	"github.com/tributary-io/tributary/core/formats/jsonfmt/jsonfast"
+	"github.com/tributary-io/tributary/core/formats/jsonfmt/jsoninfer"
 	"github.com/tributary-io/tributary/core/formats/jsonfmt/jsonlines"
 	"github.com/tributary-io/tributary/core/formats/jsonfmt/jsontape"
 	"github.com/tributary-io/tributary/core/schema"
@@ -103,6 +104,10 @@ type reader struct {
 	foldMatch bool
 	mode      fileformat.ParseMode
 	badHook   func(fileformat.BadRecord)
+	// fold checks each record against a one-pass inference (nil: none);
+	// foldSkip: not the records the fast decoder takes (fold.Proves).
+	fold     *jsoninfer.Checker
+	foldSkip bool
 
 	// bad is set while decoding a record (rescue disabled) when a value
 	// does not fit its column; badReason says which.
@@ -199,6 +204,12 @@ func open(ctx context.Context, r io.Reader, s *schema.StructType, opts fileforma
 		rd.corIdx = i
 	}
 	rd.foldMatch = opts.CaseInsensitive || rd.rescueIdx < 0
+	if opts.Fold != nil {
+		if rd.fold, err = jsoninfer.NewChecker(opts.Fold, opts.Text, opts.Options); err != nil {
+			return nil, fmt.Errorf("jsonfmt: %s: %w", opts.FilePath, err)
+		}
+		rd.foldSkip = rd.fold.Proves(s, opts.RescuedDataColumn)
+	}
 	reused, _ := opts.Reuse.Take().(*reusedPlan)
 	if reused != nil && (reused.schema != s || reused.rescueIdx != rd.rescueIdx) {
 		reused = nil
@@ -265,6 +276,14 @@ func (rd *reader) Close() error {
 
 // Next returns the next row, or io.EOF.
 func (rd *reader) Next() ([]any, error) {
+	if rd.fold != nil {
+		return rd.foldNext()
+	}
+	return rd.next()
+}
+
+// next is Next without the one-pass inference's check of what was read.
+func (rd *reader) next() ([]any, error) {
 	for {
 		if len(rd.pending) > 0 {
 			row := rd.pending[0]
@@ -292,6 +311,11 @@ func (rd *reader) Next() ([]any, error) {
 		}
 		if jsonlines.IsBlank(line) {
 			continue
+		}
+		if rd.lineNo = rd.lr.Line(); rd.fold != nil {
+			if err := rd.keeps(line); err != nil {
+				return nil, err
+			}
 		}
 		if perr := rd.decodeLine(line); errors.Is(perr, jsontape.ErrNoValue) {
 			continue

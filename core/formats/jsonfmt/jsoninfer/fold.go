@@ -1,0 +1,176 @@
+package jsoninfer
+
+import (
+	"fmt"
+	"maps"
+	"math"
+
+	"github.com/tributary-io/tributary/core/formats/charset"
+	"github.com/tributary-io/tributary/core/formats/datetimefmt"
+	"github.com/tributary-io/tributary/core/formats/fileformat"
+	"github.com/tributary-io/tributary/core/formats/jsonfmt/jsontape"
+	"github.com/tributary-io/tributary/core/schema"
+)
+
+// One-pass inference (fileformat.FoldInferrer): a reader converting a
+// file with the schema inferred from a prefix of it checks each record
+// with a Checker. The type scanner (scan.go) folds the record into a copy
+// of the prefix's types and logs every change it makes (its undo log), so
+// a record it scans without a logged change leaves the inference's types
+// exactly as they were: Add over the whole file, whose fold goes on from
+// the prefix's types, would end with them. Anything else abandons: a
+// record the scanner gives up on (not standard JSON, malformed, not an
+// object), a new field (even a null one: a column), a null-only type
+// gaining a value, a long meeting a double, a decimal (even one that
+// fits: widen logs it), a struct gaining a field, an array's element
+// widening, a string that inferTimestamp does not read as a timestamp.
+
+// Folds reports whether readers may check records against in's types
+// (ReadOptions.Fold): its options are valid, it samples every record (no
+// samplingRatio), and a cut after a "\n" is a record boundary (not
+// multiLine, no lineSep, UTF-8).
+func (in *inferrer) Folds() bool {
+	if in.optErr != nil || in.sampler != nil || in.opts.Text.LineSep != "" || in.sc.off {
+		return false
+	}
+	if whole, err := jsontape.MultiLine(in.opts.Options); err != nil || whole {
+		return false
+	}
+	if in.opts.Text.Encoding != "" {
+		cs, err := charset.Lookup(in.opts.Text.Encoding)
+		if err != nil || cs != charset.UTF8 {
+			return false
+		}
+	}
+	return true
+}
+
+// Checker checks records against the types an inferrer inferred from a
+// prefix of a file (a one-pass inference): Keeps reports whether a record
+// leaves them all as they are. A Checker is for one goroutine; each
+// reader makes its own.
+type Checker struct {
+	in   *inferrer
+	dead bool
+}
+
+// NewChecker returns a Checker of inf's types (inf is an inferrer of this
+// package whose Folds is true, only read) for a reader of text and
+// options, which must be inf's: the lines and their syntax must be the
+// inference's. The error wraps fileformat.ErrFoldAbandoned.
+func NewChecker(inf fileformat.Inferrer, text fileformat.TextOptions, options map[string]string) (*Checker, error) {
+	src, ok := inf.(*inferrer)
+	if !ok || !src.Folds() {
+		return nil, fmt.Errorf("jsoninfer: %w: the inferrer cannot fold", fileformat.ErrFoldAbandoned)
+	}
+	if src.opts.Text != text || !maps.Equal(src.opts.Options, options) {
+		return nil, fmt.Errorf("jsoninfer: %w: inference and read options differ", fileformat.ErrFoldAbandoned)
+	}
+	in := &inferrer{opts: src.opts, mode: src.mode, corrupt: src.corrupt, hints: src.hints, root: *cloneType(&src.root),
+		max: math.MaxInt64, tape: jsontape.Tape{Syn: src.tape.Syn}}
+	if src.dt != nil {
+		in.dt, _ = datetimefmt.FromOptions(src.opts.Options) // src's options compiled
+	}
+	return &Checker{in: in}, nil
+}
+
+// Keeps reports whether the non-blank line keeps every type of the
+// inference: Add would sample it without a change. Once it reports
+// false, it always does.
+func (c *Checker) Keeps(line []byte) bool {
+	in := c.in
+	if c.dead || len(line) > maxScan {
+		c.dead = true
+		return false
+	}
+	s := &in.sc
+	s.b = line
+	ok := in.scanTop()
+	s.b = nil
+	if !ok || len(s.log) > 0 {
+		c.dead = true // the types may have changed: no more records
+		return false
+	}
+	return true
+}
+
+// Proves reports whether a record that package jsonfast decodes whole
+// into a batch of s (a reader's schema; its rescued data column named
+// rescued) keeps every inferred type, so that Keeps need not scan it.
+// jsonfast decodes a record only when it is a standard JSON object whose
+// every key names a field of s exactly and once, whose values are null or
+// fit their columns as they are: strings, and any scalar's text, into
+// STRING, integers of up to 18 digits into BIGINT, numbers into DOUBLE,
+// true and false into BOOLEAN, objects into structs, arrays into arrays.
+// Such values keep a type when each field of s is the inferred field of
+// the same name, of the kind that takes them all: string (not a null-only
+// type, which s also reads as a string), long, double, boolean (not
+// primitivesAsString), a struct or an array of such. Decimals,
+// timestamps and schema hints are not proven.
+func (c *Checker) Proves(s *schema.StructType, rescued string) bool {
+	if c.in.hints != nil {
+		return false
+	}
+	for _, f := range s.Fields {
+		if f.Name != rescued && !c.proves(f.Name, f.Type, &c.in.root) {
+			return false
+		}
+	}
+	return true
+}
+
+// proves is Proves for field name of type t in inferred struct st.
+func (c *Checker) proves(name string, t schema.Type, st *itype) bool {
+	i, ok := st.exact[name]
+	if !ok || st.fields[i].name != name {
+		return false
+	}
+	it := st.fields[i].t
+	switch t := t.(type) {
+	case *schema.StructType:
+		for _, f := range t.Fields {
+			if it.kind != iStruct || !c.proves(f.Name, f.Type, it) {
+				return false
+			}
+		}
+		return it.kind == iStruct
+	case *schema.ArrayType:
+		if it.kind != iArray || it.elem == nil {
+			return false
+		}
+		elem := &itype{kind: iStruct, fields: []ifield{{name: "element", t: it.elem}}, exact: map[string]int{"element": 0}}
+		return c.proves("element", t.Element, elem)
+	}
+	switch t {
+	case schema.String:
+		return it.kind == iString
+	case schema.Long:
+		return it.kind == iLong
+	case schema.Double:
+		return it.kind == iDouble
+	case schema.Boolean:
+		return it.kind == iBool && !c.in.opts.PrimitivesAsString
+	}
+	return false
+}
+
+// cloneType is a deep copy of it.
+func cloneType(it *itype) *itype {
+	c := *it
+	c.guess = nil
+	c.index, c.exact = maps.Clone(it.index), maps.Clone(it.exact)
+	if it.fields != nil {
+		c.fields = make([]ifield, len(it.fields))
+		for i, f := range it.fields {
+			f.t = cloneType(f.t)
+			f.hintFrom, f.hint = nil, nil
+			c.fields[i] = f
+		}
+	}
+	if it.elem != nil {
+		c.elem = cloneType(it.elem)
+	}
+	return &c
+}
+
+var _ fileformat.FoldInferrer = (*inferrer)(nil)
