@@ -115,6 +115,7 @@ func parsePendingKey(k []byte) (nanos int64, path string, err error) {
 // the transaction is read-only).
 type streamBuckets struct {
 	files, pending, batches *bolt.Bucket
+	stream                  *bolt.Bucket // the stream's bucket, holding the three
 }
 
 func openStream(tx *bolt.Tx, stream string, create bool) (*streamBuckets, error) {
@@ -138,7 +139,7 @@ func openStream(tx *bolt.Tx, stream string, create bool) (*streamBuckets, error)
 			return nil, fmt.Errorf("boltstate: create stream %q: %w", stream, err)
 		}
 	}
-	out := &streamBuckets{}
+	out := &streamBuckets{stream: sb}
 	for _, p := range []struct {
 		name []byte
 		dst  **bolt.Bucket
@@ -500,7 +501,12 @@ func (s *Store) Claim(ctx context.Context, stream string, batch int64, paths []s
 		if err != nil || b == nil {
 			return err
 		}
+		// A claim of every file in the pending index (a first run's
+		// batch) drops the index whole (unindex); otherwise each claimed
+		// file's key is deleted.
+		idx := indexOf(b.pending, len(paths))
 		fc := b.files.Cursor()
+		var claimed keySet // the pending keys of the files claimed
 		for _, p := range paths {
 			r, err := b.getAt(fc, stream, p)
 			if err != nil {
@@ -513,11 +519,34 @@ func (s *Store) Claim(ctx context.Context, stream string, batch int64, paths []s
 			case r.Batch >= 0:
 				conflicts = append(conflicts, fmt.Errorf("boltstate: claim %q into batch %d in stream %q: already in batch %d", p, batch, stream, r.Batch))
 			default:
-				if err := b.pending.Delete(pendingKey(r.Discovery, p)); err != nil {
+				k := pendingKey(r.Discovery, p)
+				if idx.n > 0 {
+					claimed.add(k)
+				} else if err := b.pending.Delete(k); err != nil {
 					return err
 				}
 				r.Batch = batch
 				if err := b.put(stream, p, r); err != nil {
+					return err
+				}
+			}
+		}
+		if idx.n == 0 {
+			return nil
+		}
+		if claimed == idx {
+			return b.dropPending()
+		}
+		// Not the whole index: delete the keys of the files this claim
+		// moved into batch (a file in it before has no key left: deleting
+		// it does nothing).
+		for _, p := range paths {
+			r, err := b.getAt(fc, stream, p)
+			if err != nil {
+				return err
+			}
+			if r != nil && r.Batch == batch && !r.skippedAtDiscovery() {
+				if err := b.pending.Delete(pendingKey(r.Discovery, p)); err != nil {
 					return err
 				}
 			}
@@ -528,6 +557,56 @@ func (s *Store) Claim(ctx context.Context, stream string, batch int64, paths []s
 		return err
 	}
 	return errors.Join(conflicts...)
+}
+
+// keySet summarises a set of distinct keys: how many, and the sum of
+// their 64-bit FNV-1a hashes (so the order they come in does not
+// matter). Two equal keySets are the same keys but with a chance of
+// 2^-64 per pair of different sets.
+type keySet struct {
+	n   int
+	sum uint64
+}
+
+// add counts key k.
+func (s *keySet) add(k []byte) {
+	h := uint64(14695981039346656037) // FNV-1a, 64 bits (hash/fnv, without its allocation)
+	for _, c := range k {
+		h = (h ^ uint64(c)) * 1099511628211
+	}
+	s.n++
+	s.sum += h
+}
+
+// indexOf is the keySet of the pending index when it holds at most max
+// keys (a claim of max files could take them all); otherwise, or when it
+// is empty, the zero keySet. It reads the index's keys in order, without
+// their records.
+func indexOf(pending *bolt.Bucket, max int) keySet {
+	var s keySet
+	c := pending.Cursor()
+	for k, _ := c.First(); k != nil; k, _ = c.Next() {
+		if s.n == max {
+			return keySet{}
+		}
+		s.add(k)
+	}
+	return s
+}
+
+// dropPending empties the pending index by dropping it and creating it
+// again: its pages are freed whole, where deleting its every key sought
+// each from the root and merged and wrote its nodes again at the commit.
+func (b *streamBuckets) dropPending() error {
+	if err := b.stream.DeleteBucket(bucketPending); err != nil {
+		return fmt.Errorf("boltstate: drop the pending index: %w", err)
+	}
+	pending, err := b.stream.CreateBucket(bucketPending)
+	if err != nil {
+		return fmt.Errorf("boltstate: create the pending index: %w", err)
+	}
+	b.pending = pending
+	return nil
 }
 
 // MarkCommitted implements state.Store: one key per batch, first time kept.
