@@ -16,7 +16,8 @@ import (
 // block (files, subdirectories, a symbolic link, a fifo) lists the same
 // keys, sizes and times at GOMAXPROCS 1 (each entry stated when reached)
 // and 4 (a block stated ahead on several goroutines), with and without
-// StartAfter and Prefix, and when the listing stops early.
+// StartAfter and Prefix, and when the listing stops early; and each entry
+// listed is what Head gives for its key.
 func TestListManyFilesAnyProcs(t *testing.T) {
 	src := t.TempDir()
 	for i := range 1100 {
@@ -74,5 +75,32 @@ func TestListManyFilesAnyProcs(t *testing.T) {
 				t.Fatalf("listed %d entries", len(serial))
 			}
 		})
+	}
+	// The entries stated relative to their directory (an os.Root on it)
+	// are what Head says of each key: size, time and ETag (its inode),
+	// within the root and following links.
+	follows, err := localfs.New(src, localfs.WithFollowLinks())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer follows.Close()
+	for _, st := range []*localfs.Store{s, follows} {
+		n := 0
+		for info, err := range st.List(t.Context(), objstore.ListOptions{}) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			head, err := st.Head(t.Context(), info.Key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if head != info {
+				t.Fatalf("listed %+v, Head %+v", info, head)
+			}
+			n++
+		}
+		if n < 1000 {
+			t.Fatalf("listed %d files", n)
+		}
 	}
 }

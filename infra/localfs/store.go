@@ -681,6 +681,15 @@ func (s *Store) openDir(dirName string) (*os.File, error) {
 	return s.root.Open(dirName)
 }
 
+// openDirRoot opens the directory dirName (see dirName) as an os.Root,
+// following links when the store does, as openDir opens it.
+func (s *Store) openDirRoot(dirName string) (*os.Root, error) {
+	if s.follow {
+		return os.OpenRoot(filepath.Join(s.dir, dirName))
+	}
+	return s.root.OpenRoot(dirName)
+}
+
 // readDirAfter is readDir for a listing with ListOptions.StartAfter: it
 // reads the names only (no stat: on file systems without d_type ReadDir
 // stats every entry) and stats just the entries that can hold keys after
@@ -832,7 +841,8 @@ func (s *Store) walk(ctx context.Context, d *walkDir, opts objstore.ListOptions,
 	}
 	slices.SortFunc(entries, func(a, b dirEntry) int { return strings.Compare(a.sortKey, b.sortKey) })
 
-	ahead := newStatAhead(entries, d.key, opts)
+	ahead := newStatAhead(entries, d.key, opts, func() (*os.Root, error) { return s.openDirRoot(dirName(d.key)) })
+	defer ahead.close()
 	for i, e := range entries {
 		key := d.key + e.sortKey // directories end in '/'
 		inPrefix := strings.HasPrefix(key, opts.Prefix)
