@@ -697,19 +697,21 @@ func (s *Store) openDirRoot(dirName string) (*os.Root, error) {
 // log from the last known version) costs a name scan plus the new entries.
 // A name (valid UTF-8; others always go through) is left out when its key
 // and every key below it as a directory sort at or before startAfter.
-func (s *Store) readDirAfter(dirKey, startAfter string) ([]fs.DirEntry, error) {
+// stated reports entries whose Info was read with them (no system call).
+func (s *Store) readDirAfter(dirKey, startAfter string) (entries []fs.DirEntry, stated bool, err error) {
 	if startAfter == "" || startAfter < dirKey {
-		return s.readDir(dirKey)
+		entries, err = s.readDir(dirKey)
+		return entries, false, err
 	}
 	dir := dirName(dirKey)
 	d, err := s.openDir(dir)
 	if err != nil {
-		return nil, err
+		return nil, true, err
 	}
 	names, err := d.Readdirnames(-1)
 	d.Close()
 	if err != nil {
-		return nil, err
+		return nil, true, err
 	}
 	var out []fs.DirEntry
 	for _, n := range names {
@@ -726,11 +728,11 @@ func (s *Store) readDirAfter(dirKey, startAfter string) ([]fs.DirEntry, error) {
 			if isMissing(err) {
 				continue // removed meanwhile
 			}
-			return nil, err
+			return nil, true, err
 		}
 		out = append(out, fs.FileInfoToDirEntry(fi))
 	}
-	return out, nil
+	return out, true, nil
 }
 
 type dirEntry struct {
@@ -825,7 +827,7 @@ func (s *Store) walk(ctx context.Context, d *walkDir, opts objstore.ListOptions,
 		yield(objstore.ObjectInfo{}, fmt.Errorf("localfs: list %q: %w", opts.Prefix, err))
 		return false
 	}
-	raw, err := s.readDirAfter(d.key, opts.StartAfter)
+	raw, stated, err := s.readDirAfter(d.key, opts.StartAfter)
 	if err != nil {
 		if isMissing(err) {
 			return true // removed meanwhile, or never there
@@ -841,7 +843,11 @@ func (s *Store) walk(ctx context.Context, d *walkDir, opts objstore.ListOptions,
 	}
 	slices.SortFunc(entries, func(a, b dirEntry) int { return strings.Compare(a.sortKey, b.sortKey) })
 
-	ahead := newStatAhead(entries, d.key, opts, func() (*os.Root, error) { return s.openDirRoot(dirName(d.key)) })
+	var openRoot func() (*os.Root, error) // entries read with their info need no stat
+	if !stated {
+		openRoot = func() (*os.Root, error) { return s.openDirRoot(dirName(d.key)) }
+	}
+	ahead := newStatAhead(entries, d.key, opts, openRoot)
 	defer ahead.close()
 	for i, e := range entries {
 		key := d.key + e.sortKey // directories end in '/'
