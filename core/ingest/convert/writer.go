@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/trace"
 	"slices"
 
 	"github.com/google/uuid"
@@ -161,25 +162,24 @@ func (fw *fileWriter) open(ctx context.Context, part hivepart.Partition) (*partF
 
 // close finishes one partition's file and publishes it under its
 // attempt-unique name: commits it in place, or uploads the temporary file.
+// The two steps are trace regions (convert.closeFile: the last row group
+// encoded and copied out; convert.publishFile: the sync and rename, or the
+// upload).
 func (fw *fileWriter) close(ctx context.Context, pf *partFile) error {
 	delete(fw.parts, pf.part.Dir)
 	defer pf.discard() // after a Commit, Abort does nothing
+	region := trace.StartRegion(ctx, "convert.closeFile")
 	stats, err := pf.pw.Close()
+	region.End()
 	if err != nil {
 		return fmt.Errorf("finishing Parquet file: %w", err)
 	}
 	size, key := pf.out.n, pf.key
-	if pf.obj != nil {
-		if err := pf.obj.Commit(ctx); err != nil {
-			return fmt.Errorf("committing data file %s: %w", key, err)
-		}
-	} else {
-		if _, err := pf.tmp.Seek(0, io.SeekStart); err != nil {
-			return err
-		}
-		if err := fw.c.Table.Put(ctx, key, pf.tmp); err != nil {
-			return fmt.Errorf("uploading data file %s: %w", key, err)
-		}
+	region = trace.StartRegion(ctx, "convert.publishFile")
+	err = fw.publish(ctx, pf)
+	region.End()
+	if err != nil {
+		return err
 	}
 	fw.written = append(fw.written, key)
 	// tightBounds is only meaningful with deletion vectors; Spark leaves
@@ -197,6 +197,24 @@ func (fw *fileWriter) close(ctx context.Context, pf *partFile) error {
 		DataChange:       true,
 		Stats:            statsJSON,
 	})
+	return nil
+}
+
+// publish makes the closed file the data file at its key: commits it in
+// place, or uploads the temporary file.
+func (fw *fileWriter) publish(ctx context.Context, pf *partFile) error {
+	if pf.obj != nil {
+		if err := pf.obj.Commit(ctx); err != nil {
+			return fmt.Errorf("committing data file %s: %w", pf.key, err)
+		}
+		return nil
+	}
+	if _, err := pf.tmp.Seek(0, io.SeekStart); err != nil {
+		return fmt.Errorf("rewinding data file %s: %w", pf.key, err)
+	}
+	if err := fw.c.Table.Put(ctx, pf.key, pf.tmp); err != nil {
+		return fmt.Errorf("uploading data file %s: %w", pf.key, err)
+	}
 	return nil
 }
 
