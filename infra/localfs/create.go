@@ -37,7 +37,8 @@ func (s *Store) Create(ctx context.Context, key string) (objstore.PendingObject,
 	}
 	p := &pending{s: s, key: key, tmp: tmp, f: f, w: f}
 	if s.sync {
-		p.w = &writeback{f: f}
+		p.wb = &writeback{f: f}
+		p.w = p.wb
 	}
 	return p, nil
 }
@@ -48,8 +49,9 @@ type pending struct {
 	key  string
 	tmp  string // the temporary file's root-relative name
 	f    *os.File
-	w    io.Writer // f, or its writeback (WithSync)
-	done bool      // committed or aborted
+	w    io.Writer  // f, or its writeback (WithSync)
+	wb   *writeback // WithSync: stopped before f is synced or closed
+	done bool       // committed or aborted
 }
 
 // Write appends p to the object.
@@ -72,6 +74,7 @@ func (p *pending) Commit(ctx context.Context) error {
 		return fmt.Errorf("localfs: commit %q: %w", p.key, errFinished)
 	}
 	p.done = true
+	p.stopWriteback()
 	if err := ctx.Err(); err != nil {
 		p.f.Close()
 		p.s.root.Remove(p.tmp)
@@ -93,7 +96,16 @@ func (p *pending) Abort() {
 		return
 	}
 	p.done = true
+	p.stopWriteback()
 	p.f.Close()
 	p.s.root.Remove(p.tmp)
 	p.s.pruneDirs(path.Dir(p.key))
+}
+
+// stopWriteback ends the writeback's goroutine (WithSync) before the file
+// is synced or closed.
+func (p *pending) stopWriteback() {
+	if p.wb != nil {
+		p.wb.stop()
+	}
 }

@@ -420,10 +420,16 @@ func (s *Store) writeTemp(ctx context.Context, key string, r io.Reader) (string,
 		return "", err
 	}
 	var w io.Writer = f
+	var wb *writeback
 	if s.sync {
-		w = &writeback{f: f}
+		wb = &writeback{f: f}
+		w = wb
 	}
-	if _, err := ctxio.Copy(ctx, w, r, copyBufSize); err != nil {
+	_, err = ctxio.Copy(ctx, w, r, copyBufSize)
+	if wb != nil {
+		wb.stop() // before f is synced or closed
+	}
+	if err != nil {
 		f.Close()
 		s.root.Remove(tmp)
 		return "", err
