@@ -33,9 +33,19 @@ type batchChunk struct {
 	ends  []int   // end offset in buf of each line
 	lines []int64 // line number of each line
 	// block: buf is a run of whole lines read with jsonlines.Block (ends
-	// and lines unused), the first numbered first+1; n is how many.
+	// and lines unused), the first numbered first+1; n is how many,
+	// counted by decodeChunk as it cuts them (the line reader does not
+	// count them: CountLater). A worker does not know the lines before
+	// its block (rel: first is 0); readPar, handing the chunks out in
+	// order, does: it adds them to the bad records' lines, and decodes
+	// again a chunk that failed (lineErr, FAILFAST: the error names the
+	// line) knowing its first line. Anything a chunk records with
+	// rd.lineNo must be a bad record or end the read with c.err.
 	block    bool
+	rel      bool
+	lineErr  bool
 	first, n int64
+	size     int64 // bytes in the block
 	// release, when set, gives back the mapped window buf is a slice of
 	// (jsonlines.Reader.BlockShared): the rows must not point into buf,
 	// which is unmapped once they are decoded.
@@ -78,6 +88,14 @@ type parBatch struct {
 	// not in place), for the next blocks: no value points into them (the
 	// batch copies its bytes, the tape its strings: Tape.Owned is false).
 	bufs [][]byte
+	// line is the number of the line before the next block chunk to hand
+	// out (blocks are not counted on the reading goroutine); lines and
+	// bytes are the lines and bytes of the block chunks handed out, for
+	// the size of a fresh chunk's batch.
+	line         int64
+	lines, bytes int64
+	// counting: the blocks' lines are counted by the workers (CountLater).
+	counting bool
 }
 
 // parallel reports whether ReadBatch decodes the file in chunks.
@@ -154,12 +172,17 @@ func (p *parBatch) fill() *batchChunk {
 func (p *parBatch) fillBlock() *batchChunk {
 	rd := p.rd
 	var buf []byte
+	if !p.counting {
+		p.counting = true
+		p.line = rd.lr.Line()
+		rd.lr.CountLater() // the workers count the lines as they cut them
+	}
 	if n := len(p.bufs); n > 0 && !p.inPlace {
 		buf, p.bufs = p.bufs[n-1], p.bufs[:n-1]
 	} else if !p.inPlace {
 		buf = make([]byte, 0, min(p.chunk+p.chunk/4, max(4<<10, p.bufHint)))
 	}
-	b, first, release, err := rd.lr.BlockShared(buf, p.chunk)
+	b, _, release, err := rd.lr.BlockShared(buf, p.chunk)
 	p.inPlace = release != nil
 	if errors.Is(err, io.EOF) {
 		p.eof = true
@@ -173,7 +196,7 @@ func (p *parBatch) fillBlock() *batchChunk {
 	if release == nil {
 		p.bufHint = cap(b)
 	}
-	return &batchChunk{buf: b, block: true, first: first, n: rd.lr.Line() - first, release: release}
+	return &batchChunk{buf: b, block: true, rel: true, size: int64(len(b)), release: release}
 }
 
 // unmap gives back the mapped window c's block was read from, if any.
@@ -211,6 +234,7 @@ func (rd *reader) readPar(b *parquetio.ColumnBatch) error {
 		if !p.started && p.eof && len(p.queue) == 0 {
 			// The whole file is one chunk: decode it here, into b.
 			c.b = b
+			c.first, c.rel = p.line, false
 			rd.decodeChunk(c)
 			c.unmap()
 			return p.last(p.hand(c, nil))
@@ -220,7 +244,7 @@ func (rd *reader) readPar(b *parquetio.ColumnBatch) error {
 			c.unmap()
 			return err
 		}
-		c.b.Grow(len(c.ends) + int(c.n)) // a fresh batch does not grow step by step
+		c.b.Grow(len(c.ends) + p.blockLines(c)) // a fresh batch does not grow step by step
 
 		p.send(c)
 	}
@@ -235,12 +259,56 @@ func (rd *reader) readPar(b *parquetio.ColumnBatch) error {
 	p.queue[0] = nil
 	p.queue = p.queue[1:]
 	<-c.done
+	p.number(c)
 	err := p.hand(c, b)
 	if c.block && c.release == nil && cap(c.buf) <= 2*p.chunk {
 		p.bufs = append(p.bufs, c.buf[:0])
 	}
 	c.buf = nil
 	return p.last(err)
+}
+
+// blockLines is about how many lines block chunk c holds (0 for others),
+// from the lines per byte of the blocks handed out so far, a little more
+// so that the batch does not grow while decoded; they are counted until a
+// chunk is handed out.
+func (p *parBatch) blockLines(c *batchChunk) int {
+	switch {
+	case !c.block:
+		return 0
+	case p.bytes == 0:
+		return int(jsonlines.CountLines(c.buf))
+	}
+	n := c.size * p.lines / p.bytes
+	return int(n + n/8 + 16)
+}
+
+// number gives block chunk c, decoded by a worker, the numbers of its
+// lines now that the lines before it are known (c is handed out next):
+// its bad records' lines, or, when it failed on a line, its error, for
+// which it is decoded again knowing its first line.
+func (p *parBatch) number(c *batchChunk) {
+	if !c.block {
+		return
+	}
+	p.lines += c.n
+	p.bytes += c.size
+	if !c.rel {
+		p.line += c.n
+		return
+	}
+	c.first, c.rel = p.line, false
+	if c.lineErr {
+		c.err, c.bad, c.lineErr = nil, nil, false
+		c.b.Reset()
+		p.rd.decodeChunk(c)
+	} else {
+		for i := range c.bad {
+			c.bad[i].Line += c.first
+		}
+	}
+	c.unmap()
+	p.line += c.n
 }
 
 // last turns a successful hand-over of the file's last rows into io.EOF
@@ -311,6 +379,9 @@ func (p *parBatch) stop() {
 	p.abandon.Store(true)
 	close(p.work)
 	p.wg.Wait()
+	for _, c := range p.queue {
+		c.unmap() // kept by a worker for number
+	}
 }
 
 // worker decodes chunks with a reader of its own.
@@ -344,7 +415,9 @@ func (p *parBatch) worker() {
 			}
 			w.decodeChunk(c)
 		}
-		c.unmap()
+		if !c.lineErr {
+			c.unmap() // else number decodes it again
+		}
 		close(c.done)
 	}
 }
@@ -376,10 +449,12 @@ func (rd *reader) decodeChunk(c *batchChunk) {
 			}
 			rd.lineNo = no
 			if err := rd.batchLine(line[:len(line):len(line)], c.b); err != nil {
-				c.err = err
+				c.err, c.lineErr = err, c.rel
+				no += jsonlines.CountLines(rest)
 				break
 			}
 		}
+		c.n = no - c.first
 	}
 	start := 0
 	for i, end := range c.ends {

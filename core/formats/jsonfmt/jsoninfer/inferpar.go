@@ -40,9 +40,12 @@ type inferChunk struct {
 	ends  []int   // end offset in buf of each line
 	lines []int64 // line number of each line
 	// block: buf is a run of whole lines read with jsonlines.Block (ends
-	// and lines unused), the first numbered first+1.
+	// and lines unused), numbered from 1 in the chunk (each): the
+	// reader does not count them (CountLater); n is how many each cut,
+	// and mergeHead, which merges the chunks in order, adds the lines
+	// before the chunk to errLine.
 	block bool
-	first int64
+	n     int64
 	// release, when set, gives back the mapped window buf is a slice of
 	// (jsonlines.Reader.BlockShared): buf is read in place, not a buffer
 	// of ours to reuse.
@@ -68,6 +71,9 @@ type parInfer struct {
 	wg      sync.WaitGroup
 	started bool
 	abandon atomic.Bool
+	// line is the number of the line before the next block chunk to
+	// merge.
+	line int64
 }
 
 func newParInfer(in *inferrer, path string) *parInfer {
@@ -108,6 +114,8 @@ func (p *parInfer) addBlocks(ctx context.Context, lr *jsonlines.Reader) error {
 	if p.in.chunk > 0 {
 		size = p.in.chunk
 	}
+	p.line = lr.Line()
+	lr.CountLater() // the workers count the lines as they cut them
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -122,7 +130,7 @@ func (p *parInfer) addBlocks(ctx context.Context, lr *jsonlines.Reader) error {
 		}
 		spare := c.buf
 		var err error
-		c.buf, c.first, c.release, err = lr.BlockShared(c.buf, size)
+		c.buf, _, c.release, err = lr.BlockShared(c.buf, size)
 		if c.release != nil {
 			p.inPlace = true
 			if cap(spare) > 0 {
@@ -150,11 +158,11 @@ func (p *parInfer) addBlocks(ctx context.Context, lr *jsonlines.Reader) error {
 	}
 }
 
-// each calls f with every non-blank line of c and its number, until f
-// fails.
+// each calls f with every non-blank line of c and its number (a block's
+// from 1 in the block, its lines counted into c.n), until f fails.
 func (c *inferChunk) each(f func(line []byte, no int64) error) error {
 	if c.block {
-		no, cut := c.first, jsonlines.Cutter(c.buf)
+		no, cut := int64(0), jsonlines.Cutter(c.buf)
 		for rest := c.buf; len(rest) > 0; {
 			var line []byte
 			line, rest = cut(rest)
@@ -163,9 +171,11 @@ func (c *inferChunk) each(f func(line []byte, no int64) error) error {
 				continue
 			}
 			if err := f(line, no); err != nil {
+				c.n = no
 				return err
 			}
 		}
+		c.n = no
 		return nil
 	}
 	start := 0
@@ -212,6 +222,10 @@ func (p *parInfer) mergeHead() error {
 	<-c.done
 	mergeType(&p.in.root, &c.root)
 	p.in.sample.Records += c.records
+	if c.block {
+		c.errLine += p.line
+		p.line += c.n
+	}
 	if c.err != nil {
 		return fmt.Errorf("jsonfmt: %s line %d: %w: %v", p.path, c.errLine, fileformat.ErrMalformedRecord, c.err)
 	}
@@ -245,6 +259,9 @@ func (p *parInfer) finish() error {
 		if !p.started {
 			if err := c.each(func(line []byte, no int64) error {
 				if err := p.in.line(line); err != nil {
+					if c.block {
+						no += p.line
+					}
 					return fmt.Errorf("jsonfmt: %s line %d: %w: %v", p.path, no, fileformat.ErrMalformedRecord, err)
 				}
 				return nil

@@ -13,7 +13,8 @@ import (
 // one on the reading goroutine: the workers split a block with Cut, which
 // ends lines exactly as Next does. Line numbers stay exact: Block counts
 // the lines of each block it returns (two vectorized passes, bytes.Count
-// and bytes.IndexByte, unless the block holds a "\r").
+// and bytes.IndexByte, unless the block holds a "\r"), unless its caller
+// counts them instead (CountLater).
 
 // Blocks reports whether the reader may be read with Block: the default
 // line ends ("\n", "\r\n", "\r") and not one whole record (multiLine).
@@ -129,7 +130,7 @@ func (l *Reader) Block(dst []byte, size int) ([]byte, int64, error) {
 	// A block ends after "\n", after a "\r" followed by another byte, or
 	// at the end of the stream (or before a read error): never between
 	// the "\r" and "\n" of one line end.
-	l.line += CountLines(dst[start:])
+	l.count(dst[start:])
 	if first == 0 && bytes.HasPrefix(dst[start:], bom) {
 		dst = append(dst[:start], dst[start+3:]...)
 		if len(dst) == start {
@@ -139,6 +140,25 @@ func (l *Reader) Block(dst []byte, size int) ([]byte, int64, error) {
 		}
 	}
 	return dst, first, nil
+}
+
+// CountLater makes Block and BlockShared leave the lines of the blocks
+// they return uncounted: their caller counts them as it cuts them (the
+// workers of a parallel reader do, each its own blocks) and numbers them
+// in order afterwards, which saves a pass over every byte on the reading
+// goroutine. The next block's first is still the number of the line
+// before it; once a block is returned uncounted, line numbers are unknown:
+// the first of later blocks and Line are -1 (Next's lines too).
+func (l *Reader) CountLater() { l.uncounted = true }
+
+// count adds the lines of block b, just returned, to the line number
+// (CountLater: makes it unknown).
+func (l *Reader) count(b []byte) {
+	if l.uncounted || l.line < 0 {
+		l.line = -1
+		return
+	}
+	l.line += CountLines(b)
 }
 
 // Exhausted reports whether the stream is read to its end: the next Block

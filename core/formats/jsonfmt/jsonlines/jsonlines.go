@@ -62,9 +62,12 @@ type Reader struct {
 	crOK   bool
 	parts  [][]byte
 	partN  int                // bytes gathered in parts
-	line   int64              // number of the line last returned, from 1
+	line   int64              // number of the line last returned, from 1; -1: unknown (CountLater)
 	owned  bool               // the line last returned is a fresh buffer (see above)
 	pooled *[readBufSize]byte // buf's array when it came from readBufs
+	// uncounted: Block and BlockShared leave their blocks' lines uncounted
+	// (CountLater).
+	uncounted bool
 	// mapper is the source read in place (fileformat.Mapper), until the
 	// first Block or a failed first MapAt; buf is then a window of it
 	// (mapped) starting at the source's byte mapOff, mapWin bytes long
@@ -340,7 +343,9 @@ func (l *Reader) gather(b []byte) {
 
 // finish completes a line whose last bytes are tail.
 func (l *Reader) finish(tail []byte) []byte {
-	l.line++
+	if l.line >= 0 {
+		l.line++
+	}
 	line := tail
 	if l.partN > 0 {
 		line = make([]byte, l.partN+len(tail))
@@ -392,7 +397,8 @@ func (l *Reader) all() ([]byte, error) {
 	return bytes.TrimPrefix(b, []byte("\xef\xbb\xbf")), nil
 }
 
-// Line is the number of the line last returned, from 1.
+// Line is the number of the line last returned, from 1; -1 once a block
+// was returned uncounted (CountLater).
 func (l *Reader) Line() int64 { return l.line }
 
 // Owned reports whether the line last returned is a fresh buffer that the

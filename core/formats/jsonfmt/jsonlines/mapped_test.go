@@ -81,7 +81,9 @@ var _ fileformat.SharedMapper = (*bytesMapper)(nil)
 // opsRead reads r with the reader options, calling Next or (when blocks is
 // set and the options allow it) Block as rng chooses, and records every
 // line (with its number) and the end: the same rng seed gives the same
-// calls, whatever the source.
+// calls, whatever the source. It may call CountLater before a block: the
+// lines are then numbered by their count here, and the reader's numbers
+// must be -1 once a block was returned uncounted.
 func opsRead(t *testing.T, r io.Reader, opts fileformat.TextOptions, whole bool, seed uint64, blocks bool) []numbered {
 	t.Helper()
 	lr, err := New(r, opts)
@@ -99,6 +101,16 @@ func opsRead(t *testing.T, r io.Reader, opts fileformat.TextOptions, whole bool,
 		release func()
 	}
 	var held []heldBlock
+	// lines is the lines returned so far; unknown: a block was returned
+	// after CountLater.
+	var lines int64
+	var later, unknown bool
+	want := func() int64 {
+		if unknown {
+			return -1
+		}
+		return lines
+	}
 	releaseOne := func() {
 		h := held[0]
 		held = held[1:]
@@ -117,7 +129,14 @@ func opsRead(t *testing.T, r io.Reader, opts fileformat.TextOptions, whole bool,
 			releaseOne()
 		}
 		if blocks && lr.Blocks() && rng.IntN(8) == 0 {
+			if !later && rng.IntN(6) == 0 {
+				lr.CountLater()
+				later = true
+			}
 			first := lr.Line()
+			if first != want() {
+				t.Fatalf("Line %d before a block, want %d", first, want())
+			}
 			size := 1 + rng.IntN(300)
 			var b []byte
 			var from int64
@@ -140,10 +159,15 @@ func opsRead(t *testing.T, r io.Reader, opts fileformat.TextOptions, whole bool,
 			if from != first {
 				t.Fatalf("Block from line %d, Line %d", from, first)
 			}
-			for n := from + 1; len(b) > 0; n++ {
+			for len(b) > 0 {
 				var line []byte
 				line, b = Cut(b)
-				out = append(out, numbered{n, string(line)})
+				lines++
+				out = append(out, numbered{lines, string(line)})
+			}
+			unknown = unknown || later
+			if lr.Line() != want() {
+				t.Fatalf("Line %d after a block, want %d", lr.Line(), want())
 			}
 			continue
 		}
@@ -154,7 +178,11 @@ func opsRead(t *testing.T, r io.Reader, opts fileformat.TextOptions, whole bool,
 		if err != nil {
 			return append(out, numbered{-1, err.Error()})
 		}
-		out = append(out, numbered{lr.Line(), string(line)})
+		lines++
+		if lr.Line() != want() {
+			t.Fatalf("Line %d, want %d", lr.Line(), want())
+		}
+		out = append(out, numbered{lines, string(line)})
 	}
 	t.Fatal("no end after 100000 calls")
 	return nil

@@ -110,7 +110,7 @@ func (l *Reader) BlockShared(dst []byte, size int) (b []byte, first int64, relea
 	}
 	b = l.buf[l.pos:cut:cut]
 	l.pos, l.from, l.crOK = cut, cut, false
-	l.line += CountLines(b)
+	l.count(b)
 	if first == 0 && bytes.HasPrefix(b, bom) {
 		b = b[3:]
 		if len(b) == 0 {
