@@ -33,14 +33,8 @@ type batchChunk struct {
 	ends  []int   // end offset in buf of each line
 	lines []int64 // line number of each line
 	// block: buf is a run of whole lines read with jsonlines.Block (ends
-	// and lines unused), the first numbered first+1; n is how many,
-	// counted by decodeChunk as it cuts them (the line reader does not
-	// count them: CountLater). A worker does not know the lines before
-	// its block (rel: first is 0); readPar, handing the chunks out in
-	// order, does: it adds them to the bad records' lines, and decodes
-	// again a chunk that failed (lineErr, FAILFAST: the error names the
-	// line) knowing its first line. Anything a chunk records with
-	// rd.lineNo must be a bad record or end the read with c.err.
+	// and lines unused), the first numbered first+1 (rel: not known to
+	// its worker, 0 until number); n is how many, counted by decodeChunk.
 	block    bool
 	rel      bool
 	lineErr  bool
@@ -88,14 +82,7 @@ type parBatch struct {
 	// not in place), for the next blocks: no value points into them (the
 	// batch copies its bytes, the tape its strings: Tape.Owned is false).
 	bufs [][]byte
-	// line is the number of the line before the next block chunk to hand
-	// out (blocks are not counted on the reading goroutine); lines and
-	// bytes are the lines and bytes of the block chunks handed out, for
-	// the size of a fresh chunk's batch.
-	line         int64
-	lines, bytes int64
-	// counting: the blocks' lines are counted by the workers (CountLater).
-	counting bool
+	nums jsonlines.Lines // the block chunks handed out (see batchChunk)
 }
 
 // parallel reports whether ReadBatch decodes the file in chunks.
@@ -172,11 +159,7 @@ func (p *parBatch) fill() *batchChunk {
 func (p *parBatch) fillBlock() *batchChunk {
 	rd := p.rd
 	var buf []byte
-	if !p.counting {
-		p.counting = true
-		p.line = rd.lr.Line()
-		rd.lr.CountLater() // the workers count the lines as they cut them
-	}
+	p.nums.Start(rd.lr)
 	if n := len(p.bufs); n > 0 && !p.inPlace {
 		buf, p.bufs = p.bufs[n-1], p.bufs[:n-1]
 	} else if !p.inPlace {
@@ -234,7 +217,7 @@ func (rd *reader) readPar(b *parquetio.ColumnBatch) error {
 		if !p.started && p.eof && len(p.queue) == 0 {
 			// The whole file is one chunk: decode it here, into b.
 			c.b = b
-			c.first, c.rel = p.line, false
+			c.first, c.rel = p.nums.Line(), false
 			rd.decodeChunk(c)
 			c.unmap()
 			return p.last(p.hand(c, nil))
@@ -244,7 +227,11 @@ func (rd *reader) readPar(b *parquetio.ColumnBatch) error {
 			c.unmap()
 			return err
 		}
-		c.b.Grow(len(c.ends) + p.blockLines(c)) // a fresh batch does not grow step by step
+		n := len(c.ends)
+		if c.block {
+			n = p.nums.Guess(c.buf)
+		}
+		c.b.Grow(n) // a fresh batch does not grow step by step
 
 		p.send(c)
 	}
@@ -268,36 +255,15 @@ func (rd *reader) readPar(b *parquetio.ColumnBatch) error {
 	return p.last(err)
 }
 
-// blockLines is about how many lines block chunk c holds (0 for others),
-// from the lines per byte of the blocks handed out so far, a little more
-// so that the batch does not grow while decoded; they are counted until a
-// chunk is handed out.
-func (p *parBatch) blockLines(c *batchChunk) int {
-	switch {
-	case !c.block:
-		return 0
-	case p.bytes == 0:
-		return int(jsonlines.CountLines(c.buf))
-	}
-	n := c.size * p.lines / p.bytes
-	return int(n + n/8 + 16)
-}
-
-// number gives block chunk c, decoded by a worker, the numbers of its
-// lines now that the lines before it are known (c is handed out next):
-// its bad records' lines, or, when it failed on a line, its error, for
-// which it is decoded again knowing its first line.
+// number numbers block chunk c's lines, handed out next, now that the
+// lines before it are known: its bad records', or, when it failed on a
+// line (lineErr), its error, decoding it again. What a worker records with
+// rd.lineNo must be a bad record or end the read.
 func (p *parBatch) number(c *batchChunk) {
 	if !c.block {
 		return
 	}
-	p.lines += c.n
-	p.bytes += c.size
-	if !c.rel {
-		p.line += c.n
-		return
-	}
-	c.first, c.rel = p.line, false
+	c.first, c.rel = p.nums.Next(c.size, c.n), false
 	if c.lineErr {
 		c.err, c.bad, c.lineErr = nil, nil, false
 		c.b.Reset()
@@ -308,7 +274,6 @@ func (p *parBatch) number(c *batchChunk) {
 		}
 	}
 	c.unmap()
-	p.line += c.n
 }
 
 // last turns a successful hand-over of the file's last rows into io.EOF

@@ -71,9 +71,7 @@ type parInfer struct {
 	wg      sync.WaitGroup
 	started bool
 	abandon atomic.Bool
-	// line is the number of the line before the next block chunk to
-	// merge.
-	line int64
+	nums    jsonlines.Lines // the block chunks merged
 }
 
 func newParInfer(in *inferrer, path string) *parInfer {
@@ -114,8 +112,7 @@ func (p *parInfer) addBlocks(ctx context.Context, lr *jsonlines.Reader) error {
 	if p.in.chunk > 0 {
 		size = p.in.chunk
 	}
-	p.line = lr.Line()
-	lr.CountLater() // the workers count the lines as they cut them
+	p.nums.Start(lr) // the workers count the lines as they cut them
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -223,8 +220,7 @@ func (p *parInfer) mergeHead() error {
 	mergeType(&p.in.root, &c.root)
 	p.in.sample.Records += c.records
 	if c.block {
-		c.errLine += p.line
-		p.line += c.n
+		c.errLine += p.nums.Next(0, c.n)
 	}
 	if c.err != nil {
 		return fmt.Errorf("jsonfmt: %s line %d: %w: %v", p.path, c.errLine, fileformat.ErrMalformedRecord, c.err)
@@ -260,7 +256,7 @@ func (p *parInfer) finish() error {
 			if err := c.each(func(line []byte, no int64) error {
 				if err := p.in.line(line); err != nil {
 					if c.block {
-						no += p.line
+						no += p.nums.Line()
 					}
 					return fmt.Errorf("jsonfmt: %s line %d: %w: %v", p.path, no, fileformat.ErrMalformedRecord, err)
 				}

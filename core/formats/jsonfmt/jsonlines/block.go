@@ -151,6 +151,45 @@ func (l *Reader) Block(dst []byte, size int) ([]byte, int64, error) {
 // the first of later blocks and Line are -1 (Next's lines too).
 func (l *Reader) CountLater() { l.uncounted = true }
 
+// Lines numbers in order the blocks a parallel reader reads uncounted
+// (CountLater) and its workers count. The zero value is ready.
+type Lines struct {
+	started            bool
+	line, lines, bytes int64
+}
+
+// Start stops l counting its blocks' lines (once): the next block follows
+// line l.Line().
+func (n *Lines) Start(l *Reader) {
+	if !n.started {
+		n.started, n.line = true, l.Line()
+		l.CountLater()
+	}
+}
+
+// Line is the number of the line before the next block.
+func (n *Lines) Line() int64 { return n.line }
+
+// Next takes the next block, of size bytes and lines lines, and returns
+// the number of the line before it.
+func (n *Lines) Next(size, lines int64) int64 {
+	first := n.line
+	n.line += lines
+	n.lines += lines
+	n.bytes += size
+	return first
+}
+
+// Guess is about how many lines block b holds, a little more (from the
+// lines per byte of the blocks taken so far; counted before any).
+func (n *Lines) Guess(b []byte) int {
+	if n.bytes == 0 {
+		return int(CountLines(b))
+	}
+	k := int64(len(b)) * n.lines / n.bytes
+	return int(k + k/8 + 16)
+}
+
 // count adds the lines of block b, just returned, to the line number
 // (CountLater: makes it unknown).
 func (l *Reader) count(b []byte) {

@@ -173,3 +173,50 @@ func TestBlocks(t *testing.T) {
 		t.Error("Blocks: true for a whole-file record")
 	}
 }
+
+// TestLines numbers blocks read uncounted in order: Start takes the line
+// the reader is at and stops its counting, Next returns each block's line
+// before it, Guess counts until a block is taken and estimates after.
+func TestLines(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		doc    string
+		blocks []int64 // line counts of the blocks taken (size 10 each)
+		want   []int64 // the line before each
+	}{
+		{"start of the stream", "", []int64{3, 2, 5}, []int64{0, 3, 5}},
+		{"after two lines", "a\nb\n", []int64{1, 1}, []int64{2, 3}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lr, err := New(strings.NewReader(tc.doc+"x\ny\n"), fileformat.TextOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for range strings.Count(tc.doc, "\n") {
+				if _, err := lr.Next(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var n Lines
+			n.Start(lr)
+			n.Start(lr) // once
+			if g := n.Guess([]byte("a\nb\nc")); g != 3 {
+				t.Fatalf("Guess before any block: %d, want 3 (counted)", g)
+			}
+			for i, k := range tc.blocks {
+				if got := n.Next(10, k); got != tc.want[i] {
+					t.Fatalf("block %d follows line %d, want %d", i, got, tc.want[i])
+				}
+			}
+			if _, _, err := lr.Block(nil, 1); err != nil {
+				t.Fatal(err)
+			}
+			if lr.Line() != -1 {
+				t.Fatalf("Line after an uncounted block: %d, want -1", lr.Line())
+			}
+			if g := n.Guess(make([]byte, 100)); g < 10 {
+				t.Fatalf("Guess of 100 bytes: %d, want 10 or more", g)
+			}
+		})
+	}
+}
