@@ -10,6 +10,7 @@ import (
 	"github.com/tributary-io/tributary/core/formats/jsonfmt/anybox"
 	"github.com/tributary-io/tributary/core/formats/jsonfmt/jsonfast"
 	"github.com/tributary-io/tributary/core/formats/jsonfmt/jsonlines"
+	"github.com/tributary-io/tributary/core/formats/jsonfmt/jsonnum"
 	"github.com/tributary-io/tributary/core/formats/jsonfmt/jsontape"
 	"github.com/tributary-io/tributary/core/parquetio"
 	"github.com/tributary-io/tributary/core/schema"
@@ -507,7 +508,7 @@ func (rd *reader) valBatch(cp *cplan, n, r, d int, b *parquetio.ColumnBatch) boo
 		}
 	case leafDouble:
 		if nd.Kind == jsontape.KNumber {
-			b.Double(cp.n, parseNumber(string(t.Raw(n))), r)
+			b.Double(cp.n, jsonnum.Parse(string(t.Raw(n))), r)
 			return true
 		}
 	case leafBool:

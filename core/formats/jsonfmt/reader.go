@@ -17,6 +17,7 @@ import (
 	"github.com/tributary-io/tributary/core/formats/jsonfmt/jsonfast"
 	"github.com/tributary-io/tributary/core/formats/jsonfmt/jsoninfer"
 	"github.com/tributary-io/tributary/core/formats/jsonfmt/jsonlines"
+	"github.com/tributary-io/tributary/core/formats/jsonfmt/jsonnum"
 	"github.com/tributary-io/tributary/core/formats/jsonfmt/jsontape"
 	"github.com/tributary-io/tributary/core/schema"
 )
@@ -637,7 +638,7 @@ func (rd *reader) conv(p *plan, n int) (any, bool) {
 	case schema.DecimalType:
 		switch nd.Kind {
 		case jsontape.KNumber:
-			if !t.IsIntegral(n) && !isFiniteText(t.Raw(n)) {
+			if !t.IsIntegral(n) && !jsonnum.IsFinite(t.Raw(n)) {
 				return nil, false
 			}
 			d, ok := fileformat.ParseDecimal(string(t.Raw(n)), tt)
@@ -706,12 +707,6 @@ func mapKey(k any) any {
 	return k
 }
 
-// isFiniteText reports whether a non-integral number token is not NaN/±Infinity.
-func isFiniteText(raw []byte) bool {
-	c := raw[len(raw)-1]
-	return c != 'N' && c != 'y'
-}
-
 // prim converts value node n to primitive type pt.
 func (rd *reader) prim(pt schema.PrimitiveType, n int) (any, bool) {
 	t := &rd.tape
@@ -737,12 +732,12 @@ func (rd *reader) prim(pt schema.PrimitiveType, n int) (any, bool) {
 		switch nd.Kind {
 		case jsontape.KNumber:
 			if pt == schema.Float {
-				return parseNumber32(string(t.Raw(n))), true
+				return jsonnum.Parse32(string(t.Raw(n))), true
 			}
-			f = parseNumber(string(t.Raw(n)))
+			f = jsonnum.Parse(string(t.Raw(n)))
 		case jsontape.KString:
 			var ok bool
-			if f, ok = specialFloat(t.Text(n)); !ok {
+			if f, ok = jsonnum.Special(t.Text(n)); !ok {
 				return nil, false
 			}
 		default:
@@ -805,46 +800,6 @@ func (rd *reader) prim(pt schema.PrimitiveType, n int) (any, bool) {
 	return nil, false
 }
 
-// parseNumber converts a validated JSON number token (NaN and ±Infinity
-// included); magnitudes beyond float64 become ±Inf, as Jackson reads them.
-func parseNumber(s string) float64 {
-	switch s {
-	case "NaN":
-		return math.NaN()
-	case "Infinity", "+Infinity":
-		return math.Inf(1)
-	case "-Infinity":
-		return math.Inf(-1)
-	}
-	f, _ := strconv.ParseFloat(s, 64) // range errors return ±Inf or 0
-	return f
-}
-
-// parseNumber32 is parseNumber for a FLOAT column: the number rounded
-// once to a float32, as Jackson's getFloatValue does (Float.parseFloat),
-// not through a float64.
-func parseNumber32(s string) float32 {
-	switch s {
-	case "NaN", "Infinity", "+Infinity", "-Infinity":
-		return float32(parseNumber(s))
-	}
-	f, _ := strconv.ParseFloat(s, 32) // range errors return ±Inf or 0
-	return float32(f)
-}
-
-// specialFloat reads the strings Spark accepts for a double column.
-func specialFloat(s string) (float64, bool) {
-	switch s {
-	case "NaN", "+NaN", "-NaN":
-		return math.NaN(), true
-	case "Infinity", "+Infinity", "INF", "+INF":
-		return math.Inf(1), true
-	case "-Infinity", "-INF":
-		return math.Inf(-1), true
-	}
-	return 0, false
-}
-
 // convKey converts a JSON object key to a map key type.
 func convKey(p *plan, s string, dt *datetimefmt.Parser) (any, bool) {
 	if p.isDec {
@@ -863,7 +818,7 @@ func convKey(p *plan, s string, dt *datetimefmt.Parser) (any, bool) {
 		f, err := strconv.ParseFloat(s, 64)
 		if err != nil {
 			var ok bool
-			if f, ok = specialFloat(s); !ok {
+			if f, ok = jsonnum.Special(s); !ok {
 				return nil, false
 			}
 		} else if p.prim == schema.Float {

@@ -1,6 +1,7 @@
 package jsoninfer
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"math"
@@ -19,30 +20,20 @@ import (
 // a record it scans without a logged change leaves the inference's types
 // exactly as they were: Add over the whole file, whose fold goes on from
 // the prefix's types, would end with them. Anything else abandons: a
-// record the scanner gives up on (not standard JSON, malformed, not an
-// object), a new field (even a null one: a column), a null-only type
-// gaining a value, a long meeting a double, a decimal (even one that
-// fits: widen logs it), a struct gaining a field, an array's element
-// widening, a string that inferTimestamp does not read as a timestamp.
+// record the scanner gives up on, a new field (even a null one), a
+// null-only type gaining a value, long meeting double, a decimal (widen
+// logs even one that fits), a struct's new field, an array's element
+// widening, a string inferTimestamp does not read.
 
 // Folds reports whether readers may check records against in's types
 // (ReadOptions.Fold): its options are valid, it samples every record (no
 // samplingRatio), and a cut after a "\n" is a record boundary (not
 // multiLine, no lineSep, UTF-8).
 func (in *inferrer) Folds() bool {
-	if in.optErr != nil || in.sampler != nil || in.opts.Text.LineSep != "" || in.sc.off {
-		return false
-	}
-	if whole, err := jsontape.MultiLine(in.opts.Options); err != nil || whole {
-		return false
-	}
-	if in.opts.Text.Encoding != "" {
-		cs, err := charset.Lookup(in.opts.Text.Encoding)
-		if err != nil || cs != charset.UTF8 {
-			return false
-		}
-	}
-	return true
+	whole, err := jsontape.MultiLine(in.opts.Options)
+	cs, cerr := charset.Lookup(cmp.Or(in.opts.Text.Encoding, "UTF-8"))
+	return in.optErr == nil && in.sampler == nil && in.opts.Text.LineSep == "" && !in.sc.off && err == nil && !whole &&
+		cerr == nil && cs == charset.UTF8
 }
 
 // Checker checks records against the types an inferrer inferred from a
@@ -95,18 +86,15 @@ func (c *Checker) Keeps(line []byte) bool {
 }
 
 // Proves reports whether a record that package jsonfast decodes whole
-// into a batch of s (a reader's schema; its rescued data column named
-// rescued) keeps every inferred type, so that Keeps need not scan it.
-// jsonfast decodes a record only when it is a standard JSON object whose
-// every key names a field of s exactly and once, whose values are null or
-// fit their columns as they are: strings, and any scalar's text, into
-// STRING, integers of up to 18 digits into BIGINT, numbers into DOUBLE,
-// true and false into BOOLEAN, objects into structs, arrays into arrays.
-// Such values keep a type when each field of s is the inferred field of
-// the same name, of the kind that takes them all: string (not a null-only
-// type, which s also reads as a string), long, double, boolean (not
-// primitivesAsString), a struct or an array of such. Decimals,
-// timestamps and schema hints are not proven.
+// into a batch of s (a reader's schema, rescued its rescued data column)
+// keeps every type, so that Keeps need not scan it. jsonfast decodes a
+// standard JSON object whose every key names a field of s exactly and
+// once, its values null or fitting as they are: any scalar into STRING,
+// integers of up to 18 digits into BIGINT, numbers into DOUBLE, booleans
+// into BOOLEAN, objects into structs, arrays into arrays. They keep the
+// types when each field of s is the inferred field of its name, of the
+// kind that takes them all: string (not null-only, also read as string),
+// long, double, boolean, structs and arrays of them; not with hints.
 func (c *Checker) Proves(s *schema.StructType, rescued string) bool {
 	if c.in.hints != nil {
 		return false
