@@ -58,7 +58,7 @@ func (s Source) open(ctx context.Context, path string, size int64) (r io.ReadClo
 		if err != nil {
 			return nil, false, openError(path, err)
 		}
-		r, err = s.decompress(path, rc)
+		r, err = s.decompress(path, s.inPlaceIf(rc))
 		return r, true, err
 	}
 	rc, err := s.Store.Get(ctx, path)
@@ -69,7 +69,7 @@ func (s Source) open(ctx context.Context, path string, size int64) (r io.ReadClo
 	if s.raw() {
 		return rc, local, nil // binaryFile: the stored bytes, as Spark reads them
 	}
-	r, err = s.decompress(path, readWhole(rc, size))
+	r, err = s.decompress(path, s.inPlaceIf(readWhole(rc, size)))
 	return r, local, err
 }
 
@@ -123,9 +123,7 @@ func readWhole(rc io.ReadCloser, size int64) io.ReadCloser {
 	buf, b := wholeBuf(size)
 	n, err := f.Read(b)
 	if int64(n) == size && (err == nil || errors.Is(err, io.EOF)) {
-		w := &wholeFile{buf: buf, err: f.Close()}
-		w.Reset(b[:n])
-		return w
+		return newWholeFile(buf, b[:n], f.Close())
 	}
 	head := slices.Clone(b[:n])
 	wholeBufs.Put(buf)
@@ -147,9 +145,7 @@ func readWholeFrom(ctx context.Context, wr objstore.WholeReader, path string, si
 		wholeBufs.Put(buf)
 		return &headRead{head: head, f: body}, nil
 	}
-	w := &wholeFile{buf: buf}
-	w.Reset(b[:n])
-	return w, nil
+	return newWholeFile(buf, b[:n], nil), nil
 }
 
 // wholeBuf takes a buffer from wholeBufs for a read of size+1 bytes: b.
@@ -169,14 +165,67 @@ var wholeBufs = sync.Pool{New: func() any { return new([]byte) }}
 // close error.
 type wholeFile struct {
 	bytes.Reader
-	buf *[]byte
-	err error
+	buf    *[]byte
+	data   []byte // the file's bytes (in buf)
+	mapped bool   // MapAt was called
+	err    error
 }
+
+// newWholeFile is the file read whole into buf: its bytes data, and the
+// close's error err.
+func newWholeFile(buf *[]byte, data []byte, err error) *wholeFile {
+	w := &wholeFile{buf: buf, data: data, err: err}
+	w.Reset(data)
+	return w
+}
+
+// errReadAlready is MapAt's error once the file was read with Read.
+var errReadAlready = errors.New("convert: the file was read from already")
+
+// inPlaceWhole is a file read whole that is also a fileformat.Mapper
+// whose windows are its buffer: the format reads the bytes in place (as
+// it reads a large local file mapped) rather than copying them into a
+// read buffer of its own. For CSV (inPlace), whose tokenizer allocated a
+// 64 KiB read buffer for every file; the JSON line reader pools its
+// buffers and gained nothing.
+type inPlaceWhole struct{ *wholeFile }
+
+// inPlace reports whether the format reads a small file read whole in
+// place (inPlaceWhole).
+func (s Source) inPlace() bool { return s.Format != nil && s.Format.Name() == "csv" }
+
+// inPlaceIf is rc as an inPlaceWhole when it is a file read whole and
+// the format reads such files in place.
+func (s Source) inPlaceIf(rc io.ReadCloser) io.ReadCloser {
+	if w, ok := rc.(*wholeFile); ok && s.inPlace() {
+		return inPlaceWhole{w}
+	}
+	return rc
+}
+
+// MapAt returns the file's bytes [off, off+n) (fewer at its end), which
+// stay valid until Close (fileformat.Mapper). The first MapAt fails once
+// Read has read from the file.
+func (w inPlaceWhole) MapAt(off int64, n int) ([]byte, error) {
+	if !w.mapped {
+		if int64(w.Len()) != w.Size() {
+			return nil, errReadAlready
+		}
+		w.mapped = true
+	}
+	end := int64(len(w.data))
+	lo, hi := min(max(off, 0), end), min(max(off, 0)+int64(max(n, 0)), end)
+	return w.data[lo:hi:hi], nil
+}
+
+// Unmap does nothing: the bytes stay until Close (fileformat.Mapper).
+func (w inPlaceWhole) Unmap() {}
 
 // Close releases the buffer; later reads see the end.
 func (w *wholeFile) Close() error {
 	if w.buf != nil {
 		w.Reset(nil)
+		w.data = nil
 		wholeBufs.Put(w.buf)
 		w.buf = nil
 	}
