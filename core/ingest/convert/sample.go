@@ -94,7 +94,7 @@ type SampleFile struct {
 	Path string
 	// Size is its listed size, negative when unknown: a small local file
 	// of a known size is read whole in one read(2), as the decoders read
-	// it (readWhole). A size that is no longer right costs nothing but
+	// it (wholeread). A size that is no longer right costs nothing but
 	// that read: the file is read to its end.
 	Size int64
 	// Trial reads the file once and returns its failure (a read error,
