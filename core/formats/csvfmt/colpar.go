@@ -31,11 +31,14 @@ import (
 // parChunkBytes is the size of a chunk of lines handed to a worker.
 var parChunkBytes = 128 << 10 // a variable for the tests
 
-// csvChunk is a run of whole lines, its first line numbered first, and
-// once decoded its rows.
+// csvChunk is a run of whole lines, its first line numbered first (rel:
+// from 1 until number knows), and once decoded its rows and lines. What a
+// worker records with rd.line must be a bad record or its error.
 type csvChunk struct {
 	buf   []byte
 	first int64
+	rel   bool
+	lines int64
 	b     *parquetio.ColumnBatch
 	stats fileformat.ReadStats
 	bad   []fileformat.BadRecord
@@ -128,6 +131,26 @@ func (rd *reader) decodeChunk(c *csvChunk) {
 	}
 	c.err = rd.ReadBatch(c.b, math.MaxInt, math.MaxInt64)
 	c.stats = rd.stats
+	c.lines = rd.tk.Cur() - 1
+}
+
+// number numbers chunk c's lines, taken next: its bad records', or its
+// error's, decoding it again (the reading goroutine does not count them).
+func (rd *reader) number(c *csvChunk) {
+	p := rd.par
+	if c.rel {
+		c.first, c.rel = p.next, false
+		if c.err != nil && !errors.Is(c.err, io.EOF) {
+			c.b.Reset()
+			c.bad = nil
+			rd.worker().decodeChunk(c)
+		} else {
+			for i := range c.bad {
+				c.bad[i].Line += c.first - 1
+			}
+		}
+	}
+	p.next += c.lines
 }
 
 // readPar is ReadBatch's parallel read: it hands out the next chunk's
@@ -148,11 +171,10 @@ func (rd *reader) readPar(b *parquetio.ColumnBatch, maxRows int, maxBytes int64)
 			break
 		}
 		p.eof = last
-		c := &csvChunk{buf: block, first: p.next}
-		p.next += csvpar.LineEnds(block)
+		c := &csvChunk{buf: block, first: 1, rel: true}
 		if last && p.pool.Pending() == 0 {
 			// The rest is one chunk: decode it here, into b.
-			c.b = b
+			c.b, c.first, c.rel = b, p.next, false
 			rd.worker().decodeChunk(c)
 			return rd.hand(c, nil)
 		}
@@ -164,7 +186,9 @@ func (rd *reader) readPar(b *parquetio.ColumnBatch, maxRows int, maxBytes int64)
 		p.pool.Send(c)
 	}
 	if p.pool.Pending() > 0 {
-		return rd.hand(p.pool.Take(), b)
+		c := p.pool.Take()
+		rd.number(c)
+		return rd.hand(c, b)
 	}
 	if p.serial == nil {
 		rd.done = true
