@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/tributary-io/tributary/core/formats/csvfmt/csvcol"
+	"github.com/tributary-io/tributary/core/formats/csvfmt/csvopt"
 	"github.com/tributary-io/tributary/core/formats/csvfmt/csvtok"
 	"github.com/tributary-io/tributary/core/formats/fileformat"
 	"github.com/tributary-io/tributary/core/schema"
@@ -70,10 +71,11 @@ func open(ctx context.Context, r io.Reader, s *schema.StructType, opts fileforma
 	if err != nil {
 		return nil, fmt.Errorf("csvfmt: %w", err)
 	}
-	o, err := ParseOptions(opts.Options)
+	co, err := csvopt.ParseReused(opts.Options, opts.Reuse) // the batch's previous file's, when equal
 	if err != nil {
 		return nil, fmt.Errorf("csvfmt: %w", err)
 	}
+	o := Options{co}
 	cs, err := decoder(opts.Text)
 	if err != nil {
 		return nil, fmt.Errorf("csvfmt: %w", err)
