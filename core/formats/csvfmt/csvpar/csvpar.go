@@ -83,24 +83,6 @@ type errReader struct{ err error }
 
 func (r errReader) Read([]byte) (int, error) { return 0, r.err }
 
-// LineEnds counts the line ends in b as a tokenizer with the default line
-// ends counts them: "\n", "\r\n" and a lone "\r" one each (a "\r" ending
-// b is a lone one).
-func LineEnds(b []byte) int64 {
-	n := int64(bytes.Count(b, []byte{'\n'}))
-	for i := bytes.IndexByte(b, '\r'); i >= 0; {
-		if i+1 == len(b) || b[i+1] != '\n' {
-			n++
-		}
-		j := bytes.IndexByte(b[i+1:], '\r')
-		if j < 0 {
-			break
-		}
-		i += 1 + j
-	}
-	return n
-}
-
 // Ordered runs items (pointers, each done once) on worker goroutines and
 // hands them back in the order they were sent.
 type Ordered[T any] struct {
