@@ -84,6 +84,9 @@ type Store struct {
 	follow    bool
 	mustExist bool
 	excluded  []excluded
+	// dirSynced, when set (tests), is called with each directory syncDir
+	// synced.
+	dirSynced func(dir string)
 }
 
 var _ objstore.Store = (*Store)(nil)
@@ -105,7 +108,7 @@ func New(dir string, opts ...Option) (*Store, error) {
 		case !fi.IsDir():
 			return nil, fmt.Errorf("localfs: %s is not a directory", dir)
 		}
-	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+	} else if err := mkdirRoot(dir, s.sync); err != nil {
 		return nil, fmt.Errorf("localfs: creating root %s: %w", dir, err)
 	}
 	root, err := os.OpenRoot(dir)
@@ -450,7 +453,7 @@ func (s *Store) createTemp(key string) (*os.File, string, error) {
 		tmp := name(path.Join(dir, TempPrefix+hex.EncodeToString(suffix[:])))
 		var err error
 		if dir != "." {
-			err = s.root.MkdirAll(name(dir), 0o755)
+			err = s.mkdirAll(dir)
 		}
 		var f *os.File
 		if err == nil {
@@ -469,6 +472,67 @@ func (s *Store) createTemp(key string) (*os.File, string, error) {
 		}
 		return nil, "", fmt.Errorf("creating temporary file: %w", err)
 	}
+}
+
+// mkdirAll creates the key directory dir and its missing parents. With
+// WithSync it then syncs the directory holding each one it created, top
+// down: publish syncs only the object's own directory, so a new
+// directory's entry (the first commit's _delta_log, a new partition) is
+// made durable here, before anything is published in it.
+func (s *Store) mkdirAll(dir string) error {
+	fi, err := s.root.Lstat(name(dir))
+	if err == nil && fi.IsDir() {
+		return nil
+	}
+	var created []string
+	if s.sync && errors.Is(err, fs.ErrNotExist) {
+		for d := dir; d != "."; d = path.Dir(d) {
+			if _, err := s.root.Lstat(name(d)); !errors.Is(err, fs.ErrNotExist) {
+				break
+			}
+			created = append(created, d)
+		}
+	}
+	if err := s.root.MkdirAll(name(dir), 0o755); err != nil {
+		return err
+	}
+	for i := len(created) - 1; i >= 0; i-- {
+		if err := s.syncDir(path.Dir(created[i])); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// mkdirRoot creates the root directory dir and its missing parents; with
+// sync it then syncs the directory holding each one it created, top down,
+// as mkdirAll does inside the root.
+func mkdirRoot(dir string, sync bool) error {
+	var created []string
+	if sync {
+		for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+			if _, err := os.Lstat(d); !errors.Is(err, fs.ErrNotExist) || filepath.Dir(d) == d {
+				break
+			}
+			created = append(created, d)
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for i := len(created) - 1; i >= 0; i-- {
+		parent := filepath.Dir(created[i])
+		d, err := os.Open(parent)
+		if err != nil {
+			return fmt.Errorf("opening directory %s to sync: %w", parent, err)
+		}
+		err = d.Sync()
+		d.Close()
+		if err != nil && !errors.Is(err, syscall.EINVAL) {
+			return fmt.Errorf("syncing directory %s: %w", parent, err)
+		}
+	}
+	return nil
 }
 
 // finishTemp syncs (WithSync) and closes the written temporary file f,
@@ -522,6 +586,9 @@ func (s *Store) syncDir(dir string) error {
 	defer d.Close()
 	if err := d.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) {
 		return fmt.Errorf("syncing directory %q: %w", dir, err)
+	}
+	if s.dirSynced != nil {
+		s.dirSynced(dir)
 	}
 	return nil
 }
