@@ -7,7 +7,6 @@ import (
 	"unsafe"
 
 	"github.com/tributary-io/tributary/core/formats/fileformat"
-	"github.com/tributary-io/tributary/core/formats/jsonfmt/anybox"
 	"github.com/tributary-io/tributary/core/formats/jsonfmt/jsonfast"
 	"github.com/tributary-io/tributary/core/formats/jsonfmt/jsonlines"
 	"github.com/tributary-io/tributary/core/formats/jsonfmt/jsonnum"
@@ -501,7 +500,7 @@ func (rd *reader) valBatch(cp *cplan, n, r, d int, b *parquetio.ColumnBatch) boo
 		return true
 	case leafLong:
 		if nd.Kind == jsontape.KNumber && t.IsIntegral(n) {
-			if v, ok := anybox.ParseLong(t.Raw(n)); ok {
+			if v, ok := jsonnum.ParseLong(t.Raw(n)); ok {
 				b.Int64(cp.n, v, r)
 				return true
 			}

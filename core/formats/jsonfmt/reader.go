@@ -722,7 +722,7 @@ func (rd *reader) prim(pt schema.PrimitiveType, n int) (any, bool) {
 			return nil, false
 		}
 		if pt == schema.Long {
-			if v, ok := anybox.ParseLong(t.Raw(n)); ok {
+			if v, ok := jsonnum.ParseLong(t.Raw(n)); ok {
 				return rd.box.Long(v), true
 			}
 		}

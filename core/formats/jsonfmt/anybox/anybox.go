@@ -1,6 +1,5 @@
 // Package anybox turns strings, longs and doubles into interface values
-// without an allocation each (the JSON reader's row values), and parses
-// short JSON integers without strconv.
+// without an allocation each (the JSON reader's row values).
 package anybox
 
 import "unsafe"
@@ -61,26 +60,4 @@ func (b *Boxes) Double(v float64) any {
 	}
 	b.dbls = append(b.dbls, v)
 	return point(any(float64(0)), unsafe.Pointer(&b.dbls[len(b.dbls)-1]))
-}
-
-// ParseLong parses a validated JSON integer token of at most 18 digits
-// (which always fits an int64) without strconv; ok is false for longer
-// tokens.
-func ParseLong(raw []byte) (int64, bool) {
-	neg := len(raw) > 0 && raw[0] == '-'
-	digits := raw
-	if neg {
-		digits = raw[1:]
-	}
-	if len(digits) == 0 || len(digits) > 18 {
-		return 0, false
-	}
-	var v int64
-	for _, c := range digits {
-		v = v*10 + int64(c-'0')
-	}
-	if neg {
-		v = -v
-	}
-	return v, true
 }

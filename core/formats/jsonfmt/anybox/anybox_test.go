@@ -30,25 +30,3 @@ func TestBoxes(t *testing.T) {
 		t.Fatalf("boxed values compare unequal to converted ones: %#v %#v", got[0], got[1])
 	}
 }
-
-// TestParseLong checks the fast integer path against strconv.
-func TestParseLong(t *testing.T) {
-	for _, s := range []string{"0", "-0", "7", "-7", "123456789012345678", "-123456789012345678",
-		"999999999999999999", "1234567890123456789", "-9223372036854775808", "9223372036854775807"} {
-		v, ok := ParseLong([]byte(s))
-		want, err := strconv.ParseInt(s, 10, 64)
-		digits := len(s)
-		if s[0] == '-' {
-			digits--
-		}
-		if ok != (digits <= 18) {
-			t.Errorf("ParseLong(%s) ok = %v", s, ok)
-		}
-		if ok && (err != nil || v != want) {
-			t.Errorf("ParseLong(%s) = %d, want %d (%v)", s, v, want, err)
-		}
-	}
-	if _, ok := ParseLong([]byte("-")); ok {
-		t.Error("ParseLong(-) ok")
-	}
-}

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"testing"
+
+	"github.com/tributary-io/tributary/core/formats/jsonfmt/jsonnum"
 )
 
 // The references numberDigits is checked against: the conversions the
@@ -51,27 +53,6 @@ func exactFloat(raw []byte) (float64, bool) {
 	return f, true
 }
 
-// parseLong parses an integral number token of up to 18 digits (the ones
-// that cannot overflow); ok is false otherwise.
-func parseLong(raw []byte) (int64, bool) {
-	neg := raw[0] == '-'
-	digits := raw
-	if neg {
-		digits = raw[1:]
-	}
-	if len(digits) == 0 || len(digits) > 18 {
-		return 0, false
-	}
-	var v int64
-	for _, c := range digits {
-		v = v*10 + int64(c-'0')
-	}
-	if neg {
-		v = -v
-	}
-	return v, true
-}
-
 // checkDigits checks numberDigits on b against number, and the values the
 // decoder takes from it against parseLong and exactFloat.
 func checkDigits(t *testing.T, b []byte) {
@@ -88,10 +69,10 @@ func checkDigits(t *testing.T, b []byte) {
 		return
 	}
 	raw := b[:end]
-	want, wok := parseLong(raw)
+	want, wok := jsonnum.ParseLong(raw)
 	gok := integral && nm.digits <= 18
 	if gok != (integral && wok) {
-		t.Fatalf("numberDigits(%q): a long %v, parseLong %v", raw, gok, wok)
+		t.Fatalf("numberDigits(%q): a long %v, jsonnum.ParseLong %v", raw, gok, wok)
 	}
 	if got := int64(nm.m); gok {
 		if b[0] == '-' {

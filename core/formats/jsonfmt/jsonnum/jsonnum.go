@@ -1,6 +1,7 @@
 // Package jsonnum reads the JSON reader's numbers as Jackson and Spark
 // read them: number tokens (NaN and the infinities included) as doubles
-// and floats, and the strings Spark takes for a double column.
+// and floats, short integer tokens as longs without strconv, and the
+// strings Spark takes for a double column.
 package jsonnum
 
 import (
@@ -52,4 +53,26 @@ func Special(s string) (float64, bool) {
 		return math.Inf(-1), true
 	}
 	return 0, false
+}
+
+// ParseLong parses a validated JSON integer token of at most 18 digits
+// (which always fits an int64) without strconv; ok is false for longer
+// tokens.
+func ParseLong(raw []byte) (int64, bool) {
+	neg := len(raw) > 0 && raw[0] == '-'
+	digits := raw
+	if neg {
+		digits = raw[1:]
+	}
+	if len(digits) == 0 || len(digits) > 18 {
+		return 0, false
+	}
+	var v int64
+	for _, c := range digits {
+		v = v*10 + int64(c-'0')
+	}
+	if neg {
+		v = -v
+	}
+	return v, true
 }
