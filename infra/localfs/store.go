@@ -484,9 +484,10 @@ func (s *Store) mkdirAll(dir string) error {
 	if err == nil && fi.IsDir() {
 		return nil
 	}
-	var created []string
+	var created []string // dir, then its missing parents
 	if s.sync && errors.Is(err, fs.ErrNotExist) {
-		for d := dir; d != "."; d = path.Dir(d) {
+		created = append(created, dir)
+		for d := path.Dir(dir); d != "."; d = path.Dir(d) {
 			if _, err := s.root.Lstat(name(d)); !errors.Is(err, fs.ErrNotExist) {
 				break
 			}
@@ -522,14 +523,8 @@ func mkdirRoot(dir string, sync bool) error {
 	}
 	for i := len(created) - 1; i >= 0; i-- {
 		parent := filepath.Dir(created[i])
-		d, err := os.Open(parent)
-		if err != nil {
-			return fmt.Errorf("opening directory %s to sync: %w", parent, err)
-		}
-		err = d.Sync()
-		d.Close()
-		if err != nil && !errors.Is(err, syscall.EINVAL) {
-			return fmt.Errorf("syncing directory %s: %w", parent, err)
+		if err := syncOpened(os.Open(parent)); err != nil {
+			return fmt.Errorf("directory %s: %w", parent, err)
 		}
 	}
 	return nil
@@ -579,16 +574,25 @@ func (s *Store) syncDir(dir string) error {
 	if !s.sync {
 		return nil
 	}
-	d, err := s.root.Open(name(dir))
-	if err != nil {
-		return fmt.Errorf("opening directory %q to sync: %w", dir, err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) {
-		return fmt.Errorf("syncing directory %q: %w", dir, err)
+	if err := syncOpened(s.root.Open(name(dir))); err != nil {
+		return fmt.Errorf("directory %q: %w", dir, err)
 	}
 	if s.dirSynced != nil {
 		s.dirSynced(dir)
+	}
+	return nil
+}
+
+// syncOpened fsyncs and closes the directory d that an open returned with
+// err (a file system whose directories cannot be synced, EINVAL, is not an
+// error).
+func syncOpened(d *os.File, err error) error {
+	if err != nil {
+		return fmt.Errorf("opening to sync: %w", err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) {
+		return fmt.Errorf("syncing: %w", err)
 	}
 	return nil
 }
