@@ -62,6 +62,9 @@ type (
 	FixedSchema = fileformat.FixedSchema
 	// RawContent is a format that reads files without decompression.
 	RawContent = fileformat.RawContent
+	// SmallInPlace is a format whose readers take small files read whole
+	// in place.
+	SmallInPlace = fileformat.SmallInPlace
 	// File is random access to one input file (columnar formats).
 	File = fileformat.File
 	// RandomAccessFormat is a format that reads files through File.

@@ -91,6 +91,11 @@ type Format struct{}
 // Name returns "csv".
 func (Format) Name() string { return "csv" }
 
+// ReadsSmallInPlace reports true (fileformat.SmallInPlace): the reader
+// tokenizes a small file read whole from the engine's buffer, without a
+// read buffer of its own.
+func (Format) ReadsSmallInPlace() bool { return true }
+
 // NewInferrer starts a schema inference over CSV files.
 func (Format) NewInferrer(opts fileformat.InferOptions) fileformat.Inferrer {
 	return newInferrer(opts)

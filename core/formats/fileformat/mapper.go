@@ -2,6 +2,17 @@ package fileformat
 
 import "io"
 
+// SmallInPlace is implemented by formats whose readers should be given a
+// small file the engine read whole as a Mapper over the bytes it holds, so
+// that they read them in place instead of copying them through Read into
+// a read buffer of their own (CSV, whose tokenizer allocated 64 KiB a
+// file). Other formats are given such a file as a plain reader.
+type SmallInPlace interface {
+	// ReadsSmallInPlace reports whether the format's readers take small
+	// files read whole in place.
+	ReadsSmallInPlace() bool
+}
+
 // Mapper is an optional capability of a source file's reader (a local
 // file large enough to pay for it): its bytes read in place, from a memory
 // mapping, instead of copied into a buffer by read(2). A line reader maps

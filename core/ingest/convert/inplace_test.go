@@ -108,3 +108,37 @@ func TestCSVReadInPlaceAsStreamed(t *testing.T) {
 		}
 	}
 }
+
+// TestSmallFileInPlaceByFormat: a small local file read whole reaches the
+// reader of a format that reads small files in place
+// (formats.SmallInPlace: CSV) as a fileformat.Mapper over its bytes, and
+// the reader of any other format (JSON) as a plain reader; both read the
+// file's bytes.
+func TestSmallFileInPlaceByFormat(t *testing.T) {
+	dir := t.TempDir()
+	data := "a,b\n1,2\n"
+	if err := os.WriteFile(filepath.Join(dir, "f.csv"), []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		format string
+		mapped bool
+	}{{"csv", true}, {"json", false}} {
+		f, err := formats.Lookup(tt.format)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := Source{Store: localDir{dir: dir}, Format: f}
+		r, _, err := s.open(context.Background(), "f.csv", int64(len(data)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, mapped := r.(fileformat.Mapper); mapped != tt.mapped {
+			t.Errorf("%s: a Mapper %v, want %v", tt.format, mapped, tt.mapped)
+		}
+		if b, err := io.ReadAll(r); err != nil || string(b) != data {
+			t.Errorf("%s: read %q, %v", tt.format, b, err)
+		}
+		r.Close()
+	}
+}

@@ -101,10 +101,13 @@ func (s Source) decompress(path string, rc io.ReadCloser) (io.ReadCloser, error)
 }
 
 // inPlace reports whether the format reads a small file read whole in
-// place (wholeread.InPlace): CSV, whose tokenizer allocated a 64 KiB read
-// buffer for every file it read with Read; the JSON line reader pools
-// its buffers and gained nothing.
-func (s Source) inPlace() bool { return s.Format != nil && s.Format.Name() == "csv" }
+// place (wholeread.InPlace; formats.SmallInPlace: CSV, whose tokenizer
+// allocated a 64 KiB read buffer for every file it read with Read; the
+// JSON line reader pools its buffers and gained nothing).
+func (s Source) inPlace() bool {
+	ip, ok := s.Format.(formats.SmallInPlace)
+	return ok && ip.ReadsSmallInPlace()
+}
 
 // inPlaceIf is rc read in place (wholeread.InPlace) when the format reads
 // small files so.
