@@ -15,6 +15,7 @@ import (
 	"github.com/tributary-io/tributary/core/delta"
 	"github.com/tributary-io/tributary/core/delta/scan"
 	"github.com/tributary-io/tributary/core/schema"
+	"github.com/tributary-io/tributary/infra/streams"
 )
 
 // tableDetail mirrors DESCRIBE DETAIL's columns.
@@ -62,6 +63,7 @@ func cmdDescribe(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("table %s: %w", loc, err)
 	}
+	defer streams.CloseStore(st)
 	snap, err := delta.NewTable(st, delta.WithLocation(locationURI(loc))).Snapshot(ctx)
 	if err != nil {
 		return fmt.Errorf("table %s: %w", loc, err)

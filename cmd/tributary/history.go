@@ -12,6 +12,7 @@ import (
 
 	"github.com/tributary-io/tributary/core/delta"
 	"github.com/tributary-io/tributary/core/delta/history"
+	"github.com/tributary-io/tributary/infra/streams"
 )
 
 // historyRow mirrors DESCRIBE HISTORY's columns, plus the commit's txn
@@ -69,6 +70,7 @@ func cmdHistory(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("table %s: %w", loc, err)
 	}
+	defer streams.CloseStore(st)
 	hist, err := history.Read(ctx, delta.NewTable(st), *limit)
 	if err != nil {
 		return fmt.Errorf("table %s: %w", loc, err)

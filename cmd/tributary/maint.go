@@ -12,6 +12,7 @@ import (
 	"github.com/tributary-io/tributary/core/delta"
 	"github.com/tributary-io/tributary/core/maintenance"
 	"github.com/tributary-io/tributary/core/options/sparkvalue"
+	"github.com/tributary-io/tributary/infra/streams"
 )
 
 // partitionFlags collects --partition col=value flags.
@@ -50,17 +51,18 @@ func tableArgs(cmd string, fs *flag.FlagSet, args []string) (string, error) {
 	return loc, nil
 }
 
-// openTable opens an existing table for a maintenance command.
-func openTable(ctx context.Context, loc string) (*delta.Table, error) {
+// openTable opens an existing table for a maintenance command; release
+// closes its store.
+func openTable(ctx context.Context, loc string) (_ *delta.Table, release func() error, _ error) {
 	e, err := env(ctx, nil, loc)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	st, err := e.OpenExistingStore(loc)
 	if err != nil {
-		return nil, fmt.Errorf("table %s: %w", loc, err)
+		return nil, nil, fmt.Errorf("table %s: %w", loc, err)
 	}
-	return delta.NewTable(st, delta.WithLocation(locationURI(loc))), nil
+	return delta.NewTable(st, delta.WithLocation(locationURI(loc))), func() error { return streams.CloseStore(st) }, nil
 }
 
 // durationFlag parses a retention: a Go duration (168h) or a Spark
@@ -105,10 +107,11 @@ func cmdOptimize(ctx context.Context, args []string, stdout io.Writer) error {
 		}
 		opts.TargetSize = n
 	}
-	tbl, err := openTable(ctx, loc)
+	tbl, release, err := openTable(ctx, loc)
 	if err != nil {
 		return err
 	}
+	defer release()
 	res, err := maintenance.Optimize(ctx, tbl, opts)
 	if err != nil {
 		return fmt.Errorf("table %s: %w", loc, err)
@@ -142,10 +145,11 @@ func cmdVacuum(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	tbl, err := openTable(ctx, loc)
+	tbl, release, err := openTable(ctx, loc)
 	if err != nil {
 		return err
 	}
+	defer release()
 	res, err := maintenance.Vacuum(ctx, tbl, maintenance.VacuumOptions{Retention: d, UnsafeRetention: *unsafe, DryRun: *dry})
 	if err != nil {
 		return fmt.Errorf("table %s: %w", loc, err)
@@ -178,10 +182,11 @@ func cmdCleanupLog(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	tbl, err := openTable(ctx, loc)
+	tbl, release, err := openTable(ctx, loc)
 	if err != nil {
 		return err
 	}
+	defer release()
 	res, err := maintenance.CleanupLog(ctx, tbl, maintenance.LogCleanupOptions{Retention: d, DryRun: *dry})
 	if err != nil {
 		return fmt.Errorf("table %s: %w", loc, err)

@@ -39,10 +39,11 @@ func cmdRefresh(ctx context.Context, name string, truncate bool, args []string, 
 		return err
 	}
 	cpLoc := opts.CheckpointLocation()
-	req, err := e.ResetRequest(opts, truncate)
+	req, release, err := e.ResetRequest(opts, truncate)
 	if err != nil {
 		return err
 	}
+	defer release()
 	embedded := e.StateTable == "" && !streams.IsS3(cpLoc)
 	// The embedded state: hold its lock, so a run of this stream cannot
 	// start (or is running, and the reset waits, then fails); its file is

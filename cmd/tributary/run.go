@@ -196,6 +196,7 @@ func claimCheckpoint(ctx context.Context, e streams.Env, opts *options.Stream) e
 	if err != nil {
 		return fmt.Errorf("checkpoint %s: %w", cp, err)
 	}
+	defer streams.CloseStore(st)
 	if _, err := streams.CheckpointMetadata(ctx, st, opts.ID, time.Now()); err != nil {
 		if errors.Is(err, streams.ErrForeignCheckpoint) {
 			return fmt.Errorf("checkpoint %s: %w (run without --stream to use its stream, or give this stream a new checkpoint)", cp, err)
@@ -214,6 +215,7 @@ func streamIDOf(ctx context.Context, e streams.Env, checkpoint string) (string, 
 	if err != nil {
 		return "", fmt.Errorf("checkpoint %s: %w", checkpoint, err)
 	}
+	defer streams.CloseStore(st)
 	m, ok, err := streams.ReadCheckpointMetadata(ctx, st)
 	if err != nil {
 		return "", fmt.Errorf("checkpoint %s: %w", checkpoint, err)

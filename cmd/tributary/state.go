@@ -117,6 +117,7 @@ func readState(ctx context.Context, logger *slog.Logger, checkpoint, streamID st
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint %s: %w", checkpoint, err)
 	}
+	defer streams.CloseStore(cp)
 	if streamID == "" {
 		m, ok, err := streams.ReadCheckpointMetadata(ctx, cp)
 		if err != nil {

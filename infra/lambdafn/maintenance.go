@@ -8,6 +8,7 @@ import (
 
 	"github.com/tributary-io/tributary/core/delta"
 	"github.com/tributary-io/tributary/core/maintenance"
+	"github.com/tributary-io/tributary/infra/streams"
 )
 
 // MaintenanceEvent selects what a maintenance run does. The schedule sends
@@ -85,6 +86,7 @@ func (a *App) maintainTable(ctx context.Context, loc string, ev MaintenanceEvent
 	if err != nil {
 		return err
 	}
+	defer streams.CloseStore(st)
 	tbl := delta.NewTable(st, delta.WithLogger(a.Logger), delta.WithLocation(loc))
 	if _, err := tbl.LatestVersion(ctx); errors.Is(err, delta.ErrNotATable) {
 		return nil // no batch committed yet

@@ -100,10 +100,11 @@ func (a *App) resetStream(ctx context.Context, id, action string) error {
 	if err != nil {
 		return err
 	}
-	req, err := a.Env.ResetRequest(s.Options, action == tevents.ActionRefresh)
+	req, release, err := a.Env.ResetRequest(s.Options, action == tevents.ActionRefresh)
 	if err != nil {
 		return err
 	}
+	defer release()
 	req.State = s.State
 	res, err := refresh.Reset(ctx, req)
 	a.forget(id)

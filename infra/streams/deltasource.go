@@ -20,19 +20,29 @@ func (env Env) openDelta(ctx context.Context, opts *options.Stream, cfg ingest.C
 		return nil, err
 	}
 	dcfg.SourceURI = absLocation(opts.Source)
+	s := &Stream{Options: opts}
+	ok := false
+	defer func() {
+		if !ok {
+			s.Close()
+		}
+	}()
 	srcStore, err := env.OpenExistingStore(opts.Source)
 	if err != nil {
 		return nil, fmt.Errorf("stream %q source table: %w", opts.ID, err)
 	}
+	s.Source = srcStore
+	s.own(srcStore)
 	tableStore, err := env.OpenStore(opts.Table)
 	if err != nil {
 		return nil, fmt.Errorf("stream %q table: %w", opts.ID, err)
 	}
+	s.own(tableStore)
 	cp, err := env.OpenStore(opts.CheckpointLocation())
 	if err != nil {
 		return nil, fmt.Errorf("stream %q checkpointLocation: %w", opts.ID, err)
 	}
-	s := &Stream{Options: opts, Source: srcStore}
+	s.own(cp)
 	s.Table = delta.NewTable(tableStore, delta.WithLogger(env.logger()), delta.WithEngineInfo("tributary"))
 	src := &deltasource.Source{
 		Config:     dcfg,
@@ -58,5 +68,6 @@ func (env Env) openDelta(ctx context.Context, opts *options.Stream, cfg ingest.C
 		return nil, err
 	}
 	env.removeStaleTemp(ctx, opts.ID, tableStore, cp)
+	ok = true
 	return s, nil
 }

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -132,13 +133,32 @@ type Stream struct {
 	closers []func() error
 }
 
-// Close releases the stream's resources (the embedded state store's lock).
+// Close releases the stream's resources: the embedded state store's lock
+// and the directories its local stores hold open.
 func (s *Stream) Close() error {
 	var errs []error
 	for _, c := range s.closers {
 		errs = append(errs, c())
 	}
 	return errors.Join(errs...)
+}
+
+// own makes Close release st (nil: nothing opened).
+func (s *Stream) own(st objstore.Store) {
+	if st != nil {
+		s.closers = append(s.closers, func() error { return CloseStore(st) })
+	}
+}
+
+// CloseStore releases what st holds open, if anything: a local store holds
+// its root directory open until it is closed; an S3 store holds nothing.
+// Every store OpenStore or OpenExistingStore returns is closed this way
+// when its user is done with it.
+func CloseStore(st objstore.Store) error {
+	if c, ok := st.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
 }
 
 // IsS3 reports whether loc is an s3:// URL.
@@ -244,16 +264,19 @@ func (env Env) Open(ctx context.Context, opts *options.Stream) (*Stream, error) 
 	if s.Source, err = env.openSource(opts); err != nil {
 		return nil, fmt.Errorf("stream %q source: %w", opts.ID, err)
 	}
+	s.own(s.Source)
 	tableStore, err := env.OpenStore(opts.Table)
 	if err != nil {
 		return nil, fmt.Errorf("stream %q table: %w", opts.ID, err)
 	}
+	s.own(tableStore)
 	s.Table = delta.NewTable(tableStore, delta.WithLogger(env.logger()), delta.WithEngineInfo("tributary"))
 	cpLoc := opts.CheckpointLocation()
 	cp, err := env.OpenStore(cpLoc)
 	if err != nil {
 		return nil, fmt.Errorf("stream %q checkpointLocation: %w", opts.ID, err)
 	}
+	s.own(cp)
 	s.Checkpoint = cp
 	// Backfill (notification mode) always lists everything: it is there
 	// to find files whose events were lost, whatever their keys.
@@ -263,13 +286,13 @@ func (env Env) Open(ctx context.Context, opts *options.Stream) (*Stream, error) 
 		if schemaStore, err = env.OpenStore(loc); err != nil {
 			return nil, fmt.Errorf("stream %q cloudFiles.schemaLocation: %w", opts.ID, err)
 		}
+		s.own(schemaStore)
 	}
-	if s.State, err = env.openState(ctx, cpLoc, opts.CloudFiles.AllowOverwrites, opts.CloudFiles.MaxFileAge); err != nil {
+	var closeState func() error
+	if s.State, closeState, err = env.openState(ctx, cpLoc, opts.CloudFiles.AllowOverwrites, opts.CloudFiles.MaxFileAge); err != nil {
 		return nil, fmt.Errorf("stream %q state: %w", opts.ID, err)
 	}
-	if c, ok := s.State.(interface{ Close() error }); ok {
-		s.closers = append(s.closers, c.Close)
-	}
+	s.closers = append(s.closers, closeState)
 	s.Filter.ModifiedAfter, s.Filter.ModifiedBefore = opts.Reader.ModifiedAfter, opts.Reader.ModifiedBefore
 	if g := opts.Reader.PathGlobFilter; g != "" {
 		glob, err := discovery.CompileGlob(g)
@@ -308,12 +331,14 @@ func (env Env) Open(ctx context.Context, opts *options.Stream) (*Stream, error) 
 		if moveDest, err = env.OpenStore(opts.CloudFiles.MoveDestination); err != nil {
 			return nil, fmt.Errorf("stream %q option cloudFiles.cleanSource.moveDestination: %w", opts.ID, err)
 		}
+		s.own(moveDest)
 	}
 	var badRecords objstore.Store
 	if loc := opts.Reader.BadRecordsPath; loc != "" {
 		if badRecords, err = env.OpenStore(loc); err != nil {
 			return nil, fmt.Errorf("stream %q option badRecordsPath: %w", opts.ID, err)
 		}
+		s.own(badRecords)
 	}
 	s.Engine = &ingest.Engine{
 		MoveDestination: moveDest,
@@ -398,38 +423,35 @@ func (env Env) OpenStateReadOnly(checkpoint string) (state.Store, func() error, 
 // OpenState opens the file-state store of a checkpoint location and returns
 // a function that releases it.
 func (env Env) OpenState(checkpoint string) (state.Store, func() error, error) {
-	st, err := env.openState(context.Background(), checkpoint, false, 0)
-	if err != nil {
-		return nil, nil, err
-	}
-	if c, ok := st.(interface{ Close() error }); ok {
-		return st, c.Close, nil
-	}
-	return st, func() error { return nil }, nil
+	return env.openState(context.Background(), checkpoint, false, 0)
 }
 
-// openState opens the file-state store of a checkpoint location: with a
-// state table, the inbox store (pending files in the checkpoint's inbox,
-// one DynamoDB item per claimed file); otherwise the embedded store.
-// allowOverwrites and maxFileAge are the stream's cloudFiles.allowOverwrites
-// and cloudFiles.maxFileAge.
-func (env Env) openState(_ context.Context, checkpoint string, allowOverwrites bool, maxFileAge time.Duration) (state.Store, error) {
+// openState opens the file-state store of a checkpoint location and returns
+// a function that releases it: with a state table, the inbox store (pending
+// files in the checkpoint's inbox, one DynamoDB item per claimed file);
+// otherwise the embedded store. allowOverwrites and maxFileAge are the
+// stream's cloudFiles.allowOverwrites and cloudFiles.maxFileAge.
+func (env Env) openState(_ context.Context, checkpoint string, allowOverwrites bool, maxFileAge time.Duration) (state.Store, func() error, error) {
 	if env.StateTable != "" {
 		if env.AWS == nil {
-			return nil, fmt.Errorf("state table %s needs AWS configuration", env.StateTable)
+			return nil, nil, fmt.Errorf("state table %s needs AWS configuration", env.StateTable)
 		}
 		cp, err := env.OpenStore(checkpoint)
 		if err != nil {
-			return nil, fmt.Errorf("the inbox of checkpoint %s: %w", checkpoint, err)
+			return nil, nil, fmt.Errorf("the inbox of checkpoint %s: %w", checkpoint, err)
 		}
 		items := dynamostate.New(dynamodb.NewFromConfig(*env.AWS), env.StateTable)
 		return inboxstate.New(items, cp, inboxstate.WithAllowOverwrites(allowOverwrites), inboxstate.WithMaxFileAge(maxFileAge),
-			inboxstate.WithLogger(env.logger())), nil
+			inboxstate.WithLogger(env.logger())), func() error { return CloseStore(cp) }, nil
 	}
 	if IsS3(checkpoint) {
-		return nil, fmt.Errorf("checkpoint %s is on S3: set a DynamoDB state table (TRIBUTARY_STATE_TABLE)", checkpoint)
+		return nil, nil, fmt.Errorf("checkpoint %s is on S3: set a DynamoDB state table (TRIBUTARY_STATE_TABLE)", checkpoint)
 	}
-	return boltstate.Open(filepath.Join(checkpoint, StateFileName), boltstate.WithLockTimeout(10*time.Second))
+	st, err := boltstate.Open(filepath.Join(checkpoint, StateFileName), boltstate.WithLockTimeout(10*time.Second))
+	if err != nil {
+		return nil, nil, err
+	}
+	return st, st.Close, nil
 }
 
 // ListWorkers is how many key ranges a listing reads in parallel (on stores
