@@ -203,31 +203,19 @@ func (st *Store) ClaimFile(ctx context.Context, stream string, batch int64, in C
 	if in.AllowOverwrites {
 		cond += " OR (#e <> :e AND #d < :d)"
 	}
-	_, err = st.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                           aws.String(st.table),
-		Key:                                 layout.fileKey(stream, f.Path),
-		UpdateExpression:                    aws.String("SET " + strings.Join(set, ", ") + " REMOVE " + strings.Join(remove, ", ")),
-		ConditionExpression:                 aws.String(cond),
-		ExpressionAttributeNames:            names,
-		ExpressionAttributeValues:           values,
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	old, failed, err := st.updateElseOld(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(st.table),
+		Key:                       layout.fileKey(stream, f.Path),
+		UpdateExpression:          aws.String("SET " + strings.Join(set, ", ") + " REMOVE " + strings.Join(remove, ", ")),
+		ConditionExpression:       aws.String(cond),
+		ExpressionAttributeNames:  names,
+		ExpressionAttributeValues: values,
 	})
-	ccf, failed := isConditionFailed(err)
-	if !failed {
-		if err != nil {
-			return false, -1, fmt.Errorf("dynamostate: claim %q into batch %d in stream %q (table %s): %w", f.Path, batch, stream, st.table, err)
-		}
-		return true, batch, nil
+	if err != nil {
+		return false, -1, fmt.Errorf("dynamostate: claim %q into batch %d in stream %q (table %s): %w", f.Path, batch, stream, st.table, err)
 	}
-	old := ccf.Item
-	if old == nil {
-		got, err := st.client.GetItem(ctx, &dynamodb.GetItemInput{
-			TableName: aws.String(st.table), Key: layout.fileKey(stream, f.Path), ConsistentRead: aws.Bool(true),
-		})
-		if err != nil {
-			return false, -1, fmt.Errorf("dynamostate: claim %q into batch %d in stream %q (table %s): %w", f.Path, batch, stream, st.table, err)
-		}
-		old = got.Item
+	if !failed {
+		return true, batch, nil
 	}
 	if old == nil {
 		// Deleted between the write and the read (DropStream, TTL).

@@ -304,6 +304,28 @@ func (st *Store) forEach(ctx context.Context, count int, fn func(i int) error) e
 	return errors.Join(append(errs, ctxErr)...)
 }
 
+// updateElseOld makes the conditional UpdateItem in. When its condition
+// fails it returns failed and the item as it was: from the failure itself
+// (ALL_OLD), or from a strongly consistent read where DynamoDB leaves it
+// out; old is nil when there is no such item. Any other error is returned
+// unwrapped, for the caller to name its operation.
+func (st *Store) updateElseOld(ctx context.Context, in *dynamodb.UpdateItemInput) (old map[string]types.AttributeValue, failed bool, err error) {
+	in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
+	_, err = st.client.UpdateItem(ctx, in)
+	ccf, failed := isConditionFailed(err)
+	switch {
+	case !failed:
+		return nil, false, err
+	case ccf.Item != nil:
+		return ccf.Item, true, nil
+	}
+	got, err := st.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: in.TableName, Key: in.Key, ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		return nil, true, err
+	}
+	return got.Item, true, nil
+}
+
 func isConditionFailed(err error) (*types.ConditionalCheckFailedException, bool) {
 	var ccf *types.ConditionalCheckFailedException
 	ok := errors.As(err, &ccf)
@@ -655,31 +677,19 @@ func (st *Store) Claim(ctx context.Context, stream string, batch int64, paths []
 		if p == "" || len(p) > maxKeyBytes || !utf8.ValidString(p) {
 			return nil // cannot be a registered path
 		}
-		_, err := st.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-			TableName:                           aws.String(st.table),
-			Key:                                 keys.fileKey(stream, p),
-			UpdateExpression:                    aws.String("SET #b = :b"),
-			ConditionExpression:                 aws.String("attribute_exists(#pk) AND attribute_not_exists(#b) AND attribute_not_exists(#r)"),
-			ExpressionAttributeNames:            map[string]string{"#b": AttrBatch, "#pk": AttrPK, "#r": AttrSkipReason},
-			ExpressionAttributeValues:           map[string]types.AttributeValue{":b": attrN(batch)},
-			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+		old, failed, err := st.updateElseOld(ctx, &dynamodb.UpdateItemInput{
+			TableName:                 aws.String(st.table),
+			Key:                       keys.fileKey(stream, p),
+			UpdateExpression:          aws.String("SET #b = :b"),
+			ConditionExpression:       aws.String("attribute_exists(#pk) AND attribute_not_exists(#b) AND attribute_not_exists(#r)"),
+			ExpressionAttributeNames:  map[string]string{"#b": AttrBatch, "#pk": AttrPK, "#r": AttrSkipReason},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":b": attrN(batch)},
 		})
-		ccf, failed := isConditionFailed(err)
-		if !failed {
-			if err != nil {
-				return fmt.Errorf("dynamostate: claim %q into batch %d in stream %q (table %s): %w", p, batch, stream, st.table, err)
-			}
-			return nil
+		if err != nil {
+			return fmt.Errorf("dynamostate: claim %q into batch %d in stream %q (table %s): %w", p, batch, stream, st.table, err)
 		}
-		old := ccf.Item
-		if old == nil {
-			got, err := st.client.GetItem(ctx, &dynamodb.GetItemInput{
-				TableName: aws.String(st.table), Key: keys.fileKey(stream, p), ConsistentRead: aws.Bool(true),
-			})
-			if err != nil {
-				return fmt.Errorf("dynamostate: claim %q into batch %d in stream %q (table %s): %w", p, batch, stream, st.table, err)
-			}
-			old = got.Item
+		if !failed {
+			return nil
 		}
 		if old == nil {
 			return nil // unknown path
@@ -743,31 +753,19 @@ func (st *Store) MarkSkipped(ctx context.Context, stream string, batch int64, pa
 	if err != nil {
 		return err
 	}
-	_, err = st.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                           aws.String(st.table),
-		Key:                                 keys.fileKey(stream, path),
-		UpdateExpression:                    aws.String("SET #r = if_not_exists(#r, :r)"),
-		ConditionExpression:                 aws.String("attribute_exists(#pk) AND #b = :b"),
-		ExpressionAttributeNames:            map[string]string{"#r": AttrSkipReason, "#pk": AttrPK, "#b": AttrBatch},
-		ExpressionAttributeValues:           map[string]types.AttributeValue{":r": attrS(state.SkipReason(reason)), ":b": attrN(batch)},
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	old, failed, err := st.updateElseOld(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(st.table),
+		Key:                       keys.fileKey(stream, path),
+		UpdateExpression:          aws.String("SET #r = if_not_exists(#r, :r)"),
+		ConditionExpression:       aws.String("attribute_exists(#pk) AND #b = :b"),
+		ExpressionAttributeNames:  map[string]string{"#r": AttrSkipReason, "#pk": AttrPK, "#b": AttrBatch},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":r": attrS(state.SkipReason(reason)), ":b": attrN(batch)},
 	})
-	ccf, failed := isConditionFailed(err)
-	if !failed {
-		if err != nil {
-			return fmt.Errorf("dynamostate: mark %q skipped by batch %d in stream %q (table %s): %w", path, batch, stream, st.table, err)
-		}
-		return nil
+	if err != nil {
+		return fmt.Errorf("dynamostate: mark %q skipped by batch %d in stream %q (table %s): %w", path, batch, stream, st.table, err)
 	}
-	old := ccf.Item
-	if old == nil {
-		got, err := st.client.GetItem(ctx, &dynamodb.GetItemInput{
-			TableName: aws.String(st.table), Key: keys.fileKey(stream, path), ConsistentRead: aws.Bool(true),
-		})
-		if err != nil {
-			return fmt.Errorf("dynamostate: mark %q skipped by batch %d in stream %q (table %s): %w", path, batch, stream, st.table, err)
-		}
-		old = got.Item
+	if !failed {
+		return nil
 	}
 	if old == nil {
 		return fmt.Errorf("dynamostate: mark %q skipped in stream %q: %w", path, stream, state.ErrNotFound)
