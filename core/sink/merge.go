@@ -3,7 +3,6 @@ package sink
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"math/big"
@@ -379,23 +378,9 @@ func encodeFloat(f float64) string {
 // brought up to date and returned. The plan is nil when the table already
 // holds txn{appID, txnVersion}: the batch is committed, its commit skips.
 func (m *Merge) PlanLatest(ctx context.Context, table *delta.Table, snap *delta.Snapshot, appID string, txnVersion int64, batch []delta.Add) (*MergePlan, *delta.Snapshot, error) {
-	if snap != nil {
-		if err := snap.Update(ctx); err != nil {
-			return nil, nil, err
-		}
-	} else {
-		var err error
-		snap, err = table.Snapshot(ctx)
-		if errors.Is(err, delta.ErrNotATable) {
-			snap = nil
-		} else if err != nil {
-			return nil, nil, err
-		}
-	}
-	if snap != nil {
-		if v, ok := snap.TxnVersion(appID); ok && v >= txnVersion {
-			return nil, snap, nil
-		}
+	snap, done, err := latestUnlessDone(ctx, table, snap, appID, txnVersion)
+	if err != nil || done {
+		return nil, snap, err
 	}
 	plan, err := m.Plan(ctx, snap, batch)
 	if err != nil {

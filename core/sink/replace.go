@@ -467,23 +467,9 @@ func nonNilStrings(s []string) []string {
 // already holds txn{appID, txnVersion}: the batch is committed, its commit
 // skips.
 func (r *Replace) PlanLatest(ctx context.Context, table *delta.Table, snap *delta.Snapshot, appID string, txnVersion int64, sch *schema.StructType, batch []delta.Add) (*ReplacePlan, *delta.Snapshot, error) {
-	if snap != nil {
-		if err := snap.Update(ctx); err != nil {
-			return nil, nil, err
-		}
-	} else {
-		var err error
-		snap, err = table.Snapshot(ctx)
-		if errors.Is(err, delta.ErrNotATable) {
-			snap = nil
-		} else if err != nil {
-			return nil, nil, err
-		}
-	}
-	if snap != nil {
-		if v, ok := snap.TxnVersion(appID); ok && v >= txnVersion {
-			return nil, snap, nil
-		}
+	snap, done, err := latestUnlessDone(ctx, table, snap, appID, txnVersion)
+	if err != nil || done {
+		return nil, snap, err
 	}
 	plan, err := r.Plan(ctx, snap, sch, batch)
 	return plan, snap, err

@@ -70,3 +70,28 @@ func RemoveOf(a *delta.Add, now time.Time) *delta.Remove {
 		BaseRowID:            a.BaseRowID,
 	}
 }
+
+// latestUnlessDone brings snap up to date for a PlanLatest (loading it when
+// nil; nil again when the table does not exist yet) and reports done when
+// the table already holds txn{appID, txnVersion}: the batch is committed.
+func latestUnlessDone(ctx context.Context, table *delta.Table, snap *delta.Snapshot, appID string, txnVersion int64) (_ *delta.Snapshot, done bool, _ error) {
+	if snap != nil {
+		if err := snap.Update(ctx); err != nil {
+			return nil, false, err
+		}
+	} else {
+		var err error
+		snap, err = table.Snapshot(ctx)
+		if errors.Is(err, delta.ErrNotATable) {
+			snap = nil
+		} else if err != nil {
+			return nil, false, err
+		}
+	}
+	if snap != nil {
+		if v, ok := snap.TxnVersion(appID); ok && v >= txnVersion {
+			return snap, true, nil
+		}
+	}
+	return snap, false, nil
+}
