@@ -58,6 +58,9 @@ type reader struct {
 	lineBase   int64
 	// fold is ReadOptions.Fold's (nil: none; fold.go).
 	fold *foldRead
+	// memo is shared by the batch's readers of the same options: the
+	// last header's column map (headerMemo).
+	memo *csvopt.Memo
 }
 
 // line is the number of the line the record read last starts on.
@@ -71,7 +74,7 @@ func open(ctx context.Context, r io.Reader, s *schema.StructType, opts fileforma
 	if err != nil {
 		return nil, fmt.Errorf("csvfmt: %w", err)
 	}
-	co, err := csvopt.ParseReused(opts.Options, opts.Reuse) // the batch's previous file's, when equal
+	co, memo, err := csvopt.ParseReused(opts.Options, opts.Reuse) // the batch's previous file's, when equal
 	if err != nil {
 		return nil, fmt.Errorf("csvfmt: %w", err)
 	}
@@ -84,7 +87,7 @@ func open(ctx context.Context, r io.Reader, s *schema.StructType, opts fileforma
 		ctx: ctx, file: opts.FilePath, o: o, s: s, rescueIdx: -1, corIdx: -1, mode: mode,
 		corrupt: opts.CorruptRecordColumn, badHook: opts.BadRecords,
 		seenU: map[string]bool{}, seenM: map[string]bool{},
-		workers: opts.Workers, lineSep: opts.Text.LineSep,
+		workers: opts.Workers, lineSep: opts.Text.LineSep, memo: memo,
 	}
 	if rd.corrupt == "" {
 		rd.corrupt = fileformat.DefaultCorruptRecordColumn
@@ -138,34 +141,31 @@ func (rd *reader) Close() error {
 	return nil
 }
 
-// header maps the file's columns to the schema from its header row.
+// header maps the file's columns to the schema from its header row; the
+// map is left in the options' memo, and taken from it by the next file
+// of the batch with the same header (csvcol.HeaderMap).
 func (rd *reader) header() error {
 	tk := rd.tk
-	raw := make([]string, tk.Len())
-	for i := range tk.Len() {
-		raw[i] = tk.Value(i)
-	}
-	names := csvcol.SafeHeader(raw, rd.o.NullValue)
-	rd.expect = len(names)
-	var want []string
-	for _, di := range rd.data {
-		want = append(want, rd.s.Fields[di].Name)
-	}
-	if msg := csvcol.HeaderMismatch(names, want); msg != "" && !rd.o.EnforceSchema {
-		return fmt.Errorf("csvfmt: %s: %w (enforceSchema=false): %s; header: %s; schema: %s",
-			rd.file, ErrHeaderMismatch, msg, strings.Join(names, ", "), strings.Join(want, ", "))
-	}
-	rd.colName = names
-	if rd.rescueIdx < 0 {
-		// Spark: the schema is applied by position, the header only names.
-		for i := range names {
-			rd.colIdx = append(rd.colIdx, rd.dataAt(i))
+	key := csvcol.HeaderKey{Schema: rd.s, Rescue: rd.rescueIdx, Corrupt: rd.corIdx, Fold: rd.foldMatch}
+	m, _ := rd.memo.Load().(*csvcol.HeaderMap)
+	if !m.Fits(key, tk.Len(), tk.Bytes) {
+		raw := make([]string, tk.Len())
+		for i := range tk.Len() {
+			raw[i] = tk.Value(i)
 		}
-		rd.caseOnly = make([]bool, len(names))
-		return nil
+		want := make([]string, 0, len(rd.data))
+		for _, di := range rd.data {
+			want = append(want, rd.s.Fields[di].Name)
+		}
+		var msg string
+		if m, msg = csvcol.MapHeader(key, raw, rd.o.NullValue, want, rd.data); msg != "" && !rd.o.EnforceSchema {
+			return fmt.Errorf("csvfmt: %s: %w (enforceSchema=false): %s; header: %s; schema: %s",
+				rd.file, ErrHeaderMismatch, msg, strings.Join(m.Names, ", "), strings.Join(want, ", "))
+		}
+		rd.memo.Store(m)
 	}
-	// Auto Loader with a rescued data column: columns match by name.
-	rd.colIdx, rd.caseOnly = csvcol.MatchNames(names, want, rd.data, rd.foldMatch)
+	rd.expect = len(m.Names)
+	rd.colName, rd.colIdx, rd.caseOnly = m.Names, m.Idx, m.CaseOnly
 	return nil
 }
 

@@ -90,7 +90,7 @@ func NewPlan(s *schema.StructType, c Conv) (*Plan, error) {
 	if !Batchable(s) {
 		return nil, fmt.Errorf("csvcol: schema %s has a nested or non-nullable column", s)
 	}
-	p := &Plan{conv: c}
+	p := &Plan{conv: c, kinds: make([]kind, 0, len(s.Fields)), types: make([]schema.Type, 0, len(s.Fields))}
 	for _, f := range s.Fields {
 		k := kOther
 		switch f.Type {

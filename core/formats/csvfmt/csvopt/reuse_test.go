@@ -30,7 +30,7 @@ func TestParseReused(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var prev Options
 			for i, m := range tt.maps {
-				got, err := ParseReused(m, tt.reuse)
+				got, _, err := ParseReused(m, tt.reuse)
 				want, werr := Parse(m)
 				if (err == nil) != (werr == nil) || (err != nil && !errors.Is(err, fileformat.ErrBadOption)) {
 					t.Fatalf("parse %d: %v, Parse: %v", i, err, werr)
