@@ -18,9 +18,10 @@ import (
 // Parallel columnar read. Without multiLine, with the default line ends
 // and a header, a record never spans a "\n" (a quoted value ends with its
 // line), so ReadBatch cuts the lines after the header into chunks of
-// about parChunkBytes (csvpar.Cutter) that worker goroutines (GOMAXPROCS,
-// or ReadOptions.Workers) decode, each with a reader of its own, into a
-// ColumnBatch per chunk; the chunks are handed out in file order with
+// about parChunkBytes (csvpar.Chunks: slices of shared windows of a file
+// read in place, else copies) that worker goroutines (GOMAXPROCS, or
+// ReadOptions.Workers) decode in place, each with a reader of its own,
+// into a ColumnBatch per chunk; the chunks are handed out in file order with
 // their statistics and bad records merged in that order, and their lines
 // numbered from where they begin, so rows, counts, reported columns, bad
 // records and FAILFAST's error are the serial read's. A file whose rest is
@@ -35,27 +36,25 @@ var parChunkBytes = 128 << 10 // a variable for the tests
 // from 1 until number knows), and once decoded its rows and lines. What a
 // worker records with rd.line must be a bad record or its error.
 type csvChunk struct {
-	buf   []byte
-	first int64
-	rel   bool
-	lines int64
-	b     *parquetio.ColumnBatch
-	stats fileformat.ReadStats
-	bad   []fileformat.BadRecord
-	err   error // io.EOF: none
+	buf     []byte
+	release func() // gives back buf's window (csvpar.Chunks.Next)
+	first   int64
+	rel     bool
+	lines   int64
+	b       *parquetio.ColumnBatch
+	stats   fileformat.ReadStats
+	bad     []fileformat.BadRecord
+	err     error // io.EOF: none
 }
 
 // parRead is the state of a parallel read.
 type parRead struct {
-	cut     *csvpar.Cutter
+	cut     *csvpar.Chunks
 	pool    *csvpar.Ordered[*csvChunk]
 	workers int
 	next    int64 // line number of the next chunk's first line
 	eof     bool
-	// serial is the rest of the file to be read serially once the chunks
-	// in flight are taken (see above).
-	serial  io.Reader
-	bufs    [][]byte
+	serial  io.Reader // the rest, read serially once the chunks in flight are taken
 	batches []*parquetio.ColumnBatch
 }
 
@@ -96,7 +95,8 @@ func (rd *reader) startPar() error {
 	for range n {
 		ws <- rd.worker()
 	}
-	p := &parRead{cut: csvpar.NewCutter(rest, parChunkBytes), workers: n, next: rd.tk.Cur()}
+	m, off, _ := rd.tk.RestShared() // in place, when it can be
+	p := &parRead{cut: csvpar.NewChunks(rest, m, off, parChunkBytes), workers: n, next: rd.tk.Cur()}
 	p.pool = csvpar.NewOrdered(n, func() func(*csvChunk) {
 		w := <-ws
 		return w.decodeChunk
@@ -120,11 +120,10 @@ func (rd *reader) worker() *reader {
 	return &w
 }
 
-// decodeChunk reads c's lines into c.b, with the statistics and bad
-// records collected into c.
+// decodeChunk reads c's lines into c.b, its statistics and bad records into c.
 func (rd *reader) decodeChunk(c *csvChunk) {
-	rd.tk.Resume(bytes.NewReader(c.buf))
-	rd.lineBase, rd.done = c.first-1, false
+	rd.tk.Resume(csvpar.NewBlock(c.buf)) // read in place: the batch copies
+	rd.lineBase, rd.done, c.bad = c.first-1, false, nil
 	rd.stats, rd.seenU, rd.seenM = fileformat.ReadStats{}, map[string]bool{}, map[string]bool{}
 	if rd.badHook != nil {
 		rd.badHook = func(br fileformat.BadRecord) { c.bad = append(c.bad, br) }
@@ -142,7 +141,6 @@ func (rd *reader) number(c *csvChunk) {
 		c.first, c.rel = p.next, false
 		if c.err != nil && !errors.Is(c.err, io.EOF) {
 			c.b.Reset()
-			c.bad = nil
 			rd.worker().decodeChunk(c)
 		} else {
 			for i := range c.bad {
@@ -153,25 +151,28 @@ func (rd *reader) number(c *csvChunk) {
 	p.next += c.lines
 }
 
-// readPar is ReadBatch's parallel read: it hands out the next chunk's
-// rows, or reads on serially after a stop.
+// stop ends the workers, giving back the chunks they dropped and the cutter's window.
+func (p *parRead) stop() {
+	for _, c := range p.pool.Stop() {
+		p.cut.Done(c.buf, c.release)
+	}
+	p.cut.Close()
+}
+
+// readPar is ReadBatch's parallel read: the next chunk's rows, or the rest read serially after a stop.
 func (rd *reader) readPar(b *parquetio.ColumnBatch, maxRows int, maxBytes int64) error {
 	p := rd.par
 	for !p.eof && p.serial == nil && p.pool.Pending() < 2*p.workers {
 		if err := rd.ctx.Err(); err != nil {
 			return err
 		}
-		var buf []byte
-		if n := len(p.bufs); n > 0 {
-			buf, p.bufs = p.bufs[n-1], p.bufs[:n-1]
-		}
-		block, last, stop, err := p.cut.Next(buf)
+		block, release, last, stop, err := p.cut.Next()
 		if stop {
 			p.serial = p.cut.Rest(block, err)
 			break
 		}
 		p.eof = last
-		c := &csvChunk{buf: block, first: 1, rel: true}
+		c := &csvChunk{buf: block, release: release, first: 1, rel: true}
 		if last && p.pool.Pending() == 0 {
 			// The rest is one chunk: decode it here, into b.
 			c.b, c.first, c.rel = b, p.next, false
@@ -194,8 +195,7 @@ func (rd *reader) readPar(b *parquetio.ColumnBatch, maxRows int, maxBytes int64)
 		rd.done = true
 		return io.EOF
 	}
-	// Go on serially from where the chunks end, with a tokenizer of its
-	// own (the rest is read through rd.tk's input).
+	// Go on serially from where the chunks end, with a tokenizer of its own.
 	tk := newTokenizer(bytes.NewReader(nil), &rd.o, "")
 	tk.Resume(p.serial)
 	rd.tk = tk
@@ -217,7 +217,7 @@ func (rd *reader) hand(c *csvChunk, b *parquetio.ColumnBatch) error {
 		c.b.Reset()
 		p.batches = append(p.batches, c.b)
 	}
-	p.bufs = append(p.bufs, c.buf[:0])
+	p.cut.Done(c.buf, c.release)
 	rd.stats.Merge(c.stats, rd.seenU, rd.seenM)
 	for _, br := range c.bad {
 		rd.badHook(br)
@@ -226,7 +226,7 @@ func (rd *reader) hand(c *csvChunk, b *parquetio.ColumnBatch) error {
 		err = c.err
 	}
 	if err != nil {
-		p.pool.Stop()
+		p.stop()
 		rd.done = true
 		return err
 	}

@@ -135,7 +135,7 @@ func (rd *reader) Stats() fileformat.ReadStats {
 // Close ends the read; it does not close the source reader.
 func (rd *reader) Close() error {
 	if rd.par != nil {
-		rd.par.pool.Stop()
+		rd.par.stop()
 	}
 	rd.done = true
 	return nil

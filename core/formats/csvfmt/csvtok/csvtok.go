@@ -13,6 +13,8 @@ import (
 	"io"
 	"math/bits"
 	"unicode/utf8"
+
+	"github.com/tributary-io/tributary/core/formats/fileformat"
 )
 
 // ErrLimit is wrapped when a record exceeds maxColumns or a value
@@ -931,6 +933,23 @@ func (t *Tokenizer) Rest() (r io.Reader, ok bool) {
 		return nil, false
 	}
 	return &t.in, true
+}
+
+// RestShared returns, when t reads its source in place and the source
+// maps shared windows (fileformat.SharedMapper), the source and the byte
+// of it Rest's reader starts at, and gives back t's own window: a caller
+// cuts the rest from shared windows itself instead of reading it through
+// Rest, and reads nothing more through t (t is at the end of its input).
+func (t *Tokenizer) RestShared() (m fileformat.SharedMapper, off int64, ok bool) {
+	if t.hasBack || t.in.m == nil {
+		return nil, 0, false
+	}
+	if m, ok = t.in.m.(fileformat.SharedMapper); !ok {
+		return nil, 0, false
+	}
+	off = t.in.off + int64(t.in.pos)
+	t.in.release()
+	return m, off, true
 }
 
 // Resume makes t read r as the part of a file that follows a line end:
