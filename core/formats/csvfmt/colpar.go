@@ -99,7 +99,7 @@ func (rd *reader) startPar() error {
 	p := &parRead{cut: csvpar.NewChunks(rest, m, off, parChunkBytes), workers: n, next: rd.tk.Cur()}
 	p.pool = csvpar.NewOrdered(n, func() func(*csvChunk) {
 		w := <-ws
-		return w.decodeChunk
+		return func(c *csvChunk) { w.decodeChunk(c); c.release = csvpar.Decoded(c.release, c.err) }
 	})
 	rd.par = p
 	return nil

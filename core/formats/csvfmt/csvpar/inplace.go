@@ -2,6 +2,7 @@ package csvpar
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"sync/atomic"
@@ -206,13 +207,28 @@ func (c *Chunks) Rest(block []byte, err error) io.Reader {
 }
 
 // Done is called once a block and its values are no longer used: its
-// window is released, or its buffer kept for a next block.
+// window is released, or its buffer kept for a next block (release nil:
+// a copy, or a block given back by Decoded already).
 func (c *Chunks) Done(block []byte, release func()) {
 	if release != nil {
 		release()
-		return
+	} else if c.cut != nil {
+		c.bufs = append(c.bufs, block[:0])
 	}
-	c.bufs = append(c.bufs, block[:0])
+}
+
+// Decoded is called by a worker once it decoded a block (release: Next's)
+// with error err: a block decoded without one (or io.EOF) is not read
+// again and its window is released at once, on the worker, which returns
+// nil; a block that failed is decoded again where its lines are numbered,
+// and release is returned for Done. The munmap then costs the workers,
+// not the goroutine that cuts the blocks and hands out the chunks.
+func Decoded(release func(), err error) func() {
+	if release != nil && (err == nil || errors.Is(err, io.EOF)) {
+		release()
+		return nil
+	}
+	return release
 }
 
 // Close gives back the window the cutter holds (blocks not done keep

@@ -2,6 +2,7 @@ package csvpar
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -150,4 +151,30 @@ func FuzzInPlace(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text []byte, size uint8, window uint16) {
 		checkInPlace(t, text, 1+int(size%64), int(window))
 	})
+}
+
+// TestDecoded: a block decoded without an error (or with io.EOF) gives
+// its window back at once; one that failed keeps it for Done.
+func TestDecoded(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		err      error
+		released bool
+	}{
+		{"no error", nil, true},
+		{"end of the text", io.EOF, true},
+		{"wrapped end", fmt.Errorf("chunk: %w", io.EOF), true},
+		{"failed", errors.New("bad record"), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			released := false
+			rest := Decoded(func() { released = true }, tc.err)
+			if released != tc.released || (rest == nil) != tc.released {
+				t.Fatalf("released %v, release returned %v; want released %v", released, rest != nil, tc.released)
+			}
+			if Decoded(nil, tc.err) != nil {
+				t.Fatal("a copied block got a release")
+			}
+		})
+	}
 }
