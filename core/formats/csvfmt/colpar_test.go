@@ -102,23 +102,7 @@ func TestParallelReadMatchesSerial(t *testing.T) {
 	}
 	pars := 0
 	for range n {
-		doc, s, opts := randomCase(r)
-		for range r.Intn(4) {
-			_, _, more := randomCaseRows(r, s, opts)
-			doc += more
-		}
-		if r.Intn(3) == 0 {
-			opts.BadRecords = func(fileformat.BadRecord) {}
-		}
-		switch r.Intn(6) {
-		case 0:
-			doc = strings.ReplaceAll(doc, "\r\n", "\r")
-		case 1:
-			if i := strings.IndexByte(doc, '\n'); i >= 0 {
-				// Lone "\r" line ends after the header.
-				doc = doc[:i+1] + strings.ReplaceAll(strings.ReplaceAll(doc[i+1:], "\r\n", "\n"), "\n", "\r")
-			}
-		}
+		doc, s, opts := randomParallelCase(r)
 		src := func() io.Reader { return strings.NewReader(doc) }
 		if r.Intn(5) == 0 && len(doc) > 0 {
 			cut := r.Intn(len(doc))
@@ -131,6 +115,30 @@ func TestParallelReadMatchesSerial(t *testing.T) {
 	if pars < n/4 {
 		t.Fatalf("only %d of %d reads went parallel", pars, n)
 	}
+}
+
+// randomParallelCase is a random document, schema and options for the
+// parallel read: randomCase's with more records, at random a bad records
+// hook, and line ends made lone "\r"s (everywhere, or after the header).
+func randomParallelCase(r *rand.Rand) (string, *schema.StructType, fileformat.ReadOptions) {
+	doc, s, opts := randomCase(r)
+	for range r.Intn(4) {
+		_, _, more := randomCaseRows(r, s, opts)
+		doc += more
+	}
+	if r.Intn(3) == 0 {
+		opts.BadRecords = func(fileformat.BadRecord) {}
+	}
+	switch r.Intn(6) {
+	case 0:
+		doc = strings.ReplaceAll(doc, "\r\n", "\r")
+	case 1:
+		if i := strings.IndexByte(doc, '\n'); i >= 0 {
+			// Lone "\r" line ends after the header.
+			doc = doc[:i+1] + strings.ReplaceAll(strings.ReplaceAll(doc[i+1:], "\r\n", "\n"), "\n", "\r")
+		}
+	}
+	return doc, s, opts
 }
 
 // randomCaseRows is more records for randomCase's schema and options.

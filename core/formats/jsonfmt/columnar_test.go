@@ -9,13 +9,13 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/tributary-io/tributary/core/formats/fileformat"
+	"github.com/tributary-io/tributary/core/formats/fileformat/maptest"
 	"github.com/tributary-io/tributary/core/parquetio"
 	"github.com/tributary-io/tributary/core/schema"
 	"github.com/tributary-io/tributary/internal/arrowtest"
@@ -383,14 +383,14 @@ func checkSamePaths(t *testing.T, c randomCase, maxRows int) {
 	// In parallel from a file read in place (blocks of shared windows):
 	// a window is poisoned when it is unmapped, so rows that pointed into
 	// it would differ.
-	m := newPoisonMapper([]byte(c.doc))
+	m := maptest.NewPoison([]byte(c.doc))
 	col := batchPathFrom(t, m, c.s, c.opts, maxRows, 3, 1+maxRows*40)
 	compareResults(t, row, col, fmt.Sprintf("in place, workers 3, schema %s, options %+v, document:\n%s", c.s, c.opts, c.doc))
 	// Lines split by lineSep, or decoded from another charset, are read
 	// with Read (not in blocks).
 	inPlace := c.opts.Text.LineSep == "" && c.opts.Text.Encoding == ""
-	if n := m.live.Load(); n != 0 || (inPlace && m.maps == 0 && c.doc != "") {
-		t.Fatalf("%d shared windows left mapped, %d mapped", n, m.maps)
+	if n := m.Live.Load(); n != 0 || (inPlace && m.Maps.Load() == 0 && c.doc != "") {
+		t.Fatalf("%d shared windows left mapped, %d mapped", n, m.Maps.Load())
 	}
 	// The tape path alone (no fast decoder), which the fast decoder falls
 	// back to.
@@ -443,55 +443,4 @@ func FuzzBatchRead(f *testing.F) {
 		c.doc = doc
 		checkSamePaths(t, c, 1+int(seed%5))
 	})
-}
-
-// poisonMapper is a fileformat.Mapper over data whose windows are copies,
-// overwritten with 0xFF when they are unmapped: a value read from one
-// after that shows.
-type poisonMapper struct {
-	*bytes.Reader
-	data []byte
-	win  []byte
-	live atomic.Int32 // shared windows not unmapped yet
-	maps int          // MapShared calls
-}
-
-func newPoisonMapper(data []byte) *poisonMapper {
-	return &poisonMapper{Reader: bytes.NewReader(data), data: data}
-}
-
-func (m *poisonMapper) window(off int64, n int) []byte {
-	if off >= int64(len(m.data)) {
-		return nil
-	}
-	return bytes.Clone(m.data[off:min(int64(len(m.data)), off+int64(n))])
-}
-
-func (m *poisonMapper) MapAt(off int64, n int) ([]byte, error) {
-	m.Unmap()
-	m.win = m.window(off, n)
-	return m.win, nil
-}
-
-func (m *poisonMapper) Unmap() {
-	for i := range m.win {
-		m.win[i] = 0xFF
-	}
-	m.win = nil
-}
-
-func (m *poisonMapper) MapShared(off int64, n int) ([]byte, func(), error) {
-	w := m.window(off, n)
-	m.maps++
-	m.live.Add(1)
-	var done atomic.Bool
-	return w, func() {
-		if done.Swap(true) {
-			panic("a shared window unmapped twice")
-		}
-		for i := range w {
-			w[i] = 0xFF
-		}
-		m.live.Add(-1)
-	}, nil
 }

@@ -9,10 +9,10 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/tributary-io/tributary/core/formats/fileformat"
+	"github.com/tributary-io/tributary/core/formats/fileformat/maptest"
 )
 
 // randomDoc writes random JSON lines: nested objects and arrays, numbers
@@ -108,14 +108,14 @@ func inferBoth(t *testing.T, data []byte, opts fileformat.InferOptions, chunk in
 		failed := false
 		for i, p := range parts {
 			var src io.Reader = bytes.NewReader(p)
-			var m *poisonMapper
+			var m *maptest.Poison
 			if inPlace {
-				m = &poisonMapper{Reader: bytes.NewReader(p), data: p}
+				m = maptest.NewPoison(p)
 				src = m
 			}
 			err := in.Add(context.Background(), fmt.Sprintf("f%d.json", i), src)
-			if m != nil && m.live.Load() != 0 {
-				t.Fatalf("%d shared windows left mapped", m.live.Load())
+			if m != nil && m.Live.Load() != 0 {
+				t.Fatalf("%d shared windows left mapped", m.Live.Load())
 			}
 			if err != nil {
 				errs = append(errs, err.Error())
@@ -133,50 +133,6 @@ func inferBoth(t *testing.T, data []byte, opts fileformat.InferOptions, chunk in
 		t.Fatalf("chunk %d:\nread     %s\nin place %s", chunk, par, inPlace)
 	}
 	return serial, par
-}
-
-// poisonMapper is a fileformat.Mapper over data whose windows are copies,
-// overwritten with 0xFF when they are unmapped.
-type poisonMapper struct {
-	*bytes.Reader
-	data []byte
-	win  []byte
-	live atomic.Int32 // shared windows not unmapped yet
-}
-
-func (m *poisonMapper) window(off int64, n int) []byte {
-	if off >= int64(len(m.data)) {
-		return nil
-	}
-	return bytes.Clone(m.data[off:min(int64(len(m.data)), off+int64(n))])
-}
-
-func (m *poisonMapper) MapAt(off int64, n int) ([]byte, error) {
-	m.Unmap()
-	m.win = m.window(off, n)
-	return m.win, nil
-}
-
-func (m *poisonMapper) Unmap() {
-	for i := range m.win {
-		m.win[i] = 0xFF
-	}
-	m.win = nil
-}
-
-func (m *poisonMapper) MapShared(off int64, n int) ([]byte, func(), error) {
-	w := m.window(off, n)
-	m.live.Add(1)
-	var done atomic.Bool
-	return w, func() {
-		if done.Swap(true) {
-			panic("a shared window unmapped twice")
-		}
-		for i := range w {
-			w[i] = 0xFF
-		}
-		m.live.Add(-1)
-	}, nil
 }
 
 // sampled prints what in sampled. After a malformed record under FAILFAST
