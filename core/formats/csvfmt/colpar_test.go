@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/tributary-io/tributary/core/formats/fileformat"
+	"github.com/tributary-io/tributary/core/formats/fileformat/maptest"
 	"github.com/tributary-io/tributary/core/parquetio"
 	"github.com/tributary-io/tributary/core/schema"
 )
@@ -93,27 +94,47 @@ func checkParallel(t *testing.T, r *rand.Rand, doc string, src func() io.Reader,
 // statistics, read statistics, rows, rescued rows, bad records (with their
 // line numbers) and error, on random documents, schemas and options; with
 // lines ended by a lone "\r" (the parallel read stops and reads on
-// serially), and with a read error part way.
+// serially), and with a read error part way. A file read in place with
+// shared windows is cut into chunks that are slices of them
+// (csvpar.InPlace): no value is read from a window once it is given back
+// (maptest.Poison poisons it), and every window is given back by the end
+// of the read, also when it ends early (FAILFAST) or stops part way.
 func TestParallelReadMatchesSerial(t *testing.T) {
 	r := rand.New(rand.NewSource(23))
 	n := 1500
 	if testing.Short() {
 		n = 200
 	}
-	pars := 0
+	pars, inPlace := 0, 0
 	for range n {
 		doc, s, opts := randomParallelCase(r)
 		src := func() io.Reader { return strings.NewReader(doc) }
-		if r.Intn(5) == 0 && len(doc) > 0 {
+		var ms []*maptest.Poison
+		switch k := r.Intn(5); {
+		case k == 0 && len(doc) > 0:
 			cut := r.Intn(len(doc))
 			src = func() io.Reader { return &failAfter{data: []byte(doc[:cut]), err: errors.New("disk on fire")} }
+		case k >= 3:
+			src = func() io.Reader {
+				m := maptest.NewPoison([]byte(doc))
+				ms = append(ms, m)
+				return m
+			}
 		}
 		if checkParallel(t, r, doc, src, s, opts) {
 			pars++
 		}
+		for _, m := range ms {
+			if n := m.Live.Load(); n != 0 {
+				t.Fatalf("%d shared windows left mapped\n%q", n, doc)
+			}
+			if m.Maps.Load() > 0 {
+				inPlace++
+			}
+		}
 	}
-	if pars < n/4 {
-		t.Fatalf("only %d of %d reads went parallel", pars, n)
+	if pars < n/4 || inPlace < n/10 {
+		t.Fatalf("only %d of %d reads went parallel, %d cut their chunks in place", pars, n, inPlace)
 	}
 }
 

@@ -20,23 +20,18 @@ type InPlace struct {
 	window    int    // bytes mapped at a time (at least 8 blocks')
 	win       []byte // the window, mapped from the text's byte woff
 	woff      int64
-	pos       int  // the next block's start in win
-	end       bool // win reaches the end of the text
-	held      *window
+	pos       int           // the next block's start in win
+	end       bool          // win reaches the end of the text
+	refs      *atomic.Int32 // the holds on win (nil: none), see drop
+	unmap     func()
 	done      bool
 }
 
-// window is a mapped window and the holds on it (the cutter's while it
-// cuts from it, one per block not released).
-type window struct {
-	refs  atomic.Int32
-	unmap func()
-}
-
-// release drops one hold; the last unmaps the window.
-func (w *window) release() {
-	if w.refs.Add(-1) == 0 {
-		w.unmap()
+// drop lets go of one hold on a window (refs counts them, the cutter's
+// while it cuts from it and one per block not released); the last unmaps it.
+func drop(refs *atomic.Int32, unmap func()) {
+	if refs.Add(-1) == 0 {
+		unmap()
 	}
 }
 
@@ -92,15 +87,15 @@ func (c *InPlace) cut(n int, last bool) ([]byte, func(), bool, bool, error) {
 	b := c.win[c.pos : c.pos+n : c.pos+n]
 	c.pos += n
 	c.done = last
-	w := c.held
-	if w == nil {
+	refs, unmap := c.refs, c.unmap
+	if refs == nil {
 		return b, func() {}, last, false, nil
 	}
-	w.refs.Add(1)
+	refs.Add(1)
 	var once atomic.Bool
 	release := func() {
 		if once.CompareAndSwap(false, true) {
-			w.release()
+			drop(refs, unmap)
 		}
 	}
 	if last {
@@ -120,8 +115,8 @@ func (c *InPlace) remap(n int) error {
 	c.Close()
 	c.done = false
 	if unmap != nil && len(b) > 0 {
-		c.held = &window{unmap: unmap}
-		c.held.refs.Store(1)
+		c.refs, c.unmap = new(atomic.Int32), unmap
+		c.refs.Store(1)
 	} else if unmap != nil {
 		unmap()
 	}
@@ -150,9 +145,9 @@ func (c *InPlace) Offset() int64 { return c.woff + int64(c.pos) }
 // Close drops the cutter's hold on its window (the blocks not released
 // keep it mapped).
 func (c *InPlace) Close() {
-	if c.held != nil {
-		c.held.release()
-		c.held = nil
+	if c.refs != nil {
+		drop(c.refs, c.unmap)
+		c.refs, c.unmap = nil, nil
 	}
 	c.done = true
 }
