@@ -347,16 +347,9 @@ func (pl *pipeline) readOptions(path string) formats.ReadOptions {
 }
 
 // wait blocks d's decoder while the decoded rows waiting for the encoder
-// are too many, unless the encoder is taking d. For a small file (whose
-// channel holds up to smallFileChunks), once the rows waiting reach
-// maxAheadBytes (a file grown far past its listed size) the decoder of the
-// file being taken also waits while fileChunks of its chunks do, so that
-// memory stays what a 4-chunk channel allowed.
+// are too many, unless the encoder is taking d.
 func (pl *pipeline) wait(d *decode) error {
-	return pl.ahead.waitUnless(pl.ctx, func() bool {
-		// Called with the gate's lock held (waitUnless): n is the gate's.
-		return pl.copying.Load() >= int64(d.i) && (!pl.small || pl.ahead.n < maxAheadBytes || len(d.chunks) < fileChunks)
-	})
+	return pl.ahead.waitUnless(pl.ctx, func() bool { return pl.copying.Load() >= int64(d.i) })
 }
 
 // take returns the decode of the next file, once it is published.

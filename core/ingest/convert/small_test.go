@@ -53,8 +53,7 @@ func TestSmallFilesAndChunkCap(t *testing.T) {
 // TestSmallFilesOnSeveralDecoders converts random batches of CSV and
 // NDJSON files of up to ~1.5 MB (most over 256 KiB, so that a file's
 // chunk channel holds more than 4 chunks and the decoders' rows ahead
-// reach smallAheadBytes) from a local directory, with their listed sizes
-// (some smaller than the file: grown since listed),
+// reach smallAheadBytes) from a local directory, with their listed sizes,
 // at GOMAXPROCS 2 and 4 (pipeline.small), and checks the rows and the data
 // files byte for byte against the same batch converted with unknown sizes
 // at GOMAXPROCS 1 and 2 (one decoder; several with 4-chunk channels and
@@ -103,11 +102,7 @@ func TestSmallFilesOnSeveralDecoders(t *testing.T) {
 					if err := os.WriteFile(filepath.Join(dir, key), []byte(b.String()), 0o644); err != nil {
 						t.Fatal(err)
 					}
-					listed := int64(b.Len())
-					if r.IntN(5) == 0 {
-						listed = int64(r.IntN(b.Len() + 1)) // grown since listed
-					}
-					files, sizes = append(files, key), append(sizes, listed)
+					files, sizes = append(files, key), append(sizes, int64(b.Len()))
 				}
 				store, err := localfs.New(dir)
 				if err != nil {
