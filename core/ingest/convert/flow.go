@@ -21,17 +21,15 @@ const (
 )
 
 // aheadGate counts the bytes of rows handed to the encoder and not yet
-// written, and holds the decoders while they reach its limit.
+// written.
 type aheadGate struct {
-	mu    sync.Mutex
-	cond  *sync.Cond
-	n     int64
-	limit int64 // the decoders wait while n >= limit
+	mu   sync.Mutex
+	cond *sync.Cond
+	n    int64
 }
 
-// newAheadGate returns a gate that holds the decoders at limit bytes.
-func newAheadGate(limit int64) *aheadGate {
-	g := &aheadGate{limit: limit}
+func newAheadGate() *aheadGate {
+	g := &aheadGate{}
 	g.cond = sync.NewCond(&g.mu)
 	return g
 }
@@ -58,7 +56,7 @@ func (g *aheadGate) below(n int64) bool {
 	return g.n < n
 }
 
-// wait blocks while the gate's limit or more are handed over and unwritten,
+// wait blocks while maxAheadBytes or more are handed over and unwritten,
 // or until ctx ends.
 func (g *aheadGate) wait(ctx context.Context) error { return g.waitUnless(ctx, nil) }
 
@@ -75,7 +73,7 @@ func (g *aheadGate) wake() {
 // encoder is taking never waits for the decoders of the files after it.
 func (g *aheadGate) waitUnless(ctx context.Context, exempt func() bool) error {
 	g.mu.Lock()
-	open := g.n < g.limit
+	open := g.n < maxAheadBytes
 	g.mu.Unlock()
 	if open {
 		return ctx.Err() // the common case, without arming a wake-up on ctx
@@ -88,7 +86,7 @@ func (g *aheadGate) waitUnless(ctx context.Context, exempt func() bool) error {
 	defer stop()
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	for g.n >= g.limit && ctx.Err() == nil && (exempt == nil || !exempt()) {
+	for g.n >= maxAheadBytes && ctx.Err() == nil && (exempt == nil || !exempt()) {
 		g.cond.Wait()
 	}
 	return ctx.Err()

@@ -46,10 +46,6 @@ type pipeline struct {
 	fetch    *prefetch.Fetcher // the files, opened ahead of the decoders
 	serial   bool              // the readers decode a file on one goroutine (several decoders)
 	reuse    formats.Reuse     // what closed readers leave to the next ones (a compiled plan)
-	// small: several decoders and every file listed at most smallFileBytes
-	// (smallFiles): a file's chunk channel may hold the whole file
-	// (chunkCap) and the gate holds the decoders at smallAheadBytes.
-	small bool
 
 	// The decoders take files in order (claimed, under mu), opening them
 	// under openMu until a local file is seen (so the Fetcher sees them
@@ -122,7 +118,7 @@ const (
 // startPipeline starts decoding files.
 func (c *Converter) startPipeline(ctx context.Context, bad *BadSink, sch *schema.StructType, files []string, sizes []int64, columnar bool) *pipeline {
 	ctx, cancel := context.WithCancel(ctx)
-	pl := &pipeline{columnar: columnar, free: make(chan *parquetio.ColumnBatch, maxDecoders*filesAhead+4), c: c, ctx: ctx, cancel: cancel, bad: bad, sch: sch, files: files,
+	pl := &pipeline{columnar: columnar, free: make(chan *parquetio.ColumnBatch, maxDecoders*filesAhead+4), c: c, ctx: ctx, cancel: cancel, bad: bad, sch: sch, files: files, ahead: newAheadGate(),
 		rescue: -1, widens: c.Widens, src: c.Source, slots: make([]*decode, len(files))}
 	if len(sizes) == len(files) {
 		pl.sizes = sizes
@@ -142,12 +138,6 @@ func (c *Converter) startPipeline(ctx context.Context, bad *BadSink, sch *schema
 	}
 	pl.decoders = max(decoders, 1)
 	pl.serial = pl.decoders > 1
-	pl.small = pl.serial && smallFiles(pl.sizes)
-	limit := int64(maxAheadBytes)
-	if pl.small {
-		limit = smallAheadBytes
-	}
-	pl.ahead = newAheadGate(limit)
 	for range pl.decoders {
 		pl.workers.Add(1)
 		go pl.decoder()
@@ -219,7 +209,7 @@ func (pl *pipeline) hasRoom(i int) bool {
 // open their files' readers at once.
 func (pl *pipeline) openSource(i int) *decode {
 	path := pl.files[i]
-	d := &decode{i: i, path: path, chunks: make(chan chunk, pl.chunkCap(i)), ended: make(chan struct{})}
+	d := &decode{i: i, path: path, chunks: make(chan chunk, 4), ended: make(chan struct{})}
 	if err := pl.ctx.Err(); err != nil {
 		d.err = err
 	} else if d.part, d.err = pl.c.Partitions.Of(path); d.err != nil {
@@ -278,54 +268,6 @@ func (pl *pipeline) source() Source {
 		return pl.c.Source
 	}
 	return pl.src
-}
-
-// Small files on several decoders (pipeline.small). With a file's chunk
-// channel of 4 chunks (a third of a 1 MB CSV file's 12), the decoder of
-// the file after the one being written stopped a few chunks in, and the
-// decoder of the file being written, slower than the encoder, was then
-// the only one left running: the encoder waited for it while the second
-// core idled (traced, CSV 100 × 1 MB at two threads: the decoders blocked
-// on a full channel 247 ms of a 359 ms conversion). A whole file's chunks
-// fit in the channel instead, and what the decoders hold ahead is bounded
-// by bytes (smallAheadBytes, instead of the 32 MiB of one large file's
-// pipeline, which 4-chunk channels kept 100 × 1 MB CSV files at 1.3 MB),
-// so that the decoders go on decoding while the encoder writes, holding
-// about a file's decoded rows more than before (the decoder of the file
-// being written is exempt from the gate, within its channel).
-const (
-	// smallFileBytes is the largest listed size of a small file.
-	smallFileBytes = 4 << 20
-	// smallFileChunks bounds the chunk channel's capacity for a small
-	// file: one chunk per smallChunkBytes of the file, at least fileChunks.
-	smallFileChunks = 32
-	smallChunkBytes = 64 << 10
-	// smallAheadBytes is the gate's limit for small files.
-	smallAheadBytes = 3 << 19
-	// fileChunks is the chunk channel's capacity otherwise.
-	fileChunks = 4
-)
-
-// smallFiles reports whether every file of sizes (listed sizes) is small;
-// false when the sizes are unknown.
-func smallFiles(sizes []int64) bool {
-	for _, n := range sizes {
-		if n < 0 || n > smallFileBytes {
-			return false
-		}
-	}
-	return len(sizes) > 0
-}
-
-// chunkCap is the capacity of files[i]'s chunk channel: room for the
-// whole of a small file's chunks (a chunk of 512 rows holds 90–190 KB of
-// a 1 MB file's CSV or JSON text), and no more channel than before for a
-// file of 256 KiB or less (10,000 files of 1 KB make 10,000 channels).
-func (pl *pipeline) chunkCap(i int) int {
-	if !pl.small {
-		return fileChunks
-	}
-	return int(min(max(pl.size(i)/smallChunkBytes, fileChunks), smallFileChunks))
 }
 
 // size is files[i]'s listed size (-1: unknown).
