@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""Paired runs of the tributary CLI on the shapes of scripts/bench-compare.sh,
+timed to the millisecond (bench-compare.sh prints hundredths of a second,
+too coarse for a 0.15 s run and for a ratio of two such runs).
+
+  scripts/bench-pairs.py pairs N FORMAT SHAPE THREADS BIN_A BIN_B
+      N alternated pairs (A,B then B,A) of two binaries on one shape:
+      medians, minima and the median of the paired differences (B - A) of
+      wall time, CPU (user + sys, wait4) and peak RSS.
+  scripts/bench-pairs.py ratio N BIN [FORMAT ...]
+      for each format (json csv) and shape (big mid small), N alternated
+      runs at 1 and 2 threads (GOMAXPROCS): min and median wall, the
+      two-thread speed-up of the minima and of the medians, CPU, peak RSS.
+
+Each run converts the shape into a new table and checkpoint, as
+bench-compare.sh does, after reading the input once (the page cache warm).
+The shapes are the ones bench-compare.sh cuts (run it once first); the
+cache is TRIBUTARY_BENCH_CACHE or .cache/bench in the repository.
+"""
+import os
+import shutil
+import statistics as st
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CACHE = os.environ.get("TRIBUTARY_BENCH_CACHE", os.path.join(ROOT, ".cache", "bench"))
+
+
+def shape_dir(fmt, shape):
+    d = os.path.join(CACHE, "shapes-csv-v1" if fmt == "csv" else "shapes-v1", shape)
+    if not os.path.isdir(d):
+        sys.exit(f"no {fmt} shape {shape} under {CACHE}: run FORMAT={fmt} scripts/bench-compare.sh 1 first")
+    return d
+
+
+def run(binary, fmt, shape, threads, work):
+    """One timed conversion: (wall s, cpu s, peak RSS MB)."""
+    src = shape_dir(fmt, shape)
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    for root, _, files in os.walk(src):
+        for f in files:
+            with open(os.path.join(root, f), "rb") as fh:
+                while fh.read(1 << 20):
+                    pass
+    args = [binary, "run", "--source", src, "--table", os.path.join(work, "out"),
+            "--checkpoint", os.path.join(work, "checkpoint"),
+            "--option", "cloudFiles.format=" + fmt, "--option", "cloudFiles.inferColumnTypes=true",
+            "--option", "cloudFiles.maxFilesPerTrigger=100000"]
+    if fmt == "csv":
+        args += ["--option", "header=true"]
+    env = dict(os.environ, GOMAXPROCS=str(threads))
+    start = time.perf_counter()
+    p = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, ru = os.wait4(p.pid, 0)
+    wall = time.perf_counter() - start
+    err = p.stderr.read().decode(errors="replace")
+    p.stderr.close()
+    if status != 0:
+        sys.exit(f"{binary} failed on {fmt} {shape} at {threads} threads:\n{err}")
+    return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024
+
+
+def pairs(n, fmt, shape, threads, a, b, work):
+    ra, rb = [], []
+    for i in range(n):
+        if i % 2 == 0:
+            ra.append(run(a, fmt, shape, threads, work))
+            rb.append(run(b, fmt, shape, threads, work))
+        else:
+            rb.append(run(b, fmt, shape, threads, work))
+            ra.append(run(a, fmt, shape, threads, work))
+    print(f"# {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} load {os.getloadavg()[0]:.2f}; "
+          f"{fmt} {shape} {threads} threads; {n} pairs; A {a}; B {b}")
+    for k, name in enumerate(["wall s", "cpu s", "rss MB"]):
+        x = [r[k] for r in ra]
+        y = [r[k] for r in rb]
+        d = [q - p for p, q in zip(x, y)]
+        print(f"{name:6s}  A med {st.median(x):8.3f} min {min(x):8.3f} | B med {st.median(y):8.3f} min {min(y):8.3f}"
+              f" | B-A med {st.median(d):+8.3f}, B lower in {sum(v < 0 for v in d)}/{n}")
+
+
+def ratio(n, binary, formats, work):
+    print(f"# {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} load {os.getloadavg()[0]:.2f}; {binary}; {n} rounds")
+    print("format shape  1t min / med s   2t min / med s   2t/1t min (med)   cpu s 1t -> 2t   RSS MB 1t / 2t")
+    for fmt in formats:
+        for shape in ["big", "mid", "small"]:
+            r = {1: [], 2: []}
+            for i in range(n):
+                for th in ((1, 2) if i % 2 == 0 else (2, 1)):
+                    r[th].append(run(binary, fmt, shape, th, work))
+            w = {t: [x[0] for x in r[t]] for t in r}
+            cpu = {t: st.median(x[1] for x in r[t]) for t in r}
+            rss = {t: max(x[2] for x in r[t]) for t in r}
+            print(f"{fmt:6s} {shape:5s}  {min(w[1]):.3f} / {st.median(w[1]):.3f}    {min(w[2]):.3f} / {st.median(w[2]):.3f}"
+                  f"    {min(w[1]) / min(w[2]):.2f} ({st.median(w[1]) / st.median(w[2]):.2f})"
+                  f"       {cpu[1]:.3f} -> {cpu[2]:.3f}    {rss[1]:.1f} / {rss[2]:.1f}", flush=True)
+
+
+def main(argv):
+    work = tempfile.mkdtemp(prefix="tributary-pairs.")
+    try:
+        if len(argv) == 8 and argv[1] == "pairs":
+            pairs(int(argv[2]), argv[3], argv[4], int(argv[5]), argv[6], argv[7], work)
+        elif len(argv) >= 4 and argv[1] == "ratio":
+            ratio(int(argv[2]), argv[3], argv[4:] or ["json", "csv"], work)
+        else:
+            sys.exit(__doc__)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv)
