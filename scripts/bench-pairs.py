@@ -11,6 +11,11 @@ too coarse for a 0.15 s run and for a ratio of two such runs).
       for each format (json csv) and shape (big mid small), N alternated
       runs at 1 and 2 threads (GOMAXPROCS): min and median wall, the
       two-thread speed-up of the minima and of the medians, CPU, peak RSS.
+  scripts/bench-pairs.py twice N BIN FORMAT SHAPE
+      the machine's own ceiling for that speed-up: one 1-thread run alone
+      against two independent 1-thread runs at the same time (each its own
+      table), N times each; the slowdown s of a run that shares the machine
+      bounds what two threads can give at 2/s, whatever the software.
 
 Each run converts the shape into a new table and checkpoint, as
 bench-compare.sh does, after reading the input once (the page cache warm).
@@ -36,16 +41,20 @@ def shape_dir(fmt, shape):
     return d
 
 
-def run(binary, fmt, shape, threads, work):
-    """One timed conversion: (wall s, cpu s, peak RSS MB)."""
-    src = shape_dir(fmt, shape)
-    shutil.rmtree(work, ignore_errors=True)
-    os.makedirs(work)
+def warm(src):
+    """Reads the input once, so that every run finds it in the page cache."""
     for root, _, files in os.walk(src):
         for f in files:
             with open(os.path.join(root, f), "rb") as fh:
                 while fh.read(1 << 20):
                     pass
+
+
+def start(binary, fmt, shape, threads, work):
+    """Starts one conversion into a new table under work: (process, start time)."""
+    src = shape_dir(fmt, shape)
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
     args = [binary, "run", "--source", src, "--table", os.path.join(work, "out"),
             "--checkpoint", os.path.join(work, "checkpoint"),
             "--option", "cloudFiles.format=" + fmt, "--option", "cloudFiles.inferColumnTypes=true",
@@ -53,15 +62,26 @@ def run(binary, fmt, shape, threads, work):
     if fmt == "csv":
         args += ["--option", "header=true"]
     env = dict(os.environ, GOMAXPROCS=str(threads))
-    start = time.perf_counter()
-    p = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, ru = os.wait4(p.pid, 0)
-    wall = time.perf_counter() - start
-    err = p.stderr.read().decode(errors="replace")
-    p.stderr.close()
+    t = time.perf_counter()
+    return subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE), t
+
+
+def finish(proc, t, what):
+    """Waits for a started conversion: (wall s, cpu s, peak RSS MB)."""
+    _, status, ru = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t
+    err = proc.stderr.read().decode(errors="replace")
+    proc.stderr.close()
     if status != 0:
-        sys.exit(f"{binary} failed on {fmt} {shape} at {threads} threads:\n{err}")
+        sys.exit(f"{what} failed:\n{err}")
     return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024
+
+
+def run(binary, fmt, shape, threads, work):
+    """One timed conversion, the input warm: (wall s, cpu s, peak RSS MB)."""
+    warm(shape_dir(fmt, shape))
+    p, t = start(binary, fmt, shape, threads, work)
+    return finish(p, t, f"{binary} on {fmt} {shape} at {threads} threads")
 
 
 def pairs(n, fmt, shape, threads, a, b, work):
@@ -100,11 +120,27 @@ def ratio(n, binary, formats, work):
                   f"       {cpu[1]:.3f} -> {cpu[2]:.3f}    {rss[1]:.1f} / {rss[2]:.1f}", flush=True)
 
 
+def twice(n, binary, fmt, shape, work):
+    warm(shape_dir(fmt, shape))
+    alone, shared = [], []
+    for _ in range(n):
+        alone.append(run(binary, fmt, shape, 1, os.path.join(work, "a")))
+        procs = [start(binary, fmt, shape, 1, os.path.join(work, k)) for k in "ab"]
+        shared += [finish(p, t, f"{binary} on {fmt} {shape}") for p, t in procs]
+    print(f"# {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} load {os.getloadavg()[0]:.2f}; {binary}; {fmt} {shape}; {n} rounds")
+    wa, ws = st.median(x[0] for x in alone), st.median(x[0] for x in shared)
+    ca, cs = st.median(x[1] for x in alone), st.median(x[1] for x in shared)
+    print(f"one 1-thread run alone: wall {wa:.3f} s, cpu {ca:.3f} s; two at once, each: wall {ws:.3f} s, cpu {cs:.3f} s;"
+          f" slowdown wall {ws / wa:.2f}, cpu {cs / ca:.2f}; ceiling for two threads 2/s = {2 * wa / ws:.2f}")
+
+
 def main(argv):
     work = tempfile.mkdtemp(prefix="tributary-pairs.")
     try:
         if len(argv) == 8 and argv[1] == "pairs":
             pairs(int(argv[2]), argv[3], argv[4], int(argv[5]), argv[6], argv[7], work)
+        elif len(argv) == 6 and argv[1] == "twice":
+            twice(int(argv[2]), argv[3], argv[4], argv[5], work)
         elif len(argv) >= 4 and argv[1] == "ratio":
             ratio(int(argv[2]), argv[3], argv[4:] or ["json", "csv"], work)
         else:
