@@ -1013,10 +1013,19 @@ func display(dirKey string) string {
 
 // RemoveStaleTemp deletes temporary files (left by crashed writers) whose
 // modification time is older than olderThan, and returns how many it removed.
+//
+// Every stream's Open calls it on its table and checkpoint, so it reads the
+// tree by names and entry types only and stats just the temporary files: a
+// directory read inside the store's os.Root comes with an lstat of every
+// entry (Go's ReadDir cannot stat lazily there), which made this walk cost
+// one lstat per data file of the table at every start (21 ms for 10,000
+// files, BenchmarkRemoveStaleTemp). The walk does not follow symbolic links
+// (fs.WalkDir descends into directories only), and the removal goes
+// through the root, so nothing outside the store is removed.
 func (s *Store) RemoveStaleTemp(ctx context.Context, olderThan time.Duration) (int, error) {
 	cutoff := time.Now().Add(-olderThan)
 	removed := 0
-	err := fs.WalkDir(s.root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+	err := fs.WalkDir(os.DirFS(s.dir), ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if isMissing(err) {
 				return nil
