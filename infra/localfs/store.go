@@ -778,7 +778,10 @@ func (s *Store) openDirRoot(dirName string) (*os.Root, error) {
 func (s *Store) readDirAfter(dirKey, startAfter string) (entries []fs.DirEntry, stated bool, err error) {
 	if startAfter == "" || startAfter < dirKey {
 		entries, err = s.readDir(dirKey)
-		return entries, false, err
+		// A directory read inside the store's os.Root (not following
+		// links) comes with an lstat of every entry: Go's ReadDir cannot
+		// stat lazily there, so the walk must not stat them again.
+		return entries, !s.follow, err
 	}
 	dir := dirName(dirKey)
 	d, err := s.openDir(dir)
