@@ -189,14 +189,16 @@ func (v *verifier) read(id uint64) ([]byte, error) {
 	if id < 2 || id >= v.hwm {
 		return nil, fmt.Errorf("page %d is outside the file's %d pages", id, v.hwm)
 	}
-	hdr := make([]byte, pageHeaderSize)
-	if _, err := v.f.ReadAt(hdr, int64(id)*v.psz); err != nil {
+	// The page first (it lies inside the file, id < hwm), then its
+	// overflow pages, if any, once its header says how many.
+	buf := make([]byte, v.psz)
+	if _, err := v.f.ReadAt(buf, int64(id)*v.psz); err != nil {
 		return nil, fmt.Errorf("page %d: %w", id, err)
 	}
-	if got := binary.LittleEndian.Uint64(hdr); got != id {
+	if got := binary.LittleEndian.Uint64(buf); got != id {
 		return nil, fmt.Errorf("page %d holds the header of page %d", id, got)
 	}
-	overflow := uint64(binary.LittleEndian.Uint32(hdr[12:]))
+	overflow := uint64(binary.LittleEndian.Uint32(buf[12:]))
 	if overflow >= v.hwm-id {
 		return nil, fmt.Errorf("page %d runs %d pages past the end", id, overflow)
 	}
@@ -206,9 +208,11 @@ func (v *verifier) read(id uint64) ([]byte, error) {
 		}
 		v.seen[p] = true
 	}
-	buf := make([]byte, int64(overflow+1)*v.psz)
-	if _, err := v.f.ReadAt(buf, int64(id)*v.psz); err != nil {
-		return nil, fmt.Errorf("page %d: %w", id, err)
+	if overflow > 0 {
+		buf = append(buf, make([]byte, int64(overflow)*v.psz)...)
+		if _, err := v.f.ReadAt(buf[v.psz:], int64(id+1)*v.psz); err != nil {
+			return nil, fmt.Errorf("page %d: %w", id, err)
+		}
 	}
 	return buf, nil
 }
