@@ -1,6 +1,9 @@
 package fileformat
 
-import "io"
+import (
+	"io"
+	"sync/atomic"
+)
 
 // SmallInPlace is implemented by formats whose readers should be given a
 // small file the engine read whole as a Mapper over the bytes it holds, so
@@ -55,6 +58,33 @@ type Mapper interface {
 type SharedMapper interface {
 	Mapper
 	MapShared(off int64, n int) (b []byte, unmap func(), err error)
+}
+
+// SharedWindow counts the holds on a window MapShared mapped: the
+// reader's, while it cuts blocks from it, and one for each block cut from
+// it that its worker has not released yet. The last release unmaps the
+// window, from whichever goroutine makes it.
+type SharedWindow struct {
+	refs  atomic.Int32
+	unmap func()
+}
+
+// NewSharedWindow returns the window unmap unmaps, held once (by the
+// reader that mapped it).
+func NewSharedWindow(unmap func()) *SharedWindow {
+	w := &SharedWindow{unmap: unmap}
+	w.refs.Store(1)
+	return w
+}
+
+// Hold adds a hold (a block cut from the window); Release drops it.
+func (w *SharedWindow) Hold() { w.refs.Add(1) }
+
+// Release drops one hold; the last one unmaps the window.
+func (w *SharedWindow) Release() {
+	if w.refs.Add(-1) == 0 {
+		w.unmap()
+	}
 }
 
 // mapperNop is a Mapper with a no-op Close: Decompress of a plain file

@@ -44,3 +44,25 @@ func TestDecompressKeepsMapper(t *testing.T) {
 		}
 	}
 }
+
+// TestSharedWindow: a window is unmapped once, by the release of its last
+// hold, whatever the order of the releases.
+func TestSharedWindow(t *testing.T) {
+	for _, blocks := range []int{0, 1, 5} {
+		unmapped := 0
+		w := NewSharedWindow(func() { unmapped++ })
+		for range blocks {
+			w.Hold()
+		}
+		w.Release() // the reader moves past the window
+		for i := range blocks {
+			if unmapped != 0 {
+				t.Fatalf("%d blocks: unmapped with %d of them still held", blocks, blocks-i)
+			}
+			w.Release()
+		}
+		if unmapped != 1 {
+			t.Fatalf("%d blocks: unmapped %d times, want once", blocks, unmapped)
+		}
+	}
+}

@@ -1,7 +1,8 @@
 // Package csvpar holds what csvfmt's reads of one file share: cutting a
-// text into blocks of whole lines (Cutter) and running work on worker
-// goroutines with the results taken in the order it was handed out
-// (Ordered), for the parallel reads. It knows nothing of CSV.
+// text into blocks of whole lines (Cutter from a reader, InPlace from the
+// shared windows of a file read in place, Chunks either) and running work
+// on worker goroutines with the results taken in the order it was handed
+// out (Ordered), for the parallel reads. It knows nothing of CSV.
 package csvpar
 
 import (

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"sync/atomic"
+
+	"github.com/tributary-io/tributary/core/formats/fileformat"
 )
 
 // InPlace cuts a text read in place (a file mapped in shared windows,
@@ -20,19 +22,10 @@ type InPlace struct {
 	window    int    // bytes mapped at a time (at least 8 blocks')
 	win       []byte // the window, mapped from the text's byte woff
 	woff      int64
-	pos       int           // the next block's start in win
-	end       bool          // win reaches the end of the text
-	refs      *atomic.Int32 // the holds on win (nil: none), see drop
-	unmap     func()
+	pos       int                      // the next block's start in win
+	end       bool                     // win reaches the end of the text
+	held      *fileformat.SharedWindow // the holds on win (nil: none)
 	done      bool
-}
-
-// drop lets go of one hold on a window (refs counts them, the cutter's
-// while it cuts from it and one per block not released); the last unmaps it.
-func drop(refs *atomic.Int32, unmap func()) {
-	if refs.Add(-1) == 0 {
-		unmap()
-	}
 }
 
 // inPlaceWindow is the bytes InPlace maps at a time (or 8 blocks', the
@@ -87,15 +80,15 @@ func (c *InPlace) cut(n int, last bool) ([]byte, func(), bool, bool, error) {
 	b := c.win[c.pos : c.pos+n : c.pos+n]
 	c.pos += n
 	c.done = last
-	refs, unmap := c.refs, c.unmap
-	if refs == nil {
+	held := c.held
+	if held == nil {
 		return b, func() {}, last, false, nil
 	}
-	refs.Add(1)
+	held.Hold()
 	var once atomic.Bool
 	release := func() {
 		if once.CompareAndSwap(false, true) {
-			drop(refs, unmap)
+			held.Release()
 		}
 	}
 	if last {
@@ -115,8 +108,7 @@ func (c *InPlace) remap(n int) error {
 	c.Close()
 	c.done = false
 	if unmap != nil && len(b) > 0 {
-		c.refs, c.unmap = new(atomic.Int32), unmap
-		c.refs.Store(1)
+		c.held = fileformat.NewSharedWindow(unmap)
 	} else if unmap != nil {
 		unmap()
 	}
@@ -145,9 +137,9 @@ func (c *InPlace) Offset() int64 { return c.woff + int64(c.pos) }
 // Close drops the cutter's hold on its window (the blocks not released
 // keep it mapped).
 func (c *InPlace) Close() {
-	if c.refs != nil {
-		drop(c.refs, c.unmap)
-		c.refs, c.unmap = nil, nil
+	if c.held != nil {
+		c.held.Release()
+		c.held = nil
 	}
 	c.done = true
 }
@@ -164,19 +156,13 @@ type Chunks struct {
 }
 
 // NewChunks cuts rest, the text after the header, in blocks of about size
-// bytes; with m (not nil) it cuts m's bytes from off on in place instead.
-func NewChunks(rest io.Reader, m SharedFile, off int64, size int) *Chunks {
+// bytes; with m (not nil: the file read in place) it cuts m's bytes from
+// off on in place instead.
+func NewChunks(rest io.Reader, m fileformat.SharedMapper, off int64, size int) *Chunks {
 	if m != nil {
 		return &Chunks{in: NewInPlace(m.MapShared, off, size), file: m}
 	}
 	return &Chunks{cut: NewCutter(rest, size)}
-}
-
-// SharedFile is a file read in place with shared windows
-// (fileformat.SharedMapper).
-type SharedFile interface {
-	io.ReadSeeker
-	MapShared(off int64, n int) ([]byte, func(), error)
 }
 
 // Next returns the next block as Cutter.Next does, and release (nil for

@@ -81,7 +81,7 @@ type Reader struct {
 	// buf is, which the blocks cut from it hold too.
 	sharer fileformat.SharedMapper
 	shared bool
-	win    *window
+	win    *fileformat.SharedWindow
 	// Whole makes the stream one record (multiLine): Next returns all of
 	// it once.
 	Whole bool
@@ -270,8 +270,7 @@ func (l *Reader) fillMapped() {
 		var unmap func()
 		if b, unmap, err = l.sharer.MapShared(off, l.mapWin); err == nil {
 			l.dropWin()
-			l.win = &window{unmap: unmap}
-			l.win.refs.Store(1)
+			l.win = fileformat.NewSharedWindow(unmap)
 		}
 	} else {
 		b, err = l.mapper.MapAt(off, l.mapWin)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"sync/atomic"
 )
 
 // Blocks read in place. A parallel reader of a file that can be mapped
@@ -19,24 +18,10 @@ import (
 // them: after a "\n", after a "\r" followed by another byte, or at the end
 // of the stream.
 
-// window is a shared mapping and how many hold it: the reader while buf
-// is it, and each block cut from it not released yet.
-type window struct {
-	refs  atomic.Int32
-	unmap func()
-}
-
-// release drops one hold; the last unmaps the window.
-func (w *window) release() {
-	if w.refs.Add(-1) == 0 {
-		w.unmap()
-	}
-}
-
 // dropWin drops the reader's hold on the window buf is.
 func (l *Reader) dropWin() {
 	if l.win != nil {
-		l.win.release()
+		l.win.Release()
 		l.win = nil
 	}
 }
@@ -120,6 +105,6 @@ func (l *Reader) BlockShared(dst []byte, size int) (b []byte, first int64, relea
 		}
 	}
 	w := l.win
-	w.refs.Add(1)
-	return b, first, w.release, nil
+	w.Hold()
+	return b, first, w.Release, nil
 }
