@@ -169,20 +169,12 @@ func (rd *reader) header() error {
 	return nil
 }
 
-// dataAt is the schema index of data column i (-1 beyond the schema).
-func (rd *reader) dataAt(i int) int {
-	if i < len(rd.data) {
-		return rd.data[i]
-	}
-	return -1
-}
-
 // column returns file column i's schema index and name, extending the map
 // for a headerless file's extra columns (_c<i>).
 func (rd *reader) column(i int) (int, string, bool) {
 	for len(rd.colIdx) <= i {
 		k := len(rd.colIdx)
-		rd.colIdx = append(rd.colIdx, rd.dataAt(k))
+		rd.colIdx = append(rd.colIdx, csvcol.DataAt(rd.data, k))
 		rd.colName = append(rd.colName, "_c"+strconv.Itoa(k))
 		rd.caseOnly = append(rd.caseOnly, false)
 	}

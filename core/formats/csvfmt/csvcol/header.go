@@ -123,10 +123,7 @@ func MapHeader(key HeaderKey, raw []string, nullValue string, want []string, dat
 	if key.Rescue < 0 {
 		m.Idx = make([]int, len(names))
 		for i := range names {
-			m.Idx[i] = -1
-			if i < len(data) {
-				m.Idx[i] = data[i]
-			}
+			m.Idx[i] = DataAt(data, i)
 		}
 		m.CaseOnly = make([]bool, len(names))
 	} else {
@@ -134,6 +131,16 @@ func MapHeader(key HeaderKey, raw []string, nullValue string, want []string, dat
 		m.Idx, m.CaseOnly = slices.Clip(m.Idx), slices.Clip(m.CaseOnly)
 	}
 	return m, HeaderMismatch(names, want)
+}
+
+// DataAt is the schema index of file column i when the schema applies by
+// position: data[i], data being the data columns' schema indexes, or -1
+// for a column beyond them.
+func DataAt(data []int, i int) int {
+	if i < len(data) {
+		return data[i]
+	}
+	return -1
 }
 
 // Fits reports whether m (nil: none) is the map made for key and a header
