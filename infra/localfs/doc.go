@@ -64,4 +64,21 @@
 // anything that is neither a regular file nor a directory — are left out,
 // or, with ListOptions.Unreadable, yielded with ObjectInfo.Unreadable
 // saying why (a directory's key ends in '/').
+//
+// # Reading a source directory
+//
+// A store opened WithFollowLinks opens its files (Get, ReadWhole, Copy's
+// source) relative to a descriptor of its root directory (openat) rather
+// than by their full paths, so that the kernel walks only the key's own
+// components. The descriptor is never staler than the listing that named
+// a file: every List drops it when it starts, files are opened by their
+// full paths while any List is in progress (and in a store never listed),
+// and the last List to end opens the root again by its path and keeps
+// that descriptor until the next List or Close. A source directory
+// renamed away and created again under its name (a long-running stream
+// keeps its store for hours) is so read anew from the first listing after
+// that; until then, reads of files named by an earlier listing go to the
+// directory that listing saw, or a newer one. Symbolic links, ".." in
+// their targets, errors (naming the file's full path) and missing files
+// are as with a full path.
 package localfs

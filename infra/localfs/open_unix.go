@@ -8,18 +8,13 @@ import (
 	"syscall"
 )
 
-// openFile opens path read-only as os.Open does, but hands the
-// descriptor to os.NewFile in blocking mode: os.Open would first try to
-// register a regular file with the network poller (two fcntl calls to set
-// non-blocking mode, an epoll_ctl that fails, two more to clear it), which
-// is most of the system calls of opening a small file.
-func openFile(path string) (*os.File, error) {
-	fd, err := openFD(path)
-	if err != nil {
-		return nil, err
-	}
-	return os.NewFile(uintptr(fd), path), nil
-}
+// The opens of a store following links (a stream's source) hand the
+// descriptor to os.NewFile in blocking mode rather than calling os.Open:
+// os.Open would first try to register a regular file with the network
+// poller (two fcntl calls to set non-blocking mode, an epoll_ctl that
+// fails, two more to clear it), which is most of the system calls of
+// opening a small file. They open relative to the listed root directory
+// (listedDir) when there is one.
 
 // openFD opens path read-only and returns its descriptor.
 func openFD(path string) (int, error) {
@@ -35,13 +30,14 @@ func openFD(path string) (int, error) {
 	}
 }
 
-// readSmall opens path read-only and reads b with one read(2), without
-// an *os.File (os.NewFile's fcntl, its finalizer) unless it is needed:
-// when the read returned want bytes, the file is closed and f is nil
-// (the close's error is err). Otherwise f is the file, open after the n
-// bytes read, and rerr the read's error (nil at its end: a read of 0).
-func readSmall(path string, b []byte, want int) (n int, f *os.File, rerr, err error) {
-	fd, err := openFD(path)
+// readSmall opens key of a store following links read-only and reads b
+// with one read(2), without an *os.File (os.NewFile's fcntl, its
+// finalizer) unless it is needed: when the read returned want bytes, the
+// file is closed and f is nil (the close's error is err). Otherwise f is
+// the file, open after the n bytes read, and rerr the read's error (nil
+// at its end: a read of 0).
+func (s *Store) readSmall(key string, b []byte, want int) (n int, f *os.File, rerr, err error) {
+	fd, err := s.openSrcFD(key)
 	if err != nil {
 		return 0, nil, nil, err
 	}
@@ -56,12 +52,12 @@ func readSmall(path string, b []byte, want int) (n int, f *os.File, rerr, err er
 	}
 	if rerr == nil && n == want {
 		if err := syscall.Close(fd); err != nil {
-			return n, nil, nil, &fs.PathError{Op: "close", Path: path, Err: err}
+			return n, nil, nil, &fs.PathError{Op: "close", Path: s.srcPath(key), Err: err}
 		}
 		return n, nil, nil, nil
 	}
 	if rerr != nil {
-		rerr = &fs.PathError{Op: "read", Path: path, Err: rerr}
+		rerr = &fs.PathError{Op: "read", Path: s.srcPath(key), Err: rerr}
 	}
-	return n, os.NewFile(uintptr(fd), path), rerr, nil
+	return n, os.NewFile(uintptr(fd), s.srcPath(key)), rerr, nil
 }

@@ -84,6 +84,9 @@ type Store struct {
 	follow    bool
 	mustExist bool
 	excluded  []excluded
+	// listed is the root directory a store following links opens its
+	// files relative to, from its last listing on (listedDir).
+	listed listedDir
 	// dirSynced, when set (tests), is called with each directory syncDir
 	// synced.
 	dirSynced func(dir string)
@@ -122,8 +125,11 @@ func New(dir string, opts ...Option) (*Store, error) {
 // Dir returns the root directory the store was opened on.
 func (s *Store) Dir() string { return s.dir }
 
-// Close releases the root directory handle.
-func (s *Store) Close() error { return s.root.Close() }
+// Close releases the root directory handles.
+func (s *Store) Close() error {
+	s.listed.close()
+	return s.root.Close()
+}
 
 // checkKey applies objstore.ValidateKey plus this adapter's own limits.
 func checkKey(key string) error {
@@ -212,7 +218,7 @@ func (s *Store) ReadWhole(ctx context.Context, key string, size int64, buf []byt
 		rerr, err error
 	)
 	if s.follow {
-		n, f, rerr, err = readSmall(filepath.Join(s.dir, name(key)), buf[:size+1], int(size))
+		n, f, rerr, err = s.readSmall(key, buf[:size+1], int(size))
 	} else if f, err = s.root.Open(name(key)); err == nil {
 		n, f, rerr, err = readFirst(f, buf[:size+1], int(size))
 	}
@@ -289,11 +295,15 @@ func (s *Store) Head(ctx context.Context, key string) (objstore.ObjectInfo, erro
 	return s.info(key, fi), nil
 }
 
+// srcPath is the full path of key in a store following links (what a
+// file opened by key is named, and its errors).
+func (s *Store) srcPath(key string) string { return filepath.Join(s.dir, name(key)) }
+
 // open opens key for reading, following symbolic links within the root, or
 // (WithFollowLinks) wherever they lead.
 func (s *Store) open(key string) (*os.File, error) {
 	if s.follow {
-		return openFile(filepath.Join(s.dir, name(key)))
+		return s.openSrc(key)
 	}
 	return s.root.Open(name(key))
 }
@@ -606,6 +616,10 @@ func (s *Store) ListsWholeDirectories() bool { return true }
 // the package documentation, Listing).
 func (s *Store) List(ctx context.Context, opts objstore.ListOptions) iter.Seq2[objstore.ObjectInfo, error] {
 	return func(yield func(objstore.ObjectInfo, error) bool) {
+		if s.follow {
+			s.listed.begin()
+			defer s.listed.end(filepath.Clean(s.dir))
+		}
 		// Start at the deepest directory the prefix names.
 		start := ""
 		if i := strings.LastIndexByte(opts.Prefix, '/'); i >= 0 {

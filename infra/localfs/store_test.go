@@ -9,9 +9,9 @@ import (
 	"github.com/tributary-io/tributary/infra/localfs"
 )
 
-func newHarness(t *testing.T) objstoretest.Harness {
+func newHarness(t *testing.T, opts ...localfs.Option) objstoretest.Harness {
 	dir := t.TempDir()
-	s, err := localfs.New(dir)
+	s, err := localfs.New(dir, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,5 +27,14 @@ func newHarness(t *testing.T) objstoretest.Harness {
 }
 
 func TestConformance(t *testing.T) {
-	objstoretest.RunConformanceTests(t, newHarness)
+	objstoretest.RunConformanceTests(t, func(t *testing.T) objstoretest.Harness { return newHarness(t) })
+}
+
+// TestConformanceFollowingLinks runs the suite on a store that follows
+// symbolic links, whose reads after a listing open files relative to the
+// listed root.
+func TestConformanceFollowingLinks(t *testing.T) {
+	objstoretest.RunConformanceTests(t, func(t *testing.T) objstoretest.Harness {
+		return newHarness(t, localfs.WithFollowLinks())
+	})
 }
