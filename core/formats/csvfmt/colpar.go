@@ -122,7 +122,7 @@ func (rd *reader) worker() *reader {
 
 // decodeChunk reads c's lines into c.b, its statistics and bad records into c.
 func (rd *reader) decodeChunk(c *csvChunk) {
-	rd.tk.Resume(csvpar.NewBlock(c.buf)) // read in place: the batch copies
+	rd.tk.Resume(fileformat.NewBytesMapper(c.buf)) // read in place: the batch copies
 	rd.lineBase, rd.done, c.bad = c.first-1, false, nil
 	rd.stats, rd.seenU, rd.seenM = fileformat.ReadStats{}, map[string]bool{}, map[string]bool{}
 	if rd.badHook != nil {

@@ -1,6 +1,8 @@
 package fileformat
 
 import (
+	"bytes"
+	"errors"
 	"io"
 	"sync/atomic"
 )
@@ -86,6 +88,60 @@ func (w *SharedWindow) Release() {
 		w.unmap()
 	}
 }
+
+// BytesMapper is a Mapper over bytes held in memory (a small file read
+// whole, a block of lines cut from a text): its windows are slices of the
+// bytes, so a reader that reads a Mapper in place (CSV's tokenizer) reads
+// them where they are instead of copying them into a read buffer of its
+// own. Read, Seek and the rest of bytes.Reader's methods read the same
+// bytes, from one read position. The contract is Mapper's: MapAt returns
+// the bytes [off, off+n) (fewer at their end, none past it), valid as
+// long as the bytes are (until the next Reset; the caller owns them and
+// must not change them while they are read); the first MapAt since Reset
+// fails once Read has read (the read position is not at the start), later
+// ones do not; Unmap does nothing. The zero BytesMapper holds nothing;
+// Reset gives it bytes.
+type BytesMapper struct {
+	bytes.Reader
+	data   []byte
+	mapped bool // MapAt returned a window since Reset
+}
+
+// NewBytesMapper returns a BytesMapper over b.
+func NewBytesMapper(b []byte) *BytesMapper {
+	m := new(BytesMapper)
+	m.Reset(b)
+	return m
+}
+
+// Reset makes m read b from its start, not mapped yet.
+func (m *BytesMapper) Reset(b []byte) {
+	m.Reader.Reset(b)
+	m.data, m.mapped = b, false
+}
+
+// MapAt returns the bytes [off, off+n) (fewer at their end, none past
+// it); the first call since Reset fails (ErrReadAlready) once Read has
+// read.
+func (m *BytesMapper) MapAt(off int64, n int) ([]byte, error) {
+	if !m.mapped {
+		if int64(m.Len()) != m.Size() {
+			return nil, ErrReadAlready
+		}
+		m.mapped = true
+	}
+	end := int64(len(m.data))
+	lo := min(max(off, 0), end)
+	hi := lo + min(int64(max(n, 0)), end-lo)
+	return m.data[lo:hi:hi], nil
+}
+
+// Unmap does nothing: the bytes are the caller's.
+func (m *BytesMapper) Unmap() {}
+
+// ErrReadAlready is BytesMapper.MapAt's error when its first call comes
+// after Read has read.
+var ErrReadAlready = errors.New("fileformat: mapping bytes read from already")
 
 // mapperNop is a Mapper with a no-op Close: Decompress of a plain file
 // whose reader is a Mapper.

@@ -84,46 +84,6 @@ type errReader struct{ err error }
 
 func (r errReader) Read([]byte) (int, error) { return 0, r.err }
 
-// Block is a text held in memory read as a file read in place
-// (fileformat.Mapper): its windows are slices of the text, so a tokenizer
-// reads a chunk of lines where it is instead of copying it into a read
-// buffer of its own. The zero Block holds nothing; Reset gives it a text.
-type Block struct {
-	bytes.Reader
-	b []byte
-}
-
-// NewBlock returns a Block reading b.
-func NewBlock(b []byte) *Block {
-	k := new(Block)
-	k.Reset(b)
-	return k
-}
-
-// Reset makes k read b from its start.
-func (k *Block) Reset(b []byte) {
-	k.Reader.Reset(b)
-	k.b = b
-}
-
-// MapAt returns the text's bytes [off, off+n) (fewer at its end, none
-// past it), valid as long as the text is; it fails once Read has read
-// from k.
-func (k *Block) MapAt(off int64, n int) ([]byte, error) {
-	if k.Len() != len(k.b) {
-		return nil, errReadAlready
-	}
-	end := int64(len(k.b))
-	lo, hi := min(max(off, 0), end), min(max(off, 0)+int64(max(n, 0)), end)
-	return k.b[lo:hi:hi], nil
-}
-
-// Unmap does nothing: the text is the caller's.
-func (k *Block) Unmap() {}
-
-// errReadAlready is MapAt's error once a Block was read with Read.
-var errReadAlready = errors.New("csvpar: the block was read from already")
-
 // Ordered runs items (pointers, each done once) on worker goroutines and
 // hands them back in the order they were sent.
 type Ordered[T any] struct {

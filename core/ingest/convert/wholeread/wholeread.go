@@ -14,6 +14,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/tributary-io/tributary/core/formats/fileformat"
 	"github.com/tributary-io/tributary/core/objstore"
 )
 
@@ -75,30 +76,30 @@ func wholeBuf(size int64) (buf *[]byte, b []byte) {
 // wholeBufs are the buffers of files read whole, back from closed wholeFiles.
 var wholeBufs = sync.Pool{New: func() any { return new([]byte) }}
 
-// wholeFile is a file read whole; Close returns its buffer to
-// wholeBufs (the bytes are only ever copied out by Read) and the file's
-// close error.
+// wholeFile is a file read whole: its bytes (in buf, a wholeBufs
+// buffer) held by mem, whose reader is the embedded one (one read
+// position; reset through mem, never through it), so that the file is a
+// plain reader, not a fileformat.Mapper unless InPlace makes it one, and
+// the file's close error. Close returns buf to wholeBufs (the
+// bytes are only ever copied out by Read, or read in place until Close).
 type wholeFile struct {
-	bytes.Reader
-	buf    *[]byte
-	data   []byte // the file's bytes (in buf)
-	mapped bool   // MapAt was called
-	err    error
+	*bytes.Reader // &mem.Reader
+	mem           fileformat.BytesMapper
+	buf           *[]byte
+	err           error
 }
 
 // newWholeFile is the file read whole into buf: its bytes data, and the
 // close's error err.
 func newWholeFile(buf *[]byte, data []byte, err error) *wholeFile {
-	w := &wholeFile{buf: buf, data: data, err: err}
-	w.Reset(data)
+	w := &wholeFile{buf: buf, err: err}
+	w.mem.Reset(data)
+	w.Reader = &w.mem.Reader
 	return w
 }
 
-// errReadAlready is MapAt's error once the file was read with Read.
-var errReadAlready = errors.New("wholeread: the file was read from already")
-
-// inPlaceWhole is a file read whole that is also a fileformat.Mapper
-// whose windows are its buffer (InPlace).
+// inPlaceWhole is a file read whole that is also a fileformat.Mapper:
+// its fileformat.BytesMapper, whose windows are its buffer (InPlace).
 type inPlaceWhole struct{ *wholeFile }
 
 // InPlace returns rc, when it is a file read whole (FromFile, FromStore),
@@ -113,29 +114,18 @@ func InPlace(rc io.ReadCloser) io.ReadCloser {
 	return rc
 }
 
-// MapAt returns the file's bytes [off, off+n) (fewer at its end), which
-// stay valid until Close (fileformat.Mapper). The first MapAt fails once
-// Read has read from the file.
-func (w inPlaceWhole) MapAt(off int64, n int) ([]byte, error) {
-	if !w.mapped {
-		if int64(w.Len()) != w.Size() {
-			return nil, errReadAlready
-		}
-		w.mapped = true
-	}
-	end := int64(len(w.data))
-	lo, hi := min(max(off, 0), end), min(max(off, 0)+int64(max(n, 0)), end)
-	return w.data[lo:hi:hi], nil
-}
+// MapAt is fileformat.BytesMapper's: the file's bytes [off, off+n)
+// (fewer at its end), valid until Close; the first MapAt fails once Read
+// has read from the file.
+func (w inPlaceWhole) MapAt(off int64, n int) ([]byte, error) { return w.mem.MapAt(off, n) }
 
-// Unmap does nothing: the bytes stay until Close (fileformat.Mapper).
-func (w inPlaceWhole) Unmap() {}
+// Unmap is fileformat.BytesMapper's: nothing, the bytes stay until Close.
+func (w inPlaceWhole) Unmap() { w.mem.Unmap() }
 
 // Close releases the buffer; later reads see the end.
 func (w *wholeFile) Close() error {
 	if w.buf != nil {
-		w.Reset(nil)
-		w.data = nil
+		w.mem.Reset(nil)
 		wholeBufs.Put(w.buf)
 		w.buf = nil
 	}

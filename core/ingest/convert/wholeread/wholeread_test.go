@@ -128,89 +128,51 @@ func FuzzFromFile(f *testing.F) {
 	})
 }
 
-// TestWholeFileMapAt: a file read whole is, for CSV (inPlaceWhole), a
-// fileformat.Mapper over its bytes: windows from any offset (fewer at the end, none past it), the
-// first MapAt refused once Read has read, Read going on where Seek puts
-// it, and nothing left after Close.
+// TestWholeFileMapAt: a file read whole is a plain reader, and for CSV
+// (InPlace) a fileformat.Mapper over its buffer (fileformat.BytesMapper,
+// whose windows are tested in fileformat) with the plain reader's read
+// position: the first MapAt is refused once Read has read, Read goes on
+// where Seek puts it, and nothing is left after Close.
 func TestWholeFileMapAt(t *testing.T) {
-	data := []byte("0123456789")
-	tests := []struct {
-		name    string
-		readN   int // bytes read with Read first
-		off     int64
-		n       int
-		want    string
-		refused bool
-	}{
-		{name: "whole", off: 0, n: 1 << 20, want: "0123456789"},
-		{name: "a window", off: 2, n: 3, want: "234"},
-		{name: "the end", off: 8, n: 5, want: "89"},
-		{name: "past the end", off: 12, n: 5, want: ""},
-		{name: "empty window", off: 3, n: 0, want: ""},
-		{name: "after a read", readN: 1, off: 0, n: 4, refused: true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			buf := new([]byte)
-			*buf = append([]byte(nil), data...)
-			w := newWholeFile(buf, *buf, nil)
-			var m fileformat.Mapper = inPlaceWhole{w}
-			if tt.readN > 0 {
-				if _, err := io.ReadFull(w, make([]byte, tt.readN)); err != nil {
-					t.Fatal(err)
-				}
-			}
-			b, err := m.MapAt(tt.off, tt.n)
-			if tt.refused {
-				if !errors.Is(err, errReadAlready) {
-					t.Fatalf("MapAt after a read: %q, %v", b, err)
-				}
-				return
-			}
-			if err != nil || string(b) != tt.want {
-				t.Fatalf("MapAt(%d, %d) = %q, %v; want %q", tt.off, tt.n, b, err, tt.want)
-			}
-			m.Unmap()
-			if _, err := m.Seek(5, io.SeekStart); err != nil {
-				t.Fatal(err)
-			}
-			rest, err := io.ReadAll(m)
-			if err != nil || string(rest) != "56789" {
-				t.Fatalf("Read after Seek(5) = %q, %v", rest, err)
-			}
-			if err := w.Close(); err != nil {
-				t.Fatal(err)
-			}
-			if b, err := m.MapAt(0, 4); len(b) != 0 || err != nil {
-				t.Fatalf("MapAt after Close = %q, %v", b, err)
-			}
-		})
-	}
-}
-
-// FuzzWholeFileWindows: reading a file read whole by successive MapAt
-// windows of any size gives its bytes.
-func FuzzWholeFileWindows(f *testing.F) {
-	f.Add([]byte("a,b\n1,2\n"), 3)
-	f.Add([]byte(""), 1)
-	f.Fuzz(func(t *testing.T, data []byte, n int) {
-		n = 1 + (n&0x7fffffff)%(len(data)+2)
+	for _, readFirst := range []int{0, 1} { // bytes read with the plain reader's Read first
 		buf := new([]byte)
-		*buf = append([]byte(nil), data...)
-		w := inPlaceWhole{newWholeFile(buf, *buf, nil)}
-		var got []byte
-		for off := int64(0); ; off += int64(n) {
-			b, err := w.MapAt(off, n)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got = append(got, b...)
-			if len(b) < n {
-				break
-			}
+		*buf = []byte("0123456789")
+		w := newWholeFile(buf, *buf, nil)
+		if _, ok := io.Reader(w).(fileformat.Mapper); ok {
+			t.Fatal("a file read whole is a Mapper before InPlace")
 		}
-		if !bytes.Equal(got, data) {
-			t.Fatalf("windows of %d gave %q, want %q", n, got, data)
+		m, ok := InPlace(w).(fileformat.Mapper)
+		if !ok {
+			t.Fatal("InPlace of a file read whole is not a Mapper")
 		}
-	})
+		if _, err := io.ReadFull(w, make([]byte, readFirst)); err != nil {
+			t.Fatal(err)
+		}
+		b, err := m.MapAt(2, 3)
+		if readFirst > 0 {
+			if !errors.Is(err, fileformat.ErrReadAlready) {
+				t.Fatalf("MapAt after a read: %q, %v", b, err)
+			}
+			continue
+		}
+		if err != nil || string(b) != "234" || &b[0] != &(*buf)[2] {
+			t.Fatalf("MapAt(2, 3) = %q, %v; want 234 in the buffer", b, err)
+		}
+		m.Unmap()
+		if _, err := m.Seek(5, io.SeekStart); err != nil {
+			t.Fatal(err)
+		}
+		if rest, err := io.ReadAll(w); err != nil || string(rest) != "56789" {
+			t.Fatalf("Read after Seek(5) = %q, %v", rest, err)
+		}
+		if err := m.(io.Closer).Close(); err != nil {
+			t.Fatal(err)
+		}
+		if b, err := m.MapAt(0, 4); len(b) != 0 || err != nil {
+			t.Fatalf("MapAt after Close = %q, %v", b, err)
+		}
+		if n, err := w.Read(make([]byte, 4)); n != 0 || err != io.EOF {
+			t.Fatalf("Read after Close = %d, %v", n, err)
+		}
+	}
 }
