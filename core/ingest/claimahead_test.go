@@ -174,8 +174,12 @@ func TestClaimAheadCrash(t *testing.T) {
 			w.discover(t)
 			st := w.st
 			cw := &claimWatch{Store: st, cp: w.cp, fail: errCrash}
+			var written atomic.Bool // a data file existed while the claim held
 			if afterWrite {
-				cw.hold = func() { waitFor(2*time.Second, func() bool { return w.dataFiles(t) > 0 }) }
+				cw.hold = func() {
+					waitFor(2*time.Second, func() bool { return w.dataFiles(t) > 0 })
+					written.Store(w.dataFiles(t) > 0)
+				}
 				// Inference samples the batch's files only, so that it
 				// does not wait for the claim to read more.
 				w.engineHook = func(e *Engine) { e.Config.Schema.SampleFiles = 1 }
@@ -188,8 +192,11 @@ func TestClaimAheadCrash(t *testing.T) {
 			if _, err := delta.NewTable(w.table).LatestVersion(context.Background()); !errors.Is(err, delta.ErrNotATable) {
 				t.Fatalf("a version was committed without the claim (err %v)", err)
 			}
-			if afterWrite && w.dataFiles(t) == 0 {
+			if afterWrite && !written.Load() {
 				t.Fatal("no data file was written while the claim held")
+			}
+			if n := w.dataFiles(t); n != 0 {
+				t.Fatalf("%d data files left by the write the failed claim stopped", n)
 			}
 			pending, err := st.Pending(context.Background(), "stream-1", 10)
 			if err != nil || len(pending) != 3 {

@@ -566,7 +566,10 @@ func (e *Engine) runBatch(ctx context.Context) (Progress, error) {
 		owned, cerr := claiming.Wait()
 		region.End()
 		if cerr != nil {
-			return Progress{}, cerr // nothing committed: the data files written are orphans
+			if out != nil {
+				e.removeAdds(ctx, out.Adds) // never committed: names of this attempt only
+			}
+			return Progress{}, cerr
 		}
 		if err == nil && owned != p {
 			// Not for a store claimsAhead admits; were it so, the batch

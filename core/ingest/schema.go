@@ -131,7 +131,7 @@ func (e *Engine) resolveOnePass(ctx context.Context, snap *delta.Snapshot, p *Pl
 		return err
 	})
 	if out != nil && (!ok || err != nil) {
-		e.removeAdds(ctx, out.Adds) // never committed
+		e.removeAdds(context.WithoutCancel(ctx), out.Adds) // never committed (the write may have been stopped)
 		out = nil
 	}
 	if out != nil {

@@ -136,8 +136,12 @@ func TestSealAheadCrash(t *testing.T) {
 			}
 			w.discover(t)
 			sw := &sealWatch{Store: w.cp, fail: errCrash}
+			var written atomic.Bool // a data file existed while the seal held
 			if afterWrite {
-				sw.beforeSeal = func(string) { waitFor(2*time.Second, func() bool { return w.dataFiles(t) > 0 }) }
+				sw.beforeSeal = func(string) {
+					waitFor(2*time.Second, func() bool { return w.dataFiles(t) > 0 })
+					written.Store(w.dataFiles(t) > 0)
+				}
 			}
 			w.engineHook = func(e *Engine) {
 				e.Checkpoint = sw
@@ -150,8 +154,11 @@ func TestSealAheadCrash(t *testing.T) {
 			if _, err := delta.NewTable(w.table).LatestVersion(context.Background()); !errors.Is(err, delta.ErrNotATable) {
 				t.Fatalf("a version was committed without a sealed plan (err %v)", err)
 			}
-			if afterWrite && w.dataFiles(t) == 0 {
+			if afterWrite && !written.Load() {
 				t.Fatal("no data file was written while the seal held")
+			}
+			if n := w.dataFiles(t); n != 0 {
+				t.Fatalf("%d data files left by the write the failed seal stopped", n)
 			}
 			pending, err := w.st.Pending(context.Background(), "stream-1", 10)
 			if err != nil || len(pending) != 3 {
