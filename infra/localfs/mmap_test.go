@@ -57,6 +57,9 @@ func TestGetMapped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if n := fileformat.SizeOf(rc); n != int64(len(data)) {
+		t.Fatalf("a mapped file's Size is %d, want %d (fileformat.Sized)", n, len(data))
+	}
 	m, ok := rc.(fileformat.SharedMapper)
 	if !ok {
 		t.Fatalf("Get of a %d-byte file: %T, not a fileformat.SharedMapper", len(data), rc)

@@ -38,6 +38,9 @@ func newObjectFile(f *os.File, size int64) io.ReadCloser {
 	return &mapFile{File: f, size: size}
 }
 
+// Size is the file's length (fileformat.Sized).
+func (m *mapFile) Size() int64 { return m.size }
+
 // MapAt returns the file's bytes [off, off+n) (fewer at its end),
 // read-only, valid until the next MapAt, Unmap or Close.
 func (m *mapFile) MapAt(off int64, n int) ([]byte, error) {

@@ -68,6 +68,9 @@ func (c *countingMapper) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// Size is the source's (fileformat.Sized; -1 when it is not).
+func (c *countingMapper) Size() int64 { return SizeOf(c.Mapper) }
+
 func (c *countingMapper) Count() int64 {
 	if c.read == 0 {
 		return c.mapped

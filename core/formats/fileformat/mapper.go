@@ -42,6 +42,37 @@ type Mapper interface {
 	Unmap()
 }
 
+// Sized is a source that knows its length in bytes, such as a file read
+// in place: a reader in place sizes its windows by it, so that the end of
+// a file does not take a window (and a mapping) of its own. Size returns
+// a negative number when the length is not known after all (a wrapper
+// over a source that is not Sized).
+type Sized interface {
+	Size() int64
+}
+
+// SizeOf is r's Size when r is Sized, else -1.
+func SizeOf(r any) int64 {
+	if s, ok := r.(Sized); ok {
+		return s.Size()
+	}
+	return -1
+}
+
+// Window is how many bytes a reader in place maps at off when it wants a
+// window of n bytes of a source of length size (negative: not known): n,
+// or, when the rest of the source fits in n and a quarter of n, that rest
+// and one byte more, so that one window reaches the end (its being
+// shorter than asked tells the end, as for any window) instead of the
+// rest taking a window, and a mapping, of its own: a 1 MB file slightly
+// over 1 MiB is mapped once.
+func Window(size, off int64, n int) int {
+	if rest := size - off; rest >= 0 && rest <= int64(n)+int64(n/4) {
+		return int(rest) + 1
+	}
+	return n
+}
+
 // SharedMapper is a Mapper that also maps windows of their own
 // (MapShared), for a reader that hands parts of the file to several
 // goroutines.
@@ -150,8 +181,14 @@ type mapperNop struct{ Mapper }
 // Close does nothing (closing does not close the file).
 func (mapperNop) Close() error { return nil }
 
+// Size is the file's (Sized; -1 when it is not).
+func (m mapperNop) Size() int64 { return SizeOf(m.Mapper) }
+
 // sharedMapperNop is mapperNop for a SharedMapper.
 type sharedMapperNop struct{ SharedMapper }
 
 // Close does nothing (closing does not close the file).
 func (sharedMapperNop) Close() error { return nil }
+
+// Size is the file's (Sized; -1 when it is not).
+func (m sharedMapperNop) Size() int64 { return SizeOf(m.SharedMapper) }

@@ -199,3 +199,49 @@ func FuzzBytesMapper(f *testing.F) {
 		}
 	})
 }
+
+// Window asks for the rest of a source of known length, and a byte more,
+// when it fits in the window and a quarter; otherwise the window.
+func TestWindow(t *testing.T) {
+	for _, tc := range []struct {
+		size, off int64
+		n, want   int
+	}{
+		{-1, 0, 100, 100},      // length unknown
+		{1000, 0, 100, 100},    // far from the end
+		{125, 0, 100, 126},     // the rest fits with a quarter more
+		{126, 0, 100, 100},     // just too long
+		{90, 0, 100, 91},       // shorter than a window
+		{1125, 1000, 100, 126}, // the last window
+		{1000, 1000, 100, 1},   // at the end
+		{1000, 1200, 100, 100}, // past it
+	} {
+		if got := Window(tc.size, tc.off, tc.n); got != tc.want {
+			t.Errorf("Window(%d, %d, %d) = %d, want %d", tc.size, tc.off, tc.n, got, tc.want)
+		}
+	}
+}
+
+// The wrappers a source read in place goes through keep its length
+// (Sized), and a source that has none gives -1.
+func TestSizeOfWrapped(t *testing.T) {
+	data := []byte("{\"a\":1}\n")
+	sized := NewBytesMapper(data)
+	plain, err := Decompress("x.json", sized)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, r := range map[string]any{
+		"BytesMapper": sized,
+		"CountBytes":  CountBytes(sized),
+		"Decompress":  plain,
+		"both":        CountBytes(plain),
+	} {
+		if n := SizeOf(r); n != int64(len(data)) {
+			t.Errorf("%s: SizeOf %d, want %d", name, n, len(data))
+		}
+	}
+	if n := SizeOf(CountBytes(struct{ Mapper }{sized})); n != -1 {
+		t.Errorf("a Mapper without Size: SizeOf %d, want -1", n)
+	}
+}

@@ -146,6 +146,10 @@ func (s *mappedSource) Read(p []byte) (int, error) { return s.Mapper.Read(p) }
 // Close closes the file.
 func (s *mappedSource) Close() error { return s.sourceReader.Close() }
 
+// Size is the file's length when its store knows it (fileformat.Sized;
+// -1 otherwise).
+func (s *mappedSource) Size() int64 { return fileformat.SizeOf(s.Mapper) }
+
 // sharedMappedSource is the mappedSource of a file that also maps shared
 // windows (fileformat.SharedMapper).
 type sharedMappedSource struct {

@@ -35,6 +35,10 @@ type input struct {
 	off  int64
 	size int
 	end  bool
+	// total is the source's length when it is known (fileformat.Sized),
+	// else negative: the window reaching its end takes in a short rest
+	// (fileformat.Window).
+	total int64
 	// err is a failed MapAt after the first, or a read error that more
 	// met (readRune and Read return it at the end of the buffered bytes).
 	err error
@@ -49,10 +53,12 @@ func (in *input) reset(r io.Reader) {
 	in.release()
 	in.m, in.win, in.pos, in.off, in.end, in.err, in.last = nil, nil, 0, 0, false, nil, 0
 	if m, ok := r.(fileformat.Mapper); ok {
-		b, err := m.MapAt(0, mapWindow)
+		total := fileformat.SizeOf(m)
+		n := fileformat.Window(total, 0, mapWindow)
+		b, err := m.MapAt(0, n)
 		if err == nil {
-			in.m, in.win, in.size = m, b, mapWindow
-			in.end = len(b) < mapWindow
+			in.m, in.win, in.size, in.total = m, b, mapWindow, total
+			in.end = len(b) < n
 			return
 		}
 		// Read from already: read it on.
@@ -99,12 +105,13 @@ func (in *input) more() bool {
 	}
 	off := in.off + int64(in.pos)
 	n := len(in.win) - in.pos
-	b, err := in.m.MapAt(off, in.size)
+	want := fileformat.Window(in.total, off, in.size)
+	b, err := in.m.MapAt(off, want)
 	if err != nil {
 		in.win, in.pos, in.err = nil, 0, err
 		return false
 	}
-	in.win, in.pos, in.off, in.end = b, 0, off, len(b) < in.size
+	in.win, in.pos, in.off, in.end = b, 0, off, len(b) < want
 	in.last = 0
 	return len(b) > n
 }

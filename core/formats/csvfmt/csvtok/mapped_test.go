@@ -23,6 +23,15 @@ type bytesMapper struct {
 	win     []byte
 	maps    int
 	readOne bool // MapAt fails, as on a file read from already
+	sized   bool // Size tells the length (fileformat.Sized)
+}
+
+// Size is the length when m is sized, else -1 (fileformat.Sized).
+func (m *bytesMapper) Size() int64 {
+	if m.sized {
+		return int64(len(m.data))
+	}
+	return -1
 }
 
 func newBytesMapper(data []byte) *bytesMapper {
@@ -128,13 +137,17 @@ func checkMapped(t testing.TB, doc []byte, c *Config, win, rest int) {
 	want := readAll(t, bytes.NewReader(doc), c, rest)
 	defer func(w int) { mapWindow = w }(mapWindow)
 	mapWindow = win
+	for _, sized := range []bool{false, true} {
+		m := newBytesMapper(doc)
+		m.sized = sized
+		if got := readAll(t, m, c, rest); !reflect.DeepEqual(got, want) {
+			t.Fatalf("doc %q config %+v window %d rest %d sized %v:\nmapped %s\nread   %s", short(doc), *c, win, rest, sized, dump(got), dump(want))
+		}
+		if len(doc) > 0 && m.maps == 0 {
+			t.Fatalf("doc %q: not read in place", short(doc))
+		}
+	}
 	m := newBytesMapper(doc)
-	if got := readAll(t, m, c, rest); !reflect.DeepEqual(got, want) {
-		t.Fatalf("doc %q config %+v window %d rest %d:\nmapped %s\nread   %s", short(doc), *c, win, rest, dump(got), dump(want))
-	}
-	if len(doc) > 0 && m.maps == 0 {
-		t.Fatalf("doc %q: not read in place", short(doc))
-	}
 	m = newBytesMapper(doc)
 	m.readOne = true
 	if got := readAll(t, m, c, rest); !reflect.DeepEqual(got, want) {
@@ -204,4 +217,39 @@ func FuzzMapped(f *testing.F) {
 		c := mappedConfigs[int(cfg)%len(mappedConfigs)]
 		checkMapped(t, doc, &c, 1+int(win)%64, int(rest))
 	})
+}
+
+// A source of known length whose rest after a window is short is read in
+// one window more, not two (fileformat.Window): the records are those of
+// reading with read(2).
+func TestMappedTailInOneWindow(t *testing.T) {
+	defer func(w int) { mapWindow = w }(mapWindow)
+	mapWindow = 64
+	c := &mappedConfigs[0]
+	for _, tc := range []struct {
+		size  int
+		sized bool
+		maps  int
+	}{
+		{64 + 10, true, 1},
+		{64 + 16, true, 1},
+		{64 + 40, true, 2},
+		{64 + 10, false, 2},
+		{30, true, 1},
+	} {
+		var b bytes.Buffer
+		for i := 0; b.Len() < tc.size; i++ {
+			fmt.Fprintf(&b, "%d,x\n", i%10)
+		}
+		doc := b.Bytes()[:tc.size]
+		want := readAll(t, bytes.NewReader(doc), c, -1)
+		m := newBytesMapper(doc)
+		m.sized = tc.sized
+		if got := readAll(t, m, c, -1); !reflect.DeepEqual(got, want) {
+			t.Fatalf("%+v:\nmapped %s\nread   %s", tc, dump(got), dump(want))
+		}
+		if m.maps != tc.maps {
+			t.Errorf("%+v: %d windows mapped, want %d", tc, m.maps, tc.maps)
+		}
+	}
 }

@@ -76,6 +76,10 @@ type Reader struct {
 	mapped bool
 	mapOff int64
 	mapWin int
+	// mapSize is the source's length when it is known (fileformat.Sized),
+	// else negative: the window reaching its end takes in a short rest
+	// (fileformat.Window).
+	mapSize int64
 	// sharer is mapper when it maps shared windows; shared: windows are
 	// mapped with its MapShared (BlockShared was called); win is the one
 	// buf is, which the blocks cut from it hold too.
@@ -106,7 +110,7 @@ func New(r io.Reader, opts fileformat.TextOptions) (*Reader, error) {
 	}
 	if m, ok := l.src.(fileformat.Mapper); ok && size == readBufSize {
 		// Read in place (fill maps the first window); no read buffer.
-		l.mapper, l.mapWin = m, mapWindow
+		l.mapper, l.mapWin, l.mapSize = m, mapWindow, fileformat.SizeOf(m)
 		l.sharer, _ = m.(fileformat.SharedMapper)
 		return l, nil
 	}
@@ -264,16 +268,17 @@ func (l *Reader) fillMapped() {
 	if l.mapped && l.pos == 0 {
 		l.mapWin *= 2 // the line fills the window
 	}
+	n := fileformat.Window(l.mapSize, off, l.mapWin)
 	var b []byte
 	var err error
 	if l.shared {
 		var unmap func()
-		if b, unmap, err = l.sharer.MapShared(off, l.mapWin); err == nil {
+		if b, unmap, err = l.sharer.MapShared(off, n); err == nil {
 			l.dropWin()
 			l.win = fileformat.NewSharedWindow(unmap)
 		}
 	} else {
-		b, err = l.mapper.MapAt(off, l.mapWin)
+		b, err = l.mapper.MapAt(off, n)
 	}
 	if err != nil {
 		if !l.mapped {
@@ -286,7 +291,7 @@ func (l *Reader) fillMapped() {
 	}
 	l.from -= l.pos
 	l.buf, l.mapped, l.mapOff, l.pos, l.end = b, true, off, 0, len(b)
-	if len(b) < l.mapWin {
+	if len(b) < n {
 		l.err = io.EOF
 	}
 }

@@ -22,8 +22,17 @@ type bytesMapper struct {
 	win     []byte
 	maps    int
 	readOne bool // MapAt fails, as on a file read from already
+	sized   bool // Size tells the length (fileformat.Sized)
 	// live is the shared windows mapped and not unmapped yet.
 	live atomic.Int32
+}
+
+// Size is the length when m is sized, else -1 (fileformat.Sized).
+func (m *bytesMapper) Size() int64 {
+	if m.sized {
+		return int64(len(m.data))
+	}
+	return -1
 }
 
 func (m *bytesMapper) Read(p []byte) (int, error) { return m.r.Read(p) }
@@ -236,10 +245,10 @@ func TestMappedMatchesRead(t *testing.T) {
 		whole := rng.IntN(10) == 0
 		blocks := rng.IntN(2) == 0
 		want := opsRead(t, bytes.NewReader(data), opts, whole, seed, blocks)
-		m := &bytesMapper{r: bytes.NewReader(data), data: data, readOne: rng.IntN(10) == 0}
+		m := &bytesMapper{r: bytes.NewReader(data), data: data, readOne: rng.IntN(10) == 0, sized: rng.IntN(2) == 0}
 		got := opsRead(t, m, opts, whole, seed, blocks)
 		if fmt.Sprint(got) != fmt.Sprint(want) {
-			t.Fatalf("seed %d (window %d, sep %q, whole %v, blocks %v, %d bytes):\nin place %v\nread     %v", seed, mapWindow, sep, whole, blocks, len(data), got, want)
+			t.Fatalf("seed %d (window %d, sep %q, whole %v, blocks %v, sized %v, %d bytes):\nin place %v\nread     %v", seed, mapWindow, sep, whole, blocks, m.sized, len(data), got, want)
 		}
 		if !whole && !blocks && !m.readOne && len(data) > 0 && m.maps == 0 {
 			t.Fatalf("seed %d: never mapped", seed)
@@ -263,7 +272,7 @@ func FuzzMapped(f *testing.F) {
 		for _, sep := range []string{"", "|"} {
 			opts := fileformat.TextOptions{LineSep: sep}
 			want := opsRead(t, bytes.NewReader(data), opts, false, seed, true)
-			m := &bytesMapper{r: bytes.NewReader(data), data: data}
+			m := &bytesMapper{r: bytes.NewReader(data), data: data, sized: seed%2 == 0}
 			got := opsRead(t, m, opts, false, seed, true)
 			if m.live.Load() != 0 {
 				t.Fatalf("window %d, sep %q: %d shared windows left mapped", mapWindow, sep, m.live.Load())
@@ -273,4 +282,39 @@ func FuzzMapped(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A source of known length whose rest after a window is short is read in
+// one window more, not two: a file of a window and a few lines is mapped
+// once, a file of a window and a half twice; the lines are those of Read.
+func TestMappedTailInOneWindow(t *testing.T) {
+	defer func(w int) { mapWindow = w }(mapWindow)
+	mapWindow = 64
+	for _, tc := range []struct {
+		size  int
+		sized bool
+		maps  int
+	}{
+		{64 + 10, true, 1},
+		{64 + 16, true, 1},
+		{64 + 40, true, 2},
+		{64 + 10, false, 2},
+		{64, true, 1},
+		{30, true, 1},
+	} {
+		var b bytes.Buffer
+		for i := 0; b.Len() < tc.size; i++ {
+			fmt.Fprintf(&b, "{\"i\":%d}\n", i%10)
+		}
+		data := b.Bytes()[:tc.size]
+		want := opsRead(t, bytes.NewReader(data), fileformat.TextOptions{}, false, 1, false)
+		m := &bytesMapper{r: bytes.NewReader(data), data: data, sized: tc.sized}
+		got := opsRead(t, m, fileformat.TextOptions{}, false, 1, false)
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("%+v:\nin place %v\nread     %v", tc, got, want)
+		}
+		if m.maps != tc.maps {
+			t.Errorf("%+v: %d windows mapped, want %d", tc, m.maps, tc.maps)
+		}
+	}
 }
