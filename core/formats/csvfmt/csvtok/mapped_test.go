@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/tributary-io/tributary/core/formats/fileformat"
+	"github.com/tributary-io/tributary/core/formats/fileformat/maptest"
 )
 
 // bytesMapper is a fileformat.Mapper over data. Each MapAt returns a
@@ -226,30 +227,20 @@ func TestMappedTailInOneWindow(t *testing.T) {
 	defer func(w int) { mapWindow = w }(mapWindow)
 	mapWindow = 64
 	c := &mappedConfigs[0]
-	for _, tc := range []struct {
-		size  int
-		sized bool
-		maps  int
-	}{
-		{64 + 10, true, 1},
-		{64 + 16, true, 1},
-		{64 + 40, true, 2},
-		{64 + 10, false, 2},
-		{30, true, 1},
-	} {
+	for _, tc := range maptest.TailCases(mapWindow) {
 		var b bytes.Buffer
-		for i := 0; b.Len() < tc.size; i++ {
+		for i := 0; b.Len() < tc.Size; i++ {
 			fmt.Fprintf(&b, "%d,x\n", i%10)
 		}
-		doc := b.Bytes()[:tc.size]
+		doc := b.Bytes()[:tc.Size]
 		want := readAll(t, bytes.NewReader(doc), c, -1)
 		m := newBytesMapper(doc)
-		m.sized = tc.sized
+		m.sized = tc.Sized
 		if got := readAll(t, m, c, -1); !reflect.DeepEqual(got, want) {
 			t.Fatalf("%+v:\nmapped %s\nread   %s", tc, dump(got), dump(want))
 		}
-		if m.maps != tc.maps {
-			t.Errorf("%+v: %d windows mapped, want %d", tc, m.maps, tc.maps)
+		if m.maps != tc.Maps {
+			t.Errorf("%+v: %d windows mapped, want %d", tc, m.maps, tc.Maps)
 		}
 	}
 }

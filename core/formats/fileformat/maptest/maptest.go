@@ -65,3 +65,28 @@ func (m *Poison) MapShared(off int64, n int) ([]byte, func(), error) {
 		m.Live.Add(-1)
 	}, nil
 }
+
+// TailCase is a case of a reader's test that the short rest of a source
+// of known length is mapped with its last window (fileformat.Window): the
+// source's length, whether the source tells it (fileformat.Sized), and
+// how many windows a reader in place maps to read it.
+type TailCase struct {
+	Size  int
+	Sized bool
+	Maps  int
+}
+
+// TailCases are the TailCases for windows of w bytes (w >= 40): a window
+// and a little more, or a quarter more, is mapped once; a window and a
+// half twice, as is a window and a little of unknown length; a window or
+// less once.
+func TailCases(w int) []TailCase {
+	return []TailCase{
+		{w + 10, true, 1},
+		{w + w/4, true, 1},
+		{w + w*5/8, true, 2},
+		{w + 10, false, 2},
+		{w, true, 1},
+		{w / 2, true, 1},
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/tributary-io/tributary/core/formats/fileformat"
+	"github.com/tributary-io/tributary/core/formats/fileformat/maptest"
 )
 
 // bytesMapper is a fileformat.Mapper over data. Each MapAt returns a
@@ -290,31 +291,20 @@ func FuzzMapped(f *testing.F) {
 func TestMappedTailInOneWindow(t *testing.T) {
 	defer func(w int) { mapWindow = w }(mapWindow)
 	mapWindow = 64
-	for _, tc := range []struct {
-		size  int
-		sized bool
-		maps  int
-	}{
-		{64 + 10, true, 1},
-		{64 + 16, true, 1},
-		{64 + 40, true, 2},
-		{64 + 10, false, 2},
-		{64, true, 1},
-		{30, true, 1},
-	} {
+	for _, tc := range maptest.TailCases(mapWindow) {
 		var b bytes.Buffer
-		for i := 0; b.Len() < tc.size; i++ {
+		for i := 0; b.Len() < tc.Size; i++ {
 			fmt.Fprintf(&b, "{\"i\":%d}\n", i%10)
 		}
-		data := b.Bytes()[:tc.size]
+		data := b.Bytes()[:tc.Size]
 		want := opsRead(t, bytes.NewReader(data), fileformat.TextOptions{}, false, 1, false)
-		m := &bytesMapper{r: bytes.NewReader(data), data: data, sized: tc.sized}
+		m := &bytesMapper{r: bytes.NewReader(data), data: data, sized: tc.Sized}
 		got := opsRead(t, m, fileformat.TextOptions{}, false, 1, false)
 		if fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Fatalf("%+v:\nin place %v\nread     %v", tc, got, want)
 		}
-		if m.maps != tc.maps {
-			t.Errorf("%+v: %d windows mapped, want %d", tc, m.maps, tc.maps)
+		if m.maps != tc.Maps {
+			t.Errorf("%+v: %d windows mapped, want %d", tc, m.maps, tc.Maps)
 		}
 	}
 }
