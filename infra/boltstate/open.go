@@ -362,9 +362,18 @@ func syncDir(dir string) error {
 	return nil
 }
 
-// Close releases the file and its locks.
+// Close releases the file and its locks. A store that a fault made refuse
+// further use (a file cut or damaged under it: guard) closes the file
+// without bbolt's Close, which would wait forever for the locks of the
+// transaction the fault interrupted; bbolt's mapping of the file then
+// stays until the process ends.
 func (s *Store) Close() error {
-	err := s.db.Close()
+	var err error
+	if s.broken.Load() != nil {
+		err = s.file.Close()
+	} else {
+		err = s.db.Close()
+	}
 	if s.runLock != nil {
 		err = errors.Join(err, s.runLock.Close())
 	}

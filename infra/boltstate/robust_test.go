@@ -227,32 +227,47 @@ func bboltInit(path string) ([]byte, error) {
 	return os.ReadFile(path)
 }
 
+// A file cut under an open store (to two pages, to one, to nothing): its
+// use fails with ErrCorrupt naming the file, Close returns (bbolt's own
+// Close would wait forever for the locks of the transaction the fault
+// interrupted), and the locks are released: the file, rebuilt, opens again.
 func TestFileTruncatedWhileOpen(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state.db")
 	buildDB(t, path, 600)
-	for _, readOnly := range []bool{true, false} {
-		var s *Store
-		var err error
-		if readOnly {
-			s, err = OpenReadOnly(path)
-		} else {
-			s, err = Open(path)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		// Another program cuts the file under the open store.
-		if err := os.Truncate(path, 2*4096); err != nil {
-			t.Fatal(err)
-		}
-		err = exercise(s)
-		s.Close()
-		if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), path) {
-			t.Fatalf("readOnly=%v: %v", readOnly, err)
-		}
-		buildDB(t, path+".again", 600)
-		if err := os.Rename(path+".again", path); err != nil {
-			t.Fatal(err)
+	for _, size := range []int64{2 * 4096, 4096, 100, 0} {
+		for _, readOnly := range []bool{true, false} {
+			var s *Store
+			var err error
+			if readOnly {
+				s, err = OpenReadOnly(path)
+			} else {
+				s, err = Open(path, WithLockTimeout(time.Second))
+			}
+			if err != nil {
+				t.Fatalf("size %d, readOnly=%v: opening the rebuilt file: %v", size, readOnly, err)
+			}
+			// Another program cuts the file under the open store.
+			if err := os.Truncate(path, size); err != nil {
+				t.Fatal(err)
+			}
+			err = exercise(s)
+			closed := make(chan struct{})
+			go func() {
+				s.Close()
+				close(closed)
+			}()
+			select {
+			case <-closed:
+			case <-time.After(5 * time.Second):
+				t.Fatalf("size %d, readOnly=%v: Close does not return", size, readOnly)
+			}
+			if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), path) {
+				t.Fatalf("size %d, readOnly=%v: %v", size, readOnly, err)
+			}
+			buildDB(t, path+".again", 600)
+			if err := os.Rename(path+".again", path); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 }
