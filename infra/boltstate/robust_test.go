@@ -78,19 +78,21 @@ func exercise(s *Store) error {
 	return errors.Join(errs...)
 }
 
+// openEither opens the state file at path read-only or for writing.
+func openEither(path string, readOnly bool, opts ...Option) (*Store, error) {
+	if readOnly {
+		return OpenReadOnly(path)
+	}
+	return Open(path, opts...)
+}
+
 // checkDamaged opens the file at path both ways and requires a working
 // store or an error that names the file as corrupt — never a crash, never
 // "locked".
 func checkDamaged(t *testing.T, path string) {
 	t.Helper()
 	for _, readOnly := range []bool{true, false} {
-		var s *Store
-		var err error
-		if readOnly {
-			s, err = OpenReadOnly(path)
-		} else {
-			s, err = Open(path)
-		}
+		s, err := openEither(path, readOnly)
 		if err == nil {
 			err = exercise(s)
 			s.Close()
@@ -236,13 +238,7 @@ func TestFileTruncatedWhileOpen(t *testing.T) {
 	buildDB(t, path, 600)
 	for _, size := range []int64{2 * 4096, 4096, 100, 0} {
 		for _, readOnly := range []bool{true, false} {
-			var s *Store
-			var err error
-			if readOnly {
-				s, err = OpenReadOnly(path)
-			} else {
-				s, err = Open(path, WithLockTimeout(time.Second))
-			}
+			s, err := openEither(path, readOnly, WithLockTimeout(time.Second))
 			if err != nil {
 				t.Fatalf("size %d, readOnly=%v: opening the rebuilt file: %v", size, readOnly, err)
 			}
