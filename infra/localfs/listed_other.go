@@ -13,4 +13,4 @@ func (l *listedDir) end(string) {}
 func (l *listedDir) close()     {}
 
 // openSrc opens key of a store following links read-only.
-func (s *Store) openSrc(key string) (*os.File, error) { return os.Open(s.srcPath(key)) }
+func (s *Store) openSrc(key string) (*os.File, error) { return os.Open(s.fullPath(key)) }

@@ -119,7 +119,7 @@ func openDirFD(dir string) (int, error) {
 func (s *Store) openSrcFD(key string) (int, error) {
 	h := s.listed.acquire()
 	if h == nil {
-		return openFD(s.srcPath(key))
+		return openFD(s.fullPath(key))
 	}
 	for {
 		fd, err := unix.Openat(h.fd, name(key), unix.O_RDONLY|unix.O_CLOEXEC, 0)
@@ -128,7 +128,7 @@ func (s *Store) openSrcFD(key string) (int, error) {
 		}
 		h.release()
 		if err != nil {
-			return -1, &fs.PathError{Op: "open", Path: s.srcPath(key), Err: err}
+			return -1, &fs.PathError{Op: "open", Path: s.fullPath(key), Err: err}
 		}
 		return fd, nil
 	}
@@ -141,5 +141,5 @@ func (s *Store) openSrc(key string) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return os.NewFile(uintptr(fd), s.srcPath(key)), nil
+	return os.NewFile(uintptr(fd), s.fullPath(key)), nil
 }

@@ -52,12 +52,12 @@ func (s *Store) readSmall(key string, b []byte, want int) (n int, f *os.File, re
 	}
 	if rerr == nil && n == want {
 		if err := syscall.Close(fd); err != nil {
-			return n, nil, nil, &fs.PathError{Op: "close", Path: s.srcPath(key), Err: err}
+			return n, nil, nil, &fs.PathError{Op: "close", Path: s.fullPath(key), Err: err}
 		}
 		return n, nil, nil, nil
 	}
 	if rerr != nil {
-		rerr = &fs.PathError{Op: "read", Path: s.srcPath(key), Err: rerr}
+		rerr = &fs.PathError{Op: "read", Path: s.fullPath(key), Err: rerr}
 	}
-	return n, os.NewFile(uintptr(fd), s.srcPath(key)), rerr, nil
+	return n, os.NewFile(uintptr(fd), s.fullPath(key)), rerr, nil
 }

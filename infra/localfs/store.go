@@ -295,9 +295,10 @@ func (s *Store) Head(ctx context.Context, key string) (objstore.ObjectInfo, erro
 	return s.info(key, fi), nil
 }
 
-// srcPath is the full path of key in a store following links (what a
-// file opened by key is named, and its errors).
-func (s *Store) srcPath(key string) string { return filepath.Join(s.dir, name(key)) }
+// fullPath is key's path under the root directory: what a store following
+// links opens (and names in its errors), and what a link's target is read
+// or resolved from.
+func (s *Store) fullPath(key string) string { return filepath.Join(s.dir, name(key)) }
 
 // open opens key for reading, following symbolic links within the root, or
 // (WithFollowLinks) wherever they lead.
@@ -714,7 +715,7 @@ func (s *Store) realPath(d *walkDir, entry string, link bool) string {
 	if !link && d.real != "" {
 		return filepath.Join(d.real, entry)
 	}
-	real, err := filepath.EvalSymlinks(filepath.Join(s.dir, name(d.key+entry)))
+	real, err := filepath.EvalSymlinks(s.fullPath(d.key + entry))
 	if err != nil {
 		return ""
 	}
@@ -739,7 +740,7 @@ func (s *Store) excludedBy(real string) string {
 // only, or (WithFollowLinks) wherever they lead.
 func (s *Store) stat(key string) (fs.FileInfo, error) {
 	if s.follow {
-		return os.Stat(filepath.Join(s.dir, name(key)))
+		return os.Stat(s.fullPath(key))
 	}
 	return s.root.Stat(name(key))
 }
@@ -868,7 +869,7 @@ func (s *Store) classify(d *walkDir, e fs.DirEntry) dirEntry {
 	case link:
 		fi, err := s.stat(d.key + n)
 		if err != nil {
-			target, _ := os.Readlink(filepath.Join(s.dir, name(d.key+n)))
+			target, _ := os.Readlink(s.fullPath(d.key + n))
 			switch {
 			case isMissing(err):
 				return skip(false, "symbolic link to %q, which does not exist", target)
