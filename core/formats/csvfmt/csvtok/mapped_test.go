@@ -149,7 +149,6 @@ func checkMapped(t testing.TB, doc []byte, c *Config, win, rest int) {
 		}
 	}
 	m := newBytesMapper(doc)
-	m = newBytesMapper(doc)
 	m.readOne = true
 	if got := readAll(t, m, c, rest); !reflect.DeepEqual(got, want) {
 		t.Fatalf("doc %q config %+v, MapAt failing:\ngot  %s\nread %s", short(doc), *c, dump(got), dump(want))
