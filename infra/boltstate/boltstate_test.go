@@ -19,7 +19,7 @@ import (
 	"github.com/tributary-io/tributary/core/state/statetest"
 )
 
-func openTemp(t *testing.T, opts ...Option) (*Store, string) {
+func openTemp(t testing.TB, opts ...Option) (*Store, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "state.db")
 	s, err := Open(path, opts...)

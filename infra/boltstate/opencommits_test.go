@@ -103,11 +103,7 @@ func TestOpenCommitsNothing(t *testing.T) {
 // a read-only store finds it.
 func TestNewStateFileHasStoreID(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "state.db")
-	s, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, path := openTemp(t)
 	ro, err := OpenReadOnly(path)
 	if err != nil {
 		t.Fatal(err)

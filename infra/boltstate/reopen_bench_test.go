@@ -3,7 +3,6 @@ package boltstate
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -15,11 +14,7 @@ import (
 // state file holding 100,000 committed files.
 func BenchmarkReopen(b *testing.B) {
 	ctx := context.Background()
-	path := filepath.Join(b.TempDir(), "state.db")
-	s, err := Open(path)
-	if err != nil {
-		b.Fatal(err)
-	}
+	s, path := openTemp(b)
 	const n, chunk = 100000, 10000
 	for at := 0; at < n; at += chunk {
 		files := make([]state.File, chunk)
