@@ -58,8 +58,8 @@ func readKey(t *testing.T, s *Store, key string, size int64) (string, error) {
 func TestListedRootReadsAfterRecreation(t *testing.T) {
 	base := t.TempDir()
 	src := filepath.Join(base, "src")
-	mkfileIn(t, filepath.Join(src, "a.json"), "old")
-	mkfileIn(t, filepath.Join(src, "sub", "b.json"), "old b")
+	MkFile(t, filepath.Join(src, "a.json"), "old")
+	MkFile(t, filepath.Join(src, "sub", "b.json"), "old b")
 	s, err := New(src, WithExistingRoot(), WithFollowLinks())
 	if err != nil {
 		t.Fatal(err)
@@ -72,9 +72,9 @@ func TestListedRootReadsAfterRecreation(t *testing.T) {
 	if err := os.Rename(src, filepath.Join(base, "src.old")); err != nil {
 		t.Fatal(err)
 	}
-	mkfileIn(t, filepath.Join(src, "a.json"), "new!")
-	mkfileIn(t, filepath.Join(src, "sub", "b.json"), "new b!")
-	mkfileIn(t, filepath.Join(src, "c.json"), "only new")
+	MkFile(t, filepath.Join(src, "a.json"), "new!")
+	MkFile(t, filepath.Join(src, "sub", "b.json"), "new b!")
+	MkFile(t, filepath.Join(src, "c.json"), "only new")
 	// While a listing is in progress, reads go by path.
 	for info, err := range s.List(context.Background(), objstore.ListOptions{}) {
 		if err != nil {
@@ -107,8 +107,9 @@ func TestListedRootReadsAfterRecreation(t *testing.T) {
 	}
 }
 
-// mkfileIn writes content to path, creating its directory.
-func mkfileIn(t testing.TB, path, content string) {
+// MkFile writes content to path, creating its directory (exported for
+// the package's external tests too).
+func MkFile(t testing.TB, path, content string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
@@ -124,8 +125,8 @@ func mkfileIn(t testing.TB, path, content string) {
 func TestListedRootOpens(t *testing.T) {
 	base := t.TempDir()
 	src := filepath.Join(base, "src")
-	mkfileIn(t, filepath.Join(src, "d", "e", "deep.json"), "deep")
-	mkfileIn(t, filepath.Join(base, "outside", "o.json"), "outside")
+	MkFile(t, filepath.Join(src, "d", "e", "deep.json"), "deep")
+	MkFile(t, filepath.Join(base, "outside", "o.json"), "outside")
 	for link, target := range map[string]string{
 		"rel.json":      "../outside/o.json",
 		"d/rel.json":    "../../outside/o.json",
@@ -184,7 +185,7 @@ func TestListedRootOpens(t *testing.T) {
 // after Close takes none.
 func TestListedRootClosed(t *testing.T) {
 	dir := t.TempDir()
-	mkfileIn(t, filepath.Join(dir, "a"), "a")
+	MkFile(t, filepath.Join(dir, "a"), "a")
 	s, err := New(dir, WithFollowLinks())
 	if err != nil {
 		t.Fatal(err)
@@ -228,7 +229,7 @@ func TestListedRootConcurrent(t *testing.T) {
 	dir := t.TempDir()
 	keys := []string{"a", "b/c", "d/e/f"}
 	for _, k := range keys {
-		mkfileIn(t, filepath.Join(dir, filepath.FromSlash(k)), k)
+		MkFile(t, filepath.Join(dir, filepath.FromSlash(k)), k)
 	}
 	s := sourceStore(t, dir, false)
 	var wg sync.WaitGroup

@@ -30,16 +30,6 @@ func listAll(t *testing.T, s objstore.Store, opts objstore.ListOptions) []listed
 	return out
 }
 
-func mkfile(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func symlink(t *testing.T, target, link string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
@@ -57,12 +47,12 @@ func tree(t *testing.T) (base, src string) {
 	base = t.TempDir()
 	src = filepath.Join(base, "src")
 	out := filepath.Join(base, "outside")
-	mkfile(t, filepath.Join(src, "ok.json"), "ok")
-	mkfile(t, filepath.Join(src, "caf\xe9.json"), "latin-1 name")
-	mkfile(t, filepath.Join(src, "bad\xffdir", "x.json"), "in a directory with a latin-1 name")
-	mkfile(t, filepath.Join(out, "o.json"), "outside")
-	mkfile(t, filepath.Join(out, "sub", "deep.json"), "outside, deeper")
-	mkfile(t, filepath.Join(src, "a", "x.json"), "x")
+	localfs.MkFile(t, filepath.Join(src, "ok.json"), "ok")
+	localfs.MkFile(t, filepath.Join(src, "caf\xe9.json"), "latin-1 name")
+	localfs.MkFile(t, filepath.Join(src, "bad\xffdir", "x.json"), "in a directory with a latin-1 name")
+	localfs.MkFile(t, filepath.Join(out, "o.json"), "outside")
+	localfs.MkFile(t, filepath.Join(out, "sub", "deep.json"), "outside, deeper")
+	localfs.MkFile(t, filepath.Join(src, "a", "x.json"), "x")
 	symlink(t, filepath.Join(out, "o.json"), filepath.Join(src, "out.json"))
 	symlink(t, filepath.Join(out, "sub"), filepath.Join(src, "outdir"))
 	symlink(t, "x.json", filepath.Join(src, "a", "samedir.json"))
@@ -136,7 +126,7 @@ func TestListFollowingLinks(t *testing.T) {
 	base, src := tree(t)
 	// A link into the stream's own checkpoint is never followed.
 	ck := filepath.Join(base, "checkpoint")
-	mkfile(t, filepath.Join(ck, "state.db"), "bolt")
+	localfs.MkFile(t, filepath.Join(ck, "state.db"), "bolt")
 	symlink(t, ck, filepath.Join(src, "ck"))
 	symlink(t, filepath.Join(ck, "state.db"), filepath.Join(src, "state.db"))
 	// Loops through directories outside the root are found too.
@@ -220,7 +210,7 @@ func TestExistingRoot(t *testing.T) {
 		t.Fatalf("the missing root was created: %v", err)
 	}
 	file := filepath.Join(t.TempDir(), "file")
-	mkfile(t, file, "x")
+	localfs.MkFile(t, file, "x")
 	if _, err := localfs.New(file, localfs.WithExistingRoot()); err == nil || !strings.Contains(err.Error(), "not a directory") {
 		t.Fatalf("New(file) = %v", err)
 	}
@@ -229,7 +219,7 @@ func TestExistingRoot(t *testing.T) {
 func TestDeleteKeepsLinkedDirectory(t *testing.T) {
 	base := t.TempDir()
 	src := filepath.Join(base, "src")
-	mkfile(t, filepath.Join(base, "src", "real", "f.json"), "x")
+	localfs.MkFile(t, filepath.Join(base, "src", "real", "f.json"), "x")
 	symlink(t, "real", filepath.Join(src, "link"))
 	s, err := localfs.New(src)
 	if err != nil {

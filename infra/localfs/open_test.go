@@ -102,7 +102,7 @@ func FuzzOpenSrcRelative(f *testing.F) {
 	base := f.TempDir()
 	src := filepath.Join(base, "src")
 	for p, content := range map[string]string{"src/a.json": "a", "src/d/b.json": "b", "outside/o.json": "o"} {
-		mkfileIn(f, filepath.Join(base, filepath.FromSlash(p)), content)
+		MkFile(f, filepath.Join(base, filepath.FromSlash(p)), content)
 	}
 	for link, target := range map[string]string{"d/up.json": "../a.json", "out.json": "../outside/o.json", "linkdir": "../outside", "loop": "loop", "dangling": "nowhere"} {
 		if err := os.Symlink(target, filepath.Join(src, filepath.FromSlash(link))); err != nil {
@@ -146,7 +146,7 @@ func BenchmarkReadWholeListed(b *testing.B) {
 	keys := make([]string, files)
 	for i := range keys {
 		keys[i] = fmt.Sprintf("part-%05d.json", i)
-		mkfileIn(b, filepath.Join(dir, keys[i]), strings.Repeat("x", size))
+		MkFile(b, filepath.Join(dir, keys[i]), strings.Repeat("x", size))
 	}
 	for _, listed := range []bool{false, true} {
 		b.Run(map[bool]string{false: "by-path", true: "relative"}[listed], func(b *testing.B) {
