@@ -8,9 +8,15 @@ too coarse for a 0.15 s run and for a ratio of two such runs).
       medians, minima and the median of the paired differences (B - A) of
       wall time, CPU (user + sys, wait4) and peak RSS.
   scripts/bench-pairs.py ratio N BIN [FORMAT ...]
-      for each format (json csv) and shape (big mid small), N alternated
-      runs at 1 and 2 threads (GOMAXPROCS): min and median wall, the
-      two-thread speed-up of the minima and of the medians, CPU, peak RSS.
+      for each format (json csv) and shape (SHAPES, default "big mid
+      small"), N alternated runs at 1 and 2 threads (GOMAXPROCS): min and
+      median wall, the two-thread speed-up of the minima and of the
+      medians, CPU, peak RSS. SHAPES may also name big10 (the big file's
+      rows ten times, ~1 GB, in one file) and small10 (the small shape's
+      files ten times over, 100,000 files): the same conversion with ten
+      times the input, so that what every run pays once (start-up, the
+      listing's first steps, the data file's final fsync, the commit)
+      weighs a tenth as much; cut from the shapes on first use.
   scripts/bench-pairs.py twice N BIN FORMAT SHAPE
       the machine's own ceiling for that speed-up: one 1-thread run alone
       against two independent 1-thread runs at the same time (each its own
@@ -35,10 +41,53 @@ CACHE = os.environ.get("TRIBUTARY_BENCH_CACHE", os.path.join(ROOT, ".cache", "be
 
 
 def shape_dir(fmt, shape):
-    d = os.path.join(CACHE, "shapes-csv-v1" if fmt == "csv" else "shapes-v1", shape)
+    root = os.path.join(CACHE, "shapes-csv-v1" if fmt == "csv" else "shapes-v1")
+    d = os.path.join(root, shape)
+    if shape in SCALED and not os.path.isfile(os.path.join(d, "_rows")):
+        scale(fmt, root, shape)
     if not os.path.isdir(d):
         sys.exit(f"no {fmt} shape {shape} under {CACHE}: run FORMAT={fmt} scripts/bench-compare.sh 1 first")
     return d
+
+
+# The scaled shapes: name -> (the shape they repeat, how many times).
+SCALED = {"big10": ("big", 10), "small10": ("small", 10)}
+
+
+def scale(fmt, root, shape):
+    """Cuts a scaled shape from its base shape: big10 is one file holding
+    the big file's rows ten times (a CSV header once), small10 the small
+    shape's files ten times under new names."""
+    base, times = SCALED[shape]
+    src = os.path.join(root, base)
+    if not os.path.isfile(os.path.join(src, "_rows")):
+        sys.exit(f"no {fmt} shape {base} under {CACHE}: run FORMAT={fmt} scripts/bench-compare.sh 1 first")
+    dst = os.path.join(root, shape)
+    shutil.rmtree(dst, ignore_errors=True)
+    os.makedirs(dst)
+    names = sorted(n for n in os.listdir(src) if not n.startswith("_"))
+    total = 0
+    if base == "big":
+        (name,) = names
+        data = open(os.path.join(src, name), "rb").read()
+        header, body = b"", data
+        if fmt == "csv":
+            i = data.index(b"\n") + 1
+            header, body = data[:i], data[i:]
+        with open(os.path.join(dst, name), "wb") as out:
+            out.write(header)
+            for _ in range(times):
+                out.write(body)
+        total = len(header) + times * len(body)
+    else:
+        for k in range(times):
+            for name in names:
+                stem, ext = os.path.splitext(name)
+                shutil.copyfile(os.path.join(src, name), os.path.join(dst, f"{stem}-{k}{ext}"))
+                total += os.path.getsize(os.path.join(src, name))
+    rows = int(open(os.path.join(src, "_rows")).read()) * times
+    open(os.path.join(dst, "_rows"), "w").write(str(rows))
+    open(os.path.join(dst, "_bytes"), "w").write(str(total))
 
 
 def warm(src):
@@ -107,7 +156,7 @@ def ratio(n, binary, formats, work):
     print(f"# {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} load {os.getloadavg()[0]:.2f}; {binary}; {n} rounds")
     print("format shape  1t min / med s   2t min / med s   2t/1t min (med)   cpu s 1t -> 2t   RSS MB 1t / 2t")
     for fmt in formats:
-        for shape in ["big", "mid", "small"]:
+        for shape in os.environ.get("SHAPES", "big mid small").split():
             r = {1: [], 2: []}
             for i in range(n):
                 for th in ((1, 2) if i % 2 == 0 else (2, 1)):
