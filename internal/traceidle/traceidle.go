@@ -1,0 +1,180 @@
+// Package traceidle reads a Go execution trace (runtime/trace, as the CLI
+// writes it with TRIBUTARY_TRACE) and tells, for each trace region of one
+// goroutine, how long it lasted and how much processor time went unused
+// meanwhile: GOMAXPROCS minus the goroutines running or in a system call,
+// summed over the region's time. The regions that leave processors unused
+// are the serial steps that keep two threads under twice the speed of one
+// (docs/performance.md).
+//
+// The counts are the Go scheduler's: a goroutine the kernel has taken off
+// its CPU still counts as running, and one blocked in a system call counts
+// as running too (an fsync counts as busy; its wait shows as the other
+// processors' idle time).
+package traceidle
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"golang.org/x/exp/trace"
+)
+
+// Options says how to read a trace.
+type Options struct {
+	// Procs is the GOMAXPROCS of the traced run (at least 1).
+	Procs int
+	// Root is the region whose beginning starts the count; the regions
+	// open on the goroutine that began it name each moment after it.
+	Root string
+	// Bucket, when positive, also sums the idle time per Bucket of time
+	// from Root's beginning (Result.Buckets).
+	Bucket time.Duration
+}
+
+// Span is the total of one region name over the trace.
+type Span struct {
+	// Name is the outermost region open on the root's goroutine, then "/"
+	// and the innermost when regions are nested; "(none)" when none is.
+	Name string
+	// Wall is the time the name was current.
+	Wall time.Duration
+	// Idle is the processor time unused while it was current.
+	Idle time.Duration
+}
+
+// Result is what a trace shows from Root's beginning to its end.
+type Result struct {
+	// Spans are the region names, most idle time first.
+	Spans []Span
+	// Buckets is the idle time per Options.Bucket from Root's beginning.
+	Buckets []time.Duration
+	// Wall and Idle are the totals of Spans.
+	Wall, Idle time.Duration
+}
+
+// ErrNoRoot is returned when the trace has no region named Options.Root.
+var ErrNoRoot = errors.New("traceidle: the trace has no root region")
+
+// Read reads a trace written by runtime/trace and sums it.
+func Read(r io.Reader, o Options) (Result, error) {
+	if o.Procs < 1 {
+		return Result{}, fmt.Errorf("traceidle: Procs %d: want at least 1", o.Procs)
+	}
+	tr, err := trace.NewReader(r)
+	if err != nil {
+		return Result{}, fmt.Errorf("traceidle: %w", err)
+	}
+	c := counter{o: o, open: map[trace.GoID][]string{}, spans: map[string]*Span{}}
+	for {
+		ev, err := tr.ReadEvent()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return Result{}, fmt.Errorf("traceidle: %w", err)
+		}
+		c.event(ev)
+	}
+	if !c.started {
+		return Result{}, fmt.Errorf("%w %q", ErrNoRoot, o.Root)
+	}
+	return c.result(), nil
+}
+
+// counter sums a trace's events in order.
+type counter struct {
+	o       Options
+	open    map[trace.GoID][]string // regions open, by goroutine
+	root    trace.GoID              // the goroutine that began Root
+	started bool                    // Root has begun
+	start   trace.Time              // when
+	last    trace.Time              // the previous event's time
+	running int                     // goroutines running or in a system call
+	spans   map[string]*Span
+	buckets []time.Duration
+}
+
+// event adds the time since the previous event to the current name, then
+// applies ev.
+func (c *counter) event(ev trace.Event) {
+	now := ev.Time()
+	if c.started && now > c.last {
+		c.add(now)
+	}
+	c.last = now
+	switch ev.Kind() {
+	case trace.EventRegionBegin:
+		g, name := ev.Goroutine(), ev.Region().Type
+		if !c.started && name == c.o.Root {
+			c.root, c.started, c.start = g, true, now
+		}
+		c.open[g] = append(c.open[g], name)
+	case trace.EventRegionEnd:
+		g := ev.Goroutine()
+		if s := c.open[g]; len(s) > 0 {
+			c.open[g] = s[:len(s)-1]
+		}
+	case trace.EventStateTransition:
+		st := ev.StateTransition()
+		if st.Resource.Kind != trace.ResourceGoroutine {
+			return
+		}
+		from, to := st.Goroutine()
+		if busy(from) {
+			c.running--
+		}
+		if busy(to) {
+			c.running++
+		}
+	}
+}
+
+// busy reports whether a goroutine in state s holds a processor.
+func busy(s trace.GoState) bool { return s == trace.GoRunning || s == trace.GoSyscall }
+
+// add counts the time from the previous event to now.
+func (c *counter) add(now trace.Time) {
+	dt := time.Duration(now - c.last)
+	idle := dt * time.Duration(max(c.o.Procs-c.running, 0))
+	name := "(none)"
+	if s := c.open[c.root]; len(s) > 0 {
+		name = s[0]
+		if len(s) > 1 {
+			name += "/" + s[len(s)-1]
+		}
+	}
+	sp := c.spans[name]
+	if sp == nil {
+		sp = &Span{Name: name}
+		c.spans[name] = sp
+	}
+	sp.Wall += dt
+	sp.Idle += idle
+	if c.o.Bucket > 0 {
+		b := int(time.Duration(c.last-c.start) / c.o.Bucket)
+		for len(c.buckets) <= b {
+			c.buckets = append(c.buckets, 0)
+		}
+		c.buckets[b] += idle
+	}
+}
+
+func (c *counter) result() Result {
+	res := Result{Buckets: c.buckets}
+	for _, sp := range c.spans {
+		res.Spans = append(res.Spans, *sp)
+		res.Wall += sp.Wall
+		res.Idle += sp.Idle
+	}
+	slices.SortFunc(res.Spans, func(a, b Span) int {
+		if a.Idle != b.Idle {
+			return int(b.Idle - a.Idle)
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	return res
+}

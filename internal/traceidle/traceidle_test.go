@@ -1,0 +1,114 @@
+package traceidle
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"runtime"
+	"runtime/trace"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// spin keeps a processor busy for d.
+func spin(d time.Duration) {
+	for end := time.Now().Add(d); time.Now().Before(end); {
+	}
+}
+
+// traced runs f under runtime/trace with two processors and returns the
+// trace.
+func traced(t *testing.T, f func(ctx context.Context)) *bytes.Buffer {
+	t.Helper()
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	var buf bytes.Buffer
+	if err := trace.Start(&buf); err != nil {
+		t.Fatalf("starting a trace (not under go test -trace): %v", err)
+	}
+	f(t.Context())
+	trace.Stop()
+	return &buf
+}
+
+func span(t *testing.T, res Result, name string) Span {
+	t.Helper()
+	for _, s := range res.Spans {
+		if s.Name == name {
+			return s
+		}
+	}
+	t.Fatalf("no span %q in %+v", name, res.Spans)
+	return Span{}
+}
+
+// TestIdleBySerialAndParallelRegions: a region where one goroutine works
+// leaves one of two processors idle; a region where two work leaves
+// almost none; nested regions are named outer/inner; the time before the
+// root's beginning is not counted.
+func TestIdleBySerialAndParallelRegions(t *testing.T) {
+	const d = 40 * time.Millisecond
+	buf := traced(t, func(ctx context.Context) {
+		spin(d) // before the root: not counted
+		trace.WithRegion(ctx, "root", func() {
+			trace.WithRegion(ctx, "serial", func() { spin(d) })
+			// The helper is running before the region begins and until
+			// after it ends, and main never blocks meanwhile: a goroutine's
+			// start or a wait would leave a processor idle on a loaded
+			// machine.
+			var running, stop, done atomic.Bool
+			go func() {
+				running.Store(true)
+				for !stop.Load() {
+				}
+				done.Store(true)
+			}()
+			for !running.Load() {
+			}
+			trace.WithRegion(ctx, "parallel", func() { spin(d) })
+			stop.Store(true)
+			for !done.Load() {
+			}
+		})
+	})
+	res, err := Read(buf, Options{Procs: 2, Root: "root", Bucket: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	serial, parallel := span(t, res, "root/serial"), span(t, res, "root/parallel")
+	if serial.Wall < d || serial.Idle < serial.Wall*3/4 || serial.Idle > serial.Wall*11/10 {
+		t.Errorf("serial region: %+v, want wall ≥ %v and one processor idle", serial, d)
+	}
+	if parallel.Wall < d || parallel.Idle > parallel.Wall/4 {
+		t.Errorf("parallel region: %+v, want wall ≥ %v and both processors busy", parallel, d)
+	}
+	if res.Wall > 4*d {
+		t.Errorf("total wall %v: the spin before the root was counted", res.Wall)
+	}
+	if res.Spans[0].Name != "root/serial" {
+		t.Errorf("first span %q, want the most idle (root/serial)", res.Spans[0].Name)
+	}
+	var sum time.Duration
+	for _, b := range res.Buckets {
+		sum += b
+	}
+	if sum != res.Idle || len(res.Buckets) < 8 {
+		t.Errorf("buckets %v sum to %v (%d of them), want the idle total %v in ≥ 8 buckets", res.Buckets, sum, len(res.Buckets), res.Idle)
+	}
+}
+
+func TestReadErrors(t *testing.T) {
+	buf := traced(t, func(ctx context.Context) {
+		trace.WithRegion(ctx, "other", func() {})
+	})
+	data := buf.Bytes()
+	if _, err := Read(bytes.NewReader(data), Options{Procs: 2, Root: "root"}); !errors.Is(err, ErrNoRoot) {
+		t.Errorf("no root region: %v, want ErrNoRoot", err)
+	}
+	if _, err := Read(bytes.NewReader(data), Options{Procs: 0, Root: "other"}); err == nil {
+		t.Error("Procs 0 accepted")
+	}
+	if _, err := Read(bytes.NewReader([]byte("not a trace")), Options{Procs: 1, Root: "other"}); err == nil {
+		t.Error("a file that is not a trace was read")
+	}
+}
