@@ -82,7 +82,9 @@ func TestDecoderAheadDecodesItsFile(t *testing.T) {
 		}
 	}
 	c := &Converter{Source: Source{Store: src, Format: f, TempDir: t.TempDir()}, Table: memstore.New(),
-		ReadOptions: func(path string, _ func(formats.BadRecord)) formats.ReadOptions { return formats.ReadOptions{FilePath: path} }}
+		ReadOptions: func(path string, _ func(formats.BadRecord)) formats.ReadOptions {
+			return formats.ReadOptions{FilePath: path}
+		}}
 	sch := &schema.StructType{Fields: []schema.Field{{Name: "n", Type: schema.Long, Nullable: true}}}
 	type result struct {
 		out *Output
