@@ -58,6 +58,7 @@ type pipeline struct {
 	local    atomic.Bool
 	sizes    []int64 // the files' listed sizes (nil: unknown)
 	decoders int
+	chunkCap int // each file's chunk channel: chunksAhead or chunksNear
 	workers  sync.WaitGroup
 
 	mu      sync.Mutex
@@ -115,17 +116,22 @@ const (
 	filesAheadBytes = 1 << 20
 )
 
-// chunksAhead is how many chunks a decoder hands over before the encoder
-// takes them (a file's chunk channel). A decoder ahead of the encoder
-// decodes a file of up to that many chunks (of chunkRows rows: a 1 MB CSV
-// file of the benchmark's 16 columns is about 6) to its end, instead of
-// stopping at the channel while the encoder waits for the file before it,
-// which left only that file's decoder running. With 4, 100 CSV files of
-// 1 MB at two threads left a processor idle for a tenth of the write
-// (cmd/traceidle), and took 8 % longer than with 8. The decoder of the
-// file the encoder takes, exempt from the aheadGate, holds at most this
-// many chunks.
-const chunksAhead = 8
+// Chunks a decoder hands over before the encoder takes them (a file's
+// chunk channel). With several decoders, a decoder ahead of the encoder
+// decodes a file of up to chunksAhead chunks (of chunkRows rows: a 1 MB
+// CSV file of the benchmark's 16 columns is about 6) to its end, instead
+// of stopping at the channel while the encoder waits for the file before
+// it, which left only that file's decoder running: with 4, 100 CSV files
+// of 1 MB at two threads left a processor idle for a tenth of the write
+// (cmd/traceidle) and took 6–8 % longer. One decoder (one thread, or one
+// file) is never ahead of the encoder: it keeps chunksNear, as the
+// decoder of the file the encoder takes, exempt from the aheadGate, is
+// bounded by its channel (8 held the chunks longer before they were
+// encoded: one thread +1 % CPU, one big JSON file +7 MB of peak RSS).
+const (
+	chunksAhead = 8
+	chunksNear  = 4
+)
 
 // startPipeline starts decoding files.
 func (c *Converter) startPipeline(ctx context.Context, bad *BadSink, sch *schema.StructType, files []string, sizes []int64, columnar bool) *pipeline {
@@ -149,6 +155,10 @@ func (c *Converter) startPipeline(ctx context.Context, bad *BadSink, sch *schema
 		decoders = min(runtime.GOMAXPROCS(0), len(files), maxDecoders)
 	}
 	pl.decoders = max(decoders, 1)
+	pl.chunkCap = chunksNear
+	if pl.decoders > 1 {
+		pl.chunkCap = chunksAhead
+	}
 	pl.serial = pl.decoders > 1
 	for range pl.decoders {
 		pl.workers.Add(1)
@@ -221,7 +231,7 @@ func (pl *pipeline) hasRoom(i int) bool {
 // open their files' readers at once.
 func (pl *pipeline) openSource(i int) *decode {
 	path := pl.files[i]
-	d := &decode{i: i, path: path, chunks: make(chan chunk, chunksAhead), ended: make(chan struct{})}
+	d := &decode{i: i, path: path, chunks: make(chan chunk, pl.chunkCap), ended: make(chan struct{})}
 	if err := pl.ctx.Err(); err != nil {
 		d.err = err
 	} else if d.part, d.err = pl.c.Partitions.Of(path); d.err != nil {
