@@ -79,6 +79,17 @@ const readerWait = time.Minute
 // lockPoll is how often a busy lock is tried again.
 const lockPoll = 5 * time.Millisecond
 
+// initialMmap is the address space bbolt maps a state file into at first
+// (bolt.Options.InitialMmapSize): a file growing within it is not mapped
+// again (bbolt remaps it at every doubling from 32 KiB, copying the write
+// transaction's nodes out of the old mapping first). Pages not in the file
+// are never touched, so memory is what the file holds. Registering 9,000
+// new files (BenchmarkFirstRun, 500+2,000 chunks): 22.0–23.0 → 19.9–22.0
+// CPU ms; the CLI on 10,000 files of 1 KB: 6–9 ms less wall and 4–7 ms
+// less CPU (12-pair medians, one and two threads, JSON and CSV). The state
+// file after one run over 10,000 files is 8 MB, over 100,000 files 34 MB.
+const initialMmap = 64 << 20
+
 // Store is a state.Store in a bbolt file, safe for concurrent use.
 //
 // # Readers while a run writes
@@ -251,8 +262,9 @@ func open(path string, readOnly bool, o options) (*Store, error) {
 	err = s.guard(func() error {
 		var err error
 		s.db, err = bolt.Open(path, 0o600, &bolt.Options{
-			ReadOnly: readOnly,
-			Timeout:  o.lockTimeout,
+			ReadOnly:        readOnly,
+			Timeout:         o.lockTimeout,
+			InitialMmapSize: initialMmap,
 			// bbolt uses (and at Close closes) the descriptor locked and
 			// verified above.
 			OpenFile: func(string, int, os.FileMode) (*os.File, error) { return f, nil },
