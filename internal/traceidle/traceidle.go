@@ -13,6 +13,7 @@
 package traceidle
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -171,10 +172,7 @@ func (c *counter) result() Result {
 		res.Idle += sp.Idle
 	}
 	slices.SortFunc(res.Spans, func(a, b Span) int {
-		if a.Idle != b.Idle {
-			return int(b.Idle - a.Idle)
-		}
-		return strings.Compare(a.Name, b.Name)
+		return cmp.Or(cmp.Compare(b.Idle, a.Idle), strings.Compare(a.Name, b.Name))
 	})
 	return res
 }
