@@ -58,7 +58,6 @@ type pipeline struct {
 	local    atomic.Bool
 	sizes    []int64 // the files' listed sizes (nil: unknown)
 	decoders int
-	chunkCap int // each file's chunk channel: chunksAhead or chunksNear
 	workers  sync.WaitGroup
 
 	mu      sync.Mutex
@@ -133,6 +132,15 @@ const (
 	chunksNear  = 4
 )
 
+// chunkCap is a file's chunk channel's capacity: chunksAhead with several
+// decoders, chunksNear with one.
+func (pl *pipeline) chunkCap() int {
+	if pl.decoders > 1 {
+		return chunksAhead
+	}
+	return chunksNear
+}
+
 // startPipeline starts decoding files.
 func (c *Converter) startPipeline(ctx context.Context, bad *BadSink, sch *schema.StructType, files []string, sizes []int64, columnar bool) *pipeline {
 	ctx, cancel := context.WithCancel(ctx)
@@ -155,10 +163,6 @@ func (c *Converter) startPipeline(ctx context.Context, bad *BadSink, sch *schema
 		decoders = min(runtime.GOMAXPROCS(0), len(files), maxDecoders)
 	}
 	pl.decoders = max(decoders, 1)
-	pl.chunkCap = chunksNear
-	if pl.decoders > 1 {
-		pl.chunkCap = chunksAhead
-	}
 	pl.serial = pl.decoders > 1
 	for range pl.decoders {
 		pl.workers.Add(1)
@@ -231,7 +235,7 @@ func (pl *pipeline) hasRoom(i int) bool {
 // open their files' readers at once.
 func (pl *pipeline) openSource(i int) *decode {
 	path := pl.files[i]
-	d := &decode{i: i, path: path, chunks: make(chan chunk, pl.chunkCap), ended: make(chan struct{})}
+	d := &decode{i: i, path: path, chunks: make(chan chunk, pl.chunkCap()), ended: make(chan struct{})}
 	if err := pl.ctx.Err(); err != nil {
 		d.err = err
 	} else if d.part, d.err = pl.c.Partitions.Of(path); d.err != nil {
