@@ -263,6 +263,36 @@ func BenchmarkList(b *testing.B) {
 	}
 }
 
+// BenchmarkListFlat lists one directory of 9,000 small files, the
+// benchmark's small shape, as the CLI's source store does (following
+// links): the directory read and the entries' order before the first one
+// is yielded, their stats (on GOMAXPROCS goroutines) while they are.
+func BenchmarkListFlat(b *testing.B) {
+	dir := b.TempDir()
+	for i := range 9000 {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("part-%05d.json", i)), []byte("{}\n"), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	s, err := localfs.New(dir, localfs.WithExistingRoot(), localfs.WithFollowLinks())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	for b.Loop() {
+		n := 0
+		for _, err := range s.List(b.Context(), objstore.ListOptions{}) {
+			if err != nil {
+				b.Fatal(err)
+			}
+			n++
+		}
+		if n != 9000 {
+			b.Fatalf("listed %d objects, want 9000", n)
+		}
+	}
+}
+
 func byteSize(n int) string {
 	if n >= 1<<20 {
 		return fmt.Sprintf("%dMiB", n>>20)

@@ -929,14 +929,17 @@ func (s *Store) walk(ctx context.Context, d *walkDir, opts objstore.ListOptions,
 		}
 		return yield(objstore.ObjectInfo{}, fmt.Errorf("localfs: list %q: reading %q: %w", opts.Prefix, d.key, err))
 	}
+	raw = slices.DeleteFunc(raw, func(e fs.DirEntry) bool { return strings.HasPrefix(e.Name(), TempPrefix) })
+	// The entries are classified in the order of their keys as the
+	// directory read tells them; only a symbolic link to a directory
+	// (whose key ends in '/') can then be out of order.
 	entries := make([]dirEntry, 0, len(raw))
-	for _, e := range raw {
-		if strings.HasPrefix(e.Name(), TempPrefix) {
-			continue
-		}
-		entries = append(entries, s.classify(d, e))
+	for _, i := range keyOrder(raw) {
+		entries = append(entries, s.classify(d, raw[i]))
 	}
-	slices.SortFunc(entries, func(a, b dirEntry) int { return strings.Compare(a.sortKey, b.sortKey) })
+	if bySortKey := func(a, b dirEntry) int { return strings.Compare(a.sortKey, b.sortKey) }; !slices.IsSortedFunc(entries, bySortKey) {
+		slices.SortFunc(entries, bySortKey)
+	}
 
 	var openRoot func() (*os.Root, error) // entries read with their info need no stat
 	if !stated {
