@@ -59,15 +59,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	logger := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	if path := os.Getenv(traceEnv); path != "" {
-		stopTrace, err := startTrace(path)
+	for _, p := range []struct {
+		env   string
+		start func(string) (func() error, error)
+	}{{traceEnv, startTrace}, {cpuProfileEnv, startCPUProfile}} {
+		path := os.Getenv(p.env)
+		if path == "" {
+			continue
+		}
+		stopIt, err := p.start(path)
 		if err != nil {
 			fmt.Fprintf(stderr, "tributary: %v\n", err)
 			return 1
 		}
 		defer func() {
-			if err := stopTrace(); err != nil {
-				fmt.Fprintf(stderr, "tributary: %s: %v\n", traceEnv, err)
+			if err := stopIt(); err != nil {
+				fmt.Fprintf(stderr, "tributary: %s: %v\n", p.env, err)
 			}
 		}()
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"runtime/pprof"
 	"runtime/trace"
 )
 
@@ -26,6 +27,29 @@ func startTrace(path string) (func() error, error) {
 	}
 	return func() error {
 		trace.Stop()
+		return f.Close()
+	}, nil
+}
+
+// cpuProfileEnv names a file that receives a CPU profile of the command
+// (runtime/pprof; read it with `go tool pprof BINARY FILE`, several runs'
+// files at once to sum them). A debugging aid like traceEnv; it costs
+// nothing when unset.
+const cpuProfileEnv = "TRIBUTARY_CPUPROFILE"
+
+// startCPUProfile starts a CPU profile into path and returns the function
+// that stops it and closes the file.
+func startCPUProfile(path string) (func() error, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", cpuProfileEnv, err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", cpuProfileEnv, err)
+	}
+	return func() error {
+		pprof.StopCPUProfile()
 		return f.Close()
 	}, nil
 }
