@@ -238,3 +238,27 @@ func TestDeleteKeepsLinkedDirectory(t *testing.T) {
 		t.Fatalf("the link to a directory emptied by Delete was removed: %v", err)
 	}
 }
+
+// A symbolic link to a directory is known to be one only once followed,
+// after the directory's entries were put in order by their names: its
+// keys ("a/...") still come after names that sort after its own but
+// before "a/" ("a-b.json", "a.json").
+func TestListLinkToDirectoryInKeyOrder(t *testing.T) {
+	base := t.TempDir()
+	src := filepath.Join(base, "src")
+	localfs.MkFile(t, filepath.Join(base, "target", "x.json"), "x")
+	localfs.MkFile(t, filepath.Join(src, "a-b.json"), "a-b")
+	localfs.MkFile(t, filepath.Join(src, "a.json"), "a")
+	localfs.MkFile(t, filepath.Join(src, "b.json"), "b")
+	symlink(t, filepath.Join(base, "target"), filepath.Join(src, "a"))
+	s, err := localfs.New(src, localfs.WithFollowLinks())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	got := listAll(t, s, objstore.ListOptions{})
+	want := []listed{{"a-b.json", ""}, {"a.json", ""}, {"a/x.json", ""}, {"b.json", ""}}
+	if !slices.Equal(got, want) {
+		t.Fatalf("listed %q, want %q", got, want)
+	}
+}
