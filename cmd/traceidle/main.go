@@ -1,6 +1,7 @@
 // Command traceidle prints, for each trace region of the CLI's main
-// goroutine, how long it lasted and how much processor time went unused
-// meanwhile (internal/traceidle), from a trace the CLI wrote:
+// goroutine, how long it lasted, how much processor time went unused
+// meanwhile and how long the goroutine waited for fsyncs
+// (internal/traceidle), from a trace the CLI wrote:
 //
 //	TRIBUTARY_TRACE=run.trace GOMAXPROCS=2 tributary run ...
 //	go run ./cmd/traceidle -procs 2 run.trace
@@ -46,11 +47,11 @@ func run(args []string, out io.Writer) error {
 		return fmt.Errorf("%s: %w", fs.Arg(0), err)
 	}
 	ms := func(d time.Duration) float64 { return float64(d) / 1e6 }
-	fmt.Fprintf(out, "%-44s %10s %12s\n", "region", "wall ms", "idle P ms")
+	fmt.Fprintf(out, "%-44s %10s %12s %10s\n", "region", "wall ms", "idle P ms", "fsync ms")
 	for _, s := range res.Spans {
-		fmt.Fprintf(out, "%-44s %10.1f %12.1f\n", s.Name, ms(s.Wall), ms(s.Idle))
+		fmt.Fprintf(out, "%-44s %10.1f %12.1f %10.1f\n", s.Name, ms(s.Wall), ms(s.Idle), ms(s.Sync))
 	}
-	fmt.Fprintf(out, "%-44s %10.1f %12.1f\n", "total", ms(res.Wall), ms(res.Idle))
+	fmt.Fprintf(out, "%-44s %10.1f %12.1f %10.1f\n", "total", ms(res.Wall), ms(res.Idle), ms(res.Sync))
 	for i, b := range res.Buckets {
 		fmt.Fprintf(out, "from %8.1f ms: idle P %6.1f ms\n", ms(time.Duration(i)**bucket), ms(b))
 	}

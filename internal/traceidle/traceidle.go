@@ -9,7 +9,10 @@
 // The counts are the Go scheduler's: a goroutine the kernel has taken off
 // its CPU still counts as running, and one blocked in a system call counts
 // as running too (an fsync counts as busy; its wait shows as the other
-// processors' idle time).
+// processors' idle time). So each region also tells how long the root's
+// goroutine waited in system calls that sync a file to the disk (fsync,
+// fdatasync): time that two threads cannot halve, however the rest of the
+// work is spread.
 package traceidle
 
 import (
@@ -45,6 +48,9 @@ type Span struct {
 	Wall time.Duration
 	// Idle is the processor time unused while it was current.
 	Idle time.Duration
+	// Sync is the time the root's goroutine spent in a system call that
+	// syncs a file (fsync or fdatasync) while it was current.
+	Sync time.Duration
 }
 
 // Result is what a trace shows from Root's beginning to its end.
@@ -53,8 +59,8 @@ type Result struct {
 	Spans []Span
 	// Buckets is the idle time per Options.Bucket from Root's beginning.
 	Buckets []time.Duration
-	// Wall and Idle are the totals of Spans.
-	Wall, Idle time.Duration
+	// Wall, Idle and Sync are the totals of Spans.
+	Wall, Idle, Sync time.Duration
 }
 
 // ErrNoRoot is returned when the trace has no region named Options.Root.
@@ -95,6 +101,7 @@ type counter struct {
 	start   trace.Time              // when
 	last    trace.Time              // the previous event's time
 	running int                     // goroutines running or in a system call
+	syncing bool                    // the root's goroutine is in a sync system call
 	spans   map[string]*Span
 	buckets []time.Duration
 }
@@ -125,6 +132,9 @@ func (c *counter) event(ev trace.Event) {
 			return
 		}
 		from, to := st.Goroutine()
+		if c.started && st.Resource.Goroutine() == c.root {
+			c.syncing = to == trace.GoSyscall && syncCall(st.Stack)
+		}
 		if busy(from) {
 			c.running--
 		}
@@ -132,6 +142,19 @@ func (c *counter) event(ev trace.Event) {
 			c.running++
 		}
 	}
+}
+
+// syncCall reports whether a goroutine entering a system call with stack
+// st is syncing a file: a frame named like syscall.Fsync, unix.Fdatasync
+// or bbolt's fdatasync.
+func syncCall(st trace.Stack) bool {
+	for f := range st.Frames() {
+		name := f.Func[strings.LastIndexByte(f.Func, '.')+1:]
+		if strings.EqualFold(name, "fsync") || strings.EqualFold(name, "fdatasync") {
+			return true
+		}
+	}
+	return false
 }
 
 // busy reports whether a goroutine in state s holds a processor.
@@ -155,6 +178,9 @@ func (c *counter) add(now trace.Time) {
 	}
 	sp.Wall += dt
 	sp.Idle += idle
+	if c.syncing {
+		sp.Sync += dt
+	}
 	if c.o.Bucket > 0 {
 		b := int(time.Duration(c.last-c.start) / c.o.Bucket)
 		for len(c.buckets) <= b {
@@ -170,6 +196,7 @@ func (c *counter) result() Result {
 		res.Spans = append(res.Spans, *sp)
 		res.Wall += sp.Wall
 		res.Idle += sp.Idle
+		res.Sync += sp.Sync
 	}
 	slices.SortFunc(res.Spans, func(a, b Span) int {
 		return cmp.Or(cmp.Compare(b.Idle, a.Idle), strings.Compare(a.Name, b.Name))

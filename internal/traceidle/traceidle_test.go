@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/trace"
 	"sync/atomic"
@@ -94,6 +96,49 @@ func TestIdleBySerialAndParallelRegions(t *testing.T) {
 	}
 	if sum != res.Idle || len(res.Buckets) < 8 {
 		t.Errorf("buckets %v sum to %v (%d of them), want the idle total %v in ≥ 8 buckets", res.Buckets, sum, len(res.Buckets), res.Idle)
+	}
+}
+
+// TestSyncWait: the root goroutine's fsyncs are counted in the region
+// that makes them, and nothing else is.
+func TestSyncWait(t *testing.T) {
+	f, err := os.Create(filepath.Join(t.TempDir(), "synced"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var syncErr error
+	buf := traced(t, func(ctx context.Context) {
+		trace.WithRegion(ctx, "root", func() {
+			trace.WithRegion(ctx, "spin", func() { spin(10 * time.Millisecond) })
+			trace.WithRegion(ctx, "write", func() {
+				for range 20 {
+					if _, err := f.Write(make([]byte, 64<<10)); err != nil {
+						syncErr = err
+					}
+					if err := f.Sync(); err != nil {
+						syncErr = err
+					}
+				}
+			})
+		})
+	})
+	if syncErr != nil {
+		t.Fatal(syncErr)
+	}
+	res, err := Read(buf, Options{Procs: 2, Root: "root"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spun, written := span(t, res, "root/spin"), span(t, res, "root/write")
+	if written.Sync <= 0 || written.Sync > written.Wall {
+		t.Errorf("write region: %+v, want its 20 fsyncs counted, within its wall time", written)
+	}
+	if spun.Sync != 0 {
+		t.Errorf("spin region: %+v, want no fsync time", spun)
+	}
+	if res.Sync != written.Sync {
+		t.Errorf("total fsync %v, want the write region's %v", res.Sync, written.Sync)
 	}
 }
 
