@@ -41,6 +41,9 @@ const usage = `usage:
 
 LOC is a local directory or an s3://bucket/prefix URL (AWS credentials and
 TRIBUTARY_STATE_TABLE are then taken from the environment).
+TRIBUTARY_TRACE=FILE writes a Go execution trace of the command (read it
+with go tool trace, or cmd/traceidle), TRIBUTARY_CPUPROFILE=FILE a CPU
+profile (go tool pprof).
 `
 
 func main() {
