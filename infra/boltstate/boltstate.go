@@ -508,7 +508,27 @@ func (s *Store) Claim(ctx context.Context, stream string, batch int64, paths []s
 		fc := b.files.Cursor()
 		var claimed keySet // the pending keys of the files claimed
 		for _, p := range paths {
-			r, err := b.getAt(fc, stream, p)
+			key := []byte(p)
+			k, v := fc.Seek(key)
+			if string(k) != p {
+				v = nil
+			}
+			if nv, discovery, ok := claimInPlace(v, batch); ok {
+				// A pending record in the common layout: its batch is
+				// set in place (the default case below, without decoding
+				// and encoding it whole).
+				pk := pendingKey(discovery, p)
+				if idx.n > 0 {
+					claimed.add(pk)
+				} else if err := b.pending.Delete(pk); err != nil {
+					return err
+				}
+				if err := b.files.Put(key, nv); err != nil {
+					return fmt.Errorf("boltstate: write %q in stream %q: %w", p, stream, err)
+				}
+				continue
+			}
+			r, err := decodeIn(stream, p, v)
 			if err != nil {
 				return err
 			}

@@ -271,3 +271,56 @@ func decodeRecord(v []byte, r *record) error {
 	*r = record{}
 	return json.Unmarshal(v, r)
 }
+
+// claimInPlace returns the record v (as stored) moved into batch, with its
+// discovery time, when v is a pending record in encodeRecord's layout
+// (batch -1, no skip reason): v with its batch's digits replaced, which
+// is what encoding the decoded record with the new batch writes, without
+// decoding the rest (its etag) or formatting its times again. false for
+// anything else, which a claim decodes whole.
+func claimInPlace(v []byte, batch int64) (nv []byte, discovery time.Time, ok bool) {
+	s := recordScanner{v: v, ok: true}
+	s.lit(`{"size":`)
+	s.int()
+	s.lit(`,"etag":`)
+	s.plain()
+	s.lit(`,"mod_time":`)
+	s.time()
+	s.lit(`,"discovery_time":`)
+	discovery = s.time()
+	s.lit(`,"batch":`)
+	at := len(v) - len(s.v) // where the batch's digits start
+	s.lit(`-1`)
+	rest := len(v) - len(s.v) // what follows them
+	if s.has(`,"expires_at":`) {
+		s.time()
+	}
+	s.lit(`}`)
+	if !s.ok || len(s.v) != 0 {
+		return nil, time.Time{}, false
+	}
+	nv = make([]byte, 0, len(v)+19)
+	nv = append(nv, v[:at]...)
+	nv = strconv.AppendInt(nv, batch, 10)
+	return append(nv, v[rest:]...), discovery, true
+}
+
+// plain consumes a quoted string of plain bytes (str, without making the
+// string).
+func (s *recordScanner) plain() {
+	if !s.ok || len(s.v) == 0 || s.v[0] != '"' {
+		s.ok = false
+		return
+	}
+	for i := 1; i < len(s.v); i++ {
+		c := s.v[i]
+		if c == '"' {
+			s.v = s.v[i+1:]
+			return
+		}
+		if !plainByte(c) {
+			break
+		}
+	}
+	s.ok = false
+}

@@ -214,3 +214,104 @@ func FuzzParseUTC(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, v string) { checkParseUTC(t, v) })
 }
+
+// checkClaimInPlace fails unless claimInPlace(v, batch), when it takes v,
+// writes what decoding v, setting its batch and encoding it again writes,
+// and gives its discovery time; it must take only pending records (batch
+// -1, no skip reason). It reports whether it took v.
+func checkClaimInPlace(t *testing.T, v []byte, batch int64) bool {
+	t.Helper()
+	nv, discovery, ok := claimInPlace(v, batch)
+	if !ok {
+		return false
+	}
+	var r record
+	if err := decodeRecord(v, &r); err != nil {
+		t.Fatalf("claimInPlace took %q, which does not decode: %v", v, err)
+	}
+	if r.Batch != -1 || r.SkipReason != "" {
+		t.Fatalf("claimInPlace took %q, not a pending record (batch %d, skip reason %q)", v, r.Batch, r.SkipReason)
+	}
+	if !discovery.Equal(r.Discovery) {
+		t.Fatalf("claimInPlace(%q): discovery %v, want %v", v, discovery, r.Discovery)
+	}
+	r.Batch = batch
+	want, err := encodeRecord(&r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got record
+	if err := decodeRecord(nv, &got); err != nil || !sameRecord(got, r) {
+		t.Fatalf("claimInPlace(%q, %d) = %q, decoding to %+v (%v); want %+v", v, batch, nv, got, err, r)
+	}
+	if string(nv) != string(want) && string(v) == string(mustEncode(t, r, -1)) {
+		t.Fatalf("claimInPlace(%q, %d) = %q, want %q", v, batch, nv, want)
+	}
+	return true
+}
+
+// mustEncode is r's encoding with batch b.
+func mustEncode(t *testing.T, r record, b int64) []byte {
+	t.Helper()
+	r.Batch = b
+	v, err := encodeRecord(&r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// A claim sets a pending record's batch in place: only in the records
+// encodeRecord writes for a pending file, and to what encoding the
+// claimed record writes.
+func TestClaimInPlace(t *testing.T) {
+	at := time.Date(2026, 12, 1, 18, 30, 0, 123456789, time.UTC)
+	for _, tc := range []struct {
+		name string
+		r    record
+		take bool
+	}{
+		{"pending", record{Size: 1024, ETag: "1a2b-400-187d", ModTime: at, Discovery: at.Add(time.Second), Batch: -1}, true},
+		{"pending, expiring", record{Size: 7, ETag: "e", ModTime: at, Discovery: at, Batch: -1, ExpiresAt: at.Add(time.Hour)}, true},
+		{"pending, zero times", record{Batch: -1}, true},
+		{"pending, zoned time", record{ModTime: at.In(time.FixedZone("", 5*3600+1800)), Discovery: at.In(time.FixedZone("X", -7*3600)), Batch: -1}, true},
+		{"in a batch", record{Size: 7, ETag: "e", ModTime: at, Discovery: at, Batch: 3}, false},
+		{"skipped at discovery", record{Size: 7, ETag: "e", ModTime: at, Discovery: at, Batch: -1, SkipReason: "corrupt"}, false},
+		{"escaped etag", record{Size: 1, ETag: `"quoted" <&>`, ModTime: at, Discovery: at, Batch: -1}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, batch := range []int64{0, 7, 1<<63 - 1} {
+				v := mustEncode(t, tc.r, tc.r.Batch)
+				if took := checkClaimInPlace(t, v, batch); took != tc.take {
+					t.Fatalf("claimInPlace took %q: %v, want %v", v, took, tc.take)
+				}
+			}
+		})
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 2000 {
+		r := record{Size: rng.Int64N(1 << 40), ETag: strconv.FormatUint(rng.Uint64(), 16), Batch: -1,
+			ModTime: time.Unix(rng.Int64N(4e9), rng.Int64N(1e9)).UTC(), Discovery: time.Unix(rng.Int64N(4e9), rng.Int64N(1e9)).UTC()}
+		if rng.IntN(2) == 0 {
+			r.ExpiresAt = r.Discovery.Add(time.Duration(rng.Int64N(1e15)))
+		}
+		if !checkClaimInPlace(t, mustEncode(t, r, -1), rng.Int64N(1<<40)) {
+			t.Fatalf("claimInPlace did not take the pending record %+v", r)
+		}
+	}
+}
+
+// FuzzClaimInPlace: on any input, claimInPlace takes only pending
+// records, and writes them claimed.
+func FuzzClaimInPlace(f *testing.F) {
+	f.Add([]byte(`{"size":1024,"etag":"1a2b-400-187d","mod_time":"2026-12-01T18:30:00.123456789Z","discovery_time":"2026-12-01T18:30:01.123456789Z","batch":-1}`), int64(3))
+	f.Add([]byte(`{"size":7,"etag":"e","mod_time":"2026-12-01T18:30:00Z","discovery_time":"2026-12-01T18:30:00Z","batch":-1,"expires_at":"2026-12-01T19:30:00Z"}`), int64(0))
+	f.Add([]byte(`{"size":7,"etag":"e","mod_time":"2026-12-01T18:30:00Z","discovery_time":"2026-12-01T18:30:00Z","batch":-1,"skip_reason":"x"}`), int64(1))
+	f.Add([]byte(`{"size":7,"etag":"e","mod_time":"2026-12-01T18:30:00.000Z","discovery_time":"2026-12-01T18:30:00Z","batch":-1}`), int64(1))
+	f.Fuzz(func(t *testing.T, v []byte, batch int64) {
+		if batch < 0 {
+			batch = -(batch + 1) // claims name batches from 0
+		}
+		checkClaimInPlace(t, v, batch)
+	})
+}
