@@ -16,6 +16,7 @@ import (
 	bolterrors "go.etcd.io/bbolt/errors"
 
 	"github.com/tributary-io/tributary/core/state"
+	"github.com/tributary-io/tributary/infra/boltstate/internal/boltfile"
 )
 
 // ErrLocked reports a state file held by another process for longer than
@@ -25,6 +26,11 @@ var ErrLocked = errors.New("state file is locked")
 // ErrReadOnly is returned by the writing methods of a store opened with
 // OpenReadOnly.
 var ErrReadOnly = errors.New("state store opened read-only")
+
+// ErrCorrupt reports a state file that cannot be read safely: truncated,
+// overwritten, or not a state file at all. Its message names the file, says
+// what is wrong and what to do.
+var ErrCorrupt = errors.New("state file is corrupt")
 
 // CorruptError is ErrCorrupt for one state file: what is wrong and the way
 // out.
@@ -258,8 +264,8 @@ func open(path string, readOnly bool, o options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("boltstate: open %s: %w", path, err)
 	}
-	if c := verify(f, fi.Size()); c != nil {
-		return nil, &CorruptError{Path: path, Detail: c.detail, NeverUsed: c.empty}
+	if c := boltfile.Verify(f, fi.Size()); c != nil {
+		return nil, &CorruptError{Path: path, Detail: c.Detail, NeverUsed: c.Empty}
 	}
 	s := &Store{now: o.now, path: path, file: f, readOnly: readOnly}
 	err = s.guard(func() error {

@@ -3,6 +3,7 @@ package boltstate
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -134,8 +135,11 @@ func TestDamagedStateFiles(t *testing.T) {
 		// corrupt: a read-only open must fail with ErrCorrupt.
 		corrupt bool
 	}
-	m0, m1 := decodeMeta(orig), decodeMeta(orig[psz:])
-	used := int(max(m0.hwm, m1.hwm)) * psz // the bytes the pages use
+	// The pages in use: the greater of the two meta pages' high-water
+	// marks (a little-endian uint64 at byte 40 of a meta, which follows
+	// the 16-byte page header).
+	hwm := func(page []byte) int { return int(binary.LittleEndian.Uint64(page[16+40:])) }
+	used := max(hwm(orig), hwm(orig[psz:])) * psz // the bytes the pages use
 	var variants []variant
 	for _, n := range []int{1, 100, psz - 1, psz, psz + 100, 2 * psz, 3 * psz, 4 * psz, used / 2, used - psz, used - 1, used, len(orig) - 1} {
 		variants = append(variants, variant{fmt.Sprintf("truncated to %d", n), orig[:n], n < used})

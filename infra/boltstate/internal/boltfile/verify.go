@@ -1,16 +1,17 @@
-package boltstate
+// Package boltfile checks a bbolt file's structure before bbolt maps it:
+// bbolt trusts its file and, on a truncated or garbled one, dies with
+// SIGBUS or panics; Verify finds such damage with plain reads first.
+package boltfile
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"hash/fnv"
 	"io"
-	"os"
 )
 
 // The bbolt file format (go.etcd.io/bbolt v1.x, format version 2) as far as
-// verify reads it. Every integer is little-endian on the platforms bbolt
+// Verify reads it. Every integer is little-endian on the platforms bbolt
 // writes (it uses the machine's byte order; all supported targets are
 // little-endian).
 const (
@@ -30,24 +31,20 @@ const (
 	maxProbedPageSize = 1024 << 14
 )
 
-// ErrCorrupt reports a state file that cannot be read safely: truncated,
-// overwritten, or not a state file at all. Its message names the file, says
-// what is wrong and what to do.
-var ErrCorrupt = errors.New("state file is corrupt")
-
-// corruption is what verify found wrong.
-type corruption struct {
-	// detail says what is wrong, for the error message.
-	detail string
-	// empty reports a file that never held any file state: zero bytes
+// Corruption is what Verify found wrong.
+type Corruption struct {
+	// Detail says what is wrong, for an error message.
+	Detail string
+	// Empty reports a file that never held any file state: zero bytes
 	// (bbolt itself takes those for new), or cut short while bbolt was
 	// creating it, as when the disk fills up then (its first meta page
 	// still holds the initial transaction id 0: the first commit, id 2,
 	// would have replaced it).
-	empty bool
+	Empty bool
 }
 
-func (c *corruption) Error() string { return c.detail }
+// Error returns Detail.
+func (c *Corruption) Error() string { return c.Detail }
 
 // meta is a decoded bbolt meta page.
 type meta struct {
@@ -78,20 +75,20 @@ func decodeMeta(b []byte) meta {
 	return m
 }
 
-// verify checks that the bbolt file f (size bytes) is whole and that every
+// Verify checks that the bbolt file f (size bytes) is whole and that every
 // page bbolt could reach from its current meta page lies inside the file,
 // has the right type and holds elements inside its bounds, with no page
 // reached twice (which would make bbolt loop). bbolt itself trusts the file
 // and, reading it through mmap, dies with SIGBUS on a truncated one or
-// panics on a garbled page; after verify it does neither. The cost is one
+// panics on a garbled page; after Verify it does neither. The cost is one
 // read of each reachable page.
-func verify(f io.ReaderAt, size int64) *corruption {
+func Verify(f io.ReaderAt, size int64) *Corruption {
 	if size == 0 {
-		return &corruption{detail: "it is empty (0 bytes)", empty: true}
+		return &Corruption{Detail: "it is empty (0 bytes)", Empty: true}
 	}
 	head := make([]byte, pageHeaderSize+metaSize)
 	if n, _ := f.ReadAt(head, 0); n < len(head) {
-		return &corruption{detail: fmt.Sprintf("it is truncated to %d bytes, shorter than its first page", size)}
+		return &Corruption{Detail: fmt.Sprintf("it is truncated to %d bytes, shorter than its first page", size)}
 	}
 	m0 := decodeMeta(head)
 	psz := uint32(0)
@@ -111,12 +108,12 @@ func verify(f io.ReaderAt, size int64) *corruption {
 	}
 	if psz == 0 {
 		if !m0.magic {
-			return &corruption{detail: "it is not a bbolt database (no valid meta page)"}
+			return &Corruption{Detail: "it is not a bbolt database (no valid meta page)"}
 		}
-		return &corruption{detail: "both of its meta pages are damaged"}
+		return &Corruption{Detail: "both of its meta pages are damaged"}
 	}
 	if psz < 1024 || psz > maxProbedPageSize || psz&(psz-1) != 0 {
-		return &corruption{detail: fmt.Sprintf("its meta page gives an invalid page size %d", psz)}
+		return &Corruption{Detail: fmt.Sprintf("its meta page gives an invalid page size %d", psz)}
 	}
 	m1 := meta{}
 	b1 := make([]byte, len(head))
@@ -139,14 +136,14 @@ func verify(f io.ReaderAt, size int64) *corruption {
 		cur = other
 	}
 	if !cur.valid {
-		return &corruption{detail: "both of its meta pages are damaged"}
+		return &Corruption{Detail: "both of its meta pages are damaged"}
 	}
 	// Only bbolt's initialising transactions (ids 0 and 1, one per meta
 	// page) ever happened: the file holds no state. The first write
 	// transaction has id 2 and overwrites meta page 0.
 	neverUsed := m0.valid && m0.txid == 0 && (!m1.valid || m1.txid <= 1)
-	fail := func(format string, args ...any) *corruption {
-		return &corruption{detail: fmt.Sprintf(format, args...), empty: neverUsed}
+	fail := func(format string, args ...any) *Corruption {
+		return &Corruption{Detail: fmt.Sprintf(format, args...), Empty: neverUsed}
 	}
 	switch {
 	case cur.hwm < 4 || cur.hwm > 1<<40:
@@ -319,19 +316,4 @@ func (v *verifier) nodes(buf []byte, name string, depth int) error {
 		}
 	}
 	return nil
-}
-
-// verifyFile runs verify on the file at path; a missing file is returned
-// as the os error.
-func verifyFile(path string) (*corruption, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	return verify(f, fi.Size()), nil
 }
