@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -14,12 +15,12 @@ import (
 )
 
 // readShared reads doc whole with opts (rows, statistics and error, as
-// text) and returns the parsed options and checker its reader had.
-func readShared(t *testing.T, doc string, s *schema.StructType, opts fileformat.ReadOptions) (string, *parsedOptions, *jsoninfer.Checker) {
+// text) and returns its reader, closed (nil: open failed).
+func readShared(t *testing.T, doc string, s *schema.StructType, opts fileformat.ReadOptions) (string, *reader) {
 	t.Helper()
 	rr, err := Format{}.Open(context.Background(), strings.NewReader(doc), s, opts)
 	if err != nil {
-		return "open: " + err.Error(), nil, nil
+		return "open: " + err.Error(), nil
 	}
 	rd := rr.(*reader)
 	var out strings.Builder
@@ -36,7 +37,7 @@ func readShared(t *testing.T, doc string, s *schema.StructType, opts fileformat.
 	}
 	fmt.Fprintf(&out, "%+v", rr.Stats())
 	rr.Close()
-	return out.String(), rd.po, rd.fold
+	return out.String(), rd
 }
 
 // TestReusedOptionsReadsAsFresh reads files one after the other with one
@@ -87,9 +88,13 @@ func TestReusedOptionsReadsAsFresh(t *testing.T) {
 			tt.before()
 		}
 		opts := fileformat.ReadOptions{FilePath: "f.json", Options: tt.opts, Text: tt.text}
-		want, _, _ := readShared(t, tt.doc, s, opts)
+		want, _ := readShared(t, tt.doc, s, opts)
 		opts.Reuse = reuse
-		got, po, _ := readShared(t, tt.doc, s, opts)
+		got, rd := readShared(t, tt.doc, s, opts)
+		var po *parsedOptions
+		if rd != nil {
+			po = rd.po
+		}
 		if got != want {
 			t.Errorf("%s: read\n%s\nwith Reuse, want\n%s", tt.name, got, want)
 		}
@@ -147,11 +152,15 @@ func TestReusedCheckerReadsAsFresh(t *testing.T) {
 			tt.before()
 		}
 		opts := fileformat.ReadOptions{FilePath: "f.json", Fold: tt.fold}
-		want, _, _ := readShared(t, tt.doc, tt.s, opts)
+		want, fresh := readShared(t, tt.doc, tt.s, opts)
 		opts.Reuse = reuse
-		got, _, c := readShared(t, tt.doc, tt.s, opts)
+		got, rd := readShared(t, tt.doc, tt.s, opts)
 		if got != want {
 			t.Errorf("%s: read\n%s\nwith Reuse, want\n%s", tt.name, got, want)
+		}
+		c := rd.fold
+		if rd.foldSkip != fresh.foldSkip {
+			t.Errorf("%s: foldSkip %v, with a fresh checker %v", tt.name, rd.foldSkip, fresh.foldSkip)
 		}
 		if abandoned := strings.Contains(got, fileformat.ErrFoldAbandoned.Error()); abandoned != tt.abandon {
 			t.Errorf("%s: abandoned %v, want %v:\n%s", tt.name, abandoned, tt.abandon, got)
@@ -160,5 +169,18 @@ func TestReusedCheckerReadsAsFresh(t *testing.T) {
 			t.Errorf("%s: checker shared %v, want %v", tt.name, shared, tt.shared)
 		}
 		prev = c
+	}
+	// In column batches (the fast decoder, records it takes not scanned
+	// when foldSkip), each file as with a fresh checker.
+	reuse = &fileformat.Reuse{}
+	for _, round := range []int{0, 1} {
+		for _, tt := range tests {
+			opts := fileformat.ReadOptions{FilePath: "f.json", Fold: tt.fold}
+			want := batchPath(t, tt.doc, tt.s, opts, 2, 1, 0)
+			opts.Reuse = reuse
+			if got := batchPath(t, tt.doc, tt.s, opts, 2, 1, 0); !reflect.DeepEqual(got, want) {
+				t.Errorf("round %d, %s, in batches: %+v with Reuse, want %+v", round, tt.name, got, want)
+			}
+		}
 	}
 }

@@ -89,6 +89,7 @@ func compile(t schema.Type, skip map[int]bool) *plan {
 type reusedPlan struct {
 	opts      *parsedOptions
 	fold      *jsoninfer.Checker
+	foldSkip  bool // fold.Proves(schema, the rescued data column)
 	schema    *schema.StructType
 	rescueIdx int
 	root      *plan
@@ -256,11 +257,16 @@ func open(ctx context.Context, r io.Reader, s *schema.StructType, opts fileforma
 	}
 	if opts.Fold != nil {
 		if reused != nil && reused.fold.Reuses(opts.Fold, opts.Text, opts.Options) {
-			rd.fold = reused.fold
-		} else if rd.fold, err = jsoninfer.NewChecker(opts.Fold, opts.Text, opts.Options); err != nil {
-			return nil, fmt.Errorf("jsonfmt: %s: %w", opts.FilePath, err)
+			// Its types, the schema and the rescued data column (the
+			// field at rescueIdx, named exactly) are the ones Proves
+			// answered for.
+			rd.fold, rd.foldSkip = reused.fold, reused.foldSkip
+		} else {
+			if rd.fold, err = jsoninfer.NewChecker(opts.Fold, opts.Text, opts.Options); err != nil {
+				return nil, fmt.Errorf("jsonfmt: %s: %w", opts.FilePath, err)
+			}
+			rd.foldSkip = rd.fold.Proves(s, opts.RescuedDataColumn)
 		}
-		rd.foldSkip = rd.fold.Proves(s, opts.RescuedDataColumn)
 	}
 	if reused != nil {
 		rd.root = reused.root
@@ -301,7 +307,7 @@ func (rd *reader) Stats() fileformat.ReadStats {
 func (rd *reader) Close() error {
 	if rd.root != nil && !rd.left {
 		rd.left = true // once: a plan is handed to one reader
-		rp := &reusedPlan{opts: rd.po, fold: rd.fold, schema: rd.schema, rescueIdx: rd.rescueIdx, root: rd.root}
+		rp := &reusedPlan{opts: rd.po, fold: rd.fold, foldSkip: rd.foldSkip, schema: rd.schema, rescueIdx: rd.rescueIdx, root: rd.root}
 		if rd.colRoot != nil && rd.lr != nil && !rd.noFast {
 			rp.colRoot, rp.leafPlans, rp.fast, rp.whole = rd.colRoot, rd.leafPlans, rd.fastDec, rd.lr.Whole
 			if rp.fast != nil {
