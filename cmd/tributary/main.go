@@ -62,15 +62,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	logger := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	for _, p := range []struct {
-		env   string
-		start func(string) (func() error, error)
-	}{{traceEnv, startTrace}, {cpuProfileEnv, startCPUProfile}} {
+	for _, p := range debugOutputs() {
 		path := os.Getenv(p.env)
 		if path == "" {
 			continue
 		}
-		stopIt, err := p.start(path)
+		stopIt, err := startOutput(p.env, path, p.start, p.stop)
 		if err != nil {
 			fmt.Fprintf(stderr, "tributary: %v\n", err)
 			return 1

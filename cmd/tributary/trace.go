@@ -2,54 +2,55 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"runtime/pprof"
 	"runtime/trace"
 )
 
-// traceEnv names a file that receives a Go execution trace of the command
-// (runtime/trace; read it with `go tool trace FILE`). The engine marks its
-// protocol steps as trace regions, so the trace shows the run's timeline:
-// which steps run alone on one core and for how long. A debugging aid; it
-// costs nothing when unset.
-const traceEnv = "TRIBUTARY_TRACE"
+// Debugging aids: each names a file that receives a record of the command,
+// and costs nothing when unset.
+const (
+	// traceEnv: a Go execution trace (runtime/trace; read it with `go tool
+	// trace FILE` or cmd/traceidle). The engine marks its protocol steps
+	// as trace regions, so the trace shows the run's timeline: which steps
+	// run alone on one core and for how long.
+	traceEnv = "TRIBUTARY_TRACE"
+	// cpuProfileEnv: a CPU profile (runtime/pprof; read it with `go tool
+	// pprof BINARY FILE`, several runs' files at once to sum them).
+	cpuProfileEnv = "TRIBUTARY_CPUPROFILE"
+)
 
-// startTrace starts an execution trace into path and returns the function
-// that stops it and closes the file.
-func startTrace(path string) (func() error, error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", traceEnv, err)
-	}
-	if err := trace.Start(f); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("%s: %w", traceEnv, err)
-	}
-	return func() error {
-		trace.Stop()
-		return f.Close()
-	}, nil
+// debugOutput is a debugging aid: its variable, and how its record
+// starts and stops.
+type debugOutput struct {
+	env   string
+	start func(io.Writer) error
+	stop  func()
 }
 
-// cpuProfileEnv names a file that receives a CPU profile of the command
-// (runtime/pprof; read it with `go tool pprof BINARY FILE`, several runs'
-// files at once to sum them). A debugging aid like traceEnv; it costs
-// nothing when unset.
-const cpuProfileEnv = "TRIBUTARY_CPUPROFILE"
+// debugOutputs are the debugging aids.
+func debugOutputs() []debugOutput {
+	return []debugOutput{
+		{traceEnv, trace.Start, trace.Stop},
+		{cpuProfileEnv, pprof.StartCPUProfile, pprof.StopCPUProfile},
+	}
+}
 
-// startCPUProfile starts a CPU profile into path and returns the function
-// that stops it and closes the file.
-func startCPUProfile(path string) (func() error, error) {
+// startOutput creates path and starts writing a record into it with
+// start; the function returned stops it (stop) and closes the file.
+// Errors name env, the variable that asked for it.
+func startOutput(env, path string, start func(io.Writer) error, stop func()) (func() error, error) {
 	f, err := os.Create(path)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", cpuProfileEnv, err)
+		return nil, fmt.Errorf("%s: %w", env, err)
 	}
-	if err := pprof.StartCPUProfile(f); err != nil {
+	if err := start(f); err != nil {
 		f.Close()
-		return nil, fmt.Errorf("%s: %w", cpuProfileEnv, err)
+		return nil, fmt.Errorf("%s: %w", env, err)
 	}
 	return func() error {
-		pprof.StopCPUProfile()
+		stop()
 		return f.Close()
 	}, nil
 }
