@@ -11,6 +11,7 @@ import (
 
 	"github.com/tributary-io/tributary/core/formats/fileformat"
 	"github.com/tributary-io/tributary/core/formats/jsonfmt/jsoninfer"
+	"github.com/tributary-io/tributary/core/formats/jsonfmt/jsonopt"
 	"github.com/tributary-io/tributary/core/schema"
 )
 
@@ -82,7 +83,7 @@ func TestReusedOptionsReadsAsFresh(t *testing.T) {
 		{"the changed map again", inPlace, fileformat.TextOptions{}, plain, nil, true},
 	}
 	reuse := &fileformat.Reuse{}
-	var prev *parsedOptions
+	var prev *jsonopt.Parsed
 	for _, tt := range tests {
 		if tt.before != nil {
 			tt.before()
@@ -91,7 +92,7 @@ func TestReusedOptionsReadsAsFresh(t *testing.T) {
 		want, _ := readShared(t, tt.doc, s, opts)
 		opts.Reuse = reuse
 		got, rd := readShared(t, tt.doc, s, opts)
-		var po *parsedOptions
+		var po *jsonopt.Parsed
 		if rd != nil {
 			po = rd.po
 		}

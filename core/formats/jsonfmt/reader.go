@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"math"
 	"strconv"
 	"strings"
@@ -19,6 +18,7 @@ import (
 	"github.com/tributary-io/tributary/core/formats/jsonfmt/jsoninfer"
 	"github.com/tributary-io/tributary/core/formats/jsonfmt/jsonlines"
 	"github.com/tributary-io/tributary/core/formats/jsonfmt/jsonnum"
+	"github.com/tributary-io/tributary/core/formats/jsonfmt/jsonopt"
 	"github.com/tributary-io/tributary/core/formats/jsonfmt/jsontape"
 	"github.com/tributary-io/tributary/core/schema"
 )
@@ -87,7 +87,7 @@ func compile(t schema.Type, skip map[int]bool) *plan {
 // these once, not once per file (a few microseconds, as much as a file of
 // 1 KB takes to decode).
 type reusedPlan struct {
-	opts      *parsedOptions
+	opts      *jsonopt.Parsed
 	fold      *jsoninfer.Checker
 	foldSkip  bool // fold.Proves(schema, the rescued data column)
 	schema    *schema.StructType
@@ -100,40 +100,6 @@ type reusedPlan struct {
 	leafPlans []*plan
 	fast      *jsonfast.Decoder
 	whole     bool
-}
-
-// parsedOptions is what open makes of ReadOptions.Options and Text,
-// which are m and text. It is only read once made, the datetime parser's
-// compiled layouts included: readers on several goroutines share it.
-type parsedOptions struct {
-	m     map[string]string // a copy: the caller's map may change
-	text  fileformat.TextOptions
-	syn   jsontape.Syntax
-	dt    *datetimefmt.Parser // dateFormat, timestampFormat, timeZone, ...
-	whole bool                // multiLine
-	// wholeErr is multiLine's error, which open reports after an
-	// encoding's (jsonlines.New), as it did when it parsed it there.
-	wholeErr error
-}
-
-// parseOptions parses opts' options, or returns prev's when they were
-// parsed from equal ones (prev nil: none). Options that do not parse are
-// parsed again, and fail again, every time: open fails, and the reader
-// that would leave them is not made.
-func parseOptions(opts fileformat.ReadOptions, prev *parsedOptions) (*parsedOptions, error) {
-	if prev != nil && prev.text == opts.Text && maps.Equal(prev.m, opts.Options) {
-		return prev, nil
-	}
-	po := &parsedOptions{m: maps.Clone(opts.Options), text: opts.Text}
-	var err error
-	if po.syn, err = jsontape.ParseSyntax(opts.Options); err != nil {
-		return nil, err
-	}
-	if po.dt, err = datetimefmt.FromOptions(opts.Options); err != nil {
-		return nil, err
-	}
-	po.whole, po.wholeErr = jsontape.MultiLine(opts.Options)
-	return po, nil
 }
 
 // reader implements fileformat.RowReader for JSON lines.
@@ -183,8 +149,8 @@ type reader struct {
 	berr       error // a value the column batch refused
 	lineNo     int64 // the line being decoded into a column batch
 	opts       fileformat.ReadOptions
-	po         *parsedOptions // opts' options parsed (left in opts.Reuse)
-	par        *parBatch      // parallel columnar read (colpar.go), once started
+	po         *jsonopt.Parsed // opts' options parsed (left in opts.Reuse)
+	par        *parBatch       // parallel columnar read (colpar.go), once started
 	parDecided bool
 	parWorkers int // 0: GOMAXPROCS (tests set it, and parChunk)
 	parChunk   int // 0: jsoninfer.ChunkBytes
@@ -273,18 +239,18 @@ func open(ctx context.Context, r io.Reader, s *schema.StructType, opts fileforma
 	} else {
 		rd.root = compile(s, skip)
 	}
-	var prev *parsedOptions
+	var prev *jsonopt.Parsed
 	if left != nil {
 		prev = left.opts
 	}
-	if rd.po, err = parseOptions(opts, prev); err != nil {
+	if rd.po, err = jsonopt.Parse(opts, prev); err != nil {
 		return nil, fmt.Errorf("jsonfmt: %s: %w", opts.FilePath, err)
 	}
-	rd.tape.Syn, rd.dt = rd.po.syn, rd.po.dt
+	rd.tape.Syn, rd.dt = rd.po.Syntax, rd.po.Datetime
 	if rd.lr, err = jsonlines.New(r, opts.Text); err != nil {
 		return nil, fmt.Errorf("jsonfmt: %s: %w", opts.FilePath, err)
 	}
-	if rd.lr.Whole, err = rd.po.whole, rd.po.wholeErr; err != nil {
+	if rd.lr.Whole, err = rd.po.MultiLine, rd.po.MultiLineErr; err != nil {
 		return nil, fmt.Errorf("jsonfmt: %s: %w", opts.FilePath, err)
 	}
 	rd.tape.First = rd.lr.Whole
