@@ -90,6 +90,7 @@ func (rd *reader) startPar() error {
 	if !ok {
 		return nil // read on serially
 	}
+	rd.recycle = nil // its input goes on in the chunks
 	// The workers' readers are made here, from rd as the header left it.
 	ws := make(chan *reader, n)
 	for range n {

@@ -39,7 +39,7 @@ func newFold(inf fileformat.Inferrer, o *Options, text fileformat.TextOptions) (
 	if !ok || !in.Folds() {
 		return nil, fmt.Errorf("csvfmt: %w: the inferrer cannot fold", fileformat.ErrFoldAbandoned)
 	}
-	if *in.o.tokConfig(text.LineSep) != *o.tokConfig(text.LineSep) || in.opts.Text != text || in.o.Header != o.Header ||
+	if *in.o.TokConfig(text.LineSep) != *o.TokConfig(text.LineSep) || in.opts.Text != text || in.o.Header != o.Header ||
 		in.o.NullValue != o.NullValue || in.o.EmptyValue != o.EmptyValue {
 		return nil, fmt.Errorf("csvfmt: %w: inference and read options differ", fileformat.ErrFoldAbandoned)
 	}

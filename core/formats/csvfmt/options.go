@@ -25,18 +25,7 @@ var ErrLimit = csvtok.ErrLimit
 // newTokenizer returns a tokenizer of o's syntax reading r (lineSep: the
 // lineSep option, "" for any line end).
 func newTokenizer(r io.Reader, o *Options, lineSep string) *csvtok.Tokenizer {
-	return csvtok.New(r, o.tokConfig(lineSep))
-}
-
-// tokConfig is the tokenizer's part of o.
-func (o *Options) tokConfig(lineSep string) *csvtok.Config {
-	return &csvtok.Config{
-		Sep: o.Sep, LineSep: lineSep, Quote: o.Quote, Escape: o.Escape,
-		CharToEscapeQuoteEscape: o.CharToEscapeQuoteEscape, Comment: o.Comment,
-		MultiLine: o.MultiLine, IgnoreLeadingWhiteSpace: o.IgnoreLeadingWhiteSpace,
-		IgnoreTrailingWhiteSpace: o.IgnoreTrailingWhiteSpace, UnescapedQuoteHandling: o.UnescapedQuoteHandling,
-		MaxColumns: o.MaxColumns, MaxCharsPerColumn: o.MaxCharsPerColumn, SkipRows: o.SkipRows,
-	}
+	return csvtok.New(r, o.TokConfig(lineSep))
 }
 
 // UnescapedQuoteHandlings lists the unescapedQuoteHandling values.

@@ -59,8 +59,11 @@ type reader struct {
 	// fold is ReadOptions.Fold's (nil: none; fold.go).
 	fold *foldRead
 	// memo is shared by the batch's readers of the same options: the
-	// last header's column map (headerMemo).
-	memo *csvopt.Memo
+	// last header's column map (headerMemo), and their tokenizers. Close
+	// hands tk back to it when tk is still recycle, the tokenizer it gave
+	// (a parallel read that took tk's input on clears recycle).
+	memo    *csvopt.Memo
+	recycle *csvtok.Tokenizer
 }
 
 // line is the number of the line the record read last starts on.
@@ -119,7 +122,8 @@ func open(ctx context.Context, r io.Reader, s *schema.StructType, opts fileforma
 		rd.data = append(rd.data, i)
 	}
 	rd.foldMatch = opts.CaseInsensitive || rd.rescueIdx < 0
-	rd.tk = newTokenizer(cs.NewReader(r), &rd.o, opts.Text.LineSep)
+	rd.tk = memo.Tokenizer(&rd.o.Options, opts.Text.LineSep, cs.NewReader(r))
+	rd.recycle = rd.tk
 	if opts.Fold != nil {
 		if rd.fold, err = newFold(opts.Fold, &rd.o, opts.Text); err != nil {
 			return nil, err
@@ -139,6 +143,10 @@ func (rd *reader) Close() error {
 		rd.par.stop()
 	}
 	rd.done = true
+	if rd.tk != nil && rd.tk == rd.recycle && rd.par == nil {
+		rd.memo.Recycle(rd.tk)
+		rd.tk, rd.recycle = nil, nil
+	}
 	return nil
 }
 

@@ -35,7 +35,7 @@ func tokenizeAll(t testing.TB, in string, o *Options, lines, oneByte bool) []tok
 		// the same records).
 		r = io.MultiReader(iotest.HalfReader(strings.NewReader(in[:cut])), iotest.ErrReader(errors.New("disk on fire")))
 	}
-	c := o.tokConfig("")
+	c := o.TokConfig("")
 	c.Slow = !lines
 	tk := csvtok.New(r, c)
 	var out []tokState

@@ -233,3 +233,15 @@ func Parse(m map[string]string) (Options, error) {
 	}
 	return o, nil
 }
+
+// TokConfig is the tokenizer's part of o (lineSep: the text options' line
+// separator, "" for any line end).
+func (o *Options) TokConfig(lineSep string) *csvtok.Config {
+	return &csvtok.Config{
+		Sep: o.Sep, LineSep: lineSep, Quote: o.Quote, Escape: o.Escape,
+		CharToEscapeQuoteEscape: o.CharToEscapeQuoteEscape, Comment: o.Comment,
+		MultiLine: o.MultiLine, IgnoreLeadingWhiteSpace: o.IgnoreLeadingWhiteSpace,
+		IgnoreTrailingWhiteSpace: o.IgnoreTrailingWhiteSpace, UnescapedQuoteHandling: o.UnescapedQuoteHandling,
+		MaxColumns: o.MaxColumns, MaxCharsPerColumn: o.MaxCharsPerColumn, SkipRows: o.SkipRows,
+	}
+}

@@ -1,9 +1,12 @@
 package csvopt
 
 import (
+	"io"
 	"maps"
+	"sync"
 	"sync/atomic"
 
+	"github.com/tributary-io/tributary/core/formats/csvfmt/csvtok"
 	"github.com/tributary-io/tributary/core/formats/fileformat"
 )
 
@@ -15,13 +18,33 @@ type parsed struct {
 	memo Memo
 }
 
-// Memo holds one value that the readers given equal options in a batch
-// share besides the options (ParseReused returns it): what one reader
-// worked out that the next may use, such as the column map of a header
-// row. It is safe for concurrent use; a value stored must not be changed
-// afterwards, and every value stored in one Memo must be of the same type.
-// A nil Memo holds nothing and keeps nothing.
-type Memo struct{ v atomic.Value }
+// Memo holds what the readers given equal options in a batch share
+// besides the options (ParseReused returns it): one value that a reader
+// worked out and the next may use, such as the column map of a header row
+// (Load, Store), and the tokenizers of readers that are done (Tokenizer,
+// Recycle). It is safe for concurrent use; a value stored must not be
+// changed afterwards, and every value stored in one Memo must be of the
+// same type. A nil Memo holds nothing and keeps nothing.
+type Memo struct {
+	v atomic.Value
+	// tok is the tokenizer configuration of the line separator asked for
+	// last: one pointer for the batch's files, so that a tokenizer reset
+	// from one file to the next keeps what it derived from it.
+	tok atomic.Pointer[tokConfig]
+	// free holds the tokenizers handed back, at most maxFree.
+	mu   sync.Mutex
+	free []*csvtok.Tokenizer
+}
+
+// maxFree bounds the tokenizers a Memo keeps: one per reader open at once
+// (a decoder's), as many as a fileformat.Reuse keeps readers' state for.
+const maxFree = 8
+
+// tokConfig is a tokenizer configuration and the line separator it is of.
+type tokConfig struct {
+	lineSep string
+	c       *csvtok.Config
+}
 
 // Load returns the value stored last (nil: none).
 func (m *Memo) Load() any {
@@ -36,6 +59,49 @@ func (m *Memo) Store(v any) {
 	if m != nil {
 		m.v.Store(v)
 	}
+}
+
+// Tokenizer returns a tokenizer of o's syntax reading r (lineSep: the
+// text options' line separator, "" for any line end): one that a reader
+// of the batch handed back (Recycle), reset, when there is one; else a
+// new one. o must be the options m came with (ParseReused). A nil Memo
+// returns a new tokenizer.
+func (m *Memo) Tokenizer(o *Options, lineSep string, r io.Reader) *csvtok.Tokenizer {
+	if m == nil {
+		return csvtok.New(r, o.TokConfig(lineSep))
+	}
+	tc := m.tok.Load()
+	if tc == nil || tc.lineSep != lineSep {
+		tc = &tokConfig{lineSep: lineSep, c: o.TokConfig(lineSep)}
+		m.tok.Store(tc)
+	}
+	m.mu.Lock()
+	var t *csvtok.Tokenizer
+	if n := len(m.free); n > 0 {
+		t, m.free = m.free[n-1], m.free[:n-1]
+	}
+	m.mu.Unlock()
+	if t == nil {
+		return csvtok.New(r, tc.c)
+	}
+	t.Reset(r, tc.c)
+	return t
+}
+
+// Recycle hands t back for a later Tokenizer call (it holds on to no
+// file meanwhile: csvtok's Drop). The caller must use neither t nor
+// anything t returned again, and must not have handed its input on
+// (Rest). A nil Memo drops t.
+func (m *Memo) Recycle(t *csvtok.Tokenizer) {
+	if m == nil || t == nil {
+		return
+	}
+	t.Drop()
+	m.mu.Lock()
+	if len(m.free) < maxFree {
+		m.free = append(m.free, t)
+	}
+	m.mu.Unlock()
 }
 
 // ParseReused is Parse for the readers of a batch's files, which are

@@ -3,8 +3,10 @@ package csvopt
 import (
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 
+	"github.com/tributary-io/tributary/core/formats/csvfmt/csvtok"
 	"github.com/tributary-io/tributary/core/formats/fileformat"
 )
 
@@ -51,5 +53,54 @@ func TestParseReused(t *testing.T) {
 				prev = got
 			}
 		})
+	}
+}
+
+// TestMemoTokenizer: a tokenizer handed back is the next one given out,
+// reset to read the new source with the configuration of the line
+// separator asked for; at most maxFree are kept; a nil Memo makes new
+// ones and keeps none.
+func TestMemoTokenizer(t *testing.T) {
+	o := Defaults()
+	var m Memo
+	first := func(tk *csvtok.Tokenizer) string {
+		t.Helper()
+		if err := tk.Next(); err != nil {
+			t.Fatal(err)
+		}
+		return tk.Value(0)
+	}
+	a := m.Tokenizer(&o, "", strings.NewReader("a,b\n"))
+	if got := first(a); got != "a" {
+		t.Fatalf("first value %q", got)
+	}
+	m.Recycle(a)
+	b := m.Tokenizer(&o, "", strings.NewReader("c,d\n"))
+	if b != a {
+		t.Fatal("the tokenizer handed back was not given out again")
+	}
+	if got := first(b); got != "c" {
+		t.Fatalf("after a reset: first value %q, want c", got)
+	}
+	m.Recycle(b)
+	c := m.Tokenizer(&o, ";", strings.NewReader("e;f;g\n"))
+	if got := first(c); got != "e" || c.Len() != 1 {
+		t.Fatalf("with line separator ';': first value %q of %d, want e of 1", got, c.Len())
+	}
+	var many []*csvtok.Tokenizer
+	for range maxFree + 3 {
+		many = append(many, m.Tokenizer(&o, "", strings.NewReader("x\n")))
+	}
+	for _, tk := range many {
+		m.Recycle(tk)
+	}
+	if len(m.free) != maxFree {
+		t.Fatalf("kept %d tokenizers, want %d", len(m.free), maxFree)
+	}
+	var none *Memo
+	x := none.Tokenizer(&o, "", strings.NewReader("y\n"))
+	none.Recycle(x)
+	if y := none.Tokenizer(&o, "", strings.NewReader("z\n")); y == x || first(y) != "z" {
+		t.Fatal("a nil Memo gave out a tokenizer twice")
 	}
 }

@@ -150,9 +150,48 @@ func next(at *int, b []byte, c byte) int {
 // New returns a tokenizer reading r with c (which it keeps: c must not
 // change while it is in use).
 func New(r io.Reader, c *Config) *Tokenizer {
-	o, lineSep := c, c.LineSep
-	t := &Tokenizer{o: o, sep: []byte(o.Sep), cur: 1, first: true}
+	t := &Tokenizer{}
+	t.Reset(r, c)
+	return t
+}
+
+// Reset makes t what New(r, c) returns, keeping its buffers, and what it
+// derived from its configuration when c is the one it had (the same
+// pointer): a tokenizer of a batch's files, handed from one file's reader
+// to the next. Nothing t returned before (Bytes, Tokens, Raw) may be used
+// after. The window of a source read in place is dropped, not unmapped:
+// its source's Close unmaps it, as when a tokenizer is dropped.
+func (t *Tokenizer) Reset(r io.Reader, c *Config) {
+	old := *t
+	*t = Tokenizer{o: c, cur: 1, first: true, buf: old.buf[:0], toks: old.toks[:0]}
+	t.in.br = old.in.br
 	t.in.reset(r)
+	if old.o == c && c != nil {
+		t.sep, t.sepR, t.lineSep, t.lines = old.sep, old.sepR, old.lineSep, old.lines
+		t.stopU, t.stopQ, t.esc, t.escw = old.stopU, old.stopQ, old.esc, old.escw
+		return
+	}
+	t.derive()
+}
+
+// Drop lets go of t's source and of what it read, keeping its buffers:
+// a tokenizer kept for a later Reset holds on to no file. A window of a
+// source read in place is dropped, not unmapped (as in Reset).
+func (t *Tokenizer) Drop() {
+	if t.in.br != nil {
+		t.in.br.Reset(nil)
+	}
+	t.in = input{br: t.in.br}
+	t.raw, t.own, t.view, t.ahead = nil, nil, false, ahead{}
+	t.buf, t.toks = t.buf[:0], t.toks[:0]
+}
+
+// derive sets what t reads by from its configuration: the delimiter, the
+// line separator, the stop tables, whether lines may be split whole, the
+// escapes.
+func (t *Tokenizer) derive() {
+	o, lineSep := t.o, t.o.LineSep
+	t.sep = []byte(o.Sep)
 	t.sepR, _ = utf8.DecodeRuneInString(o.Sep)
 	if lineSep != "" {
 		t.lineSep, _ = utf8.DecodeRuneInString(lineSep)
@@ -189,7 +228,6 @@ func New(r io.Reader, c *Config) *Tokenizer {
 		}
 		t.escw[i] = lows * uint64(e)
 	}
-	return t
 }
 
 // splitLine is the fast path of next for the common record: a whole line

@@ -81,7 +81,12 @@ type record struct {
 // rest records (-1: never), and records everything.
 func readAll(t testing.TB, r io.Reader, c *Config, rest int) []record {
 	t.Helper()
-	tk := New(r, c)
+	return readOn(t, New(r, c), rest)
+}
+
+// readOn is readAll of tk's source.
+func readOn(t testing.TB, tk *Tokenizer, rest int) []record {
+	t.Helper()
 	var out []record
 	for n := 0; n < 100000; n++ {
 		if n == rest {
