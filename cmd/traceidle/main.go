@@ -1,7 +1,8 @@
 // Command traceidle prints, for each trace region of the CLI's main
 // goroutine, how long it lasted, how much processor time went unused
-// meanwhile and how long the goroutine waited for fsyncs
-// (internal/traceidle), from a trace the CLI wrote:
+// meanwhile (and of that, how much with a goroutine ready to run) and how
+// long the goroutine waited for fsyncs (internal/traceidle), from a trace
+// the CLI wrote:
 //
 //	TRIBUTARY_TRACE=run.trace GOMAXPROCS=2 tributary run ...
 //	go run ./cmd/traceidle -procs 2 run.trace
@@ -47,11 +48,11 @@ func run(args []string, out io.Writer) error {
 		return fmt.Errorf("%s: %w", fs.Arg(0), err)
 	}
 	ms := func(d time.Duration) float64 { return float64(d) / 1e6 }
-	fmt.Fprintf(out, "%-44s %10s %12s %10s\n", "region", "wall ms", "idle P ms", "fsync ms")
+	fmt.Fprintf(out, "%-44s %10s %12s %12s %10s\n", "region", "wall ms", "idle P ms", "ready P ms", "fsync ms")
 	for _, s := range res.Spans {
-		fmt.Fprintf(out, "%-44s %10.1f %12.1f %10.1f\n", s.Name, ms(s.Wall), ms(s.Idle), ms(s.Sync))
+		fmt.Fprintf(out, "%-44s %10.1f %12.1f %12.1f %10.1f\n", s.Name, ms(s.Wall), ms(s.Idle), ms(s.Ready), ms(s.Sync))
 	}
-	fmt.Fprintf(out, "%-44s %10.1f %12.1f %10.1f\n", "total", ms(res.Wall), ms(res.Idle), ms(res.Sync))
+	fmt.Fprintf(out, "%-44s %10.1f %12.1f %12.1f %10.1f\n", "total", ms(res.Wall), ms(res.Idle), ms(res.Ready), ms(res.Sync))
 	for i, b := range res.Buckets {
 		fmt.Fprintf(out, "from %8.1f ms: idle P %6.1f ms\n", ms(time.Duration(i)**bucket), ms(b))
 	}

@@ -13,6 +13,12 @@
 // goroutine waited in system calls that sync a file to the disk (fsync,
 // fdatasync): time that two threads cannot halve, however the rest of the
 // work is spread.
+//
+// Of the idle time, each region also tells how much a goroutine was
+// ready to run (runnable) meanwhile: processors the scheduler had work
+// for but had not started yet. On a virtual machine whose kernel is slow
+// to run a thread woken on an idle CPU (a Firecracker guest, as AWS
+// Lambda is) that is time lost to late wake-ups, not to serial work.
 package traceidle
 
 import (
@@ -51,6 +57,9 @@ type Span struct {
 	// Sync is the time the root's goroutine spent in a system call that
 	// syncs a file (fsync or fdatasync) while it was current.
 	Sync time.Duration
+	// Ready is the part of Idle with a goroutine runnable: per moment,
+	// the idle processors up to the number of runnable goroutines.
+	Ready time.Duration
 }
 
 // Result is what a trace shows from Root's beginning to its end.
@@ -59,8 +68,8 @@ type Result struct {
 	Spans []Span
 	// Buckets is the idle time per Options.Bucket from Root's beginning.
 	Buckets []time.Duration
-	// Wall, Idle and Sync are the totals of Spans.
-	Wall, Idle, Sync time.Duration
+	// Wall, Idle, Sync and Ready are the totals of Spans.
+	Wall, Idle, Sync, Ready time.Duration
 }
 
 // ErrNoRoot is returned when the trace has no region named Options.Root.
@@ -101,6 +110,7 @@ type counter struct {
 	start   trace.Time              // when
 	last    trace.Time              // the previous event's time
 	running int                     // goroutines running or in a system call
+	ready   int                     // goroutines runnable
 	syncing bool                    // the root's goroutine is in a sync system call
 	spans   map[string]*Span
 	buckets []time.Duration
@@ -141,6 +151,12 @@ func (c *counter) event(ev trace.Event) {
 		if busy(to) {
 			c.running++
 		}
+		if from == trace.GoRunnable {
+			c.ready--
+		}
+		if to == trace.GoRunnable {
+			c.ready++
+		}
 	}
 }
 
@@ -163,7 +179,8 @@ func busy(s trace.GoState) bool { return s == trace.GoRunning || s == trace.GoSy
 // add counts the time from the previous event to now.
 func (c *counter) add(now trace.Time) {
 	dt := time.Duration(now - c.last)
-	idle := dt * time.Duration(max(c.o.Procs-c.running, 0))
+	free := max(c.o.Procs-c.running, 0)
+	idle := dt * time.Duration(free)
 	name := "(none)"
 	if s := c.open[c.root]; len(s) > 0 {
 		name = s[0]
@@ -178,6 +195,7 @@ func (c *counter) add(now trace.Time) {
 	}
 	sp.Wall += dt
 	sp.Idle += idle
+	sp.Ready += dt * time.Duration(min(free, max(c.ready, 0)))
 	if c.syncing {
 		sp.Sync += dt
 	}
@@ -197,6 +215,7 @@ func (c *counter) result() Result {
 		res.Wall += sp.Wall
 		res.Idle += sp.Idle
 		res.Sync += sp.Sync
+		res.Ready += sp.Ready
 	}
 	slices.SortFunc(res.Spans, func(a, b Span) int {
 		return cmp.Or(cmp.Compare(b.Idle, a.Idle), strings.Compare(a.Name, b.Name))

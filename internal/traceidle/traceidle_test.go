@@ -23,7 +23,13 @@ func spin(d time.Duration) {
 // trace.
 func traced(t *testing.T, f func(ctx context.Context)) *bytes.Buffer {
 	t.Helper()
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	return tracedOn(t, 2, f)
+}
+
+// tracedOn is traced with procs processors.
+func tracedOn(t *testing.T, procs int, f func(ctx context.Context)) *bytes.Buffer {
+	t.Helper()
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 	var buf bytes.Buffer
 	if err := trace.Start(&buf); err != nil {
 		t.Fatalf("starting a trace (not under go test -trace): %v", err)
@@ -78,8 +84,8 @@ func TestIdleBySerialAndParallelRegions(t *testing.T) {
 		t.Fatal(err)
 	}
 	serial, parallel := span(t, res, "root/serial"), span(t, res, "root/parallel")
-	if serial.Wall < d || serial.Idle < serial.Wall*3/4 || serial.Idle > serial.Wall*11/10 {
-		t.Errorf("serial region: %+v, want wall ≥ %v and one processor idle", serial, d)
+	if serial.Wall < d || serial.Idle < serial.Wall*3/4 || serial.Idle > serial.Wall*11/10 || serial.Ready > serial.Wall/4 {
+		t.Errorf("serial region: %+v, want wall ≥ %v and one processor idle, with nothing to run", serial, d)
 	}
 	if parallel.Wall < d || parallel.Idle > parallel.Wall/4 {
 		t.Errorf("parallel region: %+v, want wall ≥ %v and both processors busy", parallel, d)
@@ -96,6 +102,42 @@ func TestIdleBySerialAndParallelRegions(t *testing.T) {
 	}
 	if sum != res.Idle || len(res.Buckets) < 8 {
 		t.Errorf("buckets %v sum to %v (%d of them), want the idle total %v in ≥ 8 buckets", res.Buckets, sum, len(res.Buckets), res.Idle)
+	}
+}
+
+// TestReadyWhileIdle: idle processor time with a goroutine runnable is
+// counted as ready. The run has one processor and is read as if it had
+// two: while two goroutines spin, one of them always waits runnable for
+// the processor the second would have been. (That idle time with nothing
+// to run is not counted is TestIdleBySerialAndParallelRegions' serial
+// region.)
+func TestReadyWhileIdle(t *testing.T) {
+	const d = 40 * time.Millisecond
+	buf := tracedOn(t, 1, func(ctx context.Context) {
+		trace.WithRegion(ctx, "root", func() {
+			var stop, done atomic.Bool
+			go func() {
+				for !stop.Load() {
+				}
+				done.Store(true)
+			}()
+			trace.WithRegion(ctx, "crowded", func() { spin(d) })
+			stop.Store(true)
+			for !done.Load() {
+				runtime.Gosched()
+			}
+		})
+	})
+	res, err := Read(buf, Options{Procs: 2, Root: "root"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	crowded := span(t, res, "root/crowded")
+	if crowded.Ready < crowded.Wall*3/4 || crowded.Ready > crowded.Idle {
+		t.Errorf("crowded: %+v, want the idle processor's time ready (a goroutine runnable)", crowded)
+	}
+	if res.Ready < crowded.Ready {
+		t.Errorf("total ready %v, less than the region's %v", res.Ready, crowded.Ready)
 	}
 }
 
