@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -451,6 +452,47 @@ func bodiesOf(msgs []sqstypes.Message) []string {
 		out = append(out, aws.ToString(m.Body))
 	}
 	return out
+}
+
+// coversKeys reports whether msgs hold an S3 object-created event for
+// each of files and for nothing else; copies of an event are allowed
+// (and logged), as SQS and SDK retries make them.
+func coversKeys(t *testing.T, msgs []sqstypes.Message, files []inputFile) bool {
+	t.Helper()
+	want := map[string]int{}
+	for _, in := range files {
+		want[in.Key] = 0
+	}
+	for _, m := range msgs {
+		var ev struct {
+			Records []struct {
+				S3 struct {
+					Object struct {
+						Key string `json:"key"`
+					} `json:"object"`
+				} `json:"s3"`
+			} `json:"Records"`
+		}
+		if err := json.Unmarshal([]byte(aws.ToString(m.Body)), &ev); err != nil || len(ev.Records) != 1 {
+			t.Logf("not a one-record S3 event: %s (%v)", aws.ToString(m.Body), err)
+			return false
+		}
+		key, err := url.QueryUnescape(ev.Records[0].S3.Object.Key)
+		if _, known := want[key]; err != nil || !known {
+			t.Logf("an event of an unexpected key %q (%v)", key, err)
+			return false
+		}
+		want[key]++
+	}
+	for key, n := range want {
+		switch {
+		case n == 0:
+			return false
+		case n > 1:
+			t.Logf("%d events of %s (copies)", n, key)
+		}
+	}
+	return true
 }
 
 // ---- input files ----

@@ -3,7 +3,6 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -11,7 +10,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
-	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/tributary-io/tributary/core/state"
 	"github.com/tributary-io/tributary/infra/inboxstate"
@@ -167,45 +165,4 @@ func TestInboxDuplicatesIngestedOnce(t *testing.T) {
 	if objs := f.inboxObjects(); len(objs) != 0 {
 		t.Fatalf("inbox objects left: %q", objs)
 	}
-}
-
-// coversKeys reports whether msgs hold an S3 object-created event for
-// each of files and for nothing else; copies of an event are allowed
-// (and logged), as SQS and SDK retries make them.
-func coversKeys(t *testing.T, msgs []sqstypes.Message, files []inputFile) bool {
-	t.Helper()
-	want := map[string]int{}
-	for _, in := range files {
-		want[in.Key] = 0
-	}
-	for _, m := range msgs {
-		var ev struct {
-			Records []struct {
-				S3 struct {
-					Object struct {
-						Key string `json:"key"`
-					} `json:"object"`
-				} `json:"s3"`
-			} `json:"Records"`
-		}
-		if err := json.Unmarshal([]byte(aws.ToString(m.Body)), &ev); err != nil || len(ev.Records) != 1 {
-			t.Logf("not a one-record S3 event: %s (%v)", aws.ToString(m.Body), err)
-			return false
-		}
-		key, err := url.QueryUnescape(ev.Records[0].S3.Object.Key)
-		if _, known := want[key]; err != nil || !known {
-			t.Logf("an event of an unexpected key %q (%v)", key, err)
-			return false
-		}
-		want[key]++
-	}
-	for key, n := range want {
-		switch {
-		case n == 0:
-			return false
-		case n > 1:
-			t.Logf("%d events of %s (copies)", n, key)
-		}
-	}
-	return true
 }
