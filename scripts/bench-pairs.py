@@ -6,7 +6,11 @@ too coarse for a 0.15 s run and for a ratio of two such runs).
   scripts/bench-pairs.py pairs N FORMAT SHAPE THREADS BIN_A BIN_B
       N alternated pairs (A,B then B,A) of two binaries on one shape:
       medians, minima and the median of the paired differences (B - A) of
-      wall time, CPU (user + sys, wait4) and peak RSS.
+      wall time, CPU (user + sys, wait4) and peak RSS. Each binary is
+      copied to COPIES files (default 4) and the pairs go round the
+      copies: on this machine two copies of one binary can differ by 3 %
+      in a run's CPU time, every run (where a file's pages land), which
+      one copy of each would take for the difference between A and B.
   scripts/bench-pairs.py ratio N BIN [FORMAT ...]
       for each format (json csv) and shape (SHAPES, default "big mid
       small"), N alternated runs at 1 and 2 threads (GOMAXPROCS): min and
@@ -136,17 +140,32 @@ def run(binary, fmt, shape, threads, work):
     return finish(p, t, f"{binary} on {fmt} {shape} at {threads} threads")
 
 
+def copies(binary, k, work, tag):
+    """k copies of binary in work (new files: new pages for its text)."""
+    out = []
+    for i in range(k):
+        c = os.path.join(work, f"bin-{tag}{i}")
+        shutil.copy2(binary, c)
+        out.append(c)
+    return out
+
+
 def pairs(n, fmt, shape, threads, a, b, work):
+    k = max(1, int(os.environ.get("COPIES", "4")))
+    bins = work + ".bin"  # beside work, which every run empties
+    os.makedirs(bins, exist_ok=True)
+    ca, cb = copies(a, k, bins, "a"), copies(b, k, bins, "b")
     ra, rb = [], []
     for i in range(n):
+        x, y = ca[i % k], cb[i % k]
         if i % 2 == 0:
-            ra.append(run(a, fmt, shape, threads, work))
-            rb.append(run(b, fmt, shape, threads, work))
+            ra.append(run(x, fmt, shape, threads, work))
+            rb.append(run(y, fmt, shape, threads, work))
         else:
-            rb.append(run(b, fmt, shape, threads, work))
-            ra.append(run(a, fmt, shape, threads, work))
+            rb.append(run(y, fmt, shape, threads, work))
+            ra.append(run(x, fmt, shape, threads, work))
     print(f"# {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} load {os.getloadavg()[0]:.2f}; "
-          f"{fmt} {shape} {threads} threads; {n} pairs; A {a}; B {b}")
+          f"{fmt} {shape} {threads} threads; {n} pairs over {k} copies of each; A {a}; B {b}")
     for k, name in enumerate(["wall s", "cpu s", "rss MB"]):
         x = [r[k] for r in ra]
         y = [r[k] for r in rb]
@@ -199,6 +218,7 @@ def main(argv):
             sys.exit(__doc__)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+        shutil.rmtree(work + ".bin", ignore_errors=True)
 
 
 if __name__ == "__main__":
