@@ -12,6 +12,7 @@ import (
 
 	"github.com/tributary-io/tributary/core/formats/datetimefmt"
 	"github.com/tributary-io/tributary/core/formats/fileformat"
+	"github.com/tributary-io/tributary/core/formats/jsonfmt/jsoninfer/internal/jsonlex"
 	"github.com/tributary-io/tributary/core/formats/jsonfmt/jsonlines"
 	"github.com/tributary-io/tributary/core/schema"
 )
@@ -53,7 +54,7 @@ type ifield struct {
 	// key0 and key1 are the name's JSON text with its quotes ("name"),
 	// when plain and at most 16 bytes long, as two little-endian words
 	// (the bytes of mask0 and mask1; mask0 is 0 otherwise): the scanner
-	// compares it with two loads (see keyWords).
+	// compares it with two loads (see jsonlex.KeyWords).
 	key0, key1, mask0, mask1 uint64
 	// hint is the hint trie below this field when the struct's trie is
 	// hintFrom (the scanner's cache of hintFrom.child(name)).
@@ -95,7 +96,7 @@ func (it *itype) field(name string) *itype {
 	f := &itype{}
 	fl := ifield{name: name, t: f, plain: jsontape.RawName(name)}
 	if fl.plain {
-		fl.key0, fl.key1, fl.mask0, fl.mask1 = keyWords(name)
+		fl.key0, fl.key1, fl.mask0, fl.mask1 = jsonlex.KeyWords(name)
 	}
 	it.fields = append(it.fields, fl)
 	return f

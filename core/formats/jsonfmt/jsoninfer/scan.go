@@ -1,12 +1,10 @@
 package jsoninfer
 
 import (
-	"encoding/binary"
 	"math"
-	"math/bits"
 	"strings"
-	"unsafe"
 
+	"github.com/tributary-io/tributary/core/formats/jsonfmt/jsoninfer/internal/jsonlex"
 	"github.com/tributary-io/tributary/core/formats/jsonfmt/jsontape"
 )
 
@@ -87,7 +85,7 @@ func (in *inferrer) scan(b []byte) bool {
 // scanTop scans a record: an object, or an array of objects.
 func (in *inferrer) scanTop() bool {
 	b := in.sc.b
-	i := ws(b, 0)
+	i := jsonlex.Space(b, 0)
 	if i >= len(b) {
 		return false
 	}
@@ -99,7 +97,7 @@ func (in *inferrer) scanTop() bool {
 			return false
 		}
 	case '[':
-		if i = ws(b, i+1); i < len(b) && b[i] == ']' {
+		if i = jsonlex.Space(b, i+1); i < len(b) && b[i] == ']' {
 			i++
 			break
 		}
@@ -111,7 +109,7 @@ func (in *inferrer) scanTop() bool {
 			if i, ok = in.scanObject(i, 1, &in.root, in.hints); !ok {
 				return false
 			}
-			if i = ws(b, i); i >= len(b) {
+			if i = jsonlex.Space(b, i); i >= len(b) {
 				return false
 			}
 			if b[i] == ']' {
@@ -121,20 +119,12 @@ func (in *inferrer) scanTop() bool {
 			if b[i] != ',' {
 				return false
 			}
-			i = ws(b, i+1)
+			i = jsonlex.Space(b, i+1)
 		}
 	default:
 		return false
 	}
-	return in.tape.First || ws(b, i) == len(b)
-}
-
-// ws skips JSON white space.
-func ws(b []byte, i int) int {
-	for i < len(b) && b[i] <= ' ' && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
+	return in.tape.First || jsonlex.Space(b, i) == len(b)
 }
 
 // scanObject scans the object at b[i] (at nesting depth) into struct it
@@ -144,14 +134,14 @@ func (in *inferrer) scanObject(i, depth int, it *itype, h *hintTrie) (int, bool)
 		return i, false
 	}
 	b := in.sc.b
-	if i = ws(b, i+1); i < len(b) && b[i] == '}' {
+	if i = jsonlex.Space(b, i+1); i < len(b) && b[i] == '}' {
 		return i + 1, true
 	}
 	// White space is skipped where a token is expected and not found:
 	// most records have none.
 	for pos := 0; ; pos++ {
 		if i >= len(b) || b[i] != '"' {
-			if i = ws(b, i); i >= len(b) || b[i] != '"' {
+			if i = jsonlex.Space(b, i); i >= len(b) || b[i] != '"' {
 				return i, false
 			}
 		}
@@ -168,7 +158,7 @@ func (in *inferrer) scanObject(i, depth int, it *itype, h *hintTrie) (int, bool)
 				if f.mask0 != 0 && i+16 <= len(b) {
 					// A name of up to 14 bytes: its quoted text in
 					// two masked loads.
-					same = (load64(b, i)&f.mask0^f.key0)|(load64(b, i+8)&f.mask1^f.key1) == 0
+					same = (jsonlex.Load64(b, i)&f.mask0^f.key0)|(jsonlex.Load64(b, i+8)&f.mask1^f.key1) == 0
 				} else {
 					same = f.plain && i+n+1 < len(b) && b[i+n+1] == '"' && string(b[i+1:i+n+1]) == f.name
 				}
@@ -180,7 +170,7 @@ func (in *inferrer) scanObject(i, depth int, it *itype, h *hintTrie) (int, bool)
 		if end < 0 {
 			start := i
 			var esc, ok bool
-			if end, esc, ok = scanString(b, i); !ok {
+			if end, esc, ok = jsonlex.String(b, i); !ok {
 				return end, false
 			}
 			if it != nil {
@@ -188,7 +178,7 @@ func (in *inferrer) scanObject(i, depth int, it *itype, h *hintTrie) (int, bool)
 			}
 		}
 		if i = end; i >= len(b) || b[i] != ':' {
-			if i = ws(b, i); i >= len(b) || b[i] != ':' {
+			if i = jsonlex.Space(b, i); i >= len(b) || b[i] != ':' {
 				return i, false
 			}
 		}
@@ -197,7 +187,7 @@ func (in *inferrer) scanObject(i, depth int, it *itype, h *hintTrie) (int, bool)
 		}
 		c := b[i]
 		if c <= ' ' {
-			if i = ws(b, i); i >= len(b) {
+			if i = jsonlex.Space(b, i); i >= len(b) {
 				return i, false
 			}
 			c = b[i]
@@ -211,13 +201,13 @@ func (in *inferrer) scanObject(i, depth int, it *itype, h *hintTrie) (int, bool)
 			q, from := -1, i+1
 			if i+9 <= len(b) {
 				var plain bool
-				if q, plain = quoteAt(load64(b, i+1)); plain {
+				if q, plain = jsonlex.QuoteAt(jsonlex.Load64(b, i+1)); plain {
 					from = i + 9
 				}
 			}
 			if q >= 0 {
 				end = i + 2 + q
-			} else if end, esc, ok = scanRest(b, from); !ok {
+			} else if end, esc, ok = jsonlex.StringRest(b, from); !ok {
 				return end, false
 			}
 			if ft != nil && ft.kind != iString && (end-i > 2 || !in.opts.InferColumnTypes) {
@@ -227,17 +217,17 @@ func (in *inferrer) scanObject(i, depth int, it *itype, h *hintTrie) (int, bool)
 		case c == '-' || c-'0' <= 9:
 			// A number: likewise.
 			var integral bool
-			if end, integral, ok = scanNumber(b, i); !ok {
+			if end, integral, ok = jsonlex.Number(b, i); !ok {
 				return end, false
 			}
 			if ft != nil && !(in.typedNum() && (ft.kind == iDouble || ft.kind == iLong && integral && end-i <= 18)) {
 				in.scanNum(ft, fh, b[i:end], integral)
 			}
 			i = end
-		case c == 'n' && i+4 <= len(b) && load32(b, i) == nullWord:
+		case c == 'n' && i+4 <= len(b) && jsonlex.Load32(b, i) == jsonlex.NullWord:
 			// null leaves every type as it is.
 			i += 4
-		case c == 't' && i+4 <= len(b) && load32(b, i) == trueWord && (ft == nil || ft.kind == iBool && !in.opts.PrimitivesAsString):
+		case c == 't' && i+4 <= len(b) && jsonlex.Load32(b, i) == jsonlex.TrueWord && (ft == nil || ft.kind == iBool && !in.opts.PrimitivesAsString):
 			// true in a boolean column (or one only validated).
 			i += 4
 		default:
@@ -249,7 +239,7 @@ func (in *inferrer) scanObject(i, depth int, it *itype, h *hintTrie) (int, bool)
 			return i, false
 		}
 		if c = b[i]; c <= ' ' {
-			if i = ws(b, i); i >= len(b) {
+			if i = jsonlex.Space(b, i); i >= len(b) {
 				return i, false
 			}
 			c = b[i]
@@ -263,62 +253,6 @@ func (in *inferrer) scanObject(i, depth int, it *itype, h *hintTrie) (int, bool)
 			return i, false
 		}
 	}
-}
-
-// load64 returns the 8 bytes of b from offset i as a little-endian word,
-// without a bounds check: the caller has checked that i >= 0 and
-// i+8 <= len(b).
-func load64(b []byte, i int) uint64 {
-	return binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(b)), i))[:])
-}
-
-// load32 is load64 for 4 bytes (i+4 <= len(b)).
-func load32(b []byte, i int) uint32 {
-	return binary.LittleEndian.Uint32((*[4]byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(b)), i))[:])
-}
-
-// keyWords returns the JSON text of the plain name ("name", with its
-// quotes) as two little-endian words and their masks (the bytes the text
-// takes); all zero when the text is longer than 16 bytes or name is
-// empty.
-func keyWords(name string) (k0, k1, m0, m1 uint64) {
-	if len(name) == 0 || len(name) > 14 {
-		return 0, 0, 0, 0
-	}
-	q := `"` + name + `"`
-	for j := len(q) - 1; j >= 0; j-- {
-		if j >= 8 {
-			k1 = k1<<8 | uint64(q[j])
-		} else {
-			k0 = k0<<8 | uint64(q[j])
-		}
-	}
-	m0 = ^uint64(0)
-	if len(q) < 8 {
-		m0 = 1<<(8*len(q)) - 1
-	}
-	switch {
-	case len(q) == 16:
-		m1 = ^uint64(0)
-	case len(q) > 8:
-		m1 = 1<<(8*(len(q)-8)) - 1
-	}
-	return k0, k1, m0, m1
-}
-
-// quoteAt returns the offset in the 8 bytes of x (little-endian) of the
-// first double quote when no backslash or control character comes before
-// it; -1 otherwise, with plain true when none of the 8 bytes is a quote,
-// a backslash or a control character. A string whose text starts with x
-// ends there, as scanString finds.
-func quoteAt(x uint64) (q int, plain bool) {
-	m := special8(x)
-	// The lowest flag is bit 7 of the first special byte.
-	k := bits.TrailingZeros64(m)
-	if m == 0 || byte(x>>(k-7)) != '"' {
-		return -1, m == 0
-	}
-	return k >> 3, false
 }
 
 // scanField returns the type (and hint trie) of the member whose quoted
@@ -485,7 +419,7 @@ func (in *inferrer) scanValue(i, depth int, it *itype, h *hintTrie) (int, bool) 
 		t, th := in.enter(it, vArray, h)
 		return in.scanArray(i, depth, t, th)
 	case '"':
-		end, esc, ok := scanString(b, i)
+		end, esc, ok := jsonlex.String(b, i)
 		if !ok {
 			return end, false
 		}
@@ -517,7 +451,7 @@ func (in *inferrer) scanValue(i, depth int, it *itype, h *hintTrie) (int, bool) 
 		}
 		return i + 4, true
 	}
-	end, integral, ok := scanNumber(b, i)
+	end, integral, ok := jsonlex.Number(b, i)
 	if !ok {
 		return end, false
 	}
@@ -584,7 +518,7 @@ func (in *inferrer) scanArray(i, depth int, elem *itype, h *hintTrie) (int, bool
 		return i, false
 	}
 	b := in.sc.b
-	if i = ws(b, i+1); i < len(b) && b[i] == ']' {
+	if i = jsonlex.Space(b, i+1); i < len(b) && b[i] == ']' {
 		return i + 1, true
 	}
 	for {
@@ -592,152 +526,16 @@ func (in *inferrer) scanArray(i, depth int, elem *itype, h *hintTrie) (int, bool
 		if i, ok = in.scanValue(i, depth+1, elem, h); !ok {
 			return i, false
 		}
-		if i = ws(b, i); i >= len(b) {
+		if i = jsonlex.Space(b, i); i >= len(b) {
 			return i, false
 		}
 		switch b[i] {
 		case ']':
 			return i + 1, true
 		case ',':
-			i = ws(b, i+1)
+			i = jsonlex.Space(b, i+1)
 		default:
 			return i, false
 		}
 	}
-}
-
-// scanNumber scans the standard JSON number at b[i]: the offset after it,
-// and whether it is written as an integer. Leading zeros, a '+' and the
-// non-numeric numbers are not accepted (the tape path decides on them).
-func scanNumber(b []byte, i int) (int, bool, bool) {
-	if b[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(b) && b[i] == '0':
-		if i++; i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			return i, false, false
-		}
-	case i < len(b) && b[i] >= '1' && b[i] <= '9':
-		i = digits(b, i+1)
-	default:
-		return i, false, false
-	}
-	integral := true
-	if i < len(b) && b[i] == '.' {
-		integral = false
-		d := i + 1
-		if i = digits(b, d); i == d {
-			return i, false, false
-		}
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		integral = false
-		if i++; i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		d := i
-		if i = digits(b, d); i == d {
-			return i, false, false
-		}
-	}
-	return i, integral, true
-}
-
-// digits returns the offset of the first byte from b[i] on that is not a
-// decimal digit.
-func digits(b []byte, i int) int {
-	for i+8 <= len(b) {
-		x := load64(b, i)
-		// A byte is flagged when below '0' (the subtraction sets its
-		// top bit), above '9' (the addition does) or not ASCII; the
-		// lowest flag is exact.
-		if m := ((x - lsb8*'0') | (x + lsb8*(0x7f-'9')) | x) & msb8; m != 0 {
-			return i + bits.TrailingZeros64(m)>>3
-		}
-		i += 8
-	}
-	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-		i++
-	}
-	return i
-}
-
-// scanString scans the double-quoted string at b[i]: the offset after its
-// closing quote, and whether it holds an escape. Only the escapes of RFC
-// 8259 are accepted, and no control character.
-func scanString(b []byte, i int) (int, bool, bool) {
-	return scanRest(b, i+1)
-}
-
-// scanRest is scanString from offset i inside the string, all bytes
-// before it plain (no quote, backslash or control character).
-func scanRest(b []byte, i int) (int, bool, bool) {
-	esc := false
-	for {
-		// Skip 8 bytes at a time up to the first quote, backslash or
-		// control character.
-		for i+8 <= len(b) {
-			if m := special8(load64(b, i)); m != 0 {
-				i += bits.TrailingZeros64(m) >> 3
-				break
-			}
-			i += 8
-		}
-		if i >= len(b) {
-			return i, false, false
-		}
-		switch c := b[i]; {
-		case c == '"':
-			return i + 1, esc, true
-		case c == '\\':
-			esc = true
-			if i+1 >= len(b) {
-				return i, false, false
-			}
-			switch b[i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				i += 2
-			case 'u':
-				if i+6 > len(b) || !isHex4(b[i+2:i+6]) {
-					return i, false, false
-				}
-				i += 6
-			default:
-				return i, false, false
-			}
-		case c < 0x20:
-			return i, false, false
-		default:
-			i++
-		}
-	}
-}
-
-// SWAR constants: each byte 0x01 and 0x80; the literals null and true as
-// little-endian words.
-const (
-	lsb8     = 0x0101010101010101
-	msb8     = 0x8080808080808080
-	nullWord = 'n' | 'u'<<8 | 'l'<<16 | 'l'<<24
-	trueWord = 't' | 'r'<<8 | 'u'<<16 | 'e'<<24
-)
-
-// special8 flags the bytes of x that are a double quote, a backslash or a
-// control character (< 0x20): the lowest flag (0x80 in its byte) is exact,
-// higher ones may be false (Hacker's Delight's haszero and hasless, as the
-// tape's plain8).
-func special8(x uint64) uint64 {
-	q := x ^ (lsb8 * '"')
-	bs := x ^ (lsb8 * '\\')
-	return ((q-lsb8)&^q | (bs-lsb8)&^bs | (x-lsb8*0x20)&^x) & msb8
-}
-
-func isHex4(b []byte) bool {
-	for _, c := range b {
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
-			return false
-		}
-	}
-	return true
 }
