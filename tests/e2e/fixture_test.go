@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -32,6 +31,7 @@ import (
 
 	"github.com/tributary-io/tributary/core/options"
 	"github.com/tributary-io/tributary/core/state"
+	tevents "github.com/tributary-io/tributary/events"
 	"github.com/tributary-io/tributary/infra/awsclient"
 	"github.com/tributary-io/tributary/infra/awstest"
 	"github.com/tributary-io/tributary/infra/dynamostate"
@@ -455,8 +455,9 @@ func bodiesOf(msgs []sqstypes.Message) []string {
 }
 
 // coversKeys reports whether msgs hold an S3 object-created event for
-// each of files and for nothing else; copies of an event are allowed
-// (and logged), as SQS and SDK retries make them.
+// each of files and for nothing else, read by events.Parse as discovery
+// reads them; copies of an event are allowed (and logged), as SQS and SDK
+// retries make them.
 func coversKeys(t *testing.T, msgs []sqstypes.Message, files []inputFile) bool {
 	t.Helper()
 	want := map[string]int{}
@@ -464,22 +465,14 @@ func coversKeys(t *testing.T, msgs []sqstypes.Message, files []inputFile) bool {
 		want[in.Key] = 0
 	}
 	for _, m := range msgs {
-		var ev struct {
-			Records []struct {
-				S3 struct {
-					Object struct {
-						Key string `json:"key"`
-					} `json:"object"`
-				} `json:"s3"`
-			} `json:"Records"`
-		}
-		if err := json.Unmarshal([]byte(aws.ToString(m.Body)), &ev); err != nil || len(ev.Records) != 1 {
-			t.Logf("not a one-record S3 event: %s (%v)", aws.ToString(m.Body), err)
+		ns, err := tevents.Parse([]byte(aws.ToString(m.Body))) // the discovery function's own reading
+		if err != nil || len(ns) != 1 || ns[0].Kind != tevents.Created {
+			t.Logf("not one object-created event: %s (%v)", aws.ToString(m.Body), err)
 			return false
 		}
-		key, err := url.QueryUnescape(ev.Records[0].S3.Object.Key)
-		if _, known := want[key]; err != nil || !known {
-			t.Logf("an event of an unexpected key %q (%v)", key, err)
+		key := ns[0].Key
+		if _, known := want[key]; !known {
+			t.Logf("an event of an unexpected key %q", key)
 			return false
 		}
 		want[key]++
