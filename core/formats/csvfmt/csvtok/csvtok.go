@@ -174,16 +174,16 @@ func (t *Tokenizer) Reset(r io.Reader, c *Config) {
 	t.derive()
 }
 
-// Drop lets go of t's source and of what it read, keeping its buffers:
-// a tokenizer kept for a later Reset holds on to no file. A window of a
-// source read in place is dropped, not unmapped (as in Reset).
+// Drop lets go of t's source and of the record's text, which may be a
+// view of it: a tokenizer kept for a later Reset (which sets everything
+// else again) holds on to no file. A window of a source read in place is
+// dropped, not unmapped (as in Reset).
 func (t *Tokenizer) Drop() {
 	if t.in.br != nil {
 		t.in.br.Reset(nil)
 	}
 	t.in = input{br: t.in.br}
-	t.raw, t.own, t.view, t.ahead = nil, nil, false, ahead{}
-	t.buf, t.toks = t.buf[:0], t.toks[:0]
+	t.raw, t.own, t.view = nil, nil, false
 }
 
 // derive sets what t reads by from its configuration: the delimiter, the
