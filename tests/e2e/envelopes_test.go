@@ -100,12 +100,15 @@ func TestSNSWrappedNotifications(t *testing.T) {
 	}
 
 	// The new configuration's s3:TestEvent arrives through the topic, wrapped.
+	// (Copies allowed, as for the fixture's own s3:TestEvent.)
 	msgs := f.receive(f.eventsURL, 10)
-	if len(msgs) != 1 {
-		t.Fatalf("after configuring SNS notifications the events queue holds %d messages, want one wrapped s3:TestEvent: %q", len(msgs), bodiesOf(msgs))
+	if len(msgs) == 0 {
+		t.Fatal("after configuring SNS notifications the events queue is empty, want a wrapped s3:TestEvent")
 	}
-	if env := decodeSNSEnvelope(t, aws.ToString(msgs[0].Body), topicARN); !strings.Contains(env.Message, "s3:TestEvent") {
-		t.Fatalf("the first SNS message is not the s3:TestEvent: %s", env.Message)
+	for _, m := range msgs {
+		if env := decodeSNSEnvelope(t, aws.ToString(m.Body), topicARN); !strings.Contains(env.Message, "s3:TestEvent") {
+			t.Fatalf("after configuring SNS notifications the events queue holds %d messages, want wrapped s3:TestEvents only; one is: %s", len(msgs), env.Message)
+		}
 	}
 	if resp := f.deliverEvents(msgs); len(resp.BatchItemFailures) != 0 {
 		t.Fatalf("the wrapped s3:TestEvent failed: %+v", resp.BatchItemFailures)
@@ -142,10 +145,12 @@ func (f *fixture) ingestThroughEnvelope(files []inputFile, source tevents.Source
 	if f.commitCalls == 0 {
 		t.Fatal("no commit ran")
 	}
-	if len(f.bodies) != len(files) {
-		t.Fatalf("discovery saw %d event bodies, want one per file (%d): %q", len(f.bodies), len(files), f.bodies)
-	}
+	// One event per file, or copies of it (SQS delivers at least once, and
+	// a retried request adds a copy), and none of anything else.
 	gotKeys := map[string]int{}
+	for _, in := range files {
+		gotKeys[in.Key] = 0
+	}
 	for _, b := range f.bodies {
 		if inspect != nil {
 			inspect(b)
@@ -157,11 +162,17 @@ func (f *fixture) ingestThroughEnvelope(files []inputFile, source tevents.Source
 		if n := notes[0]; n.Source != source || n.Kind != tevents.Created || n.Bucket != f.bucket {
 			t.Fatalf("event parsed as source %q kind %s bucket %q, want %q Created %q:\n%s", n.Source, n.Kind, n.Bucket, source, f.bucket, b)
 		}
+		if _, ok := gotKeys[notes[0].Key]; !ok {
+			t.Fatalf("an event of key %q, which was not uploaded:\n%s", notes[0].Key, b)
+		}
 		gotKeys[notes[0].Key]++
 	}
 	for _, in := range files {
-		if gotKeys[in.Key] != 1 {
-			t.Errorf("key %q arrived in %d events, want 1 (keys seen: %v)", in.Key, gotKeys[in.Key], gotKeys)
+		switch n := gotKeys[in.Key]; {
+		case n == 0:
+			t.Errorf("no event of key %q (keys seen: %v)", in.Key, gotKeys)
+		case n > 1:
+			t.Logf("%d events of key %q (copies)", n, in.Key)
 		}
 	}
 	checkRows(t, f.readTable(), files)
