@@ -24,7 +24,7 @@ func BenchmarkFirstRun(b *testing.B) {
 	for i := range files {
 		files[i] = state.File{Path: fmt.Sprintf("part-%05d.json", i), Size: int64(1000 + i%100), ModTime: time.Unix(1.7e9, int64(i))}
 	}
-	for _, sched := range [][]int{{500, 2000}, {500, 4000}, {500, 2000, 8000}, {500, n}, {1000, 2000}, {n}} {
+	for _, sched := range [][]int{{500, 2000}, {500, 4000}, {500, 4250}, {500, 2000, 8000}, {500, n}, {1000, 2000}, {n}} {
 		name := strings.Trim(strings.ReplaceAll(fmt.Sprint(sched), " ", "+"), "[]")
 		b.Run("chunks="+name, func(b *testing.B) {
 			ctx := context.Background()
