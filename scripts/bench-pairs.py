@@ -15,7 +15,10 @@ too coarse for a 0.15 s run and for a ratio of two such runs).
       for each format (json csv) and shape (SHAPES, default "big mid
       small"), N alternated runs at 1 and 2 threads (GOMAXPROCS): min and
       median wall, the two-thread speed-up of the minima and of the
-      medians, CPU, peak RSS. SHAPES may also name big10 (the big file's
+      medians, CPU, peak RSS. With CEILING=1 each round also runs two
+      1-thread conversions at once (twice's measure, below, taken in the
+      same rounds, so under the same state of the host): the ceiling 2/s
+      from the medians, and the speed-up's share of it. SHAPES may also name big10 (the big file's
       rows ten times, ~1 GB, in one file) and small10 (the small shape's
       files ten times over, 100,000 files): the same conversion with ten
       times the input, so that what every run pays once (start-up, the
@@ -175,20 +178,34 @@ def pairs(n, fmt, shape, threads, a, b, work):
 
 
 def ratio(n, binary, formats, work):
-    print(f"# {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} load {os.getloadavg()[0]:.2f}; {binary}; {n} rounds")
-    print("format shape  1t min / med s   2t min / med s   2t/1t min (med)   cpu s 1t -> 2t   RSS MB 1t / 2t")
+    ceiling = os.environ.get("CEILING", "") not in ("", "0")
+    print(f"# {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} load {os.getloadavg()[0]:.2f}; {binary}; {n} rounds"
+          + ("; with the machine's ceiling in the same rounds" if ceiling else ""))
+    print("format shape  1t min / med s   2t min / med s   2t/1t min (med)   cpu s 1t -> 2t   RSS MB 1t / 2t"
+          + ("   ceiling (med)   2t/1t med / ceiling" if ceiling else ""))
     for fmt in formats:
         for shape in os.environ.get("SHAPES", "big mid small").split():
             r = {1: [], 2: []}
+            shared = []
             for i in range(n):
                 for th in ((1, 2) if i % 2 == 0 else (2, 1)):
                     r[th].append(run(binary, fmt, shape, th, work))
+                if ceiling:
+                    # Two 1-thread runs at once, each its own table, in the
+                    # same round: what the machine gives two at that time.
+                    warm(shape_dir(fmt, shape))
+                    procs = [start(binary, fmt, shape, 1, os.path.join(work, k)) for k in "ab"]
+                    shared += [finish(p, t, f"{binary} on {fmt} {shape}")[0] for p, t in procs]
             w = {t: [x[0] for x in r[t]] for t in r}
             cpu = {t: st.median(x[1] for x in r[t]) for t in r}
             rss = {t: max(x[2] for x in r[t]) for t in r}
-            print(f"{fmt:6s} {shape:5s}  {min(w[1]):.3f} / {st.median(w[1]):.3f}    {min(w[2]):.3f} / {st.median(w[2]):.3f}"
-                  f"    {min(w[1]) / min(w[2]):.2f} ({st.median(w[1]) / st.median(w[2]):.2f})"
-                  f"       {cpu[1]:.3f} -> {cpu[2]:.3f}    {rss[1]:.1f} / {rss[2]:.1f}", flush=True)
+            line = (f"{fmt:6s} {shape:5s}  {min(w[1]):.3f} / {st.median(w[1]):.3f}    {min(w[2]):.3f} / {st.median(w[2]):.3f}"
+                    f"    {min(w[1]) / min(w[2]):.2f} ({st.median(w[1]) / st.median(w[2]):.2f})"
+                    f"       {cpu[1]:.3f} -> {cpu[2]:.3f}    {rss[1]:.1f} / {rss[2]:.1f}")
+            if ceiling:
+                c = 2 * st.median(w[1]) / st.median(shared)
+                line += f"    {c:.2f}            {st.median(w[1]) / st.median(w[2]) / c:.3f}"
+            print(line, flush=True)
 
 
 def twice(n, binary, fmt, shape, work):
