@@ -218,17 +218,19 @@ const overlapGrowth = 4
 // that lags behind it commits fewer, larger chunks (two fdatasyncs each).
 // With one processor the registration takes turns with the listing, and
 // a chunk grows while it waits for its turn: the CLI registers a listing
-// of 10,000 files in chunks of 500, ~4,200 and ~4,200 (500, 4,000, 4,000
-// and 459 with a bound of 2); with two it is 500, 2,000 and ~3,000 twice
-// either way.
+// of 10,000 files in two or three chunks (500, then 8,459, or 4,200–6,300
+// and the rest; 500, 4,000, 4,000 and 459 with a bound of 2); with two
+// processors it is 500, 2,000 and ~3,000 twice either way.
 // Larger chunks cost less per file in boltstate since its state files are
 // mapped 64 MiB from the start (no remap copying the write transaction's
 // nodes as the file grows): BenchmarkFirstRun, 9,000 files, one thread,
 // chunks of 500+2,000 against 500+9,000: register CPU 23.9 → 22.7 ms,
 // the pending read 7.2 → 5.0 ms (fewer partly filled pages), the claim
-// 18.8 → 17.4 ms. The CLI on 10,000 files of 1 KB (16 pairs against a
-// bound of 2): one thread −6 ms wall, 14 of 16 lower; two threads no
-// change. The bound keeps a chunk's memory small (16,000 files).
+// 18.8 → 17.4 ms. In the CLI on 10,000 files of 1 KB the difference is
+// within the noise (16 pairs against a bound of 2, one thread: −6 ms
+// wall, 14 of 16 lower, then −0 ms, 9 of 16; two threads +1 ms, 7 of
+// 16): where a chunk is cut depends on when the scheduler switches. The
+// bound keeps a chunk's memory small (16,000 files).
 const overlapMax = 8
 
 // registerAll is RegisterAll; mostlyKnown is passed to the store
