@@ -216,6 +216,7 @@ func FuzzFastDecode(f *testing.F) {
 	f.Add(uint64(1), `{"a0":"x","b1":1}`)
 	f.Add(uint64(2), ` { "a0" : [ 1 , 2 ] } `+"\r\n"+`{"a0":null}`)
 	f.Add(uint64(3), `{"a0":"\u00e9\"","a0":1}`+"\n"+`{"a0":1e400}`)
+	f.Add(uint64(4), `{"a0":01,"b1":-007}`+"\n"+`{"b1":0.5,"a0":00}`+"\n"+`{"a0":0}`) // leading zeros
 	f.Fuzz(func(t *testing.T, seed uint64, doc string) {
 		g := cleanGen{rand.New(rand.NewPCG(seed, 9))}
 		c := g.randomCase()

@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/tributary-io/tributary/core/formats/jsonfmt/internal/jsonlex"
 	"github.com/tributary-io/tributary/core/formats/jsonfmt/jsontape"
 	"github.com/tributary-io/tributary/core/parquetio"
 	"github.com/tributary-io/tributary/core/schema"
@@ -357,7 +358,7 @@ func (s *state) value(n *node, i, r, d int) (int, bool) {
 			s.b.ByteArray(n.col, unsafe.Slice(unsafe.StringData(w), len(w)), r)
 			return i + len(w), true
 		case c == '-' || c >= '0' && c <= '9':
-			j, _, ok := number(line, i)
+			j, _, ok := jsonlex.Number(line, i)
 			if !ok {
 				return i, false
 			}
@@ -405,7 +406,7 @@ func (s *state) value(n *node, i, r, d int) (int, bool) {
 		case c == '"':
 			j, _, _, ok = str(line, i)
 		case c == '-' || c >= '0' && c <= '9':
-			j, _, ok = number(line, i)
+			j, _, ok = jsonlex.Number(line, i)
 		case c == 't':
 			j, ok = i+4, lit(line, i, "true")
 		case c == 'f':
@@ -433,47 +434,6 @@ func lit(line []byte, i int, w string) bool {
 	return len(line)-i >= len(w) && string(line[i:i+len(w)]) == w
 }
 
-// number scans the standard JSON number at line[i] and returns the offset
-// after it and whether it is written as an integer.
-func number(b []byte, i int) (end int, integral, ok bool) {
-	if b[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(b) && b[i] == '0':
-		i++
-	case i < len(b) && b[i] >= '1' && b[i] <= '9':
-		for i++; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
-		}
-	default:
-		return i, false, false
-	}
-	integral = true
-	if i < len(b) && b[i] == '.' {
-		integral = false
-		d := i + 1
-		for i = d; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
-		}
-		if i == d {
-			return i, false, false
-		}
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		integral = false
-		if i++; i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		d := i
-		for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
-		}
-		if i == d {
-			return i, false, false
-		}
-	}
-	// What follows (white space, ',', '}' or ']') is the caller's to check.
-	return i, integral, true
-}
-
 // digitsOf is what numberDigits reads of a number token.
 type digitsOf struct {
 	// m is the token's digits (integer and fraction parts) read as one
@@ -485,8 +445,13 @@ type digitsOf struct {
 	exp          bool // an exponent follows
 }
 
-// numberDigits is number that also reads the digits, in the same pass:
-// an integral token of up to 18 digits is m (parseLong's value), and one
+// numberDigits scans the JSON number at b[i] as jsonlex.Number does (the
+// offset after it; not ok for anything RFC 8259 does not write as a
+// number), but for a leading zero: it takes the "0" alone and leaves the
+// digit after it to its caller, which refuses it as it refuses any byte
+// but white space, ',', '}' or ']' after a value (one test less on every
+// number starting with 0). It also reads the digits, in the same pass: an
+// integral token of up to 18 digits is m (parseLong's value), and one
 // without an exponent, m below 2^52 and frac below len(pow10) converts
 // as float64(m)/pow10[frac] (exactFloat's condition and result).
 func numberDigits(b []byte, i int) (end int, nm digitsOf, ok bool) {

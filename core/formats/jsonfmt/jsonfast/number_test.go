@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/tributary-io/tributary/core/formats/jsonfmt/internal/jsonlex"
 	"github.com/tributary-io/tributary/core/formats/jsonfmt/jsonnum"
 )
 
@@ -53,17 +54,25 @@ func exactFloat(raw []byte) (float64, bool) {
 	return f, true
 }
 
-// checkDigits checks numberDigits on b against number, and the values the
+// checkDigits checks numberDigits on b against jsonlex.Number, and the values the
 // decoder takes from it against parseLong and exactFloat.
 func checkDigits(t *testing.T, b []byte) {
 	t.Helper()
 	if len(b) == 0 || !(b[0] == '-' || b[0] >= '0' && b[0] <= '9') {
 		return
 	}
-	end, integral, ok := number(b, 0)
+	end, integral, ok := jsonlex.Number(b, 0)
 	dend, nm, dok := numberDigits(b, 0)
+	if z := bytes.TrimPrefix(b, []byte("-")); len(z) > 1 && z[0] == '0' && z[1] >= '0' && z[1] <= '9' {
+		// A leading zero: Number refuses it; numberDigits takes the "0"
+		// and leaves the digit after it to its caller, which refuses it.
+		if ok || !dok || dend != len(b)-len(z)+1 {
+			t.Fatalf("numberDigits(%q) = %d %v, jsonlex.Number %v: want the 0 taken alone and the number refused", b, dend, dok, ok)
+		}
+		return
+	}
 	if ok != dok || ok && (end != dend || integral != (nm.frac == 0 && !nm.exp)) {
-		t.Fatalf("numberDigits(%q) = %d %+v %v, number %d %v %v", b, dend, nm, dok, end, integral, ok)
+		t.Fatalf("numberDigits(%q) = %d %+v %v, jsonlex.Number %d %v %v", b, dend, nm, dok, end, integral, ok)
 	}
 	if !ok {
 		return

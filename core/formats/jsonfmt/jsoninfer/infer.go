@@ -12,7 +12,7 @@ import (
 
 	"github.com/tributary-io/tributary/core/formats/datetimefmt"
 	"github.com/tributary-io/tributary/core/formats/fileformat"
-	"github.com/tributary-io/tributary/core/formats/jsonfmt/jsoninfer/internal/jsonlex"
+	"github.com/tributary-io/tributary/core/formats/jsonfmt/internal/jsonlex"
 	"github.com/tributary-io/tributary/core/formats/jsonfmt/jsonlines"
 	"github.com/tributary-io/tributary/core/schema"
 )

@@ -4,7 +4,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/tributary-io/tributary/core/formats/jsonfmt/jsoninfer/internal/jsonlex"
+	"github.com/tributary-io/tributary/core/formats/jsonfmt/internal/jsonlex"
 	"github.com/tributary-io/tributary/core/formats/jsonfmt/jsontape"
 )
 

@@ -1,7 +1,8 @@
 // Package jsonlex holds the JSON lexical scans of jsoninfer's type
 // scanner: white space, numbers and strings as RFC 8259 writes them, and
 // the 8-bytes-at-a-time (SWAR) loads and tests they use. They validate
-// and measure; they decode nothing.
+// and measure; they decode nothing. jsonfast's decoder takes the numbers
+// it keeps as text (a string or variant column's) with Number too.
 package jsonlex
 
 import (
