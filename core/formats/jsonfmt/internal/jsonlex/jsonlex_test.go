@@ -46,6 +46,37 @@ func TestScanWords(t *testing.T) {
 	}
 }
 
+// TestNumber checks Number on the edges of RFC 8259's number grammar.
+func TestNumber(t *testing.T) {
+	for _, tc := range []struct {
+		in       string
+		end      int
+		integral bool
+		ok       bool
+	}{
+		{"0", 1, true, true},
+		{"-0", 2, true, true},
+		{"12,", 2, true, true},
+		{"-1.5}", 4, false, true},
+		{"1e5]", 3, false, true},
+		{"1E+05", 5, false, true},
+		{"2.5e-3", 6, false, true},
+		{"007", 1, false, false}, // a leading zero
+		{"-", 1, false, false},
+		{"1.", 2, false, false},
+		{"1e", 2, false, false},
+		{"1e+", 3, false, false},
+		{".5", 0, false, false},
+		{"-Infinity", 1, false, false},
+		{"+1", 0, false, false},
+	} {
+		end, integral, ok := Number([]byte(tc.in), 0)
+		if ok != tc.ok || ok && (end != tc.end || integral != tc.integral) {
+			t.Errorf("Number(%q) = %d, %v, %v; want %d, %v, %v", tc.in, end, integral, ok, tc.end, tc.integral, tc.ok)
+		}
+	}
+}
+
 // TestScanFastPaths checks the scanner's word-at-a-time shortcuts against
 // the plain ones on random bytes: QuoteAt against String, the quoted
 // name words of KeyWords against a string comparison, Load64 against
