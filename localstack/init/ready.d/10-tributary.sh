@@ -70,10 +70,7 @@ else
     --billing-mode PAY_PER_REQUEST \
     --attribute-definitions \
       AttributeName=pk,AttributeType=S AttributeName=sk,AttributeType=S \
-      AttributeName=gsi1pk,AttributeType=S AttributeName=gsi1sk,AttributeType=S \
     --key-schema AttributeName=pk,KeyType=HASH AttributeName=sk,KeyType=RANGE \
-    --global-secondary-indexes \
-      'IndexName=pending,KeySchema=[{AttributeName=gsi1pk,KeyType=HASH},{AttributeName=gsi1sk,KeyType=RANGE}],Projection={ProjectionType=ALL}' \
     >/dev/null
   awslocal dynamodb wait table-exists --table-name "$state_table"
   awslocal dynamodb update-time-to-live --table-name "$state_table" \
