@@ -25,7 +25,7 @@ GO="${GO:-go}"
 SKIP_S3STORE='^TestConformance(WholeBucket)?$/^ListOrder$/^start_after|^TestLevelLister$'
 # LocalStack 4.14 URL-encodes detail.object.key in S3's EventBridge events
 # (moto and S3's documented examples send the key as it is).
-# The same StartAfter comparison drops keys from the backfill's listing,
+# LocalStack's StartAfter comparison (above) also drops keys from the backfill's listing,
 # which lists a source in key ranges, each from a StartAfter: the e2e
 # inputs' keys with spaces, '+', '%', '?' or non-ASCII characters (their
 # URL-encoded forms sort before the range's start) go missing, so the
