@@ -180,24 +180,16 @@ func (d *Decoder) Decode(line []byte, b *parquetio.ColumnBatch) bool {
 		d.rebind(r)
 	}
 	s := state{b: b, line: line, d: d, other: d.Other}
-	i := ws(line, 0)
+	i := jsonlex.Space(line, 0)
 	if i >= len(line) || line[i] != '{' {
 		return false
 	}
 	i, ok := s.object(d.root, i, 0)
-	if !ok || ws(line, i) != len(line) {
+	if !ok || jsonlex.Space(line, i) != len(line) {
 		return false
 	}
 	b.EndRow()
 	return true
-}
-
-// ws skips JSON white space (one comparison rejects the bytes above ' ').
-func ws(b []byte, i int) int {
-	for i < len(b) && b[i] <= ' ' && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
 }
 
 // object decodes the object at line[i] ('{') as struct n's value at
@@ -210,7 +202,7 @@ func (s *state) object(n *node, i, r int) (int, bool) {
 		n.gen = 1
 	}
 	gen := n.gen
-	if i = ws(line, i+1); i < len(line) && line[i] == '}' {
+	if i = jsonlex.Space(line, i+1); i < len(line) && line[i] == '}' {
 		i++
 	} else {
 		for pos := 0; ; pos++ {
@@ -251,7 +243,7 @@ func (s *state) object(n *node, i, r int) (int, bool) {
 				}
 				idx, i = f, j
 			}
-			if i = ws(line, i); i >= len(line) || line[i] != ':' {
+			if i = jsonlex.Space(line, i); i >= len(line) || line[i] != ':' {
 				return i, false
 			}
 			if n.seen[idx] == gen {
@@ -259,10 +251,10 @@ func (s *state) object(n *node, i, r int) (int, bool) {
 			}
 			n.seen[idx] = gen
 			var ok bool
-			if i, ok = s.value(n.kids[idx], ws(line, i+1), r, n.col.Def); !ok {
+			if i, ok = s.value(n.kids[idx], jsonlex.Space(line, i+1), r, n.col.Def); !ok {
 				return i, false
 			}
-			if i = ws(line, i); i >= len(line) {
+			if i = jsonlex.Space(line, i); i >= len(line) {
 				return i, false
 			}
 			if line[i] == '}' {
@@ -272,7 +264,7 @@ func (s *state) object(n *node, i, r int) (int, bool) {
 			if line[i] != ',' {
 				return i, false
 			}
-			i = ws(line, i+1)
+			i = jsonlex.Space(line, i+1)
 		}
 	}
 	for k, kid := range n.kids {
@@ -308,7 +300,7 @@ func (s *state) value(n *node, i, r, d int) (int, bool) {
 		if c != '[' {
 			return i, false
 		}
-		if i = ws(line, i+1); i < len(line) && line[i] == ']' {
+		if i = jsonlex.Space(line, i+1); i < len(line) && line[i] == ']' {
 			s.b.Null(n.col, r, n.col.Def) // empty list
 			return i + 1, true
 		}
@@ -318,7 +310,7 @@ func (s *state) value(n *node, i, r, d int) (int, bool) {
 			if i, ok = s.value(elem, i, rr, n.col.ElemDef); !ok {
 				return i, false
 			}
-			if i = ws(line, i); i >= len(line) {
+			if i = jsonlex.Space(line, i); i >= len(line) {
 				return i, false
 			}
 			if line[i] == ']' {
@@ -327,7 +319,7 @@ func (s *state) value(n *node, i, r, d int) (int, bool) {
 			if line[i] != ',' {
 				return i, false
 			}
-			i = ws(line, i+1)
+			i = jsonlex.Space(line, i+1)
 		}
 	case kString:
 		switch {
