@@ -191,11 +191,8 @@ def ratio(n, binary, formats, work):
                 for th in ((1, 2) if i % 2 == 0 else (2, 1)):
                     r[th].append(run(binary, fmt, shape, th, work))
                 if ceiling:
-                    # Two 1-thread runs at once, each its own table, in the
-                    # same round: what the machine gives two at that time.
-                    warm(shape_dir(fmt, shape))
-                    procs = [start(binary, fmt, shape, 1, os.path.join(work, k)) for k in "ab"]
-                    shared += [finish(p, t, f"{binary} on {fmt} {shape}")[0] for p, t in procs]
+                    # In the same round: what the machine gives two at that time.
+                    shared += [x[0] for x in two_at_once(binary, fmt, shape, work)]
             w = {t: [x[0] for x in r[t]] for t in r}
             cpu = {t: st.median(x[1] for x in r[t]) for t in r}
             rss = {t: max(x[2] for x in r[t]) for t in r}
@@ -208,13 +205,19 @@ def ratio(n, binary, formats, work):
             print(line, flush=True)
 
 
-def twice(n, binary, fmt, shape, work):
+def two_at_once(binary, fmt, shape, work):
+    """Two 1-thread conversions started together, each into its own table:
+    their (wall s, cpu s, peak RSS MB)."""
     warm(shape_dir(fmt, shape))
+    procs = [start(binary, fmt, shape, 1, os.path.join(work, k)) for k in "ab"]
+    return [finish(p, t, f"{binary} on {fmt} {shape}") for p, t in procs]
+
+
+def twice(n, binary, fmt, shape, work):
     alone, shared = [], []
     for _ in range(n):
         alone.append(run(binary, fmt, shape, 1, os.path.join(work, "a")))
-        procs = [start(binary, fmt, shape, 1, os.path.join(work, k)) for k in "ab"]
-        shared += [finish(p, t, f"{binary} on {fmt} {shape}") for p, t in procs]
+        shared += two_at_once(binary, fmt, shape, work)
     print(f"# {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} load {os.getloadavg()[0]:.2f}; {binary}; {fmt} {shape}; {n} rounds")
     wa, ws = st.median(x[0] for x in alone), st.median(x[0] for x in shared)
     ca, cs = st.median(x[1] for x in alone), st.median(x[1] for x in shared)
