@@ -143,7 +143,7 @@ func (rd *reader) Close() error {
 		rd.par.stop()
 	}
 	rd.done = true
-	if rd.tk != nil && rd.tk == rd.recycle && rd.par == nil {
+	if rd.tk != nil && rd.tk == rd.recycle { // never read in parallel: startPar clears recycle
 		rd.memo.Recycle(rd.tk)
 		rd.tk, rd.recycle = nil, nil
 	}
