@@ -34,6 +34,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"runtime/trace"
 	"time"
 
@@ -375,9 +376,12 @@ func (e *Engine) plan(ctx context.Context, id int64) (p *Plan, bl *backlog, seal
 	if e.once() {
 		lim = Limits{}
 	}
+	// The batch may take lim.MaxFiles files, however many that is (a
+	// maxFilesPerTrigger of 50,000 takes 50,000); with no file limit
+	// (Trigger.Once, an append-once write) it takes every pending file.
 	fetch := lim.MaxFiles
-	if fetch <= 0 || fetch > maxPlanFetch {
-		fetch = maxPlanFetch
+	if fetch <= 0 {
+		fetch = math.MaxInt - backlogWindow
 	}
 	// The backlog counts the pending files after the batch, up to
 	// backlogWindow past what the batch may take: a store that counts
@@ -405,7 +409,9 @@ func (e *Engine) plan(ctx context.Context, id int64) (p *Plan, bl *backlog, seal
 	}
 	b.capped = int64(len(files))+b.files == int64(window)
 	if e.Config.TxnVersion != nil && b.files > 0 {
-		e.log().Warn("append once: the write holds only the first outstanding files; the others stay pending and need a higher txnVersion",
+		// Files registered between the read and the count (a discovery
+		// running alongside) are not in the write.
+		e.log().Warn("append once: files discovered after the write was planned stay pending and need a higher txnVersion",
 			"stream", e.Config.StreamID, "txnVersion", *e.Config.TxnVersion, "files", len(files))
 	}
 	return p, &b, false, nil
@@ -420,10 +426,6 @@ func (e *Engine) claimsAhead() bool {
 	_, mayDrop := e.State.(state.FileClaimer)
 	return !mayDrop && !e.fansOut()
 }
-
-// maxPlanFetch bounds the pending files one plan considers (Trigger.Once
-// or no maxFilesPerTrigger).
-const maxPlanFetch = 10000
 
 // backlogWindow bounds how many pending entries a backlog count reads.
 const backlogWindow = 1000

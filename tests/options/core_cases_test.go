@@ -2,6 +2,7 @@ package options_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -347,6 +348,39 @@ func coreCases() []optionCase {
 				want := map[string]int{"once": 1, "availableNow": 3}[trig]
 				if len(sum.Batches) != want || len(p.rows()) != 3 {
 					t.Errorf("trigger %s: %d batches, %d rows; want %d batches, 3 rows", trig, len(sum.Batches), len(p.rows()), want)
+				}
+			}
+		}},
+		{name: "a batch takes as many files as its limits allow, past 10,000", options: []string{"cloudFiles.maxFilesPerTrigger", "trigger", "txnVersion"}, run: func(t *testing.T) {
+			// A plan once read at most 10,000 pending files: a higher
+			// maxFilesPerTrigger was cut to it, and Trigger.Once or an
+			// append-once write (txnVersion) left the rest behind (the
+			// append-once write's rest for good: its txnVersion was in the
+			// table by then).
+			const files = 10_003
+			for _, c := range []struct {
+				name  string
+				opts  map[string]string
+				sizes []int // the batches' files
+			}{
+				{"maxFilesPerTrigger=10002", map[string]string{"cloudFiles.maxFilesPerTrigger": "10002"}, []int{10_002, 1}},
+				{"trigger=once", map[string]string{"trigger": "once"}, []int{files}},
+				{"txnVersion=1", map[string]string{"txnAppId": "backfill", "txnVersion": "1"}, []int{files}},
+			} {
+				p := newPipe(t)
+				for i := range files {
+					p.write(fmt.Sprintf("%05d.json", i), fmt.Sprintf(`{"n":%d}`+"\n", i))
+				}
+				sum := p.mustRun(c.opts)
+				var got []int
+				for _, b := range sum.Batches {
+					got = append(got, b.NumInputFiles)
+				}
+				if !slices.Equal(got, c.sizes) || sum.Rows() != files {
+					t.Errorf("%s: batches of %v files, %d rows; want %v, %d rows", c.name, got, sum.Rows(), c.sizes, files)
+				}
+				if n := len(p.rows()); n != files {
+					t.Errorf("%s: the table holds %d rows, want %d", c.name, n, files)
 				}
 			}
 		}},
