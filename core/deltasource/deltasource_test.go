@@ -396,6 +396,56 @@ func TestChangeCommitFailsByDefault(t *testing.T) {
 	}
 }
 
+// TestAvailableNowEndsAtTheStartVersion: an availableNow run takes what
+// the source held when it started and stops there, however the source
+// goes on committing meanwhile (Trigger.AvailableNow); the next run
+// takes the rest. Once with a new Source (its first plan loads the
+// source), once with one that ran before (it asks for the latest version).
+func TestAvailableNowEndsAtTheStartVersion(t *testing.T) {
+	b := newBronze(t)
+	b.add(1)
+	b.add(2)
+	s := newSource(t, b.store, options.DeltaSource{MaxFilesPerTrigger: 1, FailOnDataLoss: true})
+	// keepGoing is asked before each batch: the source commits id next
+	// before the run's second batch.
+	commitDuring := func(next int64) func() bool {
+		calls := 0
+		return func() bool {
+			if calls++; calls == 2 {
+				b.add(next)
+			}
+			return true
+		}
+	}
+	for _, run := range []struct {
+		s       *Source
+		next    int64
+		batches int
+		want    []string
+	}{
+		{s, 3, 2, idRows(1, 2)},               // the initial snapshot's two files
+		{s, 4, 1, idRows(1, 2, 3)},            // the same Source: version 2 (id 3) only
+		{s.again(), 5, 1, idRows(1, 2, 3, 4)}, // a new process: version 3 (id 4) only
+	} {
+		sum, err := run.s.RunAvailableNow(context.Background(), commitDuring(run.next))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(sum.Batches) != run.batches {
+			t.Errorf("run with id %d committed meanwhile: %d batches, want %d", run.next, len(sum.Batches), run.batches)
+		}
+		if got := ids(t, s.Sink); !slices.Equal(got, run.want) {
+			t.Errorf("run with id %d committed meanwhile: sink %v, want %v", run.next, got, run.want)
+		}
+	}
+	if _, err := s.again().RunAvailableNow(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(t, s.Sink); !slices.Equal(got, idRows(1, 2, 3, 4, 5)) {
+		t.Errorf("last run: sink %v, want ids 1 to 5", got)
+	}
+}
+
 // TestLostLogEntry: a log entry removed by log cleanup fails the stream
 // with DELTA_FILE_NOT_FOUND_DETAILED unless failOnDataLoss=false.
 func TestLostLogEntry(t *testing.T) {

@@ -39,6 +39,12 @@ type Source struct {
 	log  *logReader
 	snap *delta.Snapshot // the sink, advanced between batches
 	read *delta.Snapshot // the source version batches are read with
+	// until is the last source version a RunAvailableNow run takes (the
+	// latest when it started; bounded: set, -1 until the run's first
+	// plan loads the source), so that a source that keeps committing does
+	// not keep the run going.
+	until   int64
+	bounded bool
 }
 
 func (s *Source) log_() *slog.Logger {
@@ -66,6 +72,18 @@ func (s *Source) Snapshot() *delta.Snapshot { return s.snap }
 // under Trigger.Once). keepGoing, when non-nil, is asked before each batch.
 func (s *Source) RunAvailableNow(ctx context.Context, keepGoing func() bool) (ingest.Summary, error) {
 	var sum ingest.Summary
+	// The run ends at the source's version at its start: the snapshot
+	// its first plan loads (until -1 till then), or, with a snapshot
+	// loaded by an earlier run, the latest version now.
+	s.until, s.bounded = -1, true
+	defer func() { s.bounded = false }()
+	if s.read != nil {
+		latest, err := s.Table.LatestVersion(ctx)
+		if err != nil {
+			return sum, fmt.Errorf("source %s: %w", s.Config.SourceURI, err)
+		}
+		s.until = latest
+	}
 	for {
 		if keepGoing != nil && !keepGoing() {
 			sum.Stopped = true
@@ -249,6 +267,9 @@ func (s *Source) plan(ctx context.Context, id, last int64) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	if s.bounded && s.until < 0 {
+		s.until = read.Version
+	}
 	var start Offset
 	if last < 0 {
 		if start, err = s.pinnedStart(ctx, read.Version); err != nil {
@@ -276,11 +297,18 @@ func (s *Source) plan(ctx context.Context, id, last int64) (*Plan, error) {
 	for {
 		s.log.hint = s.read
 		b := &batchPlanner{maxFiles: maxFiles, maxBytes: maxBytes}
-		end, err := s.collect(ctx, b, start, s.read.Version)
+		bound := s.read.Version
+		if s.bounded {
+			bound = min(bound, s.until)
+		}
+		end, err := s.collect(ctx, b, start, bound)
 		if err != nil {
 			return nil, err
 		}
 		if len(b.files) == 0 && end == start {
+			if s.bounded && s.read.Version >= s.until {
+				return nil, ingest.ErrNoWork // availableNow: what was there at the start is done
+			}
 			more, err := s.refresh(ctx)
 			if err != nil {
 				return nil, err
