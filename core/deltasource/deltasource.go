@@ -42,9 +42,10 @@ var (
 	// ErrStartingVersion: startingVersion names a version the table does
 	// not have.
 	ErrStartingVersion = errors.New("startingVersion is not available")
-	// ErrEventTimeOrderChanged: withEventTimeOrder changed while the
-	// initial snapshot is processed (seed 000: delete the checkpoint to
-	// change it).
+	// ErrEventTimeOrderChanged: the checkpoint's initial snapshot is being
+	// read in event-time order (a checkpoint written when Tributary read
+	// withEventTimeOrder), which cannot change mid-snapshot (seed 000:
+	// delete the checkpoint to change it).
 	ErrEventTimeOrderChanged = errors.New("withEventTimeOrder cannot change while the initial snapshot is processed")
 	// ErrSourceReplaced: the source table was dropped and recreated (its
 	// metaData id changed): the stream's offsets mean nothing in it.

@@ -3,6 +3,7 @@ package deltasource
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -443,6 +444,42 @@ func TestAvailableNowEndsAtTheStartVersion(t *testing.T) {
 	}
 	if got := ids(t, s.Sink); !slices.Equal(got, idRows(1, 2, 3, 4, 5)) {
 		t.Errorf("last run: sink %v, want ids 1 to 5", got)
+	}
+}
+
+// TestEventTimeOrderCheckpoint: a checkpoint whose initial snapshot was
+// being read in event-time order (written when Tributary read
+// withEventTimeOrder) is not finished in another order, which would skip
+// some of the snapshot's files and repeat others: the stream stops asking
+// for a full refresh, and the sink keeps what was committed.
+func TestEventTimeOrderCheckpoint(t *testing.T) {
+	ctx := context.Background()
+	b := newBronze(t)
+	b.add(1)
+	b.add(2)
+	s := newSource(t, b.store, options.DeltaSource{MaxFilesPerTrigger: 1, FailOnDataLoss: true})
+	calls := 0
+	if _, err := s.RunAvailableNow(ctx, func() bool { calls++; return calls == 1 }); err != nil { // one batch
+		t.Fatal(err)
+	}
+	p, ok, err := readPlan(ctx, s.Checkpoint, 0)
+	if err != nil || !ok || !p.End.Initial {
+		t.Fatalf("plan 0: %+v %v %v, want one ending inside the initial snapshot", p, ok, err)
+	}
+	p.EventTimeOrder = true
+	data, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Checkpoint.Put(ctx, planKey(0), bytes.NewReader(data)); err != nil {
+		t.Fatal(err)
+	}
+	s = s.again()
+	if _, err := s.RunAvailableNow(ctx, nil); !errors.Is(err, ErrEventTimeOrderChanged) || !strings.Contains(err.Error(), "full refresh") {
+		t.Fatalf("run: %v, want ErrEventTimeOrderChanged asking for a full refresh", err)
+	}
+	if got := ids(t, s.Sink); len(got) != 1 {
+		t.Errorf("sink %v, want the first batch's one row", got)
 	}
 }
 

@@ -72,19 +72,9 @@ func (r *logReader) snapshotFiles(ctx context.Context, version int64) ([]delta.A
 	for a := range snap.Files() {
 		files = append(files, *a)
 	}
-	if r.cfg.Delta.WithEventTimeOrder {
-		mode, err := snap.ColumnMappingMode()
-		if err != nil {
-			return nil, err
-		}
-		if err := sortByEventTime(files, snap.Schema(), mode); err != nil {
-			return nil, err
-		}
-	} else {
-		slices.SortFunc(files, func(a, b delta.Add) int {
-			return cmp.Or(cmp.Compare(a.ModificationTime, b.ModificationTime), strings.Compare(a.Path, b.Path))
-		})
-	}
+	slices.SortFunc(files, func(a, b delta.Add) int {
+		return cmp.Or(cmp.Compare(a.ModificationTime, b.ModificationTime), strings.Compare(a.Path, b.Path))
+	})
 	r.listed += int64(len(files))
 	r.initial, r.initialVersion = files, version
 	return files, nil
@@ -296,51 +286,4 @@ func sinkType(t schema.Type) schema.Type {
 	c := schema.CloneType(t)
 	stripType(c)
 	return c
-}
-
-// eventTimeColumn is the column withEventTimeOrder orders by: the first
-// top-level timestamp, timestamp_ntz or date column.
-func eventTimeColumn(st *schema.StructType, mode string) (string, bool) {
-	for _, f := range st.Fields {
-		switch f.Type {
-		case schema.Timestamp, schema.TimestampNTZ, schema.DateType:
-			return delta.PhysicalName(f, mode), true
-		}
-	}
-	return "", false
-}
-
-// sortByEventTime orders the initial snapshot's files by the event-time
-// column's minimum (from the add's stats; files without it last), then by
-// modification time and path (withEventTimeOrder).
-func sortByEventTime(files []delta.Add, st *schema.StructType, mode string) error {
-	col, ok := eventTimeColumn(st, mode)
-	if !ok {
-		return fmt.Errorf("withEventTimeOrder: the source table has no timestamp or date column to order its initial snapshot by")
-	}
-	keys := make(map[string]string, len(files))
-	for _, a := range files {
-		stats, err := a.ParseStats()
-		if err != nil || stats == nil {
-			continue
-		}
-		if v, ok := stats.MinValues[col].(string); ok {
-			if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
-				v = t.UTC().Format("2006-01-02T15:04:05.000000Z")
-			}
-			keys[a.Path] = v
-		}
-	}
-	slices.SortStableFunc(files, func(a, b delta.Add) int {
-		ka, okA := keys[a.Path]
-		kb, okB := keys[b.Path]
-		switch {
-		case okA && !okB:
-			return -1
-		case !okA && okB:
-			return 1
-		}
-		return cmp.Or(strings.Compare(ka, kb), cmp.Compare(a.ModificationTime, b.ModificationTime), strings.Compare(a.Path, b.Path))
-	})
-	return nil
 }

@@ -35,8 +35,10 @@ type Plan struct {
 	ReadVersion int64 `json:"readVersion"`
 	// BacklogEndOffset is the source version the backlog was counted to.
 	BacklogEndOffset int64 `json:"backlogEndOffset"`
-	// EventTimeOrder is withEventTimeOrder as the plan was made (it cannot
-	// change while the initial snapshot is processed).
+	// EventTimeOrder is set in the plans of checkpoints written when
+	// withEventTimeOrder was read (files of the initial snapshot in
+	// event-time order): such a checkpoint cannot finish its initial
+	// snapshot in another order.
 	EventTimeOrder bool `json:"eventTimeOrder,omitempty"`
 	// Files are the batch's source files (their add actions as the log
 	// had them), in offset order.

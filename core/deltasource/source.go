@@ -288,9 +288,11 @@ func (s *Source) plan(ctx context.Context, id, last int64) (*Plan, error) {
 			return nil, fmt.Errorf("%w: %s had table id %s when batch %d was planned, now %s (dropped and recreated?): run tributary refresh, or start a new stream with a new checkpoint and table",
 				ErrSourceReplaced, s.Config.SourceURI, prev.TableID, last, read.Metadata.ID)
 		}
-		if start.Initial && prev.EventTimeOrder != s.Config.Delta.WithEventTimeOrder {
-			return nil, fmt.Errorf("%w: option withEventTimeOrder is %t, the initial snapshot (version %d) is being processed with %t: finish it with %t, or delete the checkpoint and the table to start over (a full refresh)",
-				ErrEventTimeOrderChanged, s.Config.Delta.WithEventTimeOrder, start.Version, prev.EventTimeOrder, prev.EventTimeOrder)
+		if start.Initial && prev.EventTimeOrder {
+			// Offsets index the snapshot's files in the order they are
+			// read: another order would skip some and repeat others.
+			return nil, fmt.Errorf("%w: the initial snapshot (version %d) is being processed in event-time order (withEventTimeOrder, which Tributary no longer reads with): a full refresh is needed (tributary refresh)",
+				ErrEventTimeOrderChanged, start.Version)
 		}
 	}
 	maxFiles, maxBytes := s.Config.limits()
@@ -321,7 +323,6 @@ func (s *Source) plan(ctx context.Context, id, last int64) (*Plan, error) {
 		p := &Plan{
 			BatchID: id, Stream: s.Config.StreamID, Source: "delta", CreatedAt: s.now().UTC(),
 			Start: start, End: end, TableID: s.read.Metadata.ID, ReadVersion: s.read.Version, BacklogEndOffset: s.read.Version, Files: b.files,
-			EventTimeOrder: s.Config.Delta.WithEventTimeOrder,
 		}
 		return sealPlan(ctx, s.Checkpoint, p)
 	}

@@ -185,9 +185,9 @@ func TestParseValues(t *testing.T) {
 		{"startingVersion", true, map[string]string{"startingVersion": "5"}, func(s *Stream) bool { return *s.Delta.StartingVersion == StartingVersion{Version: 5} }},
 		{"startingVersion latest", true, map[string]string{"startingVersion": "LATEST"}, func(s *Stream) bool { return s.Delta.StartingVersion.Latest }},
 		{"startingTimestamp", true, map[string]string{"startingTimestamp": "2019-01-01T00:00:00.000Z"}, func(s *Stream) bool { return s.Delta.StartingTimestamp.Equal(ts) }},
-		{"delta limits", true, map[string]string{"maxFilesPerTrigger": "10", "maxBytesPerTrigger": "512m", "withEventTimeOrder": "true", "failOnDataLoss": "false"}, func(s *Stream) bool {
+		{"delta limits", true, map[string]string{"maxFilesPerTrigger": "10", "maxBytesPerTrigger": "512m", "failOnDataLoss": "false"}, func(s *Stream) bool {
 			f, b := s.Limits()
-			return f == 10 && b == 512<<20 && s.Delta.WithEventTimeOrder && !s.Delta.FailOnDataLoss
+			return f == 10 && b == 512<<20 && !s.Delta.FailOnDataLoss
 		}},
 		{"skipChangeCommits", true, map[string]string{"skipChangeCommits": "true"}, func(s *Stream) bool { return s.Delta.ChangePolicy() == ChangesSkip }},
 		{"ignoreChanges over ignoreDeletes", true, map[string]string{"ignoreChanges": "true", "ignoreDeletes": "true"}, func(s *Stream) bool { return s.Delta.ChangePolicy() == ChangesReemit }},

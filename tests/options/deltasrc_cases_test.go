@@ -335,36 +335,5 @@ func deltasrcCases() []optionCase {
 			s.mustRun(map[string]string{"failOnDataLoss": "false"})
 			wantIDs(t, "failOnDataLoss=false", s.ids(), 1, 3)
 		}},
-		{name: "withEventTimeOrder reads the initial snapshot by event time, and cannot change mid-snapshot", options: []string{"withEventTimeOrder"}, run: func(t *testing.T) {
-			firstBatch := func(eto string) (string, *silver) {
-				s := newSilver(t)
-				s.bronze.userSchema = "id INT, ts TIMESTAMP"
-				s.bronze.write("a.json", `{"id": 1, "ts": "2024-03-01T00:00:00Z"}`+"\n")
-				s.bronze.mustRun(nil)
-				s.bronze.write("b.json", `{"id": 2, "ts": "2024-01-01T00:00:00Z"}`+"\n")
-				s.bronze.mustRun(nil)
-				opts := map[string]string{"maxFilesPerTrigger": "1"}
-				if eto != "" {
-					opts["withEventTimeOrder"] = eto
-				}
-				sum, err := s.runN(opts, 1)
-				if err != nil || len(sum.Batches) != 1 {
-					t.Fatalf("one batch: %d batches, %v", len(sum.Batches), err)
-				}
-				return strings.Join(s.ids(), ","), s
-			}
-			if got, _ := firstBatch(""); got != "1" {
-				t.Errorf("default order: first batch ids %s, want 1 (written first)", got)
-			}
-			got, s := firstBatch("true")
-			if got != "2" {
-				t.Errorf("withEventTimeOrder: first batch ids %s, want 2 (earliest event time)", got)
-			}
-			if _, err := s.run(map[string]string{"withEventTimeOrder": "false"}); !errors.Is(err, deltasource.ErrEventTimeOrderChanged) {
-				t.Errorf("changing withEventTimeOrder mid-snapshot: %v, want ErrEventTimeOrderChanged", err)
-			}
-			s.mustRun(map[string]string{"withEventTimeOrder": "true"})
-			wantIDs(t, "withEventTimeOrder, finished", s.ids(), 1, 2)
-		}},
 	}
 }

@@ -39,8 +39,6 @@ type DeltaSource struct {
 	MaxFilesPerTrigger int
 	// MaxBytesPerTrigger is maxBytesPerTrigger, a soft limit (0: not set).
 	MaxBytesPerTrigger int64
-	// WithEventTimeOrder is withEventTimeOrder (default false).
-	WithEventTimeOrder bool
 	// FailOnDataLoss is failOnDataLoss (default true).
 	FailOnDataLoss bool
 }
@@ -128,9 +126,9 @@ func Specs() []optspec.Spec[*DeltaSource] {
 		doc(optspec.Bool("ignoreChanges", func(d *DeltaSource) *bool { return &d.IgnoreChanges }), "false", "Legacy: re-emit the files a change commit rewrote (unchanged rows arrive again: duplicates downstream); deletes are not propagated; wins over ignoreDeletes."),
 		doc(optspec.PosInt("maxFilesPerTrigger", func(d *DeltaSource) *int { return &d.MaxFilesPerTrigger }), "1000", "Most source data files per micro-batch."),
 		doc(optspec.Bytes("maxBytesPerTrigger", func(d *DeltaSource) *int64 { return &d.MaxBytesPerTrigger }, true), "", "Soft limit of source bytes per micro-batch (the file crossing it is still taken); with maxFilesPerTrigger, whichever is reached first."),
-		doc(optspec.Bool("withEventTimeOrder", func(d *DeltaSource) *bool { return &d.WithEventTimeOrder }), "false", "Read the initial snapshot in event-time order (files by the min stat of the first timestamp or date column) instead of modification-time order, so a downstream watermark drops nothing; cannot change while the initial snapshot is processed."),
 		doc(optspec.Bool("failOnDataLoss", func(d *DeltaSource) *bool { return &d.FailOnDataLoss }), "true", "Fail with DELTA_FILE_NOT_FOUND_DETAILED when a source log entry or data file the stream needs is gone (VACUUM, log cleanup); false skips what is lost."),
 		optspec.Refused[*DeltaSource]("schemaTrackingLocation", "non-additive source schema changes (columns renamed or dropped under column mapping) are not tracked: such a change stops the stream with the full-refresh error; additive changes need no tracking (the next run reads with the new schema)"),
+		optspec.Refused[*DeltaSource]("withEventTimeOrder", "the initial snapshot is read in modification-time order: Delta splits it into event-time buckets, each micro-batch filtering the rows of its range on the column withWatermark names; Tributary has no watermark and does not filter rows so"),
 		optspec.Refused[*DeltaSource]("readChangeFeed", "the change data feed is not implemented; use skipChangeCommits or a full refresh"),
 	}
 }
