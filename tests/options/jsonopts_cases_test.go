@@ -281,5 +281,25 @@ func jsonoptsCases() []optionCase {
 				t.Errorf("untyped: day %v (the directory text, nulls kept)", got)
 			}
 		}},
+		{name: "allowSingleQuotes covers single-quoted values, names and escaped single quotes alone", options: []string{"allowSingleQuotes"}, run: func(t *testing.T) {
+			for _, tc := range []struct{ record, want string }{
+				{`{"a":'x'}`, "x"},
+				{`{'a':"x"}`, "x"},
+				{`{"a":"it\'s"}`, "it's"}, // Jackson: \' is an escape when single quotes are allowed
+			} {
+				on := newPipe(t)
+				on.write("a.json", tc.record+"\n")
+				on.mustRun(nil)
+				if got := on.column("a"); !slices.Equal(got, []string{tc.want}) {
+					t.Errorf("%s by default: a %q, want [%q]", tc.record, got, tc.want)
+				}
+				off := newPipe(t)
+				off.write("a.json", tc.record+"\n")
+				off.mustRun(map[string]string{"allowSingleQuotes": "false"})
+				if got := off.column("a"); slices.Contains(got, tc.want) || len(got) != 1 {
+					t.Errorf("%s with allowSingleQuotes=false: a %q, want the record kept as malformed", tc.record, got)
+				}
+			}
+		}},
 	}
 }
