@@ -1,10 +1,14 @@
 package options_test
 
 import (
+	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/tributary-io/tributary/core/formats"
 )
 
 // jsonValue ingests one JSON record with opts and returns column col of
@@ -298,6 +302,59 @@ func jsonoptsCases() []optionCase {
 				off.mustRun(map[string]string{"allowSingleQuotes": "false"})
 				if got := off.column("a"); slices.Contains(got, tc.want) || len(got) != 1 {
 					t.Errorf("%s with allowSingleQuotes=false: a %q, want the record kept as malformed", tc.record, got)
+				}
+			}
+		}},
+		{name: "mode and badRecordsPath apply to JSON records on the row and columnar reads, malformed or not fitting without rescue", options: []string{"mode", "badRecordsPath", "columnNameOfCorruptRecord"}, run: func(t *testing.T) {
+			// A user schema has no rescued data column: a value that does
+			// not fit its column makes a bad record, as a malformed one.
+			// A MAP column makes the read go row by row (no column batch).
+			const malformed, unfit = `{"a":`, `{"a":"3","n":"x"}`
+			data := `{"a":"1","n":1}` + "\n" + malformed + "\n" + unfit + "\n" + `{"a":"4","n":4}` + "\n"
+			for _, sch := range []string{"a STRING, n INT", "a STRING, n INT, m MAP<STRING,STRING>"} {
+				run := func(data string, opts map[string]string, extra string) (*pipe, error) {
+					p := newPipe(t)
+					p.userSchema = sch + extra
+					p.write("a.json", data)
+					_, err := p.run(opts)
+					return p, err
+				}
+				p, err := run(data, map[string]string{"columnNameOfCorruptRecord": "_bad"}, ", _bad STRING")
+				if err != nil {
+					t.Fatalf("%s PERMISSIVE: %v", sch, err)
+				}
+				if got := p.column("_bad"); !slices.Equal(got, []string{"null", "null", malformed, unfit}) {
+					t.Errorf("%s PERMISSIVE: _bad %q, want the malformed and the unfit records' text", sch, got)
+				}
+				p, err = run(data, map[string]string{"mode": "DROPMALFORMED"}, "")
+				if err != nil {
+					t.Fatalf("%s DROPMALFORMED: %v", sch, err)
+				}
+				if got := p.column("a"); !slices.Equal(got, []string{"1", "4"}) {
+					t.Errorf("%s DROPMALFORMED: a %v, want 1 and 4", sch, got)
+				}
+				for _, tc := range []struct{ data, line string }{{data, "a.json line 2"}, {`{"a":"1","n":1}` + "\n" + unfit + "\n", "a.json line 2"}} {
+					p, err = run(tc.data, map[string]string{"mode": "FAILFAST"}, "")
+					if !errors.Is(err, formats.ErrMalformedRecord) || !strings.Contains(err.Error(), tc.line) || p.snapshot() != nil {
+						t.Errorf("%s FAILFAST on %q: %v, want a failure naming %s and no table", sch, tc.data, err, tc.line)
+					}
+				}
+				bad := filepath.Join(t.TempDir(), "bad")
+				p, err = run(data, map[string]string{"badRecordsPath": bad}, "")
+				if err != nil {
+					t.Fatalf("%s badRecordsPath: %v", sch, err)
+				}
+				if got := p.column("a"); !slices.Equal(got, []string{"1", "4"}) {
+					t.Errorf("%s badRecordsPath: a %v, want 1 and 4", sch, got)
+				}
+				var recs []string
+				for _, f := range listFiles(t, bad) {
+					for _, r := range jsonLines(t, filepath.Join(bad, f)) {
+						recs = append(recs, r["record"])
+					}
+				}
+				if slices.Sort(recs); !slices.Equal(recs, []string{malformed, unfit}) {
+					t.Errorf("%s badRecordsPath: records %q, want the malformed and the unfit one", sch, recs)
 				}
 			}
 		}},
