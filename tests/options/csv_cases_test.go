@@ -282,6 +282,33 @@ func csvCases() []optionCase {
 				t.Errorf("multiLine=false: %d rows, want 2 (records are lines)", n)
 			}
 		}},
+		{name: "unescapedQuoteHandling decides what a quote inside a quoted value does", options: []string{"unescapedQuoteHandling"}, run: func(t *testing.T) {
+			const data = "v,w\n\"a\"b\",c\nx,y\n"
+			for h, want := range map[string]string{
+				"":                      `a"b"`, // STOP_AT_DELIMITER
+				"BACK_TO_DELIMITER":     `"a"b"`,
+				"STOP_AT_CLOSING_QUOTE": `a"b`,
+				"SKIP_VALUE":            "null",
+			} {
+				opts := map[string]string{"header": "true"}
+				if h != "" {
+					opts["unescapedQuoteHandling"] = h
+				}
+				p := csvPipe(t, data, opts)
+				if got := p.column("v"); !slices.Equal(got, []string{want, "x"}) {
+					t.Errorf("%s: v %q, want %q and x", h, got, want)
+				}
+			}
+			// RAISE_ERROR makes the record malformed (a user schema: no
+			// inference, the reader sees it).
+			p := newPipe(t)
+			p.userSchema = "v STRING, w STRING, _corrupt_record STRING"
+			p.write("a.csv", data)
+			p.mustRun(withCSV(map[string]string{"header": "true", "unescapedQuoteHandling": "RAISE_ERROR"}))
+			if got := p.column("_corrupt_record"); !slices.Equal(got, []string{"\"a\"b\",c", "null"}) {
+				t.Errorf("RAISE_ERROR: _corrupt_record %q, want the record's text", got)
+			}
+		}},
 	}
 }
 
