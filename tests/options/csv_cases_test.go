@@ -309,6 +309,26 @@ func csvCases() []optionCase {
 				t.Errorf("RAISE_ERROR: _corrupt_record %q, want the record's text", got)
 			}
 		}},
+		{name: "ignoreLeadingWhiteSpace and ignoreTrailingWhiteSpace trim on every tokenizer path", options: []string{"ignoreLeadingWhiteSpace", "ignoreTrailingWhiteSpace"}, run: func(t *testing.T) {
+			// A short line (split with bitmaps), a line over 4 KiB (split
+			// byte by byte) and a line with a quote in an unquoted value
+			// (read rune by rune).
+			data := "v,w\n  x  ,1\n  y  ," + strings.Repeat("z", 5000) + "\n  q  ,a\"b\n"
+			for _, tc := range []struct {
+				opts map[string]string
+				want []string
+			}{
+				{nil, []string{"  q  ", "  x  ", "  y  "}},
+				{map[string]string{"ignoreLeadingWhiteSpace": "true"}, []string{"q  ", "x  ", "y  "}},
+				{map[string]string{"ignoreTrailingWhiteSpace": "true"}, []string{"  q", "  x", "  y"}},
+			} {
+				opts := map[string]string{"header": "true"}
+				maps.Copy(opts, tc.opts)
+				if got := csvPipe(t, data, opts).column("v"); !slices.Equal(got, tc.want) {
+					t.Errorf("%v: %q, want %q", tc.opts, got, tc.want)
+				}
+			}
+		}},
 	}
 }
 
