@@ -329,6 +329,17 @@ func csvCases() []optionCase {
 				}
 			}
 		}},
+		{name: "maxCharsPerColumn counts characters, not bytes", options: []string{"maxCharsPerColumn"}, run: func(t *testing.T) {
+			p := newPipe(t)
+			p.write("a.csv", "v\néé\néééé\n")
+			if _, err := p.run(withCSV(map[string]string{"header": "true", "maxCharsPerColumn": "3"})); err == nil || !strings.Contains(err.Error(), "maxCharsPerColumn") {
+				t.Errorf("four characters, maxCharsPerColumn=3: %v, want a limit error", err)
+			}
+			q := csvPipe(t, "v\néé\nééé\n", map[string]string{"header": "true", "maxCharsPerColumn": "3"})
+			if got := q.column("v"); !slices.Equal(got, []string{"éé", "ééé"}) {
+				t.Errorf("three characters (six bytes), maxCharsPerColumn=3: %q", got)
+			}
+		}},
 	}
 }
 
