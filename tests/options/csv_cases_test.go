@@ -340,6 +340,26 @@ func csvCases() []optionCase {
 				t.Errorf("three characters (six bytes), maxCharsPerColumn=3: %q", got)
 			}
 		}},
+		{name: "timestampFormat and timeZone apply to CSV timestamps in the ISO form too", options: []string{"timestampFormat", "timeZone"}, run: func(t *testing.T) {
+			const data = "ts\n2021-03-04T05:06:07\n"
+			opts := map[string]string{"header": "true", "cloudFiles.schemaHints": "ts TIMESTAMP"}
+			if got := csvPipe(t, data, opts).column("ts"); !slices.Equal(got, []string{`"2021-03-04T05:06:07Z"`}) {
+				t.Errorf("default: ts %v", got)
+			}
+			zoned := maps.Clone(opts)
+			zoned["timeZone"] = "America/New_York"
+			if got := csvPipe(t, data, zoned).column("ts"); !slices.Equal(got, []string{`"2021-03-04T10:06:07Z"`}) {
+				t.Errorf("timeZone New York: ts %v, want 10:06:07Z", got)
+			}
+			// A pattern the value does not match, even in the common UTC
+			// form: no fallback to the default parsing
+			// (enableDateTimeParsingFallback is false with a pattern).
+			patterned := maps.Clone(opts)
+			patterned["timestampFormat"] = "yyyy.MM.dd HH.mm"
+			if got := csvPipe(t, "ts\n2021-03-04T05:06:07Z\n", patterned).column("ts"); !slices.Equal(got, []string{"null"}) {
+				t.Errorf("timestampFormat yyyy.MM.dd HH.mm: ts %v, want null (rescued)", got)
+			}
+		}},
 	}
 }
 
