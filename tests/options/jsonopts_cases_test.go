@@ -358,5 +358,28 @@ func jsonoptsCases() []optionCase {
 				}
 			}
 		}},
+		{name: "JSON options apply to a file inferred and read in parallel chunks", options: []string{"allowComments", "prefersDecimal"}, run: func(t *testing.T) {
+			// Over 128 KiB: inference and the read cut the file into chunks
+			// that worker goroutines decode, each with a reader of its own.
+			var b strings.Builder
+			for i := range 8000 {
+				fmt.Fprintf(&b, "{\"id\":%d, /* c */ \"x\":1.5}\n", i)
+			}
+			p := newPipe(t)
+			p.write("a.json", b.String())
+			p.mustRun(map[string]string{"allowComments": "true", "prefersDecimal": "true", "cloudFiles.inferColumnTypes": "true"})
+			if got := p.schema(); !slices.Equal(got, []string{"id BIGINT", "x DECIMAL(2,1)", "_rescued_data STRING"}) {
+				t.Errorf("schema %v, want id BIGINT, x DECIMAL(2,1), _rescued_data", got)
+			}
+			rows := p.rows()
+			if len(rows) != 8000 {
+				t.Fatalf("%d rows, want 8000", len(rows))
+			}
+			for _, r := range rows {
+				if r["id"] == nil || r["x"] == nil || fmtValue(r["x"]) != fmtValue(rows[0]["x"]) || r["_rescued_data"] != nil {
+					t.Fatalf("row %v: want every record read (id set, x 1.5 as the first row, nothing rescued)", r)
+				}
+			}
+		}},
 	}
 }
