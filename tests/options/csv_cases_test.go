@@ -1,6 +1,7 @@
 package options_test
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -358,6 +359,28 @@ func csvCases() []optionCase {
 			patterned["timestampFormat"] = "yyyy.MM.dd HH.mm"
 			if got := csvPipe(t, "ts\n2021-03-04T05:06:07Z\n", patterned).column("ts"); !slices.Equal(got, []string{"null"}) {
 				t.Errorf("timestampFormat yyyy.MM.dd HH.mm: ts %v, want null (rescued)", got)
+			}
+		}},
+		{name: "CSV options apply to a file inferred and read in parallel chunks", options: []string{"sep", "prefersDecimal"}, run: func(t *testing.T) {
+			// Over 256 KiB with a header: inference and the read cut the
+			// lines into chunks that worker goroutines tokenize.
+			var b strings.Builder
+			b.WriteString("id;x\n")
+			for i := range 30000 {
+				fmt.Fprintf(&b, "%d;1.5\n", i)
+			}
+			p := csvPipe(t, b.String(), map[string]string{"header": "true", "sep": ";", "prefersDecimal": "true", "cloudFiles.inferColumnTypes": "true"})
+			if got := p.schema(); !slices.Equal(got, []string{"id INT", "x DECIMAL(2,1)", "_rescued_data STRING"}) {
+				t.Errorf("schema %v, want id INT, x DECIMAL(2,1), _rescued_data", got)
+			}
+			rows := p.rows()
+			if len(rows) != 30000 {
+				t.Fatalf("%d rows, want 30000", len(rows))
+			}
+			for _, r := range rows {
+				if r["id"] == nil || r["x"] == nil || fmtValue(r["x"]) != fmtValue(rows[0]["x"]) || r["_rescued_data"] != nil {
+					t.Fatalf("row %v: want every record read (id set, x 1.5 as the first row, nothing rescued)", r)
+				}
 			}
 		}},
 	}
