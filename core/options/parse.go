@@ -574,7 +574,10 @@ func (p *parser) checkDelta() {
 
 func (p *parser) checkSink() {
 	s := p.s
-	if p.explicit["txnVersion"] {
+	if s.SourceFormat == SourceDelta {
+		p.checkDeltaSourceSink()
+	}
+	if p.explicit["txnVersion"] && s.SourceFormat == SourceCloudFiles {
 		if !p.explicit["txnAppId"] {
 			p.c.add("txnVersion", p.given["txnVersion"], "needs txnAppId: Delta identifies an idempotent write by both")
 		} else {
@@ -612,5 +615,26 @@ func (p *parser) checkSink() {
 	}
 	if s.Sink.Trigger.Kind == TriggerOnce {
 		s.Warnings = append(s.Warnings, "trigger once is deprecated: it processes everything in one batch and ignores the rate limits; use availableNow")
+	}
+}
+
+// checkDeltaSourceSink refuses the sink options a Delta-source stream's
+// sink (core/deltasource) does not apply, rather than ignore them: it
+// commits every batch with txn{txnAppId, batch id} (no append once) and
+// sets no table properties.
+func (p *parser) checkDeltaSourceSink() {
+	const why = "not for a Delta-source stream"
+	if p.explicit["txnVersion"] {
+		p.c.addErr(&OptionError{Option: "txnVersion", Value: p.given["txnVersion"], Kind: ErrUnsupportedOption,
+			Reason: why + ": its sink commits each batch with txn{txnAppId, batch id}; append once (txnVersion) applies to Auto Loader streams"})
+	}
+	names := make([]string, 0, len(p.s.Sink.TableProperties))
+	for name := range p.s.Sink.TableProperties {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		p.c.addErr(&OptionError{Option: name, Value: p.given[name], Kind: ErrUnsupportedOption,
+			Reason: why + ": its sink sets no table properties; set it on the sink table with a Delta engine (ALTER TABLE ... SET TBLPROPERTIES)"})
 	}
 }

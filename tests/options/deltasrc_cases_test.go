@@ -335,5 +335,34 @@ func deltasrcCases() []optionCase {
 			s.mustRun(map[string]string{"failOnDataLoss": "false"})
 			wantIDs(t, "failOnDataLoss=false", s.ids(), 1, 3)
 		}},
+		{name: "a Delta-source stream refuses txnVersion and table properties at load time (its sink applies neither)", options: []string{"txnVersion", "delta.appendOnly", "delta.checkpointInterval"}, run: func(t *testing.T) {
+			for _, opts := range []map[string]string{
+				{"txnAppId": "app", "txnVersion": "7"},
+				{"delta.appendOnly": "true"},
+				{"delta.checkpointInterval": "2"},
+			} {
+				s := newSilver(t)
+				s.add(1)
+				_, err := s.run(opts)
+				for name := range opts {
+					if name == "txnAppId" {
+						continue
+					}
+					if !errors.Is(err, options.ErrUnsupportedOption) || !strings.Contains(err.Error(), "option "+name+": not supported yet") {
+						t.Errorf("%v on a Delta-source stream: %v, want refused naming %s", opts, err, name)
+					}
+				}
+				if snap := s.out.snapshot(); snap != nil {
+					t.Errorf("%v: the refused run created the sink table (version %d)", opts, snap.Version)
+				}
+			}
+			// The file stream writing bronze honours them.
+			s := newSilver(t)
+			s.bronze.write("f2.json", `{"id": 2}`+"\n")
+			s.bronze.mustRun(map[string]string{"delta.appendOnly": "true"})
+			if ao, err := s.bronze.snapshot().AppendOnly(); !ao || err != nil {
+				t.Errorf("file stream: delta.appendOnly not set (%v)", err)
+			}
+		}},
 	}
 }
