@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parquet-go/parquet-go/format"
 	"github.com/tributary-io/tributary/core/delta"
 	"github.com/tributary-io/tributary/core/delta/history"
 	"github.com/tributary-io/tributary/core/delta/scan"
@@ -334,6 +335,81 @@ func deltasrcCases() []optionCase {
 			wantIDs(t, "after the failure", s.ids(), 1)
 			s.mustRun(map[string]string{"failOnDataLoss": "false"})
 			wantIDs(t, "failOnDataLoss=false", s.ids(), 1, 3)
+		}},
+		{name: "sink options on a Delta-source stream: txnAppId names the sink's txn, trigger once takes one batch ignoring maxFilesPerTrigger, parquet.compression.codec compresses the sink's files", options: []string{"txnAppId", "trigger", "parquet.compression.codec"}, run: func(t *testing.T) {
+			s := newSilver(t)
+			s.add(1)
+			s.add(2)
+			s.add(3)
+			sum := s.mustRun(map[string]string{"txnAppId": "silver-app", "trigger": "once", "maxFilesPerTrigger": "1", "parquet.compression.codec": "zstd"})
+			if len(sum.Batches) != 1 || sum.Batches[0].NumInputFiles != 3 {
+				t.Errorf("trigger once: %d batches (first of %v files), want one batch of the 3 files", len(sum.Batches), func() any {
+					if len(sum.Batches) > 0 {
+						return sum.Batches[0].NumInputFiles
+					}
+					return nil
+				}())
+			}
+			wantIDs(t, "trigger once", s.ids(), 1, 2, 3)
+			snap := s.out.snapshot()
+			if v, ok := snap.TxnVersion("silver-app"); !ok || v != 0 {
+				t.Errorf("txnAppId: txn for silver-app = %d %v, want batch 0", v, ok)
+			}
+			if _, ok := snap.TxnVersion("silver"); ok {
+				t.Errorf("txnAppId: the sink also holds a txn for the stream id")
+			}
+			if got := codecsOf(t, s.out); len(got) != 1 || got[format.Zstd] == 0 {
+				t.Errorf("parquet.compression.codec=zstd: sink column chunk codecs %v", got)
+			}
+			// The checkpoint belongs to that txnAppId: another one is refused
+			// (its batches would not be idempotent against the first's).
+			s.add(4)
+			if _, err := s.run(map[string]string{"txnAppId": "other"}); !errors.Is(err, ingest.ErrFullRefreshNeeded) || !strings.Contains(err.Error(), "txnAppId") {
+				t.Errorf("a changed txnAppId: %v, want a full refresh needed naming txnAppId", err)
+			}
+			wantIDs(t, "after the refused txnAppId", s.ids(), 1, 2, 3)
+			// Without once, maxFilesPerTrigger bounds the batches.
+			d := newSilver(t)
+			d.add(1)
+			d.add(2)
+			if sum := d.mustRun(map[string]string{"maxFilesPerTrigger": "1"}); len(sum.Batches) != 2 {
+				t.Errorf("default trigger: %d batches, want 2", len(sum.Batches))
+			}
+			if got := codecsOf(t, d.out); len(got) != 1 || got[format.Snappy] == 0 {
+				t.Errorf("default codec: sink column chunk codecs %v, want snappy", got)
+			}
+		}},
+		{name: "mergeSchema=false on a Delta-source stream: a source column the sink lacks fails the batch, nothing committed; by default the sink evolves", options: []string{"mergeSchema"}, run: func(t *testing.T) {
+			for _, merge := range []bool{false, true} {
+				s := newSilver(t)
+				s.add(1)
+				s.mustRun(nil)
+				s.bronze.write("x.json", `{"id": 2, "x": "new"}`+"\n")
+				s.bronze.run(nil) // addNewColumns stops once
+				s.bronze.mustRun(nil)
+				opts := map[string]string{}
+				if !merge {
+					opts["mergeSchema"] = "false"
+				}
+				_, err := s.run(opts)
+				if !merge {
+					if err == nil || !strings.Contains(err.Error(), "mergeSchema=false") || !strings.Contains(err.Error(), "x") {
+						t.Errorf("mergeSchema=false: %v, want the batch failed naming mergeSchema", err)
+					}
+					wantIDs(t, "mergeSchema=false", s.ids(), 1)
+					if got := s.out.schema(); slices.Contains(got, "x STRING") {
+						t.Errorf("mergeSchema=false: sink schema %v gained x", got)
+					}
+					continue
+				}
+				if err != nil {
+					t.Fatalf("default mergeSchema: %v", err)
+				}
+				wantIDs(t, "default mergeSchema", s.ids(), 1, 2)
+				if got := s.out.schema(); !slices.Contains(got, "x STRING") {
+					t.Errorf("default mergeSchema: sink schema %v, want x added", got)
+				}
+			}
 		}},
 		{name: "a Delta-source stream refuses txnVersion and table properties at load time (its sink applies neither)", options: []string{"txnVersion", "delta.appendOnly", "delta.checkpointInterval"}, run: func(t *testing.T) {
 			for _, opts := range []map[string]string{
