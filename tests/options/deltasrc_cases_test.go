@@ -336,6 +336,84 @@ func deltasrcCases() []optionCase {
 			s.mustRun(map[string]string{"failOnDataLoss": "false"})
 			wantIDs(t, "failOnDataLoss=false", s.ids(), 1, 3)
 		}},
+		{name: "failOnDataLoss: a source log entry gone (log cleanup) fails the stream unless false, which skips that version's data", options: []string{"failOnDataLoss"}, run: func(t *testing.T) {
+			s := newSilver(t)
+			bronze := func(id int) {
+				s.bronze.write(fmt.Sprintf("f%d.json", id), fmt.Sprintf("{\"id\": %d}\n", id))
+				s.bronze.mustRun(map[string]string{"delta.checkpointInterval": "2"})
+			}
+			bronze(1) // version 0
+			s.mustRun(nil)
+			bronze(2) // version 1
+			bronze(3) // version 2, checkpointed
+			bronze(4) // version 3
+			if err := os.Remove(filepath.Join(s.bronze.table, filepath.FromSlash(delta.CommitKey(1)))); err != nil {
+				t.Fatal(err)
+			}
+			_, err := s.run(nil)
+			if !errors.Is(err, deltasource.ErrDataLoss) || !strings.Contains(err.Error(), "DELTA_FILE_NOT_FOUND_DETAILED") {
+				t.Fatalf("a missing log entry: %v, want DELTA_FILE_NOT_FOUND_DETAILED", err)
+			}
+			wantIDs(t, "after the failure", s.ids(), 1)
+			s.mustRun(map[string]string{"failOnDataLoss": "false"})
+			wantIDs(t, "failOnDataLoss=false", s.ids(), 1, 3, 4)
+		}},
+		{name: "failOnDataLoss: a source log entry gone (log cleanup) fails the stream unless false, which skips that version's data", options: []string{"failOnDataLoss"}, run: func(t *testing.T) {
+			s := newSilver(t)
+			bronze := func(id int) {
+				s.bronze.write(fmt.Sprintf("f%d.json", id), fmt.Sprintf("{\"id\": %d}\n", id))
+				s.bronze.mustRun(map[string]string{"delta.checkpointInterval": "2"})
+			}
+			bronze(1) // version 0
+			s.mustRun(nil)
+			bronze(2) // version 1
+			bronze(3) // version 2, checkpointed
+			bronze(4) // version 3
+			if err := os.Remove(filepath.Join(s.bronze.table, filepath.FromSlash(delta.CommitKey(1)))); err != nil {
+				t.Fatal(err)
+			}
+			_, err := s.run(nil)
+			if !errors.Is(err, deltasource.ErrDataLoss) || !strings.Contains(err.Error(), "DELTA_FILE_NOT_FOUND_DETAILED") {
+				t.Fatalf("a missing log entry: %v, want DELTA_FILE_NOT_FOUND_DETAILED", err)
+			}
+			wantIDs(t, "after the failure", s.ids(), 1)
+			s.mustRun(map[string]string{"failOnDataLoss": "false"})
+			wantIDs(t, "failOnDataLoss=false", s.ids(), 1, 3, 4)
+		}},
+		{name: "failOnDataLoss: the initial snapshot's version gone from the log mid-snapshot fails the stream unless false, which continues with the commits after it", options: []string{"failOnDataLoss"}, run: func(t *testing.T) {
+			s := newSilver(t)
+			bronze := func(id int) {
+				s.bronze.write(fmt.Sprintf("f%d.json", id), fmt.Sprintf("{\"id\": %d}\n", id))
+				s.bronze.mustRun(map[string]string{"delta.checkpointInterval": "2"})
+			}
+			bronze(1) // version 0
+			bronze(2) // version 1
+			bronze(3) // version 2, checkpointed
+			// The initial snapshot of version 2, one file a batch: one batch.
+			if sum, err := s.runN(map[string]string{"maxFilesPerTrigger": "1"}, 1); err != nil || len(sum.Batches) != 1 {
+				t.Fatalf("first batch: %+v %v", sum.Batches, err)
+			}
+			first := s.ids()
+			bronze(4) // version 3
+			bronze(5) // version 4, checkpointed
+			for _, key := range []string{delta.CommitKey(0), delta.CommitKey(1), delta.CommitKey(2), delta.CheckpointKey(2)} {
+				if err := os.Remove(filepath.Join(s.bronze.table, filepath.FromSlash(key))); err != nil {
+					t.Fatal(err)
+				}
+			}
+			_, err := s.run(map[string]string{"maxFilesPerTrigger": "1"})
+			if !errors.Is(err, deltasource.ErrDataLoss) || !strings.Contains(err.Error(), "DELTA_FILE_NOT_FOUND_DETAILED") {
+				t.Fatalf("the initial snapshot gone: %v, want DELTA_FILE_NOT_FOUND_DETAILED", err)
+			}
+			if got := s.ids(); !slices.Equal(got, first) {
+				t.Errorf("after the failure: ids %v, want %v", got, first)
+			}
+			s.mustRun(map[string]string{"maxFilesPerTrigger": "1", "failOnDataLoss": "false"})
+			want := slices.Sorted(slices.Values(append(slices.Clone(first), "4", "5")))
+			if got := s.ids(); !slices.Equal(got, want) {
+				t.Errorf("failOnDataLoss=false: ids %v, want %v (the rest of the snapshot skipped)", got, want)
+			}
+		}},
 		{name: "sink options on a Delta-source stream: txnAppId names the sink's txn, trigger once takes one batch ignoring maxFilesPerTrigger, parquet.compression.codec compresses the sink's files", options: []string{"txnAppId", "trigger", "parquet.compression.codec"}, run: func(t *testing.T) {
 			s := newSilver(t)
 			s.add(1)
