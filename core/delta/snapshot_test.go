@@ -322,6 +322,41 @@ func TestSnapshotAt(t *testing.T) {
 			}
 		}
 	})
+	t.Run("cleaned up before a checkpoint", func(t *testing.T) {
+		// Log cleanup deleted the commits a later checkpoint covers: an
+		// older version is not found (as Delta's VersionNotFoundException),
+		// the log is not broken; without any checkpoint it is.
+		src := filepath.Join(fixture(t, "spark-golden/basic-with-inserts-deletes-checkpoint/basic-with-inserts-deletes-checkpoint/delta"), "_delta_log")
+		cleaned := func(t *testing.T, drop ...string) *Table {
+			dir := t.TempDir()
+			if err := os.CopyFS(filepath.Join(dir, "_delta_log"), os.DirFS(src)); err != nil {
+				t.Fatal(err)
+			}
+			for _, key := range drop {
+				if err := os.Remove(filepath.Join(dir, filepath.FromSlash(key))); err != nil {
+					t.Fatal(err)
+				}
+			}
+			return NewTable(dirstore.New(dir))
+		}
+		var commits []string
+		for v := range int64(10) {
+			commits = append(commits, CommitKey(v))
+		}
+		tbl := cleaned(t, commits...)
+		for _, v := range []int64{0, 5, 9} {
+			if _, err := tbl.SnapshotAt(ctx, v); !errors.Is(err, ErrVersionNotFound) || errors.Is(err, ErrInvalidLog) {
+				t.Errorf("SnapshotAt(%d) after log cleanup: %v, want ErrVersionNotFound", v, err)
+			}
+		}
+		if s, err := tbl.SnapshotAt(ctx, 12); err != nil || s.Version != 12 {
+			t.Errorf("SnapshotAt(12) after log cleanup: %v", err)
+		}
+		broken := cleaned(t, CommitKey(0), CheckpointKey(10), LastCheckpointKey)
+		if _, err := broken.SnapshotAt(ctx, 5); !errors.Is(err, ErrInvalidLog) {
+			t.Errorf("SnapshotAt(5) with no commit 0 and no checkpoint: %v, want ErrInvalidLog", err)
+		}
+	})
 }
 
 func TestSpecialPaths(t *testing.T) {

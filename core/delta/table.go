@@ -213,6 +213,20 @@ func (t *Table) snapshot(ctx context.Context, target int64) (*Snapshot, error) {
 			ckpt = v
 		}
 	}
+	if _, has0 := ll.Commits[0]; ckpt < 0 && !has0 {
+		// Log cleanup removed the versions before a later checkpoint:
+		// target can no longer be reconstructed (Delta's
+		// VersionNotFoundException), which is not a broken log.
+		earliest := int64(-1)
+		for v := range ll.Checkpoints {
+			if v > target && (earliest < 0 || v < earliest) {
+				earliest = v
+			}
+		}
+		if earliest >= 0 {
+			return nil, fmt.Errorf("%w: version %d is gone from the log (log cleanup; the earliest version that can be loaded is %d)", ErrVersionNotFound, target, earliest)
+		}
+	}
 	s := newSnapshot(t)
 	if ckpt >= 0 {
 		if ok && lc.Version == ckpt {

@@ -358,28 +358,6 @@ func deltasrcCases() []optionCase {
 			s.mustRun(map[string]string{"failOnDataLoss": "false"})
 			wantIDs(t, "failOnDataLoss=false", s.ids(), 1, 3, 4)
 		}},
-		{name: "failOnDataLoss: a source log entry gone (log cleanup) fails the stream unless false, which skips that version's data", options: []string{"failOnDataLoss"}, run: func(t *testing.T) {
-			s := newSilver(t)
-			bronze := func(id int) {
-				s.bronze.write(fmt.Sprintf("f%d.json", id), fmt.Sprintf("{\"id\": %d}\n", id))
-				s.bronze.mustRun(map[string]string{"delta.checkpointInterval": "2"})
-			}
-			bronze(1) // version 0
-			s.mustRun(nil)
-			bronze(2) // version 1
-			bronze(3) // version 2, checkpointed
-			bronze(4) // version 3
-			if err := os.Remove(filepath.Join(s.bronze.table, filepath.FromSlash(delta.CommitKey(1)))); err != nil {
-				t.Fatal(err)
-			}
-			_, err := s.run(nil)
-			if !errors.Is(err, deltasource.ErrDataLoss) || !strings.Contains(err.Error(), "DELTA_FILE_NOT_FOUND_DETAILED") {
-				t.Fatalf("a missing log entry: %v, want DELTA_FILE_NOT_FOUND_DETAILED", err)
-			}
-			wantIDs(t, "after the failure", s.ids(), 1)
-			s.mustRun(map[string]string{"failOnDataLoss": "false"})
-			wantIDs(t, "failOnDataLoss=false", s.ids(), 1, 3, 4)
-		}},
 		{name: "failOnDataLoss: the initial snapshot's version gone from the log mid-snapshot fails the stream unless false, which continues with the commits after it", options: []string{"failOnDataLoss"}, run: func(t *testing.T) {
 			s := newSilver(t)
 			bronze := func(id int) {
