@@ -212,6 +212,25 @@ func coreCases() []optionCase {
 				}
 			}
 		}},
+		{name: "schemaEvolutionMode defaults to none with a user schema (new columns ignored, no rescued column, no stop), addNewColumns without one", options: []string{"cloudFiles.schemaEvolutionMode"}, run: func(t *testing.T) {
+			p := newPipe(t)
+			p.userSchema = "a STRING"
+			p.write("1.json", `{"a":"1","b":"new"}`+"\n")
+			p.mustRun(nil)
+			if got := p.schema(); !slices.Equal(got, []string{"a STRING"}) {
+				t.Errorf("user schema, default mode: table schema %v, want [a STRING] (none: b ignored, nothing rescued)", got)
+			}
+			if got := p.column("a"); !slices.Equal(got, []string{"1"}) {
+				t.Errorf("user schema, default mode: rows %v", got)
+			}
+			q := newPipe(t)
+			q.write("1.json", `{"a":"1"}`+"\n")
+			q.mustRun(nil)
+			q.write("2.json", `{"a":"2","b":"new"}`+"\n")
+			if _, err := q.run(nil); !errors.Is(err, ingest.ErrSchemaEvolved) {
+				t.Errorf("inferred schema, default mode: %v, want the stream stopped to add b (addNewColumns)", err)
+			}
+		}},
 		{name: "rescuedDataColumn names the rescued column", options: []string{"cloudFiles.rescuedDataColumn"}, run: func(t *testing.T) {
 			p := newPipe(t)
 			p.write("a.json", `{"n":"x"}`+"\n")
