@@ -14,6 +14,7 @@ import (
 
 	"github.com/tributary-io/tributary/core/delta"
 	"github.com/tributary-io/tributary/core/ingest"
+	"github.com/tributary-io/tributary/core/maintenance"
 	"github.com/tributary-io/tributary/core/parquetio"
 	"github.com/tributary-io/tributary/core/schema"
 	"github.com/tributary-io/tributary/infra/localfs"
@@ -301,6 +302,47 @@ func widenCases() []optionCase {
 			}
 			if _, err := q.run(map[string]string{"delta.logRetentionDuration": "interval 1 month"}); err == nil || !strings.Contains(err.Error(), "delta.logRetentionDuration") {
 				t.Errorf("months: %v, want refused naming the option", err)
+			}
+		}},
+		{name: "delta.logRetentionDuration, delta.deletedFileRetentionDuration: log cleanup and VACUUM keep history and removed files for the table's durations", options: []string{"delta.logRetentionDuration", "delta.deletedFileRetentionDuration"}, run: func(t *testing.T) {
+			for _, set := range []bool{true, false} {
+				p := newPipe(t)
+				opts := map[string]string{"delta.checkpointInterval": "2", "outputMode": "complete"}
+				if set {
+					opts["delta.logRetentionDuration"] = "interval 2 days"
+					opts["delta.deletedFileRetentionDuration"] = "36 hours"
+				}
+				for i := range 3 { // versions 0, 1, 2 (checkpointed); each replaces the last's file
+					p.write(fmt.Sprintf("%d.json", i), fmt.Sprintf(`{"a":%d}`, i))
+					p.mustRun(opts)
+				}
+				store, err := localfs.New(p.table)
+				if err != nil {
+					t.Fatal(err)
+				}
+				tbl := delta.NewTable(store)
+				later := func(d time.Duration) maintenance.Options {
+					return maintenance.Options{Now: func() time.Time { return time.Now().Add(d) }}
+				}
+				lc, err := maintenance.CleanupLog(t.Context(), tbl, maintenance.LogCleanupOptions{Options: later(3 * 24 * time.Hour), DryRun: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if set != (len(lc.Files) > 0) {
+					t.Errorf("logRetentionDuration set=%v: log cleanup 3 days later would delete %v", set, lc.Files)
+				}
+				vac, err := maintenance.Vacuum(t.Context(), tbl, maintenance.VacuumOptions{Options: later(40 * time.Hour), DryRun: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if set != (len(vac.Files) == 2) || !set && len(vac.Files) != 0 {
+					t.Errorf("deletedFileRetentionDuration set=%v: VACUUM 40 hours later would delete %v, want the 2 replaced files only when set", set, vac.Files)
+				}
+				retain := 48 * time.Hour
+				_, err = maintenance.Vacuum(t.Context(), tbl, maintenance.VacuumOptions{Retention: &retain, DryRun: true})
+				if set != (err == nil) || !set && !errors.Is(err, maintenance.ErrRetentionTooShort) {
+					t.Errorf("deletedFileRetentionDuration set=%v: VACUUM RETAIN 48 HOURS: %v (refused only below the table's retention)", set, err)
+				}
 			}
 		}},
 		{name: "delta.dataSkippingNumIndexedCols, delta.dataSkippingStatsColumns: which columns the data files' stats cover", options: []string{"delta.dataSkippingNumIndexedCols", "delta.dataSkippingStatsColumns"}, run: func(t *testing.T) {
