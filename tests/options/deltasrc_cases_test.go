@@ -236,7 +236,7 @@ func deltasrcCases() []optionCase {
 				t.Error("startingVersion with startingTimestamp: no error")
 			}
 		}},
-		{name: "a DELETE fails the stream; skipChangeCommits skips it", options: []string{"skipChangeCommits"}, run: func(t *testing.T) {
+		{name: "a DELETE fails the stream; skipChangeCommits skips it, also over ignoreChanges", options: []string{"skipChangeCommits"}, run: func(t *testing.T) {
 			s := newSilver(t)
 			s.add(1)
 			s.add(2)
@@ -254,6 +254,11 @@ func deltasrcCases() []optionCase {
 			s.add(4)
 			s.mustRun(map[string]string{"skipChangeCommits": "true"})
 			wantIDs(t, "skipChangeCommits over an UPDATE", s.ids(), 1, 2, 3, 4)
+			// It wins over ignoreChanges: the rewritten file is not re-emitted.
+			s.rewriteFile(3)
+			s.add(5)
+			s.mustRun(map[string]string{"skipChangeCommits": "true", "ignoreChanges": "true"})
+			wantIDs(t, "skipChangeCommits with ignoreChanges", s.ids(), 1, 2, 3, 4, 5)
 		}},
 		{name: "ignoreDeletes accepts file deletes, not rewrites", options: []string{"ignoreDeletes"}, run: func(t *testing.T) {
 			s := newSilver(t)
