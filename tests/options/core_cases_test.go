@@ -1,6 +1,7 @@
 package options_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -132,6 +133,22 @@ func coreCases() []optionCase {
 				}
 				if got := p.column("a"); !slices.Equal(got, want) {
 					t.Errorf("maxFileAge set=%v: rows %v, want %v", set, got, want)
+				}
+				// The state of an ingested file is kept for the age (the state
+				// store's expiry; DynamoDB's TTL removes it after that).
+				st, closeFn, err := streams.Env{}.OpenState(p.checkpoint)
+				if err != nil {
+					t.Fatal(err)
+				}
+				exp, err := st.(interface {
+					ExpiresAt(ctx context.Context, stream, path string) (time.Time, error)
+				}).ExpiresAt(t.Context(), p.id, "new.json")
+				closeFn()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d := time.Until(exp); set != (d > 13*24*time.Hour && d <= 14*24*time.Hour) || !set && !exp.IsZero() {
+					t.Errorf("maxFileAge set=%v: new.json's state expires at %v (in %v), want in 14 days only when set", set, exp, d)
 				}
 			}
 		}},
