@@ -39,46 +39,11 @@ func cmdRefresh(ctx context.Context, name string, truncate bool, args []string, 
 		return err
 	}
 	cpLoc := opts.CheckpointLocation()
-	req, release, err := e.ResetRequest(opts, truncate)
+	res, embedded, err := resetStream(ctx, e, opts, name, truncate)
 	if err != nil {
 		return err
 	}
-	defer release()
-	embedded := e.StateTable == "" && !streams.IsS3(cpLoc)
-	// The embedded state: hold its lock, so a run of this stream cannot
-	// start (or is running, and the reset waits, then fails); its file is
-	// removed after the reset. DynamoDB state: the stream's entries are
-	// dropped by the reset; nothing locks them, so the stream must be
-	// stopped (docs/refresh.md).
-	st, closeState, err := e.OpenState(cpLoc)
-	if err != nil {
-		if embedded {
-			return fmt.Errorf("%s: checkpoint %s: %w (is the stream running?)", name, cpLoc, err)
-		}
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	stateOpen := true
-	defer func() {
-		if stateOpen {
-			closeState()
-		}
-	}()
 	if !embedded {
-		req.State = st
-	}
-	res, err := refresh.Reset(ctx, req)
-	if err != nil {
-		return fmt.Errorf("%s of stream %q: %w", name, opts.ID, err)
-	}
-	stateOpen = false
-	if err := closeState(); err != nil {
-		return fmt.Errorf("%s: closing the state: %w", name, err)
-	}
-	if embedded {
-		if err := req.Checkpoint.Delete(ctx, streams.StateFileName); err != nil {
-			return fmt.Errorf("%s: deleting the file state %s: %w", name, streams.StateFileName, err)
-		}
-	} else {
 		fmt.Fprintf(stdout, "stream %s: %d file entries dropped from state table %s\n", opts.ID, res.StateEntries, e.StateTable)
 	}
 	switch {
@@ -110,6 +75,55 @@ func cmdRefresh(ctx context.Context, name string, truncate bool, args []string, 
 	return cmdRun(ctx, runArgs, stdout, stderr, logger)
 }
 
+// resetStream resets the stream on e's adapters with core/refresh
+// (truncate: a full refresh; otherwise a checkpoint-only reset) and, for
+// the embedded file state (embedded), deletes its file from the
+// checkpoint; name is the command, for errors.
+func resetStream(ctx context.Context, e streams.Env, opts *options.Stream, name string, truncate bool) (res refresh.Result, embedded bool, err error) {
+	cpLoc := opts.CheckpointLocation()
+	req, release, err := e.ResetRequest(opts, truncate)
+	if err != nil {
+		return refresh.Result{}, false, err
+	}
+	defer release()
+	embedded = e.StateTable == "" && !streams.IsS3(cpLoc)
+	// The embedded state: hold its lock, so a run of this stream cannot
+	// start (or is running, and the reset waits, then fails); its file is
+	// removed after the reset. DynamoDB state: the stream's entries are
+	// dropped by the reset; nothing locks them, so the stream must be
+	// stopped (docs/refresh.md).
+	st, closeState, err := e.OpenState(cpLoc)
+	if err != nil {
+		if embedded {
+			return refresh.Result{}, embedded, fmt.Errorf("%s: checkpoint %s: %w (is the stream running?)", name, cpLoc, err)
+		}
+		return refresh.Result{}, embedded, fmt.Errorf("%s: %w", name, err)
+	}
+	stateOpen := true
+	defer func() {
+		if stateOpen {
+			closeState()
+		}
+	}()
+	if !embedded {
+		req.State = st
+	}
+	res, err = refresh.Reset(ctx, req)
+	if err != nil {
+		return res, embedded, fmt.Errorf("%s of stream %q: %w", name, opts.ID, err)
+	}
+	stateOpen = false
+	if err := closeState(); err != nil {
+		return res, embedded, fmt.Errorf("%s: closing the state: %w", name, err)
+	}
+	if embedded {
+		if err := req.Checkpoint.Delete(ctx, streams.StateFileName); err != nil {
+			return res, embedded, fmt.Errorf("%s: deleting the file state %s: %w", name, streams.StateFileName, err)
+		}
+	}
+	return res, embedded, nil
+}
+
 // refreshWarnings are seed 004's warnings about what a reset cannot undo.
 func refreshWarnings(opts *options.Stream, truncate bool, res refresh.Result) []string {
 	var w []string
@@ -119,7 +133,7 @@ func refreshWarnings(opts *options.Stream, truncate bool, res refresh.Result) []
 			"streams reading this table (a Delta source downstream) fail on the truncation commit unless they set skipChangeCommits: refresh them too",
 			"the removed files stay in the table's folder for time travel until `tributary vacuum` after delta.deletedFileRetentionDuration (7 days)")
 		if others := len(res.AppIDs) - 1; others > 0 {
-			w = append(w, fmt.Sprintf("%d other writer(s) of this table were restarted (txn %s): reset their checkpoints too (`tributary reset-checkpoint`), or they refuse to run", others, strings.Join(res.AppIDs, ", ")))
+			w = append(w, fmt.Sprintf("%d other writer(s) of this table were restarted (txn %s): each starts over from its source on its next run (its checkpoint and file state are reset then), as a full refresh restarts every flow writing the table", others, strings.Join(res.AppIDs, ", ")))
 		}
 	} else {
 		w = append(w, "the table keeps its rows and the source is ingested again: rows already in the table are written twice")

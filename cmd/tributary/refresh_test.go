@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -278,5 +280,76 @@ func TestRefreshDeltaSource(t *testing.T) {
 	}
 	if d := (&cli{t: t, table: silver}).describe(); d.NumRecords != 2 {
 		t.Fatalf("silver after refresh holds %d rows, want 2 (ids 7 and 8)", d.NumRecords)
+	}
+}
+
+// TestRefreshRestartsEveryWriter: a full refresh of one stream empties a
+// table that other streams write too, and restarts their txns; as seed
+// 004 restarts every flow writing a refreshed table, each of them starts
+// over from its source on its next run (its checkpoint and file state
+// reset, no row twice), and an append-once backfill writes its batch
+// again.
+func TestRefreshRestartsEveryWriter(t *testing.T) {
+	c := newCLI(t)
+	dir := filepath.Dir(c.src)
+	source := func(name string, ids ...int) string {
+		d := filepath.Join(dir, name)
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range ids {
+			if err := os.WriteFile(filepath.Join(d, fmt.Sprintf("%d.json", id)), fmt.Appendf(nil, `{"id":%d}`+"\n", id), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return d
+	}
+	a, b, h := source("a", 1, 2), source("b", 3, 4), source("h", 9)
+	stream := func(cmd, id, src string, opts ...string) (string, string) {
+		t.Helper()
+		args := []string{cmd, "--source", src, "--table", c.table, "--checkpoint", filepath.Join(dir, "cp-"+id), "--stream", id,
+			"--option", "cloudFiles.format=json", "--option", "cloudFiles.inferColumnTypes=true", "--option", "cloudFiles.maxFilesPerTrigger=1"}
+		for _, o := range opts {
+			args = append(args, "--option", o)
+		}
+		out, errs, code := c.exec(args...)
+		if code != 0 {
+			t.Fatalf("%s %s: exit %d: %s", cmd, id, code, errs)
+		}
+		return out, errs
+	}
+	backfill := []string{"txnAppId=backfill", "txnVersion=1"}
+	stream("run", "a", a)
+	stream("run", "b", b)
+	stream("run", "h", h, backfill...)
+	if n := c.describe().NumRecords; n != 5 {
+		t.Fatalf("before the refresh: %d rows, want 5", n)
+	}
+	_, errs := stream("refresh", "a", a)
+	if !strings.Contains(errs, "2 other writer(s)") || !strings.Contains(errs, "starts over") {
+		t.Errorf("refresh warnings: %q", errs)
+	}
+	if n := c.describe().NumRecords; n != 2 {
+		t.Fatalf("after the refresh: %d rows, want a's 2", n)
+	}
+	out, errs := stream("run", "b", b)
+	if !strings.Contains(errs, "starting over from its source") || !strings.Contains(out, "ingested 2 rows") {
+		t.Errorf("b after the refresh: %q %q", out, errs)
+	}
+	stream("run", "h", h, backfill...)
+	if n := c.describe().NumRecords; n != 5 {
+		t.Errorf("after the other writers ran: %d rows, want 5 (each once)", n)
+	}
+	// b goes on from its new checkpoint.
+	source("b", 5)
+	if out, _ := stream("run", "b", b); !strings.Contains(out, "ingested 1 rows") {
+		t.Errorf("b's next run: %q", out)
+	}
+	if n := c.describe().NumRecords; n != 6 {
+		t.Errorf("after a new file of b: %d rows, want 6", n)
+	}
+	ops := historyOps(t, c)
+	if !slices.Contains(ops, "RESET STREAM CHECKPOINT") {
+		t.Errorf("history %v: want b's restart recorded", ops)
 	}
 }

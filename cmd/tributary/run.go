@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/tributary-io/tributary/core/ingest"
+	"github.com/tributary-io/tributary/core/ingest/identity"
 	"github.com/tributary-io/tributary/core/options"
 	"github.com/tributary-io/tributary/infra/awsclient"
 	"github.com/tributary-io/tributary/infra/boltstate"
@@ -309,7 +310,12 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer, logger
 	if err != nil {
 		return err
 	}
-	defer s.Close()
+	closed := false
+	defer func() {
+		if !closed {
+			s.Close()
+		}
+	}()
 	fmt.Fprintf(stderr, "stream %s: %s -> %s\n", opts.ID, opts.Source, opts.Table)
 	if !*quiet {
 		s.Engine.OnBatch = func(p ingest.Progress) {
@@ -318,16 +324,37 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer, logger
 		}
 	}
 	trig := opts.Sink.Trigger
-	if !opts.IsSet("trigger") || trig.Kind != options.TriggerProcessingTime {
-		// availableNow (the CLI's default) or once: one pass, then stop.
-		return runPass(ctx, s, stdout, stderr)
+	periodic := opts.IsSet("trigger") && trig.Kind == options.TriggerProcessingTime
+	if periodic {
+		// processingTime: a pass every interval (back to back, with a
+		// short idle wait when nothing is new, for 0) until interrupted.
+		fmt.Fprintf(stderr, "trigger %s: running until interrupted\n", trig)
 	}
-	// processingTime: a pass every interval (back to back, with a short
-	// idle wait when nothing is new, for 0) until interrupted.
-	fmt.Fprintf(stderr, "trigger %s: running until interrupted\n", trig)
+	started := time.Now()
+	err = runPass(ctx, s, stdout, stderr)
+	if errors.Is(err, identity.ErrRestartedByReset) {
+		// The table restarted this stream (another stream's full
+		// refresh): it starts over from its source, as seed 004 restarts
+		// every flow writing a refreshed table.
+		closed = true
+		if cerr := s.Close(); cerr != nil {
+			return cerr
+		}
+		fmt.Fprintf(stderr, "warning: %v\n", err)
+		res, _, rerr := resetStream(ctx, e, opts, "reset-checkpoint", false)
+		if rerr != nil {
+			return fmt.Errorf("starting stream %q over: %w", opts.ID, rerr)
+		}
+		fmt.Fprintf(stderr, "stream %s: starting over from its source: checkpoint %s emptied (%d objects), file state forgotten, table version %d records the restart\n",
+			opts.ID, opts.CheckpointLocation(), res.CheckpointKeys, res.Version)
+		return cmdRun(ctx, args, stdout, stderr, logger)
+	}
+	if !periodic {
+		// availableNow (the CLI's default) or once: one pass, then stop.
+		return err
+	}
 	for {
-		started := time.Now()
-		if err := runPass(ctx, s, stdout, stderr); err != nil {
+		if err != nil {
 			if ctx.Err() != nil {
 				return nil
 			}
@@ -342,6 +369,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer, logger
 			return nil
 		case <-time.After(max(wait, 0)):
 		}
+		started = time.Now()
+		err = runPass(ctx, s, stdout, stderr)
 	}
 }
 

@@ -2,6 +2,7 @@ package lambdafn
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/tributary-io/tributary/core/ingest"
+	"github.com/tributary-io/tributary/core/ingest/identity"
 	"github.com/tributary-io/tributary/core/options"
 	tevents "github.com/tributary-io/tributary/events"
 	"github.com/tributary-io/tributary/infra/streams"
@@ -105,6 +107,13 @@ func (a *App) commitStream(ctx context.Context, id string) error {
 	sum, err := s.Engine.RunAvailableNow(ctx, keepGoing)
 	a.Logger.Info("commit run done", "stream", id, "batches", len(sum.Batches), "rows", sum.Rows(),
 		"skippedBatches", sum.Skipped, "stoppedForTime", sum.Stopped)
+	if errors.Is(err, identity.ErrRestartedByReset) {
+		// Another stream's full refresh emptied the table and restarted
+		// this one: it starts over from its source (seed 004), as a
+		// queued reset-checkpoint would, in its place in the group.
+		a.Logger.Warn("the table restarted this stream: starting over from its source", "stream", id, "reason", err.Error())
+		return a.resetStream(ctx, id, tevents.ActionResetCheckpoint)
+	}
 	if err != nil {
 		return err
 	}

@@ -115,7 +115,7 @@ func (a *App) resetStream(ctx context.Context, id, action string) error {
 		"numRemovedFiles", res.FilesRemoved, "numRemovedBytes", res.BytesRemoved, "restartedAppIds", res.AppIDs,
 		"checkpointObjects", res.CheckpointKeys, "stateEntries", res.StateEntries)
 	if len(res.AppIDs) > 1 && action == tevents.ActionRefresh {
-		a.Logger.Warn("other writers of the table were restarted: reset their checkpoints too", "stream", id, "appIds", res.AppIDs)
+		a.Logger.Warn("other writers of the table were restarted: each starts over from its source at its next commit run", "stream", id, "appIds", res.AppIDs)
 	}
 	s, err = a.stream(ctx, id)
 	if err != nil {

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/aws/aws-lambda-go/events"
+
 	"github.com/tributary-io/tributary/core/delta"
 	"github.com/tributary-io/tributary/core/options"
 	"github.com/tributary-io/tributary/core/state"
@@ -248,5 +250,86 @@ func TestCommitFunctionReset(t *testing.T) {
 	}
 	if rows, _ := tableRows(t, filepath.Join(dir, "ao")); rows != 3 {
 		t.Fatalf("append-only table after the refused refresh: %d rows", rows)
+	}
+}
+
+// A full refresh of one stream empties a table that another stream of the
+// deployment writes too, and restarts its txn: that stream's next commit
+// run starts it over from its source (seed 004 restarts every flow
+// writing a refreshed table) instead of failing on its stale checkpoint:
+// it resets its checkpoint and file state in its place in the group,
+// lists its source again and kicks itself, and every row of both sources
+// is in the table once.
+func TestCommitFunctionRestartsOtherWriters(t *testing.T) {
+	dir := t.TempDir()
+	tableDir := filepath.Join(dir, "table")
+	mk := func(id string, ids ...int) *options.Stream {
+		src := filepath.Join(dir, "in-"+id)
+		if err := os.MkdirAll(src, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, i := range ids {
+			os.WriteFile(filepath.Join(src, fmt.Sprintf("f%d.json", i)), []byte(fmt.Sprintf(`{"id":%d}`+"\n", i)), 0o644)
+		}
+		o := map[string]string{"cloudFiles.format": "json", "cloudFiles.useNotifications": "true", "cloudFiles.maxFilesPerTrigger": "1"}
+		s, err := options.Parse(o, options.Locations{StreamID: id, Source: src, Table: tableDir,
+			CheckpointLocation: filepath.Join(dir, "cp-"+id), SchemaLocation: filepath.Join(dir, "cp-"+id)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	env := runtimeEnv()
+	env.Logger, env.TempDir = logger, t.TempDir()
+	k := &kicks{}
+	app := &App{Config: &options.Config{Streams: []*options.Stream{mk("s", 1, 2), mk("u", 3, 4)}}, Env: env, Logger: logger, Metrics: io.Discard, Kicker: k}
+	t.Cleanup(func() { app.forget("s"); app.forget("u") })
+	ctx := context.Background()
+	at := app.now()
+	run := func(ks ...tevents.Kick) {
+		t.Helper()
+		out, err := app.HandleCommitInvoke(ctx, sqsPayload(t, ks...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r, ok := out.(events.SQSEventResponse); !ok || len(r.BatchItemFailures) != 0 {
+			t.Fatalf("kicks %+v: %+v", ks, out)
+		}
+	}
+	drain := func() {
+		t.Helper()
+		for len(k.got) > 0 {
+			next := k.got[0]
+			k.got = k.got[1:]
+			run(next)
+		}
+	}
+	for _, id := range []string{"s", "u"} {
+		st, err := app.stream(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.Discover(ctx); err != nil {
+			t.Fatal(err)
+		}
+		run(tevents.Kick{Stream: id, Reason: tevents.ReasonDiscovered, At: at})
+		drain()
+	}
+	if rows, _ := tableRows(t, tableDir); rows != 4 {
+		t.Fatalf("before: %d rows, want 4", rows)
+	}
+	run(tevents.Kick{Stream: "s", Reason: tevents.ReasonManual, At: at, Action: tevents.ActionRefresh})
+	drain()
+	if rows, _ := tableRows(t, tableDir); rows != 2 {
+		t.Fatalf("after the refresh of s: %d rows, want s's 2", rows)
+	}
+	// A new container: u's engine checks its checkpoint against the table
+	// (a warm one replays u's sealed batches, which holds the same rows).
+	app.forget("u")
+	run(tevents.Kick{Stream: "u", Reason: tevents.ReasonBackfill, At: at})
+	drain()
+	if rows, _ := tableRows(t, tableDir); rows != 4 {
+		t.Fatalf("after u's next run: %d rows, want 4 (u's rows again, once)", rows)
 	}
 }

@@ -176,6 +176,10 @@ func (g *Guard) CheckContinuity(ctx context.Context, snap *delta.Snapshot, last 
 	if _, ok, err := batchplan.Read(ctx, g.Checkpoint, last+2); err != nil {
 		return err
 	} else if ok && !g.committedSince(ctx, last) {
+		if last < 0 && restartedByReset(snap, g.AppID) {
+			return fmt.Errorf("%w: %s holds txn{%s, -1} (a full refresh of a stream writing it, or an unfinished reset of this one) and checkpoint %s has sealed batch %d of stream %q from before",
+				identity.ErrRestartedByReset, table, g.AppID, cp, last+2, g.StreamID)
+		}
 		have := "no batch of this stream"
 		if last >= 0 {
 			have = fmt.Sprintf("this stream's batches only up to %d", last)
@@ -194,6 +198,16 @@ func (g *Guard) CheckContinuity(ctx context.Context, snap *delta.Snapshot, last 
 		}
 	}
 	return nil
+}
+
+// restartedByReset reports whether the table holds txn{appID, -1}, which
+// only a reset commit (core/refresh) writes.
+func restartedByReset(snap *delta.Snapshot, appID string) bool {
+	if snap == nil {
+		return false
+	}
+	v, ok := snap.TxnVersion(appID)
+	return ok && v == -1
 }
 
 // committedSince reports whether the table, read afresh, holds a batch of

@@ -27,6 +27,17 @@ var ErrFullRefreshNeeded = errors.New("a full refresh is needed")
 // the run is refused before anything is written.
 var ErrStreamMismatch = errors.New("the checkpoint, its file state and the table do not belong together")
 
+// ErrRestartedByReset reports a stream that the table restarted after its
+// checkpoint had committed batches: the table holds txn{txnAppId, -1}
+// (Delta's "no batch yet"), which only a reset commit writes. Another
+// stream's full refresh truncated the table and restarted every writer of
+// it (seed 004 restarts every flow that writes to the table), or a reset of
+// this stream stopped before it forgot the checkpoint. The stream's rows
+// are not in the table, so it starts over from its source: the CLI and the
+// commit function reset its checkpoint and file state (reset-checkpoint)
+// and ingest the source again, without duplicates.
+var ErrRestartedByReset = errors.New("the table restarted this stream (txn -1): it starts over from its source")
+
 // RefreshHowTo says how to start a stream over; errors wrapping
 // ErrFullRefreshNeeded or ErrStreamMismatch end with it.
 const RefreshHowTo = "do a full refresh: `tributary refresh` with the stream's options empties the table in one commit, forgets the checkpoint and ingests the source again (files no longer in the source are lost; downstream streams reading the table must be refreshed or use skipChangeCommits); `tributary reset-checkpoint` forgets only the checkpoint and keeps the table (rows may be written twice)"
