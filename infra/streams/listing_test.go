@@ -57,6 +57,14 @@ func rowsOf(t *testing.T, opts *options.Stream) []string {
 		t.Fatal(err)
 	}
 	defer s.Close()
+	return streamRows(t, s)
+}
+
+// streamRows reads column x of every row of the stream's (local) table,
+// sorted.
+func streamRows(t *testing.T, s *Stream) []string {
+	t.Helper()
+	ctx := context.Background()
 	snap, err := s.Table.Snapshot(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -67,7 +75,7 @@ func rowsOf(t *testing.T, opts *options.Stream) []string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		data, err := os.ReadFile(filepath.Join(opts.Table, filepath.FromSlash(key)))
+		data, err := os.ReadFile(filepath.Join(s.Options.Table, filepath.FromSlash(key)))
 		if err != nil {
 			t.Fatal(err)
 		}
