@@ -138,3 +138,51 @@ func TestCleanSourceMoveLocal(t *testing.T) {
 		t.Fatalf("still in the source: %v", err)
 	}
 }
+
+// TestBackfillOfNotificationStreamListsEverything: cloudFiles.
+// useIncrementalListing applies to directory listing mode only; the listing
+// of a stream in file notification mode (the backfill, there to find files
+// whose events were lost) lists everything even when it is set, so a file
+// whose key sorts before the last one listed is found.
+func TestBackfillOfNotificationStreamListsEverything(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	env := Env{Notifications: true, ScheduledListing: true}
+	for _, tc := range []struct {
+		notifications string
+		wantNew       int
+	}{
+		{"true", 1},  // backfill: a full listing finds a.json
+		{"false", 0}, // directory listing mode, incremental: a.json sorts before m.json
+	} {
+		dir := filepath.Join(dir, tc.notifications)
+		write(t, filepath.Join(dir, "in", "m.json"), `{"x":1}`+"\n", time.Time{})
+		opts := parse(t, dir, "s1", map[string]string{
+			"cloudFiles.useNotifications":      tc.notifications,
+			"cloudFiles.useIncrementalListing": "true",
+		})
+		if err := env.Validate(opts); err != nil {
+			t.Fatal(err)
+		}
+		discover := func() int {
+			t.Helper()
+			s, err := env.Open(ctx, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			res, err := s.Discover(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return res.New
+		}
+		if n := discover(); n != 1 {
+			t.Fatalf("useNotifications=%s: first listing found %d new files, want 1", tc.notifications, n)
+		}
+		write(t, filepath.Join(dir, "in", "a.json"), `{"x":2}`+"\n", time.Time{})
+		if n := discover(); n != tc.wantNew {
+			t.Errorf("useNotifications=%s, useIncrementalListing=true: second listing found %d new files, want %d", tc.notifications, n, tc.wantNew)
+		}
+	}
+}
