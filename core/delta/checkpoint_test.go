@@ -411,3 +411,60 @@ func TestMaybeCheckpointWhenAnotherWriterTookTheMultiple(t *testing.T) {
 		t.Fatalf("reload: version %d from checkpoint %d, %d files, %v", back.Version, back.CheckpointVersion(), back.NumFiles(), err)
 	}
 }
+
+// TestCheckpointTombstoneRetentionProperty: a checkpoint keeps the
+// tombstones (remove actions) younger than the table's
+// delta.deletedFileRetentionDuration and drops the older ones, for a
+// property shorter and one longer than the 7-day default.
+func TestCheckpointTombstoneRetentionProperty(t *testing.T) {
+	ctx := context.Background()
+	now := time.UnixMilli(100 * 24 * 3600 * 1000)
+	for _, tc := range []struct {
+		retention string
+		want      []string
+	}{
+		{"interval 2 days", []string{"p=x/1h.parquet"}},
+		{"interval 30 days", []string{"p=x/1h.parquet", "p=x/3d.parquet", "p=x/8d.parquet"}},
+	} {
+		t.Run(tc.retention, func(t *testing.T) {
+			dir := t.TempDir()
+			tbl := NewTable(dirstore.New(dir), WithClock(func() time.Time { return now }))
+			create := createActions(t)
+			create[1].Metadata.Configuration = map[string]string{PropDeletedFileRetentionDuration: tc.retention}
+			if _, err := tbl.Commit(ctx, -1, create); err != nil {
+				t.Fatal(err)
+			}
+			ages := map[string]time.Duration{"p=x/1h.parquet": time.Hour, "p=x/3d.parquet": 3 * 24 * time.Hour, "p=x/8d.parquet": 8 * 24 * time.Hour}
+			var adds, removes []Action
+			for path, age := range ages {
+				adds = append(adds, addAction(path, 1))
+				removes = append(removes, Action{Remove: &Remove{Path: path, DataChange: true, DeletionTimestamp: now.Add(-age).UnixMilli()}})
+			}
+			if _, err := tbl.Commit(ctx, 0, adds); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := tbl.Commit(ctx, 1, removes); err != nil {
+				t.Fatal(err)
+			}
+			snap, err := tbl.Snapshot(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := tbl.Checkpoint(ctx, snap); err != nil {
+				t.Fatal(err)
+			}
+			back, err := NewTable(noCommitsBelow{dir: dir, below: 3}.store()).Snapshot(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for r := range back.Tombstones() {
+				got = append(got, r.Path)
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("checkpoint tombstones %v, want %v (deletedFileRetentionDuration %s)", got, tc.want, tc.retention)
+			}
+		})
+	}
+}
