@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -236,6 +238,65 @@ func TestRunStopsOnNewColumnThenContinues(t *testing.T) {
 	}
 	if d := c.describe(); d.NumRecords != 2 || !strings.Contains(string(d.Schema), `"extra"`) {
 		t.Fatalf("after evolution: %+v", d)
+	}
+}
+
+// TestProcessingTimeTriggerSchedule: with trigger processingTime=INTERVAL
+// (the --trigger flag or the trigger option) a pass starts every INTERVAL:
+// after a pass the CLI waits the interval less the pass's time (and says
+// so: "next pass in"); with 0, passes run back to back with idleWait
+// between them. The test reads the line and stops the run during the wait.
+func TestProcessingTimeTriggerSchedule(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		args     []string
+		min, max time.Duration
+	}{
+		{"flag 1 hour", []string{"--trigger", "processingTime=1 hour"}, 50 * time.Minute, time.Hour},
+		{"option 90 seconds", []string{"--option", "trigger=processingTime=90 seconds"}, 80 * time.Second, 90 * time.Second},
+		{"flag 0 seconds", []string{"--trigger", "processingTime=0 seconds"}, idleWait, idleWait},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newCLI(t)
+			c.file("a.json", `{"id":1}`+"\n")
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			pr, pw := io.Pipe()
+			waits := make(chan time.Duration, 1)
+			go func() {
+				sc := bufio.NewScanner(pr)
+				for sc.Scan() {
+					if rest, ok := strings.CutPrefix(sc.Text(), "next pass in "); ok {
+						d, err := time.ParseDuration(rest)
+						if err != nil {
+							t.Errorf("line %q: %v", sc.Text(), err)
+						}
+						waits <- d
+						cancel() // stop during the first wait
+						break
+					}
+				}
+				io.Copy(io.Discard, pr)
+			}()
+			var out bytes.Buffer
+			args := append([]string{"run", "--source", c.src, "--table", c.table, "--checkpoint", c.cp, "--option", "cloudFiles.format=json"}, tc.args...)
+			code := run(ctx, args, &out, pw)
+			pw.Close()
+			if code != 0 {
+				t.Fatalf("exit %d", code)
+			}
+			select {
+			case d := <-waits:
+				if d < tc.min || d > tc.max {
+					t.Fatalf("wait after the first pass %v, want one in [%v, %v]", d, tc.min, tc.max)
+				}
+			default:
+				t.Fatal("no \"next pass in\" line")
+			}
+			if d := c.describe(); d.NumRecords != 1 {
+				t.Fatalf("records %d after the first pass, want 1", d.NumRecords)
+			}
+		})
 	}
 }
 

@@ -360,14 +360,17 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer, logger
 			}
 			return err
 		}
-		wait := trig.Interval - time.Since(started)
+		wait := max(trig.Interval-time.Since(started), 0)
 		if trig.Interval == 0 {
 			wait = idleWait
+		}
+		if !*quiet {
+			fmt.Fprintf(stderr, "next pass in %s\n", wait.Round(time.Millisecond))
 		}
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-time.After(max(wait, 0)):
+		case <-time.After(wait):
 		}
 		started = time.Now()
 		err = runPass(ctx, s, stdout, stderr)
