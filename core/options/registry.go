@@ -384,7 +384,7 @@ func registry() map[string]*optSpec {
 				return nil
 			},
 			get: func(s *Stream) (string, bool) { return s.Sink.Trigger.String(), true },
-		}, "availableNow (CLI)", "When batches run: availableNow (everything outstanding, in limited batches, then stop), once (deprecated: one batch), or processingTime=INTERVAL."),
+		}, "availableNow (CLI)", "When batches run: availableNow (everything outstanding, in limited batches, then stop), once (deprecated: one batch), or processingTime=INTERVAL. In the deployed functions the interval is the stack's TriggerInterval (seconds): a processingTime trigger with another interval is refused at cold start."),
 		doc(mergeSchemaOpt(), "true", "Whether a batch may add columns to the table's schema (true, as in Delta Live Tables); false fails the stream on a new column, naming it and the file, with nothing committed. With cloudFiles.format parquet or orc, an explicit true is also Spark's Parquet/ORC reader option: schema inference merges the schemas of all sampled files (otherwise the first sampled file's footer gives the schema). With cloudFiles.format avro, whose inference merges the sampled files' schemas by default (Auto Loader), an explicit false takes the first sampled file's schema only."),
 		doc(stringOpt("txnAppId", scopeSink, func(s *Stream) *string { return &s.Sink.TxnAppID }),
 			"the stream id", "The appId of the Delta txn action that makes each batch's commit idempotent."),

@@ -540,3 +540,39 @@ func TestEventWiringMatchesStreams(t *testing.T) {
 		})
 	}
 }
+
+// TestTriggerOptionMatchesTriggerInterval: in the functions a stream's
+// processingTime interval is the stack's TriggerInterval (the kick queue's
+// delay and deduplication window, for every stream): a trigger option
+// with another interval would be accepted and ignored, so the cold start
+// refuses it; the same interval, no trigger option, or availableNow and
+// once (which the commit runs honour) start.
+func TestTriggerOptionMatchesTriggerInterval(t *testing.T) {
+	tests := []struct {
+		name, interval, extra string
+		wantErr               bool
+	}{
+		{"no trigger option", "60", `{}`, false},
+		{"the stack's interval", "60", `{"trigger":"processingTime=1 minute"}`, false},
+		{"another interval", "60", `{"trigger":"processingTime=10 minutes"}`, true},
+		{"0 on a stack of 60", "60", `{"trigger":"processingTime=0 seconds"}`, true},
+		{"0 on a stack of 0", "0", `{"trigger":"processingTime=0 seconds"}`, false},
+		{"unset variable: 0", "", `{"trigger":"processingTime=30 seconds"}`, true},
+		{"availableNow", "60", `{"trigger":"availableNow"}`, false},
+		{"once", "60", `{"trigger":"once"}`, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := LoadConfigFrom(templateEnv(map[string]string{EnvTriggerInterval: tc.interval, EnvExtraOptions: tc.extra}))
+			if !tc.wantErr {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if !errors.Is(err, ErrTriggerInterval) || !strings.Contains(err.Error(), "TriggerInterval") || !strings.Contains(err.Error(), `"events"`) {
+				t.Fatalf("want ErrTriggerInterval naming the stream and TriggerInterval, got %v", err)
+			}
+		})
+	}
+}

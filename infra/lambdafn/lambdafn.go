@@ -13,6 +13,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -165,7 +166,7 @@ func LoadConfigFrom(getenv func(string) string) (*options.Config, error) {
 	if strings.TrimSpace(getenv(EnvConfig)) != "" && getenv(EnvSourceBucket) != "" {
 		errs = append(errs, checkGranted(getenv, cfg), checkAlarmed(getenv, cfg))
 	}
-	errs = append(errs, checkWiring(getenv(EnvNotifications), cfg))
+	errs = append(errs, checkWiring(getenv(EnvNotifications), cfg), checkTrigger(getenv(EnvTriggerInterval), cfg))
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
@@ -278,6 +279,35 @@ func checkWiring(notifications string, cfg *options.Config) error {
 	}
 	if notifications != NotificationsNone && listing > 0 && listing == files {
 		errs = append(errs, fmt.Errorf("%s=%s: every stream is in directory listing mode (cloudFiles.useNotifications=false), which %w: its object events would be sent, billed and ignored; deploy with Notifications None", EnvNotifications, notifications, ErrEventWiring))
+	}
+	return errors.Join(errs...)
+}
+
+// ErrTriggerInterval marks a stream whose trigger option sets a
+// processingTime interval other than the stack's (EnvTriggerInterval).
+var ErrTriggerInterval = errors.New("is not the stack's processingTime trigger (the TriggerInterval parameter)")
+
+// checkTrigger refuses, at cold start, a stream whose trigger option is
+// processingTime=INTERVAL with an INTERVAL other than the stack's trigger
+// interval: in the functions the interval is the kick queue's delivery
+// delay and deduplication window (EnvTriggerInterval, whole seconds, the
+// same for every stream of the stack; unset: 0, a commit run per kick), so
+// another one would be accepted and ignored. A malformed EnvTriggerInterval
+// is reported by the cold start (KickWindow).
+func checkTrigger(seconds string, cfg *options.Config) error {
+	n := 0
+	if v := strings.TrimSpace(seconds); v != "" {
+		var err error
+		if n, err = strconv.Atoi(v); err != nil {
+			return nil
+		}
+	}
+	stack := time.Duration(n) * time.Second
+	var errs []error
+	for _, s := range cfg.Streams {
+		if t := s.Sink.Trigger; s.IsSet("trigger") && t.Kind == options.TriggerProcessingTime && t.Interval != stack {
+			errs = append(errs, fmt.Errorf("stream %q: option trigger=%s %w (%s=%d seconds, which paces the commit runs of every stream of the stack): deploy with TriggerInterval=%g (whole seconds, 0 to 300), or leave trigger unset", s.ID, t, ErrTriggerInterval, EnvTriggerInterval, n, t.Interval.Seconds()))
+		}
 	}
 	return errors.Join(errs...)
 }
