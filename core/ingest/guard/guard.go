@@ -346,8 +346,10 @@ func (g *Guard) writerOfSource(ctx context.Context, snap *delta.Snapshot) (Write
 // Files the old store knew but no plan holds (pending, or skipped at
 // discovery) are not recovered: a listing pass (backfill) finds the
 // pending ones again. Files a batch skipped are registered as committed
-// (plans do not say which were skipped). Re-registered files carry no
-// expiry (cloudFiles.maxFileAge). Every step is idempotent: an
+// (plans do not say which were skipped). Registered again in the
+// embedded store, files carry no expiry (cloudFiles.maxFileAge): their
+// state is kept longer than it says, and nothing is ingested twice; the
+// DynamoDB store's claim gives them the stream's. Every step is idempotent: an
 // interrupted adoption is repeated by the next start, and the checkpoint
 // records the new store only once it is done.
 func (g *Guard) adoptStateStore(ctx context.Context, was, now string) error {
