@@ -1,12 +1,15 @@
 package options_test
 
 import (
+	"errors"
 	"fmt"
 	"maps"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/tributary-io/tributary/core/formats"
 	"github.com/tributary-io/tributary/core/formats/csvfmt"
 )
 
@@ -380,6 +383,77 @@ func csvCases() []optionCase {
 			for _, r := range rows {
 				if r["id"] == nil || r["x"] == nil || fmtValue(r["x"]) != fmtValue(rows[0]["x"]) || r["_rescued_data"] != nil {
 					t.Fatalf("row %v: want every record read (id set, x 1.5 as the first row, nothing rescued)", r)
+				}
+			}
+		}},
+		{name: "mode, columnNameOfCorruptRecord and badRecordsPath apply to CSV records on the row, columnar and parallel reads", options: []string{"mode", "columnNameOfCorruptRecord", "badRecordsPath"}, run: func(t *testing.T) {
+			// A user schema (no inference, no rescued data column): a short
+			// record is malformed, a value that does not fit INT is bad too.
+			// partitionBy makes the read go in rows; without it a file
+			// without a header is read in column batches, one with a header
+			// in chunks (here several, decoded by workers, the bad records
+			// in the last one).
+			const malformed, unfit = "7", "x,y"
+			for _, tc := range []struct {
+				name   string
+				header bool
+				good   int
+				part   string
+			}{{"rows", true, 2, "name"}, {"columnar", false, 2, ""}, {"parallel", true, 30000, ""}} {
+				var b strings.Builder
+				if tc.header {
+					b.WriteString("id,name\n")
+				}
+				for i := range tc.good {
+					if i == tc.good-1 {
+						b.WriteString(malformed + "\n" + unfit + "\n")
+					}
+					fmt.Fprintf(&b, "%d,n\n", i)
+				}
+				line := fmt.Sprintf("a.csv line %d", tc.good) // the malformed record's
+				if tc.header {
+					line = fmt.Sprintf("a.csv line %d", tc.good+1)
+				}
+				run := func(opts map[string]string, extra string) (*pipe, error) {
+					p := newPipe(t)
+					p.userSchema = "id INT, name STRING" + extra
+					p.write("a.csv", b.String())
+					o := map[string]string{"header": fmt.Sprint(tc.header)}
+					if tc.part != "" {
+						o["partitionBy"] = tc.part
+					}
+					maps.Copy(o, opts)
+					_, err := p.run(withCSV(o))
+					return p, err
+				}
+				p, err := run(map[string]string{"columnNameOfCorruptRecord": "_bad"}, ", _bad STRING")
+				if err != nil {
+					t.Fatalf("%s PERMISSIVE: %v", tc.name, err)
+				}
+				if got := slices.DeleteFunc(p.column("_bad"), func(s string) bool { return s == "null" }); !slices.Equal(got, []string{malformed, unfit}) {
+					t.Errorf("%s PERMISSIVE: _bad %q, want the malformed and the unfit records' text", tc.name, got)
+				}
+				p, err = run(map[string]string{"mode": "DROPMALFORMED"}, "")
+				if n := len(p.rows()); err != nil || n != tc.good {
+					t.Errorf("%s DROPMALFORMED: %v, %d rows, want %d", tc.name, err, n, tc.good)
+				}
+				p, err = run(map[string]string{"mode": "FAILFAST"}, "")
+				if !errors.Is(err, formats.ErrMalformedRecord) || !strings.Contains(err.Error(), line) || p.snapshot() != nil {
+					t.Errorf("%s FAILFAST: %v, want a failure naming %s and no table", tc.name, err, line)
+				}
+				bad := filepath.Join(t.TempDir(), "bad")
+				p, err = run(map[string]string{"badRecordsPath": bad}, "")
+				if n := len(p.rows()); err != nil || n != tc.good {
+					t.Errorf("%s badRecordsPath: %v, %d rows, want %d", tc.name, err, n, tc.good)
+				}
+				var recs []string
+				for _, f := range listFiles(t, bad) {
+					for _, r := range jsonLines(t, filepath.Join(bad, f)) {
+						recs = append(recs, r["record"])
+					}
+				}
+				if slices.Sort(recs); !slices.Equal(recs, []string{malformed, unfit}) {
+					t.Errorf("%s badRecordsPath: records %q, want the malformed and the unfit one", tc.name, recs)
 				}
 			}
 		}},
