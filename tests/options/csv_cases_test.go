@@ -457,6 +457,89 @@ func csvCases() []optionCase {
 				}
 			}
 		}},
+		{name: "nanValue, positiveInf and negativeInf infer as DOUBLE and read into FLOAT columns", options: []string{"nanValue", "positiveInf", "negativeInf"}, run: func(t *testing.T) {
+			// One column of each special value, inferred; one of each,
+			// typed FLOAT by a hint.
+			const data = "a,b,c,d,e,f\nnan,+inf,-inf,nan,+inf,-inf\n"
+			opts := map[string]string{"header": "true", "cloudFiles.inferColumnTypes": "true", "cloudFiles.schemaHints": "d FLOAT, e FLOAT, f FLOAT"}
+			off := csvPipe(t, data, opts)
+			if got := off.schema(); !slices.Equal(got[:3], []string{"a STRING", "b STRING", "c STRING"}) {
+				t.Errorf("defaults: schema %v, want a, b, c STRING", got)
+			}
+			on := maps.Clone(opts)
+			maps.Copy(on, map[string]string{"nanValue": "nan", "positiveInf": "+inf", "negativeInf": "-inf"})
+			p := csvPipe(t, data, on)
+			if got := p.schema(); !slices.Equal(got[:6], []string{"a DOUBLE", "b DOUBLE", "c DOUBLE", "d FLOAT", "e FLOAT", "f FLOAT"}) {
+				t.Errorf("custom: schema %v, want a, b, c DOUBLE", got)
+			}
+			rows := p.rows()
+			if len(rows) != 1 {
+				t.Fatalf("custom: %d rows", len(rows))
+			}
+			r := rows[0]
+			for _, k := range []string{"a", "d"} {
+				if f := fmt.Sprint(r[k]); f != "NaN" {
+					t.Errorf("custom: %s %v, want NaN", k, r[k])
+				}
+			}
+			for k, want := range map[string]string{"b": "+Inf", "c": "-Inf", "e": "+Inf", "f": "-Inf"} {
+				if f := fmt.Sprint(r[k]); f != want {
+					t.Errorf("custom: %s %v, want %s", k, r[k], want)
+				}
+			}
+			if r["_rescued_data"] != nil {
+				t.Errorf("custom: rescued %v", r["_rescued_data"])
+			}
+		}},
+		{name: "nullValue names a header value equal to it _c<i>, in inference and in the read", options: []string{"nullValue"}, run: func(t *testing.T) {
+			p := newPipe(t)
+			p.write("a.csv", "id,NA\n1,x\n")
+			p.mustRun(withCSV(map[string]string{"header": "true", "nullValue": "NA"}))
+			if got := p.schema(); !slices.Equal(got, []string{"id STRING", "_c1 STRING", "_rescued_data STRING"}) {
+				t.Errorf("schema %v, want id, _c1 (Spark's makeSafeHeader)", got)
+			}
+			// A second file read with the schema: its NA column is _c1 too.
+			p.write("b.csv", "id,NA\n2,y\n")
+			p.mustRun(withCSV(map[string]string{"header": "true", "nullValue": "NA"}))
+			if got := p.column("_c1"); !slices.Equal(got, []string{"x", "y"}) {
+				t.Errorf("_c1 %v, want x and y", got)
+			}
+			if got := p.column("_rescued_data"); !slices.Equal(got, []string{"null", "null"}) {
+				t.Errorf("rescued %v, want none", got)
+			}
+		}},
+		{name: "quote and sep apply on every tokenizer path", options: []string{"quote", "sep"}, run: func(t *testing.T) {
+			// A short line (split with bitmaps), a line over 4 KiB (split
+			// byte by byte) and a line with a quote in an unquoted value
+			// (read rune by rune); a double quote, which is no quote here.
+			long := strings.Repeat("z", 5000)
+			data := "v,w\n'x,y',z\n'x2,y'," + long + "\n'x3,y',a'b\n\"a',b\n\"c'," + long + "\n"
+			p := csvPipe(t, data, map[string]string{"header": "true", "quote": "'"})
+			if got := p.column("v"); !slices.Equal(got, []string{`"a'`, `"c'`, "x,y", "x2,y", "x3,y"}) {
+				t.Errorf("quote=': v %q", got)
+			}
+			data = "a;b\n1;2\n3;" + long + "\n5;x\"y\n"
+			p = csvPipe(t, data, map[string]string{"header": "true", "sep": ";"})
+			if got := p.column("a"); !slices.Equal(got, []string{"1", "3", "5"}) {
+				t.Errorf("sep=;: a %q", got)
+			}
+		}},
+		{name: "escape and charToEscapeQuoteEscaping apply on every tokenizer path", options: []string{"escape", "charToEscapeQuoteEscaping"}, run: func(t *testing.T) {
+			// With charToEscapeQuoteEscaping other than the escape, a
+			// quoted value holding the escape is still read rune by rune:
+			// '" is a quote that does not close the value.
+			opts := map[string]string{"header": "true", "escape": "'", "charToEscapeQuoteEscaping": "#"}
+			p := csvPipe(t, "v,w\n\"a'\",b\n\"c'\"d\",e\n", opts)
+			if got := p.column("v"); !slices.Equal(got, []string{`a",b`, `c"d`}) {
+				t.Errorf("escape=', charToEscapeQuoteEscaping=#: v %q", got)
+			}
+			// An escape that is also charToEscapeQuoteEscaping (its default):
+			// ## before a quote is one #, and the quote closes the value.
+			p = csvPipe(t, "v,w\n\"a##\",b\n", map[string]string{"header": "true", "escape": "#"})
+			if got := p.column("v"); !slices.Equal(got, []string{"a#"}) {
+				t.Errorf("escape=#: v %q, want a#", got)
+			}
+		}},
 	}
 }
 
