@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -240,6 +241,40 @@ func readerCases() []optionCase {
 			}
 			if len(sum.Batches) != 1 || sum.Batches[0].NumSkippedFiles != 1 {
 				t.Errorf("batches %+v", sum.Batches)
+			}
+		}},
+		{name: "readerCaseSensitive on xml, avro, parquet and orc: a field differing by case is rescued unless false", options: []string{"readerCaseSensitive"}, run: func(t *testing.T) {
+			// A user schema whose ID column a file names id, with a rescued
+			// data column.
+			const avroSchema = `{"type":"record","name":"p","fields":[{"name":"id","type":"int"},{"name":"name","type":"string"}]}`
+			for _, tc := range []struct {
+				format, file string
+				data         []byte
+				opts         map[string]string
+			}{
+				{"xml", "a.xml", []byte("<rows><r><id>1</id><name>John</name></r></rows>"), map[string]string{"rowTag": "r"}},
+				{"avro", "a.avro", []byte(avroFile(t, avroSchema, map[string]any{"id": 1, "name": "John"})), nil},
+				{"parquet", "a.parquet", colfmtFixture(t, "a.parquet"), nil},
+				{"orc", "a.orc", orcFixture(t, "a.orc"), nil},
+			} {
+				for _, sensitive := range []bool{true, false} {
+					p := newPipe(t)
+					p.userSchema = "ID INT, name STRING"
+					p.writeBytes(tc.file, tc.data)
+					opts := map[string]string{"cloudFiles.format": tc.format, "rescuedDataColumn": "_rescued_data"}
+					maps.Copy(opts, tc.opts)
+					if !sensitive {
+						opts["readerCaseSensitive"] = "false"
+					}
+					p.mustRun(opts)
+					ids, rescued := p.column("ID"), p.column("_rescued_data")
+					if sensitive && (ids[0] != "null" || !strings.Contains(rescued[0], `"id":`)) {
+						t.Errorf("%s default: ID %v, rescued %v; want id rescued", tc.format, ids, rescued)
+					}
+					if !sensitive && (ids[0] != "1" || slices.ContainsFunc(rescued, func(r string) bool { return strings.Contains(r, `"id"`) })) {
+						t.Errorf("%s readerCaseSensitive=false: ID %v, rescued %v; want id read into ID", tc.format, ids, rescued)
+					}
+				}
 			}
 		}},
 	}
