@@ -93,6 +93,31 @@ func scanCases() []optionCase {
 				t.Errorf("lineSep=\"\": %v, want an error", err)
 			}
 		}},
+		{name: "lineSep ends CSV and text records at its string", options: []string{"lineSep"}, run: func(t *testing.T) {
+			// CSV: one character (Spark refuses more); a \n is then a
+			// character of a value, as a quoted one shows.
+			const data = "a,b|1,\"x\ny\"|3,4\n5|"
+			p := csvPipe(t, data, map[string]string{"header": "true", "lineSep": "|"})
+			if got := p.column("b"); !slices.Equal(got, []string{"4\n5", "x\ny"}) {
+				t.Errorf("csv lineSep=|: b %q", got)
+			}
+			p = csvPipe(t, data, map[string]string{"header": "true"})
+			if slices.Contains(p.schema(), "b STRING") {
+				t.Errorf("csv default lineSep: schema %v, want the first line's names", p.schema())
+			}
+			q := newPipe(t)
+			if _, err := q.load(map[string]string{"cloudFiles.format": "csv", "lineSep": "||"}); err == nil || !strings.Contains(err.Error(), "lineSep") {
+				t.Errorf("csv lineSep=||: %v, want a load error", err)
+			}
+			txt := rowfmtPipe(t, "text", map[string]string{"a.txt": "x<EOR>y\nz<EOR>"}, map[string]string{"lineSep": "<EOR>"})
+			if got := txt.column("value"); !slices.Equal(got, []string{"x", "y\nz"}) {
+				t.Errorf("text lineSep=<EOR>: value %q", got)
+			}
+			txt = rowfmtPipe(t, "text", map[string]string{"a.txt": "x<EOR>y\nz<EOR>"}, nil)
+			if got := txt.column("value"); !slices.Equal(got, []string{"x<EOR>y", "z<EOR>"}) {
+				t.Errorf("text default lineSep: value %q", got)
+			}
+		}},
 	}
 }
 
