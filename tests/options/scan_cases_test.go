@@ -118,6 +118,20 @@ func scanCases() []optionCase {
 				t.Errorf("text default lineSep: value %q", got)
 			}
 		}},
+		{name: "encoding decodes text files", options: []string{"encoding"}, run: func(t *testing.T) {
+			p := newPipe(t)
+			p.writeBytes("a.txt", []byte("caf\xe9\n\x80\n"))
+			p.mustRun(map[string]string{"cloudFiles.format": "text", "encoding": "windows-1252", "lineSep": "\n"})
+			if got := p.column("value"); !slices.Equal(got, []string{"café", "€"}) {
+				t.Errorf("text encoding=windows-1252: value %q, want café and €", got)
+			}
+			p = newPipe(t)
+			p.writeBytes("a.txt", []byte("caf\xe9\n\x80\n"))
+			p.mustRun(map[string]string{"cloudFiles.format": "text"})
+			if got := p.column("value"); slices.Contains(got, "café") {
+				t.Errorf("text UTF-8 (default) read windows-1252 bytes as %q", got)
+			}
+		}},
 	}
 }
 
