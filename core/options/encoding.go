@@ -9,12 +9,12 @@ import (
 // checkText applies Spark's rules for reading JSON line by line (multiLine
 // false): a charset that takes its byte order from a byte order mark
 // (UTF-16, UTF-32) is refused, as only the first line has the mark, and a
-// charset other than UTF-8 needs an explicit lineSep. The CSV and text
-// readers, and multiLine JSON, decode the whole file before splitting it,
-// so they have no such rule.
+// charset other than UTF-8 needs an explicit lineSep. The CSV, XML and
+// text readers, and multiLine JSON, decode the whole file before splitting
+// it, so they have no such rule (XML has no lineSep option at all).
 func (p *parser) checkText() {
 	r := &p.s.Reader
-	if f := p.s.CloudFiles.Format; r.Encoding == "" || !p.explicit["encoding"] || f == FormatCSV || f == FormatText || r.MultiLine {
+	if r.Encoding == "" || !p.explicit["encoding"] || p.s.CloudFiles.Format != FormatJSON || r.MultiLine {
 		return
 	}
 	c, err := charset.Lookup(r.Encoding)

@@ -132,6 +132,31 @@ func scanCases() []optionCase {
 				t.Errorf("text UTF-8 (default) read windows-1252 bytes as %q", got)
 			}
 		}},
+		{name: "encoding decodes XML files (no lineSep: XML has none)", options: []string{"encoding"}, run: func(t *testing.T) {
+			for _, tc := range []struct {
+				enc  string
+				data []byte
+			}{
+				{"ISO-8859-1", []byte("<rows><r><s>caf\xe9</s></r></rows>")},
+				{"UTF-16", utf16le("\uFEFF<rows><r><s>café</s></r></rows>")},
+			} {
+				p := newPipe(t)
+				p.writeBytes("a.xml", tc.data)
+				if _, err := p.run(map[string]string{"cloudFiles.format": "xml", "rowTag": "r", "encoding": tc.enc}); err != nil {
+					t.Errorf("xml encoding=%s: %v", tc.enc, err)
+					continue
+				}
+				if got := p.column("s"); !slices.Equal(got, []string{"café"}) {
+					t.Errorf("xml encoding=%s: s %q, want café", tc.enc, got)
+				}
+			}
+			p := newPipe(t)
+			p.writeBytes("a.xml", []byte("<rows><r><s>caf\xe9</s></r></rows>"))
+			p.mustRun(map[string]string{"cloudFiles.format": "xml", "rowTag": "r"})
+			if got := p.column("s"); slices.Equal(got, []string{"café"}) {
+				t.Errorf("xml UTF-8 (default) read Latin-1 bytes as %q", got)
+			}
+		}},
 	}
 }
 
