@@ -3,6 +3,7 @@ package options_test
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -378,6 +379,29 @@ func jsonoptsCases() []optionCase {
 			for _, r := range rows {
 				if r["id"] == nil || r["x"] == nil || fmtValue(r["x"]) != fmtValue(rows[0]["x"]) || r["_rescued_data"] != nil {
 					t.Fatalf("row %v: want every record read (id set, x 1.5 as the first row, nothing rescued)", r)
+				}
+			}
+		}},
+		{name: "primitivesAsString and inferTimestamp on records only the tape path infers (single quotes)", options: []string{"primitivesAsString", "inferTimestamp"}, run: func(t *testing.T) {
+			// Single quotes (allowSingleQuotes, true by default) are not
+			// standard JSON: the type scanner leaves these records to the
+			// tape path.
+			const data = `{'n':1,'b':true,'ts':'2021-03-04T05:06:07Z'}` + "\n"
+			for _, tc := range []struct {
+				opts map[string]string
+				want []string
+			}{
+				{nil, []string{"b BOOLEAN", "n BIGINT", "ts STRING"}},
+				{map[string]string{"primitivesAsString": "true"}, []string{"b STRING", "n STRING", "ts STRING"}},
+				{map[string]string{"inferTimestamp": "true"}, []string{"b BOOLEAN", "n BIGINT", "ts TIMESTAMP"}},
+			} {
+				p := newPipe(t)
+				p.write("a.json", data)
+				opts := map[string]string{"cloudFiles.inferColumnTypes": "true"}
+				maps.Copy(opts, tc.opts)
+				p.mustRun(opts)
+				if got := p.schema(); !slices.Equal(got, append(tc.want, "_rescued_data STRING")) {
+					t.Errorf("%v: schema %v, want %v", tc.opts, got, tc.want)
 				}
 			}
 		}},
