@@ -234,6 +234,22 @@ func rowfmtCases() []optionCase {
 				t.Errorf("mergeSchema=false: _rescued_data %v, want 2.avro's age rescued", got)
 			}
 		}},
+		{name: "prefersDecimal infers an XML number with a fraction as DECIMAL", options: []string{"prefersDecimal"}, run: func(t *testing.T) {
+			const doc = `<rows><r><x>1.5</x></r></rows>`
+			base := map[string]string{"rowTag": "r", "cloudFiles.inferColumnTypes": "true"}
+			if got := rowfmtPipe(t, "xml", map[string]string{"a.xml": doc}, base).schema(); !slices.Contains(got, "x DOUBLE") {
+				t.Errorf("default: schema %v, want x DOUBLE", got)
+			}
+			on := maps.Clone(base)
+			on["prefersDecimal"] = "true"
+			p := rowfmtPipe(t, "xml", map[string]string{"a.xml": doc}, on)
+			if got := p.schema(); !slices.Contains(got, "x DECIMAL(2,1)") {
+				t.Errorf("prefersDecimal=true: schema %v, want x DECIMAL(2,1)", got)
+			}
+			if got, r := p.column("x"), p.column("_rescued_data"); !slices.Equal(got, []string{`{"Unscaled":15,"Scale":1}`}) || r[0] != "null" {
+				t.Errorf("prefersDecimal=true: x %v, rescued %v; want 1.5 read", got, r)
+			}
+		}},
 	}
 }
 
