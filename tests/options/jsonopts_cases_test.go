@@ -405,5 +405,24 @@ func jsonoptsCases() []optionCase {
 				}
 			}
 		}},
+		{name: "timestampFormat types CSV inference; dateFormat reads JSON MAP keys", options: []string{"timestampFormat", "dateFormat"}, run: func(t *testing.T) {
+			const data = "ts\n04/03/2021 10:20\n"
+			opts := map[string]string{"header": "true", "cloudFiles.inferColumnTypes": "true"}
+			if got := csvPipe(t, data, opts).schema(); !slices.Contains(got, "ts STRING") {
+				t.Errorf("csv inference without timestampFormat: schema %v, want ts STRING", got)
+			}
+			with := maps.Clone(opts)
+			with["timestampFormat"] = "dd/MM/yyyy HH:mm"
+			if got := csvPipe(t, data, with).schema(); !slices.Contains(got, "ts TIMESTAMP") {
+				t.Errorf("csv inference with timestampFormat: schema %v, want ts TIMESTAMP", got)
+			}
+			p := newPipe(t)
+			p.userSchema = "m MAP<DATE, STRING>"
+			p.write("a.json", `{"m":{"04/03/2021":"x"}}`+"\n")
+			p.mustRun(map[string]string{"dateFormat": "dd/MM/yyyy"})
+			if got := p.column("m"); len(got) != 1 || !strings.Contains(got[0], "18690") {
+				t.Errorf("MAP<DATE, STRING> with dateFormat: m %v, want the key 2021-03-04 (day 18690)", got)
+			}
+		}},
 	}
 }
