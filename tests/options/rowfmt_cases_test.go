@@ -250,6 +250,27 @@ func rowfmtCases() []optionCase {
 				t.Errorf("prefersDecimal=true: x %v, rescued %v; want 1.5 read", got, r)
 			}
 		}},
+		{name: "xml excludeAttribute on the read; nullValue on attributes and in inference", options: []string{"excludeAttribute", "nullValue"}, run: func(t *testing.T) {
+			p := rowfmtPipe(t, "xml", map[string]string{"a.xml": `<r id="1"><a>x</a></r>`}, map[string]string{"rowTag": "r", "excludeAttribute": "true"})
+			if got := p.column("_rescued_data"); !slices.Equal(got, []string{"null"}) {
+				t.Errorf("excludeAttribute=true: rescued %v, want the attribute left out, not rescued", got)
+			}
+			const doc = `<rows><r id="NA"><n>NA</n></r><r id="NA"><n>1</n></r></rows>`
+			opts := map[string]string{"rowTag": "r", "nullValue": "NA", "cloudFiles.inferColumnTypes": "true"}
+			q := rowfmtPipe(t, "xml", map[string]string{"a.xml": doc}, opts)
+			if got := q.schema(); !slices.Equal(got, []string{"_id STRING", "n BIGINT", "_rescued_data STRING"}) {
+				t.Errorf("nullValue=NA: schema %v, want _id STRING (null only), n BIGINT", got)
+			}
+			if got := q.column("_id"); !slices.Equal(got, []string{"null", "null"}) {
+				t.Errorf("nullValue=NA: _id %v, want null", got)
+			}
+			// An element of a struct column holding only the nullValue is a
+			// null struct.
+			st := rowfmtPipe(t, "xml", map[string]string{"a.xml": `<rows><r><p><a>x</a></p></r><r><p>NA</p></r></rows>`}, map[string]string{"rowTag": "r", "nullValue": "NA"})
+			if got := st.column("p"); len(got) != 2 || got[1] != "null" {
+				t.Errorf("nullValue=NA: p %v, want a struct and null", got)
+			}
+		}},
 	}
 }
 
