@@ -182,17 +182,7 @@ func TestCheckpointManyRowGroupsAndRetention(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	snap, err := tbl.Snapshot(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := tbl.Checkpoint(ctx, snap); err != nil {
-		t.Fatal(err)
-	}
-	back, err := NewTable(noCommitsBelow{dir: dir, below: 3}.store()).Snapshot(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	back := checkpointAndReload(t, tbl, dir)
 	if back.NumFiles() != files-2 || back.NumTombstones() != 1 {
 		t.Fatalf("files %d tombstones %d; want %d, 1 (expired one dropped)", back.NumFiles(), back.NumTombstones(), files-2)
 	}
@@ -446,17 +436,7 @@ func TestCheckpointTombstoneRetentionProperty(t *testing.T) {
 			if _, err := tbl.Commit(ctx, 1, removes); err != nil {
 				t.Fatal(err)
 			}
-			snap, err := tbl.Snapshot(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := tbl.Checkpoint(ctx, snap); err != nil {
-				t.Fatal(err)
-			}
-			back, err := NewTable(noCommitsBelow{dir: dir, below: 3}.store()).Snapshot(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
+			back := checkpointAndReload(t, tbl, dir)
 			var got []string
 			for r := range back.Tombstones() {
 				got = append(got, r.Path)
@@ -467,4 +447,23 @@ func TestCheckpointTombstoneRetentionProperty(t *testing.T) {
 			}
 		})
 	}
+}
+
+// checkpointAndReload checkpoints tbl (a table in dir of three commits)
+// and loads it again from that checkpoint alone (its commits hidden).
+func checkpointAndReload(t *testing.T, tbl *Table, dir string) *Snapshot {
+	t.Helper()
+	ctx := context.Background()
+	snap, err := tbl.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tbl.Checkpoint(ctx, snap); err != nil {
+		t.Fatal(err)
+	}
+	back, err := NewTable(noCommitsBelow{dir: dir, below: 3}.store()).Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return back
 }
