@@ -271,6 +271,61 @@ func rowfmtCases() []optionCase {
 				t.Errorf("nullValue=NA: p %v, want a struct and null", got)
 			}
 		}},
+		{name: "attributePrefix and valueTag on the read: values land in the renamed columns", options: []string{"attributePrefix", "valueTag"}, run: func(t *testing.T) {
+			const doc = `<r><price cur="USD">5</price></r>`
+			p := rowfmtPipe(t, "xml", map[string]string{"a.xml": doc}, map[string]string{"rowTag": "r", "attributePrefix": "at_", "valueTag": "text"})
+			if got := p.column("price"); !slices.Equal(got, []string{`["USD","5"]`}) {
+				t.Errorf("attributePrefix=at_, valueTag=text: price %v, want at_cur USD and text 5", got)
+			}
+			if got := p.column("_rescued_data"); !slices.Equal(got, []string{"null"}) {
+				t.Errorf("attributePrefix=at_, valueTag=text: rescued %v, want nothing", got)
+			}
+		}},
+		{name: "xml mode on the read: FAILFAST fails on a malformed or unconvertible record, DROPMALFORMED drops it, PERMISSIVE keeps it", options: []string{"mode"}, run: func(t *testing.T) {
+			// A user schema: no inference, so only the read sees the records.
+			read := func(doc, mode string) (*pipe, error) {
+				p := newPipe(t)
+				p.userSchema = "n BIGINT"
+				p.write("a.xml", doc)
+				opts := map[string]string{"cloudFiles.format": "xml", "rowTag": "r"}
+				if mode != "" {
+					opts["mode"] = mode
+				}
+				_, err := p.run(opts)
+				return p, err
+			}
+			for _, doc := range []string{"<r><n>1</n></r>\n<r><n>2</x></r>\n", "<r><n>1</n></r>\n<r><n>x</n></r>\n"} {
+				if _, err := read(doc, "FAILFAST"); err == nil || !strings.Contains(err.Error(), "a.xml line 2") {
+					t.Errorf("FAILFAST on %q: %v, want the read to fail at a.xml line 2", doc, err)
+				}
+				p, err := read(doc, "DROPMALFORMED")
+				if err != nil {
+					t.Fatalf("DROPMALFORMED on %q: %v", doc, err)
+				}
+				if got := p.column("n"); !slices.Equal(got, []string{"1"}) {
+					t.Errorf("DROPMALFORMED on %q: n %v, want the bad record dropped", doc, got)
+				}
+				p, err = read(doc, "")
+				if err != nil {
+					t.Fatalf("PERMISSIVE on %q: %v", doc, err)
+				}
+				if got := p.column("n"); !slices.Equal(got, []string{"1", "null"}) {
+					t.Errorf("PERMISSIVE on %q: n %v, want the bad record kept with a null", doc, got)
+				}
+			}
+		}},
+		{name: "xml mode in inference: FAILFAST fails the inference, DROPMALFORMED adds no corrupt-record column", options: []string{"mode"}, run: func(t *testing.T) {
+			const doc = "<r><n>1</n></r>\n<r><n>2</x></r>\n"
+			p := newPipe(t)
+			p.write("a.xml", doc)
+			if _, err := p.run(map[string]string{"cloudFiles.format": "xml", "rowTag": "r", "mode": "FAILFAST"}); err == nil || !strings.Contains(err.Error(), "schema inference") || !strings.Contains(err.Error(), "a.xml line 2") {
+				t.Errorf("FAILFAST: %v, want the schema inference to fail at a.xml line 2", err)
+			}
+			d := rowfmtPipe(t, "xml", map[string]string{"a.xml": doc}, map[string]string{"rowTag": "r", "mode": "DROPMALFORMED"})
+			if got := d.schema(); !slices.Equal(got, []string{"n STRING", "_rescued_data STRING"}) {
+				t.Errorf("DROPMALFORMED: schema %v, want no _corrupt_record", got)
+			}
+		}},
 	}
 }
 
