@@ -326,6 +326,26 @@ func rowfmtCases() []optionCase {
 				t.Errorf("DROPMALFORMED: schema %v, want no _corrupt_record", got)
 			}
 		}},
+		{name: "ignoreSurroundingSpaces in inference and on attribute values", options: []string{"ignoreSurroundingSpaces"}, run: func(t *testing.T) {
+			const doc = `<rows><r k=" 1 "><n> 2 </n></r><r k="3"><n>4</n></r></rows>`
+			opts := map[string]string{"rowTag": "r", "cloudFiles.inferColumnTypes": "true"}
+			def := rowfmtPipe(t, "xml", map[string]string{"a.xml": doc}, opts)
+			if got := def.schema(); !slices.Equal(got, []string{"_k BIGINT", "n BIGINT", "_rescued_data STRING"}) {
+				t.Errorf("default: schema %v, want the trimmed values typed", got)
+			}
+			if k, n, r := def.column("_k"), def.column("n"), def.column("_rescued_data"); !slices.Equal(k, []string{"1", "3"}) || !slices.Equal(n, []string{"2", "4"}) || !slices.Equal(r, []string{"null", "null"}) {
+				t.Errorf("default: _k %v, n %v, rescued %v; want 1 3, 2 4, nothing rescued", k, n, r)
+			}
+			off := maps.Clone(opts)
+			off["ignoreSurroundingSpaces"] = "false"
+			p := rowfmtPipe(t, "xml", map[string]string{"a.xml": doc}, off)
+			if got := p.schema(); !slices.Equal(got, []string{"_k STRING", "n STRING", "_rescued_data STRING"}) {
+				t.Errorf("ignoreSurroundingSpaces=false: schema %v, want strings (\" 1 \" is no number to Spark)", got)
+			}
+			if k, n := p.column("_k"), p.column("n"); !slices.Equal(k, []string{" 1 ", "3"}) || !slices.Equal(n, []string{" 2 ", "4"}) {
+				t.Errorf("ignoreSurroundingSpaces=false: _k %q, n %q; want the values as written", k, n)
+			}
+		}},
 	}
 }
 

@@ -42,7 +42,10 @@ var nullType = &xtype{kind: xNull}
 
 var dateRE = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}$`)
 
-// primitive infers a text value's type, in Spark's order.
+// primitive infers a text value's type, in Spark's order. s is the value
+// as read (trimmed with ignoreSurroundingSpaces, by value and attrValue);
+// it is not trimmed again: without ignoreSurroundingSpaces, " 1 " is no
+// number to Spark's inference (nor to the read), so it is a string.
 func (in *inferrer) primitive(s string) *xtype {
 	if s == "" || in.o.isNull(s) {
 		return nullType
@@ -50,7 +53,7 @@ func (in *inferrer) primitive(s string) *xtype {
 	if !in.opts.InferColumnTypes {
 		return &xtype{kind: xString}
 	}
-	t := strings.TrimSpace(s)
+	t := s
 	if inferLong(t) {
 		return &xtype{kind: xLong}
 	}

@@ -53,7 +53,7 @@ func parseRecord(rec []byte, o *xmlOptions) (*element, error) {
 				if a.Name.Space == "xmlns" || (a.Name.Space == "" && a.Name.Local == "xmlns") {
 					continue
 				}
-				e.attrs = append(e.attrs, attr{name: o.name(a.Name), value: a.Value})
+				e.attrs = append(e.attrs, attr{name: o.name(a.Name), value: o.attrValue(a.Value)})
 			}
 			if len(stack) > 0 {
 				p := stack[len(stack)-1]
@@ -110,6 +110,16 @@ func (o *xmlOptions) value(e *element) (string, bool) {
 		return "", false
 	}
 	return s, s != ""
+}
+
+// attrValue is an attribute's value as Spark reads it: surrounding white
+// space dropped with ignoreSurroundingSpaces (StaxXmlParserUtils
+// convertAttributesToValuesMap), for inference and the read alike.
+func (o *xmlOptions) attrValue(v string) string {
+	if o.ignoreSurroundingSpaces {
+		return strings.TrimSpace(v)
+	}
+	return v
 }
 
 // isLeaf reports whether e reads as a primitive value: no attributes

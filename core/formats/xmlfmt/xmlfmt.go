@@ -22,8 +22,9 @@
 // Attributes become columns named attributePrefix + name (default "_"),
 // unless excludeAttribute is true; namespace declarations are not
 // attributes. The text of an element that also has attributes or child
-// elements is the valueTag column (default "_VALUE"). Text loses its
-// surrounding white space unless ignoreSurroundingSpaces is false; white
+// elements is the valueTag column (default "_VALUE"). Text and attribute
+// values lose their surrounding white space unless ignoreSurroundingSpaces
+// is false (then " 1 " is a string, to inference and the read alike); white
 // space between child elements is never a value. A value equal to the
 // nullValue option (none by default) is null, and so is an empty element.
 //
