@@ -467,6 +467,23 @@ func coreCases() []optionCase {
 				t.Errorf("txns %v also hold the stream id", txns)
 			}
 		}},
+		{name: "checkpointLocation given only as an option is the stream's checkpoint; one conflicting with the stream's location is refused", options: []string{"checkpointLocation"}, run: func(t *testing.T) {
+			p := newPipe(t)
+			s, err := options.Parse(map[string]string{"cloudFiles.format": "json", "checkpointLocation": p.checkpoint},
+				options.Locations{StreamID: "s", Source: p.src, Table: p.table, SchemaLocation: p.checkpoint})
+			if err != nil {
+				t.Fatalf("checkpointLocation as an option: %v", err)
+			}
+			if got := s.CheckpointLocation(); got != p.checkpoint {
+				t.Errorf("checkpointLocation as an option: checkpoint %q, want %q", got, p.checkpoint)
+			}
+			other := filepath.Join(p.root, "other")
+			_, err = options.Parse(map[string]string{"cloudFiles.format": "json", "checkpointLocation": other},
+				options.Locations{StreamID: "s", Source: p.src, Table: p.table, CheckpointLocation: p.checkpoint, SchemaLocation: p.checkpoint})
+			if err == nil || !strings.Contains(err.Error(), "checkpointLocation") {
+				t.Errorf("checkpointLocation %s against the stream's %s: %v, want a load error naming the option", other, p.checkpoint, err)
+			}
+		}},
 	}
 }
 

@@ -2,10 +2,13 @@ package options_test
 
 import (
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tributary-io/tributary/infra/streams"
 )
 
 // discoveryCases are the behavioural cases of the discovery area (owner: helper listing).
@@ -106,6 +109,35 @@ func discoveryCases() []optionCase {
 			_, err := newPipe(t).run(map[string]string{"recursiveFileLookup": "true", "cloudFiles.partitionColumns": "day"})
 			if err == nil || !strings.Contains(err.Error(), "recursiveFileLookup") || !strings.Contains(err.Error(), "partition") {
 				t.Errorf("recursiveFileLookup=true with partitionColumns: %v, want a load error naming both", err)
+			}
+		}},
+		{name: "pathGlobFilter: brace alternatives select names; an unreadable entry outside the glob is not recorded; a bad glob is refused at load", options: []string{"pathGlobFilter"}, run: func(t *testing.T) {
+			p := newPipe(t)
+			p.write("a.json", `{"a":"json"}`+"\n")
+			p.write("b.txt", `{"a":"txt"}`+"\n")
+			p.write("c.csv", `{"a":"csv"}`+"\n")
+			for _, name := range []string{"d.log", "e.json"} { // dangling links: unreadable entries
+				if err := os.Symlink(filepath.Join(p.root, "nowhere"), filepath.Join(p.src, name)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			p.mustRun(map[string]string{"pathGlobFilter": "*.{json,txt}"})
+			if got := p.column("a"); !slices.Equal(got, []string{"json", "txt"}) {
+				t.Errorf("pathGlobFilter=*.{json,txt}: rows %v, want a.json's and b.txt's", got)
+			}
+			var paths []string
+			for _, e := range p.entries() {
+				paths = append(paths, e.Path)
+			}
+			if !slices.Equal(paths, []string{"a.json", "b.txt", "e.json"}) {
+				t.Errorf("pathGlobFilter=*.{json,txt}: recorded %v, want a.json, b.txt and the unreadable e.json (not d.log)", paths)
+			}
+			s, err := newPipe(t).load(map[string]string{"pathGlobFilter": "a["})
+			if err == nil {
+				err = streams.Env{}.Validate(s)
+			}
+			if err == nil || !strings.Contains(err.Error(), "pathGlobFilter") {
+				t.Errorf("pathGlobFilter=a[: %v, want a load error naming the option", err)
 			}
 		}},
 	}
