@@ -346,6 +346,26 @@ func rowfmtCases() []optionCase {
 				t.Errorf("ignoreSurroundingSpaces=false: _k %q, n %q; want the values as written", k, n)
 			}
 		}},
+		{name: "ignoreNamespace drops attribute prefixes; valueTag names the text of a value merged with a struct", options: []string{"ignoreNamespace", "valueTag"}, run: func(t *testing.T) {
+			const doc = `<r xmlns:p="urn:p" p:id="1"><a>x</a></r>`
+			on := rowfmtPipe(t, "xml", map[string]string{"a.xml": doc}, map[string]string{"rowTag": "r", "ignoreNamespace": "true"})
+			if got := on.schema(); !slices.Equal(got, []string{"_id STRING", "a STRING", "_rescued_data STRING"}) {
+				t.Errorf("ignoreNamespace=true: schema %v, want _id", got)
+			}
+			off := rowfmtPipe(t, "xml", map[string]string{"a.xml": doc}, map[string]string{"rowTag": "r"})
+			if got := off.schema(); !slices.Equal(got, []string{"_p:id STRING", "a STRING", "_rescued_data STRING"}) {
+				t.Errorf("default: schema %v, want _p:id", got)
+			}
+			// <p>1</p> in one row, <p k="a">2</p> in another: p is a struct
+			// whose valueTag field holds both texts.
+			v := rowfmtPipe(t, "xml", map[string]string{"a.xml": `<rows><r><p>1</p></r><r><p k="a">2</p></r></rows>`}, map[string]string{"rowTag": "r", "valueTag": "text"})
+			if got := v.schema(); !slices.Equal(got, []string{"p STRUCT<_k: STRING, text: STRING>", "_rescued_data STRING"}) {
+				t.Errorf("valueTag=text: schema %v", got)
+			}
+			if got := v.column("p"); !slices.Equal(got, []string{`["a","2"]`, `[null,"1"]`}) {
+				t.Errorf("valueTag=text: p %v, want both texts in text", got)
+			}
+		}},
 	}
 }
 
