@@ -42,12 +42,18 @@ func newSilver(t *testing.T) *silver {
 // add appends one JSON file of rows {"id": n} to bronze: one bronze commit.
 func (s *silver) add(ids ...int) {
 	s.t.Helper()
+	s.addWith(nil, ids...)
+}
+
+// addWith is add with the bronze stream's options opts.
+func (s *silver) addWith(opts map[string]string, ids ...int) {
+	s.t.Helper()
 	var b strings.Builder
 	for _, id := range ids {
 		fmt.Fprintf(&b, "{\"id\": %d}\n", id)
 	}
 	s.bronze.write(fmt.Sprintf("f%d.json", ids[0]), b.String())
-	s.bronze.mustRun(nil)
+	s.bronze.mustRun(opts)
 }
 
 // run runs the silver stream once (availableNow) with opts.
@@ -343,10 +349,7 @@ func deltasrcCases() []optionCase {
 		}},
 		{name: "failOnDataLoss: a source log entry gone (log cleanup) fails the stream unless false, which skips that version's data", options: []string{"failOnDataLoss"}, run: func(t *testing.T) {
 			s := newSilver(t)
-			bronze := func(id int) {
-				s.bronze.write(fmt.Sprintf("f%d.json", id), fmt.Sprintf("{\"id\": %d}\n", id))
-				s.bronze.mustRun(map[string]string{"delta.checkpointInterval": "2"})
-			}
+			bronze := func(id int) { s.addWith(map[string]string{"delta.checkpointInterval": "2"}, id) }
 			bronze(1) // version 0
 			s.mustRun(nil)
 			bronze(2) // version 1
@@ -365,10 +368,7 @@ func deltasrcCases() []optionCase {
 		}},
 		{name: "failOnDataLoss: the initial snapshot's version gone from the log mid-snapshot fails the stream unless false, which continues with the commits after it", options: []string{"failOnDataLoss"}, run: func(t *testing.T) {
 			s := newSilver(t)
-			bronze := func(id int) {
-				s.bronze.write(fmt.Sprintf("f%d.json", id), fmt.Sprintf("{\"id\": %d}\n", id))
-				s.bronze.mustRun(map[string]string{"delta.checkpointInterval": "2"})
-			}
+			bronze := func(id int) { s.addWith(map[string]string{"delta.checkpointInterval": "2"}, id) }
 			bronze(1) // version 0
 			bronze(2) // version 1
 			bronze(3) // version 2, checkpointed
