@@ -373,18 +373,7 @@ func csvCases() []optionCase {
 				fmt.Fprintf(&b, "%d;1.5\n", i)
 			}
 			p := csvPipe(t, b.String(), map[string]string{"header": "true", "sep": ";", "prefersDecimal": "true", "cloudFiles.inferColumnTypes": "true"})
-			if got := p.schema(); !slices.Equal(got, []string{"id INT", "x DECIMAL(2,1)", "_rescued_data STRING"}) {
-				t.Errorf("schema %v, want id INT, x DECIMAL(2,1), _rescued_data", got)
-			}
-			rows := p.rows()
-			if len(rows) != 30000 {
-				t.Fatalf("%d rows, want 30000", len(rows))
-			}
-			for _, r := range rows {
-				if r["id"] == nil || r["x"] == nil || fmtValue(r["x"]) != fmtValue(rows[0]["x"]) || r["_rescued_data"] != nil {
-					t.Fatalf("row %v: want every record read (id set, x 1.5 as the first row, nothing rescued)", r)
-				}
-			}
+			p.wantDecimalRows([]string{"id INT", "x DECIMAL(2,1)", "_rescued_data STRING"}, 30000)
 		}},
 		{name: "mode, columnNameOfCorruptRecord and badRecordsPath apply to CSV records on the row, columnar and parallel reads", options: []string{"mode", "columnNameOfCorruptRecord", "badRecordsPath"}, run: func(t *testing.T) {
 			// A user schema (no inference, no rescued data column): a short

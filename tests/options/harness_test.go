@@ -183,6 +183,27 @@ func (p *pipe) snapshot() *delta.Snapshot {
 }
 
 // rows reads every row of the table, partition values included, keyed by
+// wantDecimalRows checks a table of n rows {id, x} read from records
+// whose x is 1.5: the schema is schema, and every record was read plainly
+// (id set, x as the first row's, nothing rescued), as the cases of files
+// read in parallel chunks expect (an option a chunk's worker dropped
+// would type or rescue some rows differently).
+func (p *pipe) wantDecimalRows(schema []string, n int) {
+	p.t.Helper()
+	if got := p.schema(); !slices.Equal(got, schema) {
+		p.t.Errorf("schema %v, want %v", got, schema)
+	}
+	rows := p.rows()
+	if len(rows) != n {
+		p.t.Fatalf("%d rows, want %d", len(rows), n)
+	}
+	for _, r := range rows {
+		if r["id"] == nil || r["x"] == nil || fmtValue(r["x"]) != fmtValue(rows[0]["x"]) || r["_rescued_data"] != nil {
+			p.t.Fatalf("row %v: want every record read (id set, x 1.5 as the first row, nothing rescued)", r)
+		}
+	}
+}
+
 // column name; sorted by their printed form so cases can compare.
 func (p *pipe) rows() []map[string]any {
 	p.t.Helper()
