@@ -83,6 +83,10 @@ type Converter struct {
 	Now func() time.Time
 	// Logger receives skipped and retried files (slog.Default() when nil).
 	Logger *slog.Logger
+
+	// laneFiles is the fewest files a lane takes (0: laneMinFiles; tests
+	// set it lower).
+	laneFiles int
 }
 
 func (c *Converter) now() time.Time {
@@ -156,18 +160,37 @@ func (o *Output) SkippedPaths() map[string]bool {
 // failure, or the batch fails. On any error the attempt's uploaded files
 // are removed.
 func (c *Converter) Write(ctx context.Context, b Batch, failures Failures) (*Output, error) {
+	if n := c.lanes(b); n > 1 {
+		return c.writeLanes(ctx, b, failures, n)
+	}
+	defer b.Bad.discard()
+	judge := func(fe *FileError) (Verdict, error) { return c.Policy.Judge(failures, fe) }
+	out, fw, err := c.writeLane(ctx, b, judge, false)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.Bad.upload(ctx); err != nil {
+		fw.discardAll(ctx)
+		return nil, err
+	}
+	return out, nil
+}
+
+// writeLane reads b's files into data files: with lane, on one decoder
+// (the batch's other lanes run beside it). On error its uploaded files
+// are removed; on success the caller may still remove them (fw.discardAll).
+func (c *Converter) writeLane(ctx context.Context, b Batch, judge func(*FileError) (Verdict, error), lane bool) (*Output, *fileWriter, error) {
 	out := &Output{}
 	data := c.Partitions.DataSchema(b.Schema)
 	fw := &fileWriter{c: c, sch: data, batch: b.ID, parts: map[string]*partFile{}, stats: b.Stats}
 	var err error
 	if fw.by, err = hivepart.NewBy(c.PartitionBy, fw.sch); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if fw.by != nil {
 		fw.sch = fw.by.FileSchema(fw.sch)
 	}
 	bad := b.Bad
-	defer bad.discard()
 	done := false
 	defer func() {
 		if !done {
@@ -178,22 +201,22 @@ func (c *Converter) Write(ctx context.Context, b Batch, failures Failures) (*Out
 	// the next file's decoding starts as soon as the previous file is
 	// decoded (with more than one CPU, several files are decoded at once),
 	// while its last rows are still encoded; the encoder takes them in order.
-	pl := c.startPipeline(ctx, bad, data, b.Files, b.Sizes, fw.by == nil)
+	pl := c.startPipeline(ctx, bad, data, b.Files, b.Sizes, fw.by == nil, lane)
 	defer pl.stop()
 	for _, path := range b.Files {
 		rows, rescued, err := pl.copyNext(fw, b.Evolve)
 		if fe := (*FileError)(nil); errors.As(err, &fe) {
-			v, ferr := c.Policy.Judge(failures, fe)
+			v, ferr := judge(fe)
 			switch v {
 			case RetryBatch:
 				c.log().Warn("input file unreadable; writing the batch again to read it once more", "stream", c.Stream,
 					"batchId", b.ID, "file", path, "rowsRead", fe.Rows, "error", fe.Err.Error())
-				return nil, ErrRetryBatch
+				return nil, nil, ErrRetryBatch
 			case FailBatch:
-				return nil, ferr
+				return nil, nil, ferr
 			}
 			if b.Evolve && len(fe.Unknown) > 0 {
-				return nil, &NewColumns{File: path, Paths: fe.Unknown}
+				return nil, nil, &NewColumns{File: path, Paths: fe.Unknown}
 			}
 			c.log().Error("skipping unreadable input file", "stream", c.Stream,
 				"batchId", b.ID, "file", path, "rowsKept", fe.Rows, "error", fe.Err.Error())
@@ -201,24 +224,21 @@ func (c *Converter) Write(ctx context.Context, b Batch, failures Failures) (*Out
 			bad.file(fe)
 			rows, rescued = fe.Rows, fe.Rescued
 		} else if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		out.Rows += rows
 		out.Rescued += rescued
 	}
 	adds, err := fw.finish(ctx)
 	if err != nil {
-		return nil, err
-	}
-	if err := bad.upload(ctx); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out.Adds = adds
 	for _, a := range adds {
 		out.OutBytes += a.Size
 	}
 	done = true
-	return out, nil
+	return out, fw, nil
 }
 
 // BadSink is one write attempt's badRecordsPath exception files

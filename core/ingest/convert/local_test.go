@@ -93,57 +93,7 @@ func TestWriteLocalFilesAsStreamed(t *testing.T) {
 			r := rand.New(rand.NewPCG(seed, 7))
 			dir := t.TempDir()
 			mem := memstore.New()
-			var files []string
-			var sizes []int64
-			id := 0
-			for f := range 5 + r.IntN(120) {
-				var b strings.Builder
-				for range r.IntN(6) {
-					switch r.IntN(10) {
-					case 0:
-						b.WriteString(`{"id": 1, "name": ` + "\n") // malformed
-					case 1:
-						fmt.Fprintf(&b, `{"id": %d, "extra": [%d]}`+"\n", id, r.IntN(9)) // rescued
-					default:
-						fmt.Fprintf(&b, `{"id": %d, "name": "%s"}`+"\n", id, strings.Repeat("é", r.IntN(4)))
-					}
-					id++
-				}
-				if r.IntN(16) == 0 {
-					b.WriteString(strings.Repeat(`{"id": 7, "name": "long"}`+"\n", 100+r.IntN(4000))) // past a read buffer
-				}
-				key := fmt.Sprintf("d/f%04d.json", f)
-				data := []byte(b.String())
-				switch r.IntN(12) {
-				case 0: // listed, deleted since
-					files, sizes = append(files, key), append(sizes, int64(len(data)))
-					continue
-				case 1: // gzip, truncated: a corrupt file
-					var z bytes.Buffer
-					zw := gzip.NewWriter(&z)
-					zw.Write(data)
-					zw.Close()
-					key += ".gz"
-					data = z.Bytes()[:z.Len()*2/3]
-				}
-				size := int64(len(data))
-				switch r.IntN(6) {
-				case 0:
-					size -= int64(1 + r.IntN(3)) // grew since listed
-				case 1:
-					size += int64(1 + r.IntN(3)) // shrank since listed
-				}
-				if err := os.MkdirAll(filepath.Join(dir, "d"), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(key)), data, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				if err := mem.Put(ctx, key, bytes.NewReader(data)); err != nil {
-					t.Fatal(err)
-				}
-				files, sizes = append(files, key), append(sizes, size)
-			}
+			files, sizes := writeRandomBatch(t, r, dir, mem)
 			prev := runtime.GOMAXPROCS(1)
 			defer runtime.GOMAXPROCS(prev)
 			want := convertAll(t, Source{Store: mem, Format: json}, files, nil)
@@ -200,4 +150,63 @@ func (l localStore) Get(ctx context.Context, key string) (io.ReadCloser, error) 
 		return nil, fmt.Errorf("get %s: %w", key, objstore.ErrNotFound)
 	}
 	return rc, err
+}
+
+// writeRandomBatch writes a random batch of small NDJSON files into dir
+// and mem alike (malformed lines, fields the schema lacks, a few long
+// files), some listed but missing, some truncated gzip files, some listed
+// with a wrong size; it returns the batch's keys and listed sizes.
+func writeRandomBatch(t *testing.T, r *rand.Rand, dir string, mem *memstore.Store) (files []string, sizes []int64) {
+	t.Helper()
+	ctx := context.Background()
+	id := 0
+	for f := range 5 + r.IntN(120) {
+		var b strings.Builder
+		for range r.IntN(6) {
+			switch r.IntN(10) {
+			case 0:
+				b.WriteString(`{"id": 1, "name": ` + "\n") // malformed
+			case 1:
+				fmt.Fprintf(&b, `{"id": %d, "extra": [%d]}`+"\n", id, r.IntN(9)) // rescued
+			default:
+				fmt.Fprintf(&b, `{"id": %d, "name": "%s"}`+"\n", id, strings.Repeat("é", r.IntN(4)))
+			}
+			id++
+		}
+		if r.IntN(16) == 0 {
+			b.WriteString(strings.Repeat(`{"id": 7, "name": "long"}`+"\n", 100+r.IntN(4000))) // past a read buffer
+		}
+		key := fmt.Sprintf("d/f%04d.json", f)
+		data := []byte(b.String())
+		switch r.IntN(12) {
+		case 0: // listed, deleted since
+			files, sizes = append(files, key), append(sizes, int64(len(data)))
+			continue
+		case 1: // gzip, truncated: a corrupt file
+			var z bytes.Buffer
+			zw := gzip.NewWriter(&z)
+			zw.Write(data)
+			zw.Close()
+			key += ".gz"
+			data = z.Bytes()[:z.Len()*2/3]
+		}
+		size := int64(len(data))
+		switch r.IntN(6) {
+		case 0:
+			size -= int64(1 + r.IntN(3)) // grew since listed
+		case 1:
+			size += int64(1 + r.IntN(3)) // shrank since listed
+		}
+		if err := os.MkdirAll(filepath.Join(dir, "d"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(key)), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := mem.Put(ctx, key, bytes.NewReader(data)); err != nil {
+			t.Fatal(err)
+		}
+		files, sizes = append(files, key), append(sizes, size)
+	}
+	return files, sizes
 }

@@ -142,7 +142,7 @@ func (pl *pipeline) chunkCap() int {
 }
 
 // startPipeline starts decoding files.
-func (c *Converter) startPipeline(ctx context.Context, bad *BadSink, sch *schema.StructType, files []string, sizes []int64, columnar bool) *pipeline {
+func (c *Converter) startPipeline(ctx context.Context, bad *BadSink, sch *schema.StructType, files []string, sizes []int64, columnar bool, lane bool) *pipeline {
 	ctx, cancel := context.WithCancel(ctx)
 	pl := &pipeline{columnar: columnar, free: make(chan *parquetio.ColumnBatch, maxDecoders*filesAhead+4), c: c, ctx: ctx, cancel: cancel, bad: bad, sch: sch, files: files, ahead: newAheadGate(),
 		rescue: -1, widens: c.Widens, src: c.Source, slots: make([]*decode, len(files))}
@@ -159,11 +159,11 @@ func (c *Converter) startPipeline(ctx context.Context, bad *BadSink, sch *schema
 		pl.rescue = sch.FieldIndex(c.Rescued)
 	}
 	decoders := 1
-	if bad == nil {
+	if bad == nil && !lane {
 		decoders = min(runtime.GOMAXPROCS(0), len(files), maxDecoders)
 	}
 	pl.decoders = max(decoders, 1)
-	pl.serial = pl.decoders > 1
+	pl.serial = pl.decoders > 1 || lane
 	for range pl.decoders {
 		pl.workers.Add(1)
 		go pl.decoder()
