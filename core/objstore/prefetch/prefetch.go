@@ -22,6 +22,7 @@ import (
 	"context"
 	"io"
 	"io/fs"
+	"slices"
 	"sync"
 
 	"github.com/tributary-io/tributary/core/objstore"
@@ -90,11 +91,18 @@ type Fetcher struct {
 	small  int64
 	wg     sync.WaitGroup
 
-	mu     sync.Mutex
-	slots  []*slot
-	byKey  map[string][]int // slot indexes by key
-	next   int              // the next slot to start
-	taken  int              // slots before this one are taken or given up
+	mu   sync.Mutex
+	objs []Object
+	// slots holds the fetches started and not taken, by index; nil for
+	// an object not started yet or one before taken. A slot is made when
+	// its fetch starts, so a long batch costs a pointer an object until
+	// the reader nears it.
+	slots []*slot
+	// byKey indexes objs by key, in increasing order; built on the first
+	// Get of a key that is not among the next ones (nil until then).
+	byKey  map[string][]int
+	next   int // the next object to start
+	taken  int // objects before this one are taken or given up
 	closed bool
 	// local is set once a fetch opened a local file: opening ahead gains
 	// nothing there (no round trip) and costs a goroutine per file, so no
@@ -102,21 +110,12 @@ type Fetcher struct {
 	local bool
 }
 
-type slotState int
-
-const (
-	waiting slotState = iota // not started
-	started                  // fetch running or done
-	gone                     // taken by the reader, or given up
-)
-
 // slot is one object's fetch ahead.
 type slot struct {
-	obj   Object
-	state slotState
-	done  chan struct{}
-	rc    io.ReadCloser // nil when the fetch failed
-	err   error         // the fetch's error
+	obj  Object
+	done chan struct{}
+	rc   io.ReadCloser // nil when the fetch failed
+	err  error         // the fetch's error
 }
 
 // New returns a Fetcher of objs from src and starts the first fetches.
@@ -124,16 +123,12 @@ type slot struct {
 func New(ctx context.Context, src Getter, objs []Object, opts Options) *Fetcher {
 	ctx, cancel := context.WithCancel(ctx)
 	f := &Fetcher{src: src, ctx: ctx, cancel: cancel, ahead: opts.Ahead, small: opts.Small,
-		slots: make([]*slot, len(objs)), byKey: make(map[string][]int, len(objs))}
+		objs: objs, slots: make([]*slot, len(objs))}
 	if f.ahead == 0 {
 		f.ahead = DefaultAhead
 	}
 	if f.small == 0 {
 		f.small = DefaultSmall
-	}
-	for i, o := range objs {
-		f.slots[i] = &slot{obj: o, done: make(chan struct{})}
-		f.byKey[o.Key] = append(f.byKey[o.Key], i)
 	}
 	f.mu.Lock()
 	f.fill()
@@ -147,13 +142,11 @@ func (f *Fetcher) fill() {
 	if f.closed || f.ahead < 0 || f.local {
 		return
 	}
-	for f.next < len(f.slots) && f.next < f.taken+f.ahead {
-		s := f.slots[f.next]
+	f.next = max(f.next, f.taken) // the ones before taken were given up
+	for f.next < len(f.objs) && f.next < f.taken+f.ahead {
+		s := &slot{obj: f.objs[f.next], done: make(chan struct{})}
+		f.slots[f.next] = s
 		f.next++
-		if s.state != waiting {
-			continue
-		}
-		s.state = started
 		f.wg.Add(1)
 		go f.fetch(s)
 	}
@@ -239,40 +232,51 @@ func (f *Fetcher) Get(ctx context.Context, key string) (io.ReadCloser, error) {
 	return s.rc, nil
 }
 
-// take marks key's next untaken slot taken, gives up the untaken slots
-// before it and starts more fetches. It returns nil when key has no
-// started slot (read directly). Called with f.mu held.
+// take marks key's next untaken object taken, gives up the untaken ones
+// before it and starts more fetches. It returns key's fetch, or nil when
+// key has no fetch started (read directly). Called with f.mu held.
 func (f *Fetcher) take(key string) *slot {
 	if f.closed {
 		return nil
 	}
-	var s *slot
-	at := -1
-	for _, i := range f.byKey[key] {
-		if f.slots[i].state != gone {
-			s, at = f.slots[i], i
-			break
-		}
-	}
-	if s == nil {
+	at := f.find(key)
+	if at < 0 {
 		return nil
 	}
 	for i := f.taken; i < at; i++ {
-		if p := f.slots[i]; p.state != gone {
-			if p.state == started {
-				go release(p)
-			}
-			p.state = gone
+		if p := f.slots[i]; p != nil {
+			go release(p)
+			f.slots[i] = nil
 		}
 	}
-	was := s.state
-	s.state = gone
-	f.taken = max(f.taken, at+1)
+	s := f.slots[at]
+	f.slots[at] = nil
+	f.taken = at + 1
 	f.fill()
-	if was != started {
-		return nil
-	}
 	return s
+}
+
+// find returns the index of key's next untaken object (-1: none): the
+// next objects in order are looked at first, the index (built once)
+// when the reader skips ahead or reads a key again. Called with f.mu
+// held.
+func (f *Fetcher) find(key string) int {
+	for i := f.taken; i < min(max(f.next, f.taken+1), len(f.objs)); i++ {
+		if f.objs[i].Key == key {
+			return i
+		}
+	}
+	if f.byKey == nil {
+		f.byKey = make(map[string][]int)
+		for i, o := range f.objs {
+			f.byKey[o.Key] = append(f.byKey[o.Key], i)
+		}
+	}
+	at := f.byKey[key]
+	if j, _ := slices.BinarySearch(at, f.taken); j < len(at) {
+		return at[j]
+	}
+	return -1
 }
 
 // release closes what a slot's fetch opened, once it is done.
@@ -289,10 +293,10 @@ func (f *Fetcher) Close() {
 	f.mu.Lock()
 	f.closed = true
 	var left []*slot
-	for _, s := range f.slots {
-		if s.state == started {
+	for i, s := range f.slots[min(f.taken, len(f.slots)):] {
+		if s != nil {
 			left = append(left, s)
-			s.state = gone
+			f.slots[f.taken+i] = nil
 		}
 	}
 	f.mu.Unlock()

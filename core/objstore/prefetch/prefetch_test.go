@@ -200,6 +200,36 @@ func TestFetchesAhead(t *testing.T) {
 	}
 }
 
+// TestSkipPastFetchesAhead checks a reader that skips past the objects
+// fetched ahead: the skipped ones are given up, the fetches go on after
+// the key read (without a further Get), and a key before it is then read
+// directly.
+func TestSkipPastFetchesAhead(t *testing.T) {
+	s, objs := newStore(40)
+	f := New(context.Background(), s, objs, Options{Ahead: 3})
+	defer f.Close()
+	for _, k := range []string{"f00", "f20", "f21"} {
+		if _, err := read(t, f, k); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.wg.Wait() // only the fetches started so far
+	s.mu.Lock()
+	got := slices.Clone(s.gets)
+	s.mu.Unlock()
+	slices.Sort(got)
+	// f01..f03 ahead of f00; f20 read directly; f21..f24 ahead of it.
+	if want := []string{"f00", "f01", "f02", "f03", "f20", "f21", "f22", "f23", "f24"}; !slices.Equal(got, want) {
+		t.Fatalf("fetched %v, want %v", got, want)
+	}
+	if _, err := read(t, f, "f02"); err != nil {
+		t.Fatal(err)
+	}
+	if n := s.count("f02"); n != 2 {
+		t.Fatalf("f02 fetched %d times, want 2 (ahead, given up; then directly)", n)
+	}
+}
+
 // TestSmallHeldInMemory checks that a small object's body is released
 // by the fetch (its connection free) while a large one stays open until
 // taken.
