@@ -131,21 +131,38 @@ func TestGolden(t *testing.T) {
 	}
 }
 
+// TestRescueAndUnknown reads fields the schema lacks and values that do
+// not fit into the rescued data column, whose JSON names attributes and
+// element text as the read names columns (attributePrefix, valueTag).
 func TestRescueAndUnknown(t *testing.T) {
 	s := &schema.StructType{Fields: []schema.Field{
 		{Name: "id", Type: schema.Long, Nullable: true},
 		{Name: "_rescued_data", Type: schema.String, Nullable: true},
 	}}
-	rows, st, err := read(t, `<r><id>x1</id><new a="1">v</new></r><r><id>2</id></r>`, s, fileformat.ReadOptions{Options: map[string]string{"rowTag": "r"}, RescuedDataColumn: "_rescued_data", FilePath: "f"})
-	if err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		name string
+		opts map[string]string
+		want string
+	}{
+		{name: "defaults", opts: map[string]string{"rowTag": "r"},
+			want: `{"id":"x1","new":{"_a":"1","_VALUE":"v"},"_file_path":"f"}`},
+		{name: "attributePrefix and valueTag", opts: map[string]string{"rowTag": "r", "attributePrefix": "@", "valueTag": "#text"},
+			want: `{"id":"x1","new":{"@a":"1","#text":"v"},"_file_path":"f"}`},
 	}
-	want := [][]any{{nil, `{"id":"x1","new":{"_a":"1","_VALUE":"v"},"_file_path":"f"}`}, {int64(2), nil}}
-	if fmt.Sprint(rows) != fmt.Sprint(want) {
-		t.Errorf("rows %v, want %v", rows, want)
-	}
-	if !slices.Equal(st.UnknownFields, []string{"new"}) || !slices.Equal(st.MismatchedFields, []string{"id"}) {
-		t.Errorf("stats %+v", st)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rows, st, err := read(t, `<r><id>x1</id><new a="1">v</new></r><r><id>2</id></r>`, s, fileformat.ReadOptions{Options: tt.opts, RescuedDataColumn: "_rescued_data", FilePath: "f"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := [][]any{{nil, tt.want}, {int64(2), nil}}
+			if fmt.Sprint(rows) != fmt.Sprint(want) {
+				t.Errorf("rows %v, want %v", rows, want)
+			}
+			if !slices.Equal(st.UnknownFields, []string{"new"}) || !slices.Equal(st.MismatchedFields, []string{"id"}) {
+				t.Errorf("stats %+v", st)
+			}
+		})
 	}
 }
 
