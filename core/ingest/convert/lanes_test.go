@@ -47,7 +47,6 @@ func laneConverter(src objstore.Store, table objstore.Store, laneFiles int, poli
 // same skipped files with their reasons in file order; no data file past
 // the target rows.
 func TestLanesReadAsOnePipeline(t *testing.T) {
-	ctx := context.Background()
 	type result struct {
 		rows, rescued int64
 		skipped       []string
@@ -56,18 +55,7 @@ func TestLanesReadAsOnePipeline(t *testing.T) {
 	}
 	convertAll := func(t *testing.T, c *Converter, table *memstore.Store, files []string, sizes []int64) result {
 		t.Helper()
-		failures := Failures{}
-		var out *Output
-		var err error
-		for {
-			out, err = c.Write(ctx, Batch{ID: 1, Files: files, Sizes: sizes, Schema: laneSchema}, failures)
-			if !errors.Is(err, ErrRetryBatch) {
-				break
-			}
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+		out := writeRetried(t, c, Batch{ID: 1, Files: files, Sizes: sizes, Schema: laneSchema})
 		r := result{rows: out.Rows, rescued: out.Rescued, adds: len(out.Adds)}
 		for _, s := range out.Skipped {
 			r.skipped = append(r.skipped, s.Path+": "+s.Err.Error())

@@ -58,17 +58,7 @@ func TestWriteLocalFilesAsStreamed(t *testing.T) {
 			ReadOptions: func(path string, bad func(formats.BadRecord)) formats.ReadOptions {
 				return formats.ReadOptions{FilePath: path, RescuedDataColumn: "_rescued_data", BadRecords: bad}
 			}}
-		failures := Failures{}
-		var out *Output
-		for {
-			out, err = c.Write(ctx, Batch{ID: 1, Files: files, Sizes: sizes, Schema: sch}, failures)
-			if !errors.Is(err, ErrRetryBatch) {
-				break
-			}
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+		out := writeRetried(t, c, Batch{ID: 1, Files: files, Sizes: sizes, Schema: sch})
 		r := result{rows: out.Rows, rescued: out.Rescued}
 		for _, s := range out.Skipped {
 			r.skipped = append(r.skipped, s.Path+": "+s.Err.Error())
@@ -137,6 +127,23 @@ func TestWriteLocalFilesAsStreamed(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// writeRetried writes b with c, again while the attempt asks for it
+// (ErrRetryBatch), and fails t on any other error.
+func writeRetried(t *testing.T, c *Converter, b Batch) *Output {
+	t.Helper()
+	failures := Failures{}
+	for {
+		out, err := c.Write(context.Background(), b, failures)
+		if errors.Is(err, ErrRetryBatch) {
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
 	}
 }
 

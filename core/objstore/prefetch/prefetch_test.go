@@ -190,14 +190,21 @@ func TestFetchesAhead(t *testing.T) {
 		t.Fatal(err)
 	}
 	// f00 taken: f01..f03 are fetched ahead without any further Get.
-	f.wg.Wait() // only the fetches started so far
+	got := startedSoFar(f, s)
+	if want := []string{"f00", "f01", "f02", "f03"}; !slices.Equal(got, want) {
+		t.Fatalf("fetched %v, want %v", got, want)
+	}
+}
+
+// startedSoFar waits for the fetches f started so far and returns the
+// keys s was asked for, sorted.
+func startedSoFar(f *Fetcher, s *store) []string {
+	f.wg.Wait()
 	s.mu.Lock()
 	got := slices.Clone(s.gets)
 	s.mu.Unlock()
 	slices.Sort(got)
-	if want := []string{"f00", "f01", "f02", "f03"}; !slices.Equal(got, want) {
-		t.Fatalf("fetched %v, want %v", got, want)
-	}
+	return got
 }
 
 // TestSkipPastFetchesAhead checks a reader that skips past the objects
@@ -213,11 +220,7 @@ func TestSkipPastFetchesAhead(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	f.wg.Wait() // only the fetches started so far
-	s.mu.Lock()
-	got := slices.Clone(s.gets)
-	s.mu.Unlock()
-	slices.Sort(got)
+	got := startedSoFar(f, s)
 	// f01..f03 ahead of f00; f20 read directly; f21..f24 ahead of it.
 	if want := []string{"f00", "f01", "f02", "f03", "f20", "f21", "f22", "f23", "f24"}; !slices.Equal(got, want) {
 		t.Fatalf("fetched %v, want %v", got, want)
