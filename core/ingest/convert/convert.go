@@ -1,7 +1,10 @@
 // Package convert turns a batch's source files into Parquet data files of
 // a Delta table: the files are decoded in order by a pipeline that runs
 // ahead of the encoder, their rows written into one rolling data file per
-// partition directory, uploaded under attempt-unique names. A file that
+// partition directory, uploaded under attempt-unique names. A batch of
+// many small files at several CPUs is converted in lanes, runs of
+// consecutive files each with a pipeline and data files of its own
+// (lanes.go). A file that
 // cannot be read is judged (Policy.Judge): the attempt is written again,
 // the file is skipped keeping the rows read before the failure, or the
 // batch fails naming it. Converting commits nothing: the adds it returns
