@@ -330,30 +330,31 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer, logger
 		// short idle wait when nothing is new, for 0) until interrupted.
 		fmt.Fprintf(stderr, "trigger %s: running until interrupted\n", trig)
 	}
-	started := time.Now()
-	err = runPass(ctx, s, stdout, stderr)
-	if errors.Is(err, identity.ErrRestartedByReset) {
-		// The table restarted this stream (another stream's full
-		// refresh): it starts over from its source, as seed 004 restarts
-		// every flow writing a refreshed table.
-		closed = true
-		if cerr := s.Close(); cerr != nil {
-			return cerr
-		}
-		fmt.Fprintf(stderr, "warning: %v\n", err)
-		res, _, rerr := resetStream(ctx, e, opts, "reset-checkpoint", false)
-		if rerr != nil {
-			return fmt.Errorf("starting stream %q over: %w", opts.ID, rerr)
-		}
-		fmt.Fprintf(stderr, "stream %s: starting over from its source: checkpoint %s emptied (%d objects), file state forgotten, table version %d records the restart\n",
-			opts.ID, opts.CheckpointLocation(), res.CheckpointKeys, res.Version)
-		return cmdRun(ctx, args, stdout, stderr, logger)
-	}
-	if !periodic {
-		// availableNow (the CLI's default) or once: one pass, then stop.
-		return err
-	}
 	for {
+		started := time.Now()
+		err := runPass(ctx, s, stdout, stderr)
+		if errors.Is(err, identity.ErrRestartedByReset) {
+			// The table restarted this stream (another stream's full
+			// refresh; the engine checks once, before its first batch): it
+			// starts over from its source, as seed 004 restarts every flow
+			// writing a refreshed table.
+			closed = true
+			if cerr := s.Close(); cerr != nil {
+				return cerr
+			}
+			fmt.Fprintf(stderr, "warning: %v\n", err)
+			res, _, rerr := resetStream(ctx, e, opts, "reset-checkpoint", false)
+			if rerr != nil {
+				return fmt.Errorf("starting stream %q over: %w", opts.ID, rerr)
+			}
+			fmt.Fprintf(stderr, "stream %s: starting over from its source: checkpoint %s emptied (%d objects), file state forgotten, table version %d records the restart\n",
+				opts.ID, opts.CheckpointLocation(), res.CheckpointKeys, res.Version)
+			return cmdRun(ctx, args, stdout, stderr, logger)
+		}
+		if !periodic {
+			// availableNow (the CLI's default) or once: one pass, then stop.
+			return err
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil
@@ -372,8 +373,6 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer, logger
 			return nil
 		case <-time.After(wait):
 		}
-		started = time.Now()
-		err = runPass(ctx, s, stdout, stderr)
 	}
 }
 
