@@ -2,13 +2,16 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/tributary-io/tributary/core/delta"
 	"github.com/tributary-io/tributary/infra/localfs"
@@ -352,4 +355,89 @@ func TestRefreshRestartsEveryWriter(t *testing.T) {
 	if !slices.Contains(ops, "RESET STREAM CHECKPOINT") {
 		t.Errorf("history %v: want b's restart recorded", ops)
 	}
+}
+
+// TestRefreshRestartsAPeriodicWriter: a stream running with a
+// processingTime trigger while another stream of its table does a full
+// refresh goes on running, and its rows are in the table again, once: its
+// engine checked the table's continuity when it started, so it reads the
+// table's txn{b, -1} as no batch committed yet and commits its sealed
+// batch plans again from batch 0 (a new run of it would start over from
+// its source instead, TestRefreshRestartsEveryWriter).
+func TestRefreshRestartsAPeriodicWriter(t *testing.T) {
+	c := newCLI(t)
+	dir := filepath.Dir(c.src)
+	for name, ids := range map[string][]int{"a": {1, 2}, "b": {3, 4}} {
+		d := filepath.Join(dir, name)
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range ids {
+			if err := os.WriteFile(filepath.Join(d, fmt.Sprintf("%d.json", id)), fmt.Appendf(nil, `{"id":%d}`+"\n", id), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	args := func(cmd, id string) []string {
+		return []string{cmd, "--source", filepath.Join(dir, id), "--table", c.table, "--checkpoint", filepath.Join(dir, "cp-"+id), "--stream", id,
+			"--option", "cloudFiles.format=json", "--option", "cloudFiles.inferColumnTypes=true", "--option", "cloudFiles.maxFilesPerTrigger=1"}
+	}
+	if _, errs, code := c.exec(args("run", "a")...); code != 0 {
+		t.Fatalf("run a: %s", errs)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out, errb syncBuffer
+	done := make(chan int)
+	go func() {
+		done <- run(ctx, append(args("run", "b"), "--trigger", "processingTime=50 milliseconds"), &out, &errb)
+	}()
+	waitFor := func(what string, ok func() bool) {
+		t.Helper()
+		for range 400 {
+			if ok() {
+				return
+			}
+			select {
+			case code := <-done:
+				t.Fatalf("b stopped (exit %d) waiting for %s: %s", code, what, errb.String())
+			case <-time.After(25 * time.Millisecond):
+			}
+		}
+		cancel()
+		<-done
+		t.Fatalf("never %s; b's stderr: %s", what, errb.String())
+	}
+	waitFor("4 rows before the refresh", func() bool { return c.describe().NumRecords == 4 })
+	if _, errs, code := c.exec(args("refresh", "a")...); code != 0 {
+		t.Fatalf("refresh a: %s", errs)
+	}
+	waitFor("b's batch 0 committed again", func() bool { return strings.Count(errb.String(), "batch 0: ") == 2 })
+	waitFor("4 rows after the refresh", func() bool { return c.describe().NumRecords == 4 })
+	cancel()
+	if code := <-done; code != 0 {
+		t.Fatalf("b: exit %d after interrupt: %s", code, errb.String())
+	}
+	if n := c.describe().NumRecords; n != 4 {
+		t.Errorf("%d rows, want a's 2 and b's 2, once each", n)
+	}
+}
+
+// syncBuffer is a bytes.Buffer written by a command running in the
+// background and read by the test meanwhile.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
