@@ -295,18 +295,7 @@ func TestRefreshDeltaSource(t *testing.T) {
 func TestRefreshRestartsEveryWriter(t *testing.T) {
 	c := newCLI(t)
 	dir := filepath.Dir(c.src)
-	source := func(name string, ids ...int) string {
-		d := filepath.Join(dir, name)
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		for _, id := range ids {
-			if err := os.WriteFile(filepath.Join(d, fmt.Sprintf("%d.json", id)), fmt.Appendf(nil, `{"id":%d}`+"\n", id), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		return d
-	}
+	source := func(name string, ids ...int) string { return idFiles(t, dir, name, ids...) }
 	a, b, h := source("a", 1, 2), source("b", 3, 4), source("h", 9)
 	stream := func(cmd, id, src string, opts ...string) (string, string) {
 		t.Helper()
@@ -367,17 +356,8 @@ func TestRefreshRestartsEveryWriter(t *testing.T) {
 func TestRefreshRestartsAPeriodicWriter(t *testing.T) {
 	c := newCLI(t)
 	dir := filepath.Dir(c.src)
-	for name, ids := range map[string][]int{"a": {1, 2}, "b": {3, 4}} {
-		d := filepath.Join(dir, name)
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		for _, id := range ids {
-			if err := os.WriteFile(filepath.Join(d, fmt.Sprintf("%d.json", id)), fmt.Appendf(nil, `{"id":%d}`+"\n", id), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
+	idFiles(t, dir, "a", 1, 2)
+	idFiles(t, dir, "b", 3, 4)
 	args := func(cmd, id string) []string {
 		return []string{cmd, "--source", filepath.Join(dir, id), "--table", c.table, "--checkpoint", filepath.Join(dir, "cp-"+id), "--stream", id,
 			"--option", "cloudFiles.format=json", "--option", "cloudFiles.inferColumnTypes=true", "--option", "cloudFiles.maxFilesPerTrigger=1"}
@@ -421,6 +401,22 @@ func TestRefreshRestartsAPeriodicWriter(t *testing.T) {
 	if n := c.describe().NumRecords; n != 4 {
 		t.Errorf("%d rows, want a's 2 and b's 2, once each", n)
 	}
+}
+
+// idFiles writes a file {"id":N} for each of ids into dir/name, a
+// stream's source directory, and returns it.
+func idFiles(t *testing.T, dir, name string, ids ...int) string {
+	t.Helper()
+	d := filepath.Join(dir, name)
+	if err := os.MkdirAll(d, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range ids {
+		if err := os.WriteFile(filepath.Join(d, fmt.Sprintf("%d.json", id)), fmt.Appendf(nil, `{"id":%d}`+"\n", id), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return d
 }
 
 // syncBuffer is a bytes.Buffer written by a command running in the
